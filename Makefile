@@ -1,0 +1,24 @@
+# Two commands for a newcomer: `make serve` (or `make build`) and `make test`.
+# Each makes .venv with the pinned packages the first time.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install serve build test bench
+
+$(STAMP): pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test]'
+	touch $@
+
+install: $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/mkdocs serve
+
+build: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+test: $(STAMP)
+	$(BIN)/python -m pytest

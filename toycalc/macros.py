@@ -1,0 +1,93 @@
+"""The mkdocs-macros module: it only registers what the pages may call.
+
+    {{ table("softmax") }}            an HTML table (tables.TABLES)
+    {{ formula("mlp", heads=4) }}     display TeX with the numbers in (tables.FORMULAS)
+    {{ number("p", token="␣roof") }}  one value for the prose (tables.NUMBERS)
+
+Every call may also choose `heads` and `temperature`; the weights file is
+`extra.toycalc.weights` in mkdocs.yml, or the TOYCALC_WEIGHTS variable.
+A mistake stops the build with one line naming the page and what exists.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+from pathlib import Path
+
+from jinja2.exceptions import UndefinedError
+from mkdocs.exceptions import PluginError
+from mkdocs_macros.errors import format_error
+
+from . import tables
+from .example import Example
+from .weights import WeightsError, load_toy
+
+
+class BookError(Exception):
+    """A mistake in a page's macro call."""
+
+
+def weights_path(env) -> Path:
+    """TOYCALC_WEIGHTS, else extra.toycalc.weights (relative to mkdocs.yml)."""
+    chosen = os.environ.get("TOYCALC_WEIGHTS") or env.conf["extra"].get("toycalc", {}).get("weights")
+    if not chosen:
+        raise PluginError("mkdocs.yml: extra.toycalc.weights is not set: "
+                          "expected the path of the toy weights file")
+    path = Path(chosen)
+    return path if path.is_absolute() else Path(env.conf["config_file_path"]).parent / path
+
+
+def define_env(env):
+    try:
+        model = load_toy(weights_path(env))
+    except WeightsError as e:
+        raise PluginError(str(e)) from None
+    settings = dict(env.conf["extra"].get("toycalc", {}).get("example", {}))
+    examples: dict = {}
+
+    def example(heads=None, temperature=1.0) -> Example:
+        key = (heads, float(temperature))
+        if key not in examples:
+            examples[key] = Example(model, heads=heads, temperature=float(temperature), **settings)
+            examples[key].trace  # fail here, on the call that chose it
+        return examples[key]
+
+    def caller(kind: str, registry: dict):
+        def call(*args, heads=None, temperature=1.0, **options):
+            page = env.page.file.src_path if env.page else "?"
+            if len(args) != 1:
+                raise BookError(f"{page}: {kind}{args}: expected one name, the {kind}s are: "
+                                f"{', '.join(registry)}")
+            name = args[0]
+            what = f"{page}: {kind}({name!r})"
+            if name not in registry:
+                raise BookError(f"{what}: no such {kind}; the {kind}s are: {', '.join(registry)}")
+            function = registry[name]
+            accepted = list(inspect.signature(function).parameters)[1:]
+            unknown = [k for k in options if k not in accepted]
+            if unknown:
+                raise BookError(f"{what}: unknown argument '{unknown[0]}'; it takes "
+                                f"{', '.join(accepted + ['heads', 'temperature'])}")
+            try:
+                return function(example(heads, temperature), **options)
+            except (ValueError, TypeError, IndexError) as e:
+                raise BookError(f"{what}: {e}") from None
+        call.__name__ = kind
+        call.__doc__ = f"{kind}(name, heads=None, temperature=1, ...): one of {', '.join(registry)}"
+        return call
+
+    env.macro(caller("table", tables.TABLES))
+    env.macro(caller("formula", tables.FORMULAS))
+    env.macro(caller("number", tables.NUMBERS))
+    env.variables["weights_file"] = str(model.path)
+
+
+@format_error.register
+def _book_error(error: BookError, markdown, page) -> str:
+    return str(error)
+
+
+@format_error.register
+def _undefined(error: UndefinedError, markdown, page) -> str:
+    return (f"{page.file.src_path}: {error.message}; the macros are table, formula, number "
+            "(see toycalc/macros.py)")
