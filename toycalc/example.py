@@ -2,7 +2,7 @@
 training step on E. Everything a page prints about it is read from here."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -96,6 +96,15 @@ class Example:
     def still_rows(self) -> list[int]:
         """Rows of E whose gradient is exactly zero."""
         return [i for i in range(self.model.cfg.vocab_size) if not self.grads["E"][i].any()]
+
+    @property
+    def heads_choices(self) -> list[int]:
+        """Every heads count the model can run with: the divisors of d."""
+        d = self.model.cfg.d
+        return [h for h in range(1, d + 1) if d % h == 0]
+
+    def with_heads(self, heads: int) -> "Example":
+        return replace(self, heads=heads)
 
     def head_columns(self, head: int) -> slice:
         d_head = self.model.cfg.d // self.n_heads

@@ -3,8 +3,11 @@
     {{ table("softmax") }}            an HTML table (tables.TABLES)
     {{ formula("mlp", heads=4) }}     display TeX with the numbers in (tables.FORMULAS)
     {{ number("p", token="␣roof") }}  one value for the prose (tables.NUMBERS)
+    {{ path_diagram() }}              the numbered path at the top of End to End
+    {{ heads_chooser("top") }}        the 1 / 2 / 4 heads buttons (named, one group each)
 
-Every call may also choose `heads` and `temperature`; the weights file is
+Every call may also choose `heads` and `temperature`. Without `heads`, a
+call renders every heads choice (see render.by_heads) for the chooser; the weights file is
 `extra.toycalc.weights` in mkdocs.yml, or the TOYCALC_WEIGHTS variable.
 A mistake stops the build with one line naming the page and what exists.
 """
@@ -20,6 +23,8 @@ from mkdocs_macros.errors import format_error
 
 from . import tables
 from .example import Example
+from .path import path_diagram, heads_chooser
+from .render import by_heads
 from .weights import WeightsError, load_toy
 
 
@@ -46,6 +51,7 @@ def define_env(env):
     examples: dict = {}
 
     def example(heads=None, temperature=1.0) -> Example:
+        heads = model.heads if heads is None else heads
         key = (heads, float(temperature))
         if key not in examples:
             examples[key] = Example(model, heads=heads, temperature=float(temperature), **settings)
@@ -69,7 +75,12 @@ def define_env(env):
                 raise BookError(f"{what}: unknown argument '{unknown[0]}'; it takes "
                                 f"{', '.join(accepted + ['heads', 'temperature'])}")
             try:
-                return function(example(heads, temperature), **options)
+                if heads is not None:
+                    return function(example(heads, temperature), **options)
+                # no choice made: one output per heads choice, for the chooser
+                default = example()
+                outputs = {h: function(example(h, temperature), **options) for h in default.heads_choices}
+                return by_heads(outputs, default.n_heads, inline=(kind == "number"))
             except (ValueError, TypeError, IndexError) as e:
                 raise BookError(f"{what}: {e}") from None
         call.__name__ = kind
@@ -79,7 +90,9 @@ def define_env(env):
     env.macro(caller("table", tables.TABLES))
     env.macro(caller("formula", tables.FORMULAS))
     env.macro(caller("number", tables.NUMBERS))
-    env.variables["weights_file"] = str(model.path)
+    env.macro(lambda: path_diagram({h: example(h) for h in example().heads_choices}, model.heads),
+              "path_diagram")
+    env.macro(lambda name: heads_chooser(example().heads_choices, model.heads, name), "heads_chooser")
 
 
 @format_error.register

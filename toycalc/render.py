@@ -9,6 +9,7 @@ stays ASCII: MathJax sets it as a minus.
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 
@@ -118,11 +119,32 @@ def inline_math(body: str) -> str:
 
 
 def math_block(body: str) -> str:
-    """Display math for arithmatex (generic mode)."""
-    return "\\[" + body + "\\]"
+    """Display math as arithmatex (generic mode) writes it, so that it also
+    works inside raw HTML."""
+    return f'<div class="arithmatex">\\[{html.escape(body, quote=False)}\\]</div>'
 
 
 def aligned(lines: list[tuple[str, str]]) -> str:
     """Display math, one 'left &= right' per line."""
     return math_block("\\begin{aligned} " + " \\\\ ".join(f"{l} &= {r}" for l, r in lines)
                       + " \\end{aligned}")
+
+
+# ---------------------------------------------------------------- heads variants
+
+def by_heads(outputs: dict[int, str], default: int, inline: bool) -> str:
+    """One output per heads choice, for the page's heads chooser.
+
+    When every choice gives the same output, it is printed once. Otherwise
+    each goes in its own element marked with data-heads; all but the
+    default are hidden, so the page reads right without JavaScript. Element
+    ids get the heads count appended, to stay unique on the page."""
+    if len(set(outputs.values())) == 1:
+        return outputs[default]
+    tag = "span" if inline else "div"
+    parts = []
+    for heads, text in outputs.items():
+        text = re.sub(r'\bid="([^"]+)"', rf'id="\1-h{heads}"', text)
+        hidden = "" if heads == default else " hidden"
+        parts.append(f'<{tag} class="heads-variant" data-heads="{heads}"{hidden}>{text}</{tag}>')
+    return ("" if inline else "\n").join(parts)

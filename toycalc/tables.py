@@ -104,16 +104,50 @@ def QKV_table(ex: Example) -> str:
     return html_table("table-QKV", ["token", im("Q"), im("K"), im("V")], rows)
 
 
-def attention_table(ex: Example, head: int = 1) -> str:
-    """The last row of one head: q.k, s, e^s, a against each earlier token."""
+def attention_table(ex: Example, head: int = 0) -> str:
+    """The last row of a head (0: of every head, one table each): its query,
+    and q.k, s, e^s, a against each earlier token."""
+    if head == 0:
+        return "\n".join(attention_table(ex, h) for h in range(1, ex.n_heads + 1))
     _check_head(ex, head)
     b, cols, last = ex.block, ex.head_columns(head), len(ex.ids) - 1
     dots, s, a = (b[n][head - 1, last] for n in ("dots", "scores", "weights"))
     rows = [[token_code(t), vector(b["K"][j, cols]), fixed(dots[j]), fixed(s[j]),
              fixed(np.exp(s[j])), fixed(a[j])] for j, t in enumerate(ex.tokens)]
-    return html_table(f"table-attention-{ex.n_heads}-{head}",
+    caption = f"Head {head}, whose query is {im(f'q_{{{last + 1}}}')} = {vector(b['Q'][last, cols])}"
+    return html_table(f"table-attention-{head}",
                       [im("j"), im("k_j"), im(f"q_{{{last + 1}}} \\cdot k_j"),
-                       im(f"s_{{{last + 1},j}}"), im("e^{s}"), im(f"a_{{{last + 1},j}}")], rows)
+                       im(f"s_{{{last + 1},j}}"), im("e^{s}"), im(f"a_{{{last + 1},j}}")], rows,
+                      caption=caption)
+
+
+def weights_matrix_table(ex: Example, head: int = 0) -> str:
+    """A head's whole attention matrix: one row per query, one column per
+    key; the cells the causal mask hides are left blank."""
+    if head == 0:
+        return "\n".join(weights_matrix_table(ex, h) for h in range(1, ex.n_heads + 1))
+    _check_head(ex, head)
+    a = ex.block["weights"][head - 1]
+    rows = [[token_code(q)] + [fixed(a[i, j]) if j <= i else "" for j in range(len(ex.ids))]
+            for i, q in enumerate(ex.tokens)]
+    return html_table(f"table-weights-{head}", [f"head {head}"] + [token_code(k) for k in ex.tokens], rows,
+                      caption=f"Head {head}: the weights {im('a_{t,j}')}, one row per position")
+
+
+def heads_table(ex: Example) -> str:
+    """Each choice of heads side by side: where each head looks, and what
+    the model then predicts."""
+    rows = []
+    for heads in ex.heads_choices:
+        other = ex.with_heads(heads)
+        a = other.block["weights"][:, -1]
+        looks = "; ".join(f"head {h + 1}: {token_code(other.tokens[int(np.argmax(a[h]))])} "
+                          f"{fixed(a[h].max())}" for h in range(heads))
+        rows.append([str(heads), looks, fixed(other.p_last[ex.target_id]),
+                     token_code(other.model.vocab[other.top_id]), fixed(other.p_last.max())])
+    return html_table("table-heads", ["heads", "where each head looks most (weight)",
+                                      f"p({token_text(ex.model.vocab[ex.target_id])})",
+                                      "prediction", "its p"], rows)
 
 
 def softmax_table(ex: Example) -> str:
@@ -235,6 +269,14 @@ def query_number(ex: Example, head: int) -> str:
     return vector(ex.block["Q"][-1, ex.head_columns(head)])
 
 
+def heads_summary(ex: Example) -> str:
+    """Where each head of the last row looks most, as a sentence."""
+    a = ex.block["weights"][:, -1]
+    parts = [f"head {h + 1} gives {fixed(a[h].max(), 2)} to {token_text(ex.tokens[int(np.argmax(a[h]))])}"
+             for h in range(ex.n_heads)]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def token_number(ex: Example, position: int) -> str:
     return token_text(ex.tokens[position - 1])
 
@@ -280,9 +322,9 @@ def column_picks(ex: Example) -> str:
         W = ex.model.params[f"blocks.0.W_{n}"]
         picks = [np.flatnonzero(W[:, c]) for c in range(W.shape[1])]
         if all(len(r) == 1 and W[r[0], c] == 1 for c, r in enumerate(picks)):
-            parts.append(f"\\({n} = [" + ", ".join(f"u_{r[0] + 1}" for r in picks) + "]\\)")
+            parts.append(im(f"{n} = [" + ", ".join(f"u_{r[0] + 1}" for r in picks) + "]"))
         else:
-            parts.append(f"\\({n} = u W_{n}\\)")
+            parts.append(im(f"{n} = u W_{n}"))
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
@@ -328,7 +370,8 @@ def _check_head(ex: Example, head: int) -> None:
 TABLES = {
     "pieces": pieces_table, "ids": ids_table, "E": E_table, "grad_E": grad_E_table,
     "E_ids": E_ids_table, "X": X_table, "u": u_table, "QKV": QKV_table,
-    "attention": attention_table, "softmax": softmax_table,
+    "attention": attention_table, "weights": weights_matrix_table, "softmax": softmax_table,
+    "heads": heads_table,
 }
 FORMULAS = {
     "random_row": random_row_formula, "loss": loss_formula, "update": update_formula,
@@ -338,7 +381,7 @@ FORMULAS = {
 NUMBERS = {
     "p": p_number, "top_token": top_token, "loss": loss_number, "p_after_step": p_after_step,
     "attention": attention_number, "attention_top": attention_top, "attention_row": attention_row,
-    "query": query_number, "token": token_number, "masked_positions": masked_positions, "still_rows": still_rows,
+    "query": query_number, "heads_summary": heads_summary, "token": token_number, "masked_positions": masked_positions, "still_rows": still_rows,
     "shape": shape_number, "text": text_number, "target": target_number, "eta": eta_number,
     "column_picks": column_picks, "count": count_number, "share": share_number, "init_seed": init_seed,
 }

@@ -1,0 +1,227 @@
+"""The End-to-End page in a real browser: Debian's chromium driven by
+Playwright, the site served on 127.0.0.1 and nothing else reachable."""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import socket
+import threading
+from urllib.parse import urlparse
+
+import pytest
+
+from conftest import build_site
+from toycalc.example import Example
+from toycalc.render import fixed, token_text
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    if not os.path.exists(CHROMIUM):
+        message = ("the browser tests need Debian's chromium: sudo apt-get install chromium "
+                   "(Playwright cannot download its own browser here)")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The site, built for and served at http://127.0.0.1:PORT/."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = tmp_path_factory.mktemp("served")
+    os.environ["TOYCALC_SITE_URL"] = f"http://127.0.0.1:{port}/"
+    try:
+        result = build_site(root)
+    finally:
+        del os.environ["TOYCALC_SITE_URL"]
+    assert result.returncode == 0, result.stderr
+    handler = functools.partial(Quiet, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{port}"
+    httpd.shutdown()
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class Visit:
+    """A fresh browser context (linked choices live in localStorage) that
+    lets only the local server through and records what else was asked."""
+
+    def __init__(self, browser, base, width=1280):
+        self.base, self.outside, self.errors = base, [], []
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def _route(self, route):
+        if urlparse(route.request.url).netloc == urlparse(self.base).netloc:
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+    def open(self, path="/end-to-end/"):
+        self.page.goto(self.base + path)
+        self.page.wait_for_selector("body[data-mathjax=done]", timeout=30000)
+        return self.page
+
+
+@pytest.fixture
+def visit(chromium, server):
+    visits = []
+
+    def make(width=1280):
+        visits.append(Visit(chromium, server, width))
+        return visits[-1]
+    yield make
+    for v in visits:
+        assert v.outside == [], f"requests left the local server: {v.outside}"
+        assert v.errors == [], f"console errors: {v.errors}"
+        v.context.close()
+
+
+def step_facts(ex: Example) -> dict[int, str]:
+    """For each step, a number its panel must show, computed by toycalc."""
+    b, tr = ex.block, ex.trace
+    return {1: str(ex.ids[2]), 2: "−0.5", 3: fixed(1.5, 1), 4: fixed(b["u"][2, 1]),
+            5: fixed(b["Q"][2, 0]), 6: fixed(b["weights"][0, 2, 0]), 7: fixed(b["A"][-1, 1]).replace("−", "-"),
+            8: fixed(b["y"][-1, 3]).replace("−", "-"), 9: fixed(ex.p_last.max())}
+
+
+def test_every_step_opens_and_closes_by_click(visit, toy):
+    page = visit().open()
+    facts = step_facts(Example(toy))
+    assert page.locator(".path-panel:visible").count() == 0
+    for n in range(1, 10):
+        step = page.locator(f"#path-step-{n}")
+        step.click()
+        assert step.get_attribute("aria-expanded") == "true"
+        assert page.url.endswith(f"#step-{n}")
+        assert page.locator(".path-panel:visible").count() == 1
+        panel = page.locator(f"#step-{n}")
+        assert panel.is_visible()
+        assert facts[n] in panel.inner_text() or facts[n] in panel.text_content()
+        assert f"Step {n}" in panel.locator(".path-box:visible").inner_text()
+    page.locator("#path-step-9").click()
+    assert page.locator(".path-panel:visible").count() == 0
+    assert "#step-" not in page.url
+
+
+def test_every_step_opens_and_closes_by_keyboard(visit):
+    page = visit().open()
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").focus()
+        page.keyboard.press("Enter")
+        assert page.locator(f"#step-{n}").is_visible(), n
+        page.keyboard.press("Space")
+        assert not page.locator(f"#step-{n}").is_visible(), n
+    # Tab reaches the steps in order
+    page.locator("#path-step-1").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "path-step-2"
+
+
+def test_a_link_opens_its_step(visit):
+    page = visit().open("/end-to-end/#step-6")
+    assert page.locator("#step-6").is_visible()
+    assert page.locator(".path-panel:visible").count() == 1
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_heads_choice_changes_every_number(visit, toy, heads):
+    page = visit().open()
+    page.locator(f'.heads-chooser[data-ready] input[value="{heads}"]').first.check()
+    ex = Example(toy, heads=heads)
+    text = " ".join(page.locator("article").inner_text().split())
+    top, p = token_text(toy.vocab[ex.top_id]), fixed(ex.p_last.max())
+    assert f"The winner is {top} with p = {p}" in text
+    assert "Each head looks somewhere else: " + " ".join(
+        __import__("toycalc.tables", fromlist=["x"]).heads_summary(ex).split()) in text
+    for other in {1, 2, 4} - {heads}:
+        o = Example(toy, heads=other)
+        if fixed(o.p_last.max()) != p:
+            assert f"with p = {fixed(o.p_last.max())}" not in text
+    # the diagram follows too
+    page.locator("#path-step-9").click()
+    assert p in page.locator("#step-9").inner_text()
+    # both choosers agree, and the choice survives a reload
+    assert all(i.is_checked() for i in page.locator(f'.heads-chooser input[value="{heads}"]').all())
+    page.reload()
+    page.wait_for_selector("body[data-mathjax=done]")
+    assert f"The winner is {top} with p = {p}" in " ".join(page.locator("article").inner_text().split())
+
+
+def test_every_formula_is_typeset(visit):
+    page = visit().open()
+    result = page.evaluate(r"""() => {
+        const all = [...document.querySelectorAll('.arithmatex')];
+        return {count: all.length,
+                untypeset: all.filter(m => !m.querySelector('mjx-container')).length,
+                errors: window.mathjaxErrors,
+                // every text node, hidden heads variants and closed steps included
+                raw: [...(function* walk(n) { for (const c of n.childNodes) {
+                        if (c.nodeType === 3) yield c.data;
+                        else if (!['SCRIPT', 'STYLE'].includes(c.nodeName)) yield* walk(c); } })(
+                        document.querySelector('article'))].filter(t => /\\[(\[]|\$\$/.test(t))};
+    }""")
+    assert result["count"] > 50
+    assert result["untypeset"] == 0 and result["errors"] == [] and result["raw"] == []
+    assert page.locator("mjx-container merror").count() == 0
+
+
+def test_mathjax_after_instant_navigation(visit):
+    page = visit().open("/")
+    page.locator("article a[href$='end-to-end/']").first.click()
+    page.wait_for_url("**/end-to-end/")
+    page.wait_for_function("document.querySelectorAll('.arithmatex mjx-container').length"
+                           " === document.querySelectorAll('.arithmatex').length")
+    page.locator("#path-step-4").click()
+    assert page.locator("#step-4").is_visible()
+
+
+def test_no_serious_accessibility_violation(visit):
+    from axe_playwright_python.sync_playwright import Axe
+    page = visit().open("/end-to-end/#step-6")
+    violations = Axe().run(page).response["violations"]
+    bad = [(v["id"], v["impact"], len(v["nodes"])) for v in violations if v["impact"] in ("serious", "critical")]
+    assert bad == []
+
+
+def test_phone_width_does_not_overflow(visit):
+    page = visit(width=375).open()
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"step {n} open: the page is {width} px wide"
+    box = page.locator("#path-step-2").bounding_box(), page.locator("#path-step-3").bounding_box()
+    assert box[1]["y"] > box[0]["y"], "on a phone the steps stack vertically"
+
+
+def test_without_javascript_every_step_is_readable(chromium, server):
+    context = chromium.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(server + "/end-to-end/")
+    assert page.locator(".path-panel:visible").count() == 9
+    text = page.locator("article").inner_text()
+    assert "The winner is ␣roof" in text  # the default, 2 heads
+    context.close()
