@@ -1,10 +1,16 @@
 """Shared fixtures: the toy model, and builds of the site into temporary folders."""
 from __future__ import annotations
 
+import functools
+import http.server
 import os
+import shutil
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from bs4 import BeautifulSoup
@@ -41,3 +47,89 @@ def site(tmp_path_factory) -> Path:
     result = build_site(out)
     assert result.returncode == 0, result.stderr
     return out
+
+
+# ---------------------------------------------------------------- the browser
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    if not os.path.exists(CHROMIUM):
+        message = ("the browser tests need Debian's chromium: sudo apt-get install chromium "
+                   "(Playwright cannot download its own browser here)")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The site, built for and served at http://127.0.0.1:PORT/."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = tmp_path_factory.mktemp("served")
+    os.environ["TOYCALC_SITE_URL"] = f"http://127.0.0.1:{port}/"
+    try:
+        result = build_site(root)
+    finally:
+        del os.environ["TOYCALC_SITE_URL"]
+    assert result.returncode == 0, result.stderr
+    handler = functools.partial(Quiet, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{port}"
+    httpd.shutdown()
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class Visit:
+    """A fresh browser context (linked choices live in localStorage) that
+    lets only the local server through and records what else was asked."""
+
+    def __init__(self, browser, base, width=1280):
+        self.base, self.outside, self.errors = base, [], []
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def _route(self, route):
+        if urlparse(route.request.url).netloc == urlparse(self.base).netloc:
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+    def open(self, path="/end-to-end/"):
+        self.page.goto(self.base + path)
+        self.page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
+        return self.page
+
+
+@pytest.fixture
+def visit(chromium, server):
+    visits = []
+
+    def make(width=1280):
+        visits.append(Visit(chromium, server, width))
+        return visits[-1]
+    yield make
+    for v in visits:
+        assert v.outside == [], f"requests left the local server: {v.outside}"
+        assert v.errors == [], f"console errors: {v.errors}"
+        v.context.close()

@@ -1,109 +1,19 @@
 """The End-to-End page in a real browser: Debian's chromium driven by
-Playwright, the site served on 127.0.0.1 and nothing else reachable."""
+Playwright, the site served on 127.0.0.1 and nothing else reachable
+(fixtures chromium, server and visit in conftest.py)."""
 from __future__ import annotations
-
-import functools
-import http.server
-import os
-import shutil
-import socket
-import threading
-from urllib.parse import urlparse
 
 import pytest
 
-from conftest import build_site
 from toycalc.example import Example
-from toycalc.render import fixed, token_text
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    if not os.path.exists(CHROMIUM):
-        message = ("the browser tests need Debian's chromium: sudo apt-get install chromium "
-                   "(Playwright cannot download its own browser here)")
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """The site, built for and served at http://127.0.0.1:PORT/."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    root = tmp_path_factory.mktemp("served")
-    os.environ["TOYCALC_SITE_URL"] = f"http://127.0.0.1:{port}/"
-    try:
-        result = build_site(root)
-    finally:
-        del os.environ["TOYCALC_SITE_URL"]
-    assert result.returncode == 0, result.stderr
-    handler = functools.partial(Quiet, directory=str(root))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{port}"
-    httpd.shutdown()
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class Visit:
-    """A fresh browser context (linked choices live in localStorage) that
-    lets only the local server through and records what else was asked."""
-
-    def __init__(self, browser, base, width=1280):
-        self.base, self.outside, self.errors = base, [], []
-        self.context = browser.new_context(viewport={"width": width, "height": 900})
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-    def _route(self, route):
-        if urlparse(route.request.url).netloc == urlparse(self.base).netloc:
-            route.continue_()
-        else:
-            self.outside.append(route.request.url)
-            route.abort()
-
-    def open(self, path="/end-to-end/"):
-        self.page.goto(self.base + path)
-        self.page.wait_for_selector("body[data-mathjax=done]", timeout=30000)
-        return self.page
-
-
-@pytest.fixture
-def visit(chromium, server):
-    visits = []
-
-    def make(width=1280):
-        visits.append(Visit(chromium, server, width))
-        return visits[-1]
-    yield make
-    for v in visits:
-        assert v.outside == [], f"requests left the local server: {v.outside}"
-        assert v.errors == [], f"console errors: {v.errors}"
-        v.context.close()
+from toycalc import tables
+from toycalc.render import fixed, short, token_text
 
 
 def step_facts(ex: Example) -> dict[int, str]:
     """For each step, a number its panel must show, computed by toycalc."""
     b, tr = ex.block, ex.trace
-    return {1: str(ex.ids[2]), 2: "−0.5", 3: fixed(1.5, 1), 4: fixed(b["u"][2, 1]),
+    return {1: str(ex.ids[2]), 2: short(ex.model.params["E"][ex.ids[0], 0]), 3: short(tr["X"][1, 0]), 4: fixed(b["u"][2, 1]),
             5: fixed(b["Q"][2, 0]), 6: fixed(b["weights"][0, 2, 0]), 7: fixed(b["A"][-1, 1]).replace("−", "-"),
             8: fixed(b["y"][-1, 3]).replace("−", "-"), 9: fixed(ex.p_last.max())}
 
@@ -155,8 +65,7 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
     text = " ".join(page.locator("article").inner_text().split())
     top, p = token_text(toy.vocab[ex.top_id]), fixed(ex.p_last.max())
     assert f"The winner is {top} with p = {p}" in text
-    assert "Each head looks somewhere else: " + " ".join(
-        __import__("toycalc.tables", fromlist=["x"]).heads_summary(ex).split()) in text
+    assert "Each head looks somewhere else: " + " ".join(tables.heads_summary(ex).split()) in text
     for other in {1, 2, 4} - {heads}:
         o = Example(toy, heads=other)
         if fixed(o.p_last.max()) != p:
@@ -194,7 +103,7 @@ def test_mathjax_after_instant_navigation(visit):
     page.locator("article a[href$='end-to-end/']").first.click()
     page.wait_for_url("**/end-to-end/")
     page.wait_for_function("document.querySelectorAll('.arithmatex mjx-container').length"
-                           " === document.querySelectorAll('.arithmatex').length")
+                           " === document.querySelectorAll('.arithmatex').length", timeout=60000)
     page.locator("#path-step-4").click()
     assert page.locator("#step-4").is_visible()
 

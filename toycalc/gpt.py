@@ -11,8 +11,10 @@ different configs. Row vectors times matrices (`x @ W`), pre-norm blocks:
 `forward` returns a trace: every intermediate under the name the book gives
 it, so a table on a page is a lookup, never a second computation.
 `backward` walks the trace in reverse and returns one gradient per
-parameter. What it leaves out: dropout, batching beyond a leading axis,
-anything a learning rate schedule needs.
+parameter. Both run in the dtype of the parameters: float64 for the
+book's pages and the gradient checks, float32 for training nano-gpt
+(toycalc/train.py). What it leaves out: dropout, batching beyond a leading
+axis, anything a learning rate schedule needs.
 """
 from __future__ import annotations
 
@@ -177,8 +179,14 @@ def join_heads(M):
     return M.swapaxes(-2, -3).reshape(*lead, T, H * dh)
 
 
+def matmul(x, W):
+    """x (..., n) @ W (n, m) as one 2-D product: numpy runs a batched
+    x @ W as one small product per leading index, which is slower."""
+    return (x.reshape(-1, x.shape[-1]) @ W).reshape(*x.shape[:-1], W.shape[-1])
+
+
 def linear(x, W, b=None):
-    return x @ W if b is None else x @ W + b
+    return matmul(x, W) if b is None else matmul(x, W) + b
 
 
 def attention(u, p, heads, mask=True):
@@ -240,7 +248,7 @@ def forward(params, cfg: Config, ids, heads: int | None = None,
         x = blk["y"]
     trace["f"], lnf = layernorm(x, params.get("gamma_f"), params.get("beta_f"))
     trace.update(mu_f=lnf["mu"], sigma_f=lnf["sigma"], lnf=lnf)
-    trace["logits"] = trace["f"] @ unembedding(params, cfg)
+    trace["logits"] = matmul(trace["f"], unembedding(params, cfg))
     trace["z"] = trace["logits"] / temperature
     trace["p"] = softmax(trace["z"])
     return trace
@@ -272,7 +280,8 @@ def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
     dz = trace["p"].copy()
     onehot = np.zeros_like(dz)
     np.put_along_axis(onehot, np.where(keep, targets, 0)[..., None], 1.0, -1)
-    dz = (dz - onehot) * keep[..., None] / keep.sum()
+    dz = (dz - onehot) * keep[..., None]
+    dz /= keep.sum()   # in place: a float32 trace stays float32
     dlogits = dz / trace["temperature"]
 
     grads = {name: np.zeros_like(value) for name, value in params.items()}
@@ -283,7 +292,7 @@ def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
         grads["E"] += dW_U.T
     else:
         grads["W_U"] = dW_U
-    dx, g = layernorm_backward(dlogits @ W_U.T, trace["lnf"], params.get("gamma_f"))
+    dx, g = layernorm_backward(matmul(dlogits, W_U.T), trace["lnf"], params.get("gamma_f"))
     if g:
         grads["gamma_f"], grads["beta_f"] = g["gamma"], g["beta"]
 
@@ -292,11 +301,11 @@ def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
         p, blk, pre = block_params(params, b), trace["blocks"][b], f"blocks.{b}."
         # y = h + m
         dh = dx.copy()
-        dpost = dx @ p["W_2"].T
+        dpost = matmul(dx, p["W_2"].T)
         grads[pre + "W_2"] = flat(blk["mlp_post"]).T @ flat(dx)
         dpre = gelu_backward(dpost, blk["mlp_pre"])
         grads[pre + "W_1"] = flat(blk["u2"]).T @ flat(dpre)
-        du2 = dpre @ p["W_1"].T
+        du2 = matmul(dpre, p["W_1"].T)
         if cfg.bias:
             grads[pre + "b_2"] = flat(dx).sum(0)
             grads[pre + "b_1"] = flat(dpre).sum(0)
@@ -309,7 +318,7 @@ def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
         grads[pre + "W_O"] = flat(blk["A"]).T @ flat(dh)
         if cfg.bias:
             grads[pre + "b_O"] = flat(dh).sum(0)
-        dout = split_heads(dh @ p["W_O"].T, heads)
+        dout = split_heads(matmul(dh, p["W_O"].T), heads)
         a = blk["weights"]
         q, k, v = (split_heads(blk[n], heads) for n in ("Q", "K", "V"))
         da = dout @ v.swapaxes(-1, -2)
@@ -323,14 +332,17 @@ def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
             grads[pre + "W_" + n] = flat(blk["u"]).T @ flat(dM)
             if cfg.bias:
                 grads[pre + "b_" + n] = flat(dM).sum(0)
-            du += dM @ p["W_" + n].T
+            du += matmul(dM, p["W_" + n].T)
         dln, g = layernorm_backward(du, blk["ln1"], p.get("gamma_1"))
         if g:
             grads[pre + "gamma_1"], grads[pre + "beta_1"] = g["gamma"], g["beta"]
         dx += dln
 
     # X = E[ids] + P[:T]; a token that appears twice collects both gradients
-    np.add.at(grads["E"], trace["ids"].reshape(-1), flat(dx))
+    # (np.add.at does this too, but slowly: one row per distinct token instead)
+    ids, dx_rows = trace["ids"].reshape(-1), flat(dx)
+    for i in np.unique(ids):
+        grads["E"][i] += dx_rows[ids == i].sum(0)
     T = trace["ids"].shape[-1]
     grads["P"][:T] += dx.reshape(-1, T, cfg.d).sum(0)
     return grads

@@ -102,5 +102,6 @@ def _book_error(error: BookError, markdown, page) -> str:
 
 @format_error.register
 def _undefined(error: UndefinedError, markdown, page) -> str:
-    return (f"{page.file.src_path}: {error.message}; the macros are table, formula, number "
-            "(see toycalc/macros.py)")
+    return (f"{page.file.src_path}: {error.message}; the macros are table, formula, number, "
+            "path_diagram, heads_chooser (toycalc/macros.py) and nano_matrix, nano_table, "
+            "nano_formula, nano_number (toycalc/nano_macros.py)")

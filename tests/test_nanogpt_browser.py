@@ -1,0 +1,33 @@
+"""The nano-gpt chapter in a real browser (Debian's chromium, the site
+served on 127.0.0.1 only): formulas typeset, no serious accessibility
+violation, no overflow on a phone, and a cell's value reachable by keyboard.
+Fixtures chromium, server and visit: conftest.py."""
+import pytest
+
+PAGES = ["", "preliminaries/", "embedding/", "layer-norm/", "self-attention/", "projection/", "mlp/",
+         "transformer/", "softmax/", "output/"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_chapter_page_on_a_phone(visit, path):
+    from axe_playwright_python.sync_playwright import Axe
+    page = visit(width=375).open("/nano-gpt/" + path)
+    untypeset, tex_errors = page.evaluate("""() => {
+        const all = [...document.querySelectorAll('.arithmatex')];
+        return [all.filter(m => !m.querySelector('mjx-container')).length, window.mathjaxErrors];
+    }""")
+    assert untypeset == 0 and tex_errors == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    violations = Axe().run(page).response["violations"]
+    assert [(v["id"], len(v["nodes"])) for v in violations if v["impact"] in ("serious", "critical")] == []
+
+
+def test_a_cell_says_its_value_on_focus(visit):
+    page = visit().open("/nano-gpt/self-attention/")
+    cell = page.locator("#nano-attention-1-1 td.nano-cell[tabindex='0']").first
+    cell.focus()
+    said = page.evaluate("document.activeElement.getAttribute('aria-label')")
+    title, text = cell.get_attribute("title"), cell.inner_text().strip()
+    page.keyboard.press("Tab")
+    assert said == title and said.endswith(text) and "weight of t = 0 on j = 0" in said
+    assert page.evaluate("document.activeElement.classList.contains('nano-cell')")
