@@ -24,6 +24,7 @@ from mkdocs_macros.errors import format_error
 from . import tables
 from .example import Example
 from .path import path_diagram, heads_chooser
+from .reference import macro_reference
 from .render import by_heads
 from .weights import WeightsError, load_toy
 
@@ -84,15 +85,29 @@ def define_env(env):
             except (ValueError, TypeError, IndexError) as e:
                 raise BookError(f"{what}: {e}") from None
         call.__name__ = kind
+        call.registry = registry  # read by the contributor page's macro reference
         call.__doc__ = f"{kind}(name, heads=None, temperature=1, ...): one of {', '.join(registry)}"
         return call
 
     env.macro(caller("table", tables.TABLES))
     env.macro(caller("formula", tables.FORMULAS))
     env.macro(caller("number", tables.NUMBERS))
-    env.macro(lambda: path_diagram({h: example(h) for h in example().heads_choices}, model.heads),
-              "path_diagram")
-    env.macro(lambda name: heads_chooser(example().heads_choices, model.heads, name), "heads_chooser")
+    def path_diagram_macro():
+        """The numbered path of End to End, every heads choice included."""
+        return path_diagram({h: example(h) for h in example().heads_choices}, model.heads)
+
+    def heads_chooser_macro(name):
+        """The heads radio buttons; name tells one group from another on a page."""
+        return heads_chooser(example().heads_choices, model.heads, name)
+
+    def macro_reference_macro():
+        """This list: every macro the pages may call."""
+        return macro_reference(env.macros)
+
+    env.macro(path_diagram_macro, "path_diagram")
+    env.macro(heads_chooser_macro, "heads_chooser")
+    env.macro(macro_reference_macro, "macro_reference")
+
 
 
 @format_error.register

@@ -53,6 +53,7 @@ def define_env(env):
             except (ValueError, TypeError, IndexError, KeyError) as e:
                 raise BookError(f"{what}: {e}") from None
         call.__name__ = kind
+        call.registry = registry  # read by the contributor page's macro reference
         call.__doc__ = f"{kind}(name, ...): one of {', '.join(registry)}"
         return call
 

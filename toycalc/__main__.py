@@ -1,0 +1,51 @@
+"""Command line: check a weights file without building the site.
+
+    python -m toycalc check toycalc/weights/toy.yaml ["the cat climbed the"] [--heads N]
+
+Prints the model's shape and, for the sentence, the prediction of each
+heads choice; a bad file or sentence prints one line and exits with 1.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .example import Example
+from .render import fixed
+from .tokenizer import show
+from .tokenizer import TokenizerError
+from .weights import WeightsError, load_toy
+
+
+def check(path: str, text: str, heads: int | None) -> str:
+    model = load_toy(path)
+    cfg = model.cfg
+    lines = [f"{path}: V = {cfg.vocab_size}, d = {cfg.d}, positions = {cfg.n_ctx}, "
+             f"MLP width = {cfg.mlp_width}, default heads = {model.heads}"]
+    base = Example(model, text=text)
+    for h in [heads] if heads else base.heads_choices:
+        ex = base.with_heads(h)
+        ranked = sorted(range(cfg.vocab_size), key=lambda i: -ex.p_last[i])[:3]
+        best = ", ".join(f"{show(model.vocab[i])} {fixed(ex.p_last[i])}" for i in ranked)
+        lines.append(f'"{text}" with {h} head{"s" * (h > 1)}: {best}')
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m toycalc", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("check", help="load a toy weights file and print its predictions")
+    c.add_argument("weights")
+    c.add_argument("text", nargs="?", default="the cat climbed the")
+    c.add_argument("--heads", type=int)
+    args = parser.parse_args(argv)
+    try:
+        print(check(args.weights, args.text, args.heads))
+    except (WeightsError, TokenizerError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
