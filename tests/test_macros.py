@@ -49,3 +49,11 @@ def test_a_good_page_builds(project):
     result = build_with_page(project, '# Good\n\np = {{ number("p", heads=1) }}\n')
     assert result.returncode == 0, result.stderr
     assert "p = 0.426" in (project / "site" / "bad" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("link", ["[gone](nowhere.md)", "[gone](end-to-end.md#no-such-step)",
+                                  "[gone](#not-here)"])
+def test_a_broken_link_fails_the_build(project, link):
+    result = build_with_page(project, f"# Links\n\nSee {link}.\n")
+    assert result.returncode != 0
+    assert "bad.md" in result.stderr
