@@ -1,0 +1,96 @@
+"""Benchmark (not a test): what computing the numbers costs the build.
+
+Prints the seconds of a full `mkdocs build` with the macros; of the same
+pages with every macro call replaced by its output (so the difference is
+the cost of computing); and of one in-process rebuild after an edit of the
+weights, as `mkdocs serve` does it (config reloaded, site rebuilt, warm
+imports).
+
+    .venv/bin/python benchmarks/build_speed.py [--runs 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs_macros.plugin import MacrosPlugin
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+
+
+def timed_build(config_file: Path, site: Path) -> float:
+    start = time.perf_counter()
+    build(load_config(str(config_file), site_dir=str(site)))
+    return time.perf_counter() - start
+
+
+def rendered_pages(site: Path) -> dict[str, str]:
+    """Every page's Markdown after the macros ran, from one real build."""
+    pages, original = {}, MacrosPlugin.on_page_markdown
+
+    def capture(self, markdown, page, config, **kwargs):
+        pages[page.file.src_path] = out = original(self, markdown, page=page, config=config, **kwargs)
+        return out
+    MacrosPlugin.on_page_markdown = capture
+    try:
+        build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site)))
+    finally:
+        MacrosPlugin.on_page_markdown = original
+    return pages
+
+
+def flattened_project(work: Path, pages: dict[str, str]) -> Path:
+    """A copy of the project whose pages hold the macros' output and whose
+    config has no macros plugin."""
+    shutil.copytree(ROOT / "docs", work / "docs")
+    shutil.copytree(ROOT / "overrides", work / "overrides")
+    (work / "toycalc").mkdir()
+    shutil.copy(ROOT / "toycalc" / "site_hooks.py", work / "toycalc")
+    for name, text in pages.items():
+        (work / "docs" / name).write_text(text, encoding="utf-8")
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    start = config.index("  - macros:")
+    end = config.index("\n", config.index("on_undefined"))
+    (work / "mkdocs.yml").write_text(config[:start] + config[end + 1:], encoding="utf-8")
+    os.environ.setdefault("TOYCALC_WEIGHTS", str(ROOT / "toycalc" / "weights" / "toy.yaml"))
+    return work / "mkdocs.yml"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    import logging
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        pages = rendered_pages(tmp / "warm")
+        with_macros = [timed_build(ROOT / "mkdocs.yml", tmp / "a") for _ in range(args.runs)]
+        flat_config = flattened_project(tmp / "flat", pages)
+        without = [timed_build(flat_config, tmp / "b") for _ in range(args.runs)]
+        # an edit of the weights, then the rebuild mkdocs serve would do
+        weights = tmp / "toy.yaml"
+        data = yaml.safe_load((ROOT / "toycalc" / "weights" / "toy.yaml").read_text(encoding="utf-8"))
+        data["E"][2][0] = 0.75
+        weights.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+        os.environ["TOYCALC_WEIGHTS"] = str(weights)
+        rebuild = timed_build(ROOT / "mkdocs.yml", tmp / "c")
+    a, b = statistics.median(with_macros), statistics.median(without)
+    print(f"{len(pages)} pages, median of {args.runs} builds, warm imports")
+    print(f"  full build with the macros:         {a:6.2f} s")
+    print(f"  same pages, macro output pasted in: {b:6.2f} s")
+    print(f"  cost of computing (ratio):          {a / b:6.2f} x")
+    print(f"  rebuild after a weights edit:       {rebuild:6.2f} s")
+
+
+if __name__ == "__main__":
+    main()
