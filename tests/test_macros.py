@@ -57,3 +57,24 @@ def test_a_broken_link_fails_the_build(project, link):
     result = build_with_page(project, f"# Links\n\nSee {link}.\n")
     assert result.returncode != 0
     assert "bad.md" in result.stderr
+
+
+def test_a_false_claim_fails_the_build(tmp_path):
+    """End to End says W_O = I; weights that break it stop the build."""
+    import yaml
+    from conftest import build_site
+    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
+    data["W_O"][0][1] = 0.5
+    weights = tmp_path / "w.yaml"
+    weights.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    result = build_site(tmp_path / "site", weights)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert ("end-to-end.md: the text claims identity(name='W_O'), but W_O is not the identity matrix"
+            in result.stderr)
+
+
+def test_claims_about_the_prediction(project):
+    assert build_with_page(project, '# C\n\n{{ claim("top_token", token="␣roof") }}\n').returncode == 0
+    result = build_with_page(project, '# C\n\n{{ claim("top_token", token="␣roof", heads=1) }}\n')
+    assert result.returncode != 0
+    assert "the text claims top_token(token='␣roof'), but the most probable token with 1 heads is ␣cat" in result.stderr

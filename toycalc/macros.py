@@ -100,6 +100,23 @@ def define_env(env):
         """The heads radio buttons; name tells one group from another on a page."""
         return heads_chooser(example().heads_choices, model.heads, name)
 
+    def claim(what, heads=None, **options):
+        """Nothing on the page; stops the build when the prose's claim is false."""
+        page = env.page.file.src_path if env.page else "?"
+        if what not in tables.CLAIMS:
+            raise BookError(f"{page}: claim({what!r}): no such claim; the claims are: "
+                            f"{', '.join(tables.CLAIMS)}")
+        try:
+            false = tables.CLAIMS[what](example(heads), **options)
+        except (ValueError, TypeError) as e:
+            raise BookError(f"{page}: claim({what!r}): {e}") from None
+        if false:
+            args = ", ".join(f"{k}={v!r}" for k, v in options.items())
+            raise BookError(f"{page}: the text claims {what}({args}), but {false}: "
+                            "rewrite the sentence or the weights")
+        return ""
+    claim.registry = tables.CLAIMS
+
     def macro_reference_macro():
         """This list: every macro the pages may call."""
         return macro_reference(env.macros)
@@ -107,6 +124,7 @@ def define_env(env):
     env.macro(path_diagram_macro, "path_diagram")
     env.macro(heads_chooser_macro, "heads_chooser")
     env.macro(macro_reference_macro, "macro_reference")
+    env.macro(claim, "claim")
 
 
 

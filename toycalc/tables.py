@@ -367,6 +367,29 @@ def _check_head(ex: Example, head: int) -> None:
         raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
 
 
+# ---------------------------------------------------------------- claims
+# A claim returns None when what the prose says holds, else what is true.
+
+def identity_claim(ex: Example, name: str) -> str | None:
+    """The weight matrix `name` (W_Q, W_K, W_V, W_O, ...) is the identity."""
+    W = ex.model.params.get(f"blocks.0.{name}")
+    if W is None:
+        raise ValueError(f"name = {name!r}: expected one of W_Q, W_K, W_V, W_O, W_1, W_2")
+    if W.shape[0] == W.shape[1] and np.array_equal(W, np.eye(W.shape[0])):
+        return None
+    return f"{name} is not the identity matrix"
+
+
+def top_token_claim(ex: Example, token: str) -> str | None:
+    """The most probable next token is `token`."""
+    top = ex.model.vocab[ex.top_id]
+    return None if top == token.replace(SPACE_SIGN, " ") else \
+        f"the most probable token with {ex.n_heads} heads is {token_text(top)}"
+
+
+CLAIMS = {"identity": identity_claim, "top_token": top_token_claim}
+
+
 TABLES = {
     "pieces": pieces_table, "ids": ids_table, "E": E_table, "grad_E": grad_E_table,
     "E_ids": E_ids_table, "X": X_table, "u": u_table, "QKV": QKV_table,
