@@ -46,3 +46,24 @@ def test_two_builds_give_the_same_site(site, tmp_path):
     assert pages == files(tmp_path / "again")
     different = [str(p) for p in pages if not filecmp.cmp(site / p, tmp_path / "again" / p, shallow=False)]
     assert different == []
+
+
+def test_a_rebuild_reads_changed_code_again(tmp_path, monkeypatch):
+    """As under mkdocs serve: a second build in the same process, after
+    toycalc's code changed, runs the new code, not the modules in memory."""
+    import os
+    import sys
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    monkeypatch.delenv("TOYCALC_WEIGHTS", raising=False)
+    for name in [n for n in sys.modules if n == "toycalc" or n.startswith("toycalc.")]:
+        monkeypatch.setitem(sys.modules, name, sys.modules[name])  # restored afterwards
+    build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "one")))
+    before = sys.modules["toycalc.tables"]
+    sys.modules["toycalc.macros"].LOADED_AT = 0  # as if a file had been saved since
+    build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "two")))
+    assert sys.modules["toycalc.tables"] is not before
+    assert sys.modules["toycalc.macros"].LOADED_AT > 0
+    assert (tmp_path / "two" / "end-to-end" / "index.html").read_text(encoding="utf-8") == \
+        (tmp_path / "one" / "end-to-end" / "index.html").read_text(encoding="utf-8")

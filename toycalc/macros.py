@@ -13,8 +13,10 @@ A mistake stops the build with one line naming the page and what exists.
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
+import sys
 from pathlib import Path
 
 from jinja2.exceptions import UndefinedError
@@ -43,7 +45,26 @@ def weights_path(env) -> Path:
     return path if path.is_absolute() else Path(env.conf["config_file_path"]).parent / path
 
 
+def newest_source() -> float:
+    """The last change to toycalc's code."""
+    return max(p.stat().st_mtime for p in Path(__file__).parent.glob("*.py"))
+
+
+LOADED_AT = newest_source()
+
+
+def fresh_toycalc():
+    """mkdocs serve rebuilds in one process and would keep the old code:
+    forget every toycalc module, so this import and the plugin's next ones
+    read the files again."""
+    for name in [n for n in sys.modules if n == "toycalc" or n.startswith("toycalc.")]:
+        del sys.modules[name]
+    return importlib.import_module("toycalc.macros")
+
+
 def define_env(env):
+    if newest_source() > LOADED_AT:
+        return fresh_toycalc().define_env(env)
     try:
         model = load_toy(weights_path(env))
     except WeightsError as e:
