@@ -65,10 +65,13 @@ def fresh_toycalc():
 def define_env(env):
     if newest_source() > LOADED_AT:
         return fresh_toycalc().define_env(env)
+    path = weights_path(env)
     try:
-        model = load_toy(weights_path(env))
+        model = load_toy(path)
     except WeightsError as e:
         raise PluginError(str(e)) from None
+    if str(path.parent) not in env.conf["watch"]:  # a TOYCALC_WEIGHTS file elsewhere
+        env.conf["watch"].append(str(path.parent))
     settings = dict(env.conf["extra"].get("toycalc", {}).get("example", {}))
     examples: dict = {}
 
