@@ -1,0 +1,101 @@
+"""Benchmark (not a test): one full recomputation of the Simulator page in
+headless chromium.
+
+A recomputation is what a keystroke in the sentence field sets off: cut the
+text into tokens, run the toy model with every intermediate, and rebuild
+every table of the path, and let the browser lay them out. The script times
+it in the page (performance.now) over many runs, for a short and a
+full-length sentence and each heads choice, and prints the median; beside
+it, the mean time of the forward pass alone (toygpt.run), which is below
+the browser clock's 0.1 ms step.
+
+    .venv/bin/python benchmarks/simulator_speed.py [--runs 300]
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SENTENCES = ["the dog climbed the", "the cat climbed the roof. the"]
+
+TIMING = """([text, heads, runs]) => {
+  const root = document.getElementById('live-simulator');
+  const field = document.getElementById('sim-text');
+  document.querySelector(`input[name=sim-heads][value="${heads}"]`).checked = true;
+  field.value = text;
+  const model = toygpt.load(window.__weights);
+  const full = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    field.dispatchEvent(new Event('input'));      // the handler runs at once
+    void root.offsetHeight;                       // and the browser lays the tables out
+    full.push(performance.now() - t0);
+  }
+  // the forward pass alone is below the clock's 0.1 ms step: time a batch
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) toygpt.run(model, text, heads, 1);
+  const forward = (performance.now() - t0) / runs;
+  const median = (a) => { a.sort((x, y) => x - y); return a[a.length >> 1]; };
+  return {full: median(full), forward, tables: root.querySelectorAll('table').length};
+}"""
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=300)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.TemporaryDirectory() as site:
+        env = dict(os.environ, TOYCALC_SITE_URL=f"http://127.0.0.1:{port}/", NO_MKDOCS_2_WARNING="1")
+        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", site],
+                       cwd=ROOT, env=env, check=True)
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port),
+                                                functools.partial(Quiet, directory=site))
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        sizes = {name: Path(site, "javascripts", name).stat().st_size
+                 for name in ("toygpt.js", "toy-weights.json")}
+        rows = []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{port}/simulator/")
+            page.wait_for_selector("#sim-softmax")
+            page.evaluate("fetch('../javascripts/toy-weights.json').then(r => r.json())"
+                          ".then(w => { window.__weights = w; })")
+            page.wait_for_function("window.__weights !== undefined")
+            for text in SENTENCES:
+                for heads in (1, 2, 4):
+                    page.evaluate(TIMING, [text, heads, 20])  # warm up the JIT
+                    rows.append((text, heads, page.evaluate(TIMING, [text, heads, args.runs])))
+            browser.close()
+        httpd.shutdown()
+    print(f"Simulator page, headless chromium, median of {args.runs} runs each")
+    print(f"  toygpt.js {sizes['toygpt.js'] / 1024:.1f} KiB, "
+          f"toy-weights.json {sizes['toy-weights.json'] / 1024:.1f} KiB (uncompressed)")
+    print(f"  {'sentence':32} {'heads':>5} {'tables':>6} {'full recompute':>15} {'forward (mean)':>15}")
+    for text, heads, r in rows:
+        print(f"  {text:32} {heads:5d} {r['tables']:6d} {r['full']:12.3f} ms {r['forward']:10.4f} ms")
+
+
+if __name__ == "__main__":
+    main()
