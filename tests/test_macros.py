@@ -35,7 +35,7 @@ def build_with_page(project, text):
     ('{{ number("p", token="␣moon") }}', "bad.md: number('p'): token = '␣moon' is not in the vocabulary"),
     ('{{ table("attention", head=3, heads=2) }}', "bad.md: table('attention'): head = 3: this run has heads 1 to 2"),
     ('{{ formula("mlp", heads=3) }}', "bad.md: formula('mlp'): heads = 3 does not divide d = 4; expected one of 1, 2, 4"),
-    ('{{ nosuch() }}', "bad.md: 'nosuch' is undefined; the macros are table, formula, number"),
+    ('{{ nosuch() }}', "bad.md: 'nosuch' is undefined; every macro is listed on the page 'Writing for the book'"),
 ])
 def test_bad_macro_call(project, call, message):
     result = build_with_page(project, f"# Bad\n\nA page with a mistake: {call}\n")

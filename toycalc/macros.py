@@ -159,6 +159,5 @@ def _book_error(error: BookError, markdown, page) -> str:
 
 @format_error.register
 def _undefined(error: UndefinedError, markdown, page) -> str:
-    return (f"{page.file.src_path}: {error.message}; the macros are table, formula, number, "
-            "path_diagram, heads_chooser (toycalc/macros.py) and nano_matrix, nano_table, "
-            "nano_formula, nano_number (toycalc/nano_macros.py)")
+    return (f"{page.file.src_path}: {error.message}; every macro is listed on the page "
+            "'Writing for the book' (docs/contributing.md)")
