@@ -81,3 +81,26 @@ def test_serve_watches_a_weights_file_chosen_elsewhere(tmp_path, monkeypatch):
     config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
     build(config)
     assert str(weights.parent) in config.watch
+
+
+def test_a_site_published_under_a_repository_path(tmp_path, monkeypatch):
+    """GitHub Pages serves a project at https://USER.github.io/REPO/: the
+    sitemap and the 404 page must point there."""
+    monkeypatch.setenv("TOYCALC_SITE_URL", "https://user.github.io/repo/")
+    result = build_site(tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    sitemap = (tmp_path / "site" / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://user.github.io/repo/end-to-end/</loc>" in sitemap
+    not_found = (tmp_path / "site" / "404.html").read_text(encoding="utf-8")
+    assert 'href="/repo/end-to-end/"' in not_found and 'href="/end-to-end/"' not in not_found
+
+
+def test_the_pages_workflow_runs_the_tests_and_deploys():
+    import yaml
+    flow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    steps = flow["jobs"]["build"]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    uses = [s.get("uses", "") for s in steps] + [s.get("uses", "") for s in flow["jobs"]["deploy"]["steps"]]
+    assert "./.ci/run" in runs and "make build" in runs
+    assert {"actions/configure-pages@v5", "actions/upload-pages-artifact@v4", "actions/deploy-pages@v4"} <= set(uses)
+    assert flow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
