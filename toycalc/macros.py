@@ -62,9 +62,9 @@ def fresh_toycalc():
     return importlib.import_module("toycalc.macros")
 
 
-def define_env(env):
-    if newest_source() > LOADED_AT:
-        return fresh_toycalc().define_env(env)
+def toy_examples(env):
+    """Load the toy weights (a bad file stops the build) and return
+    example(heads, temperature): the worked example, run once per choice."""
     path = weights_path(env)
     try:
         model = load_toy(path)
@@ -82,40 +82,62 @@ def define_env(env):
             examples[key] = Example(model, heads=heads, temperature=float(temperature), **settings)
             examples[key].trace  # fail here, on the call that chose it
         return examples[key]
+    return example
 
-    def caller(kind: str, registry: dict):
-        def call(*args, heads=None, temperature=1.0, **options):
-            page = env.page.file.src_path if env.page else "?"
-            if len(args) != 1:
-                raise BookError(f"{page}: {kind}{args}: expected one name, the {kind}s are: "
-                                f"{', '.join(registry)}")
-            name = args[0]
-            what = f"{page}: {kind}({name!r})"
-            if name not in registry:
-                raise BookError(f"{what}: no such {kind}; the {kind}s are: {', '.join(registry)}")
-            function = registry[name]
-            accepted = list(inspect.signature(function).parameters)[1:]
-            unknown = [k for k in options if k not in accepted]
-            if unknown:
-                raise BookError(f"{what}: unknown argument '{unknown[0]}'; it takes "
-                                f"{', '.join(accepted + ['heads', 'temperature'])}")
-            try:
-                if heads is not None:
-                    return function(example(heads, temperature), **options)
-                # no choice made: one output per heads choice, for the chooser
-                default = example()
-                outputs = {h: function(example(h, temperature), **options) for h in default.heads_choices}
-                return by_heads(outputs, default.n_heads, inline=(kind == "number"))
-            except (ValueError, TypeError, IndexError) as e:
-                raise BookError(f"{what}: {e}") from None
-        call.__name__ = kind
-        call.registry = registry  # read by the contributor page's macro reference
-        call.__doc__ = f"{kind}(name, heads=None, temperature=1, ...): one of {', '.join(registry)}"
-        return call
 
-    env.macro(caller("table", tables.TABLES))
-    env.macro(caller("formula", tables.FORMULAS))
-    env.macro(caller("number", tables.NUMBERS))
+def every_heads_choice(example, inline: bool):
+    """How a toy macro runs its function: on the chosen heads, or, with no
+    choice made, on every one, for the chooser (see render.by_heads)."""
+    def apply(function, options, heads=None, temperature=1.0):
+        if heads is not None:
+            return function(example(heads, temperature), **options)
+        default = example()
+        outputs = {h: function(example(h, temperature), **options) for h in default.heads_choices}
+        return by_heads(outputs, default.n_heads, inline)
+    return apply
+
+
+def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str = "name"):
+    """The macro `kind(name, **options)`: checks the name and the options,
+    then returns apply(registry[name], options, **chosen), where chosen are
+    the options in `choices` that the macro takes for itself. Every mistake
+    becomes one BookError naming the page and listing what exists."""
+    def call(*args, **options):
+        page = env.page.file.src_path if env.page else "?"
+        if len(args) != 1:
+            raise BookError(f"{page}: {kind}{args}: expected one name; the {noun}s are: "
+                            f"{', '.join(registry)}")
+        name = args[0]
+        what = f"{page}: {kind}({name!r})"
+        if name not in registry:
+            raise BookError(f"{what}: no such {noun}; the {noun}s are: {', '.join(registry)}")
+        function = registry[name]
+        chosen = {k: options.pop(k) for k in choices if k in options}
+        accepted = list(inspect.signature(function).parameters)[1:]
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            takes = ", ".join(accepted + list(choices)) or "no arguments"
+            raise BookError(f"{what}: unknown argument '{unknown[0]}'; it takes {takes}")
+        try:
+            return apply(function, options, **chosen)
+        except (ValueError, TypeError, IndexError, KeyError) as e:
+            raise BookError(f"{what}: {e}") from None
+    call.__name__ = kind
+    call.registry = registry  # read by the contributor page's macro reference
+    call.__doc__ = f"{kind}(name, {''.join(c + '=..., ' for c in choices)}...): one of {', '.join(registry)}"
+    return call
+
+
+def define_env(env):
+    if newest_source() > LOADED_AT:
+        return fresh_toycalc().define_env(env)
+    example = toy_examples(env)
+    model = example().model
+    for kind, registry in (("table", tables.TABLES), ("formula", tables.FORMULAS),
+                           ("number", tables.NUMBERS)):
+        env.macro(registry_macro(env, kind, registry, every_heads_choice(example, kind == "number"),
+                                 choices=("heads", "temperature"), noun=kind), kind)
+
     def path_diagram_macro():
         """The numbered path of End to End, every heads choice included."""
         return path_diagram({h: example(h) for h in example().heads_choices}, model.heads)
@@ -149,7 +171,6 @@ def define_env(env):
     env.macro(heads_chooser_macro, "heads_chooser")
     env.macro(macro_reference_macro, "macro_reference")
     env.macro(claim, "claim")
-
 
 
 @format_error.register
