@@ -323,12 +323,6 @@ def test_the_numbers_and_formula_in_the_prose(changed, ex):
         [m.get_text()[2:-2] for m in changed.select(".arithmatex")]
 
 
-def test_no_math_is_marked_twice(changed):
-    """A macro's inline math in prose gets wrapped again by arithmatex, and
-    MathJax then typesets one of the two marks only."""
-    assert not [m for m in changed.select(".arithmatex") if m.select(".arithmatex")]
-
-
 def test_the_page_sits_after_end_to_end(changed):
     links = [a.get_text(" ", strip=True) for a in changed.select(".md-footer__link")]
     assert "End to End" in links[0]

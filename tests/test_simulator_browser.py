@@ -42,6 +42,11 @@ def assert_shows(page, ex: Example):
     tr, b, vocab = ex.trace, ex.block, ex.model.vocab
     tokens = [show(t) for t in ex.tokens]
     assert cells(page, "sim-ids") == [["token"] + tokens, ["id"] + [str(i) for i in ex.ids]]
+    E, sentence = ex.model.params["E"], set(ex.ids)
+    assert cells(page, "sim-E")[1:] == [[str(i), show(t)] + [short(v) for v in E[i]]
+                                        for i, t in enumerate(vocab)]
+    assert page.locator("#sim-E tr.in-sentence").evaluate_all(
+        "rows => rows.map(r => r.cells[0].textContent)") == [str(i) for i in sorted(sentence)]
     wv = lambda v: vector(v, lambda x: short(x, keep_decimal=True))  # noqa: E731
     assert cells(page, "sim-X")[1:] == [[t, wv(e), wv(p), wv(x)]
                                         for t, e, p, x in zip(tokens, tr["E_ids"], tr["P_t"], tr["X"])]
@@ -226,4 +231,118 @@ def test_without_javascript_the_static_path_is_there(chromium, server, toy):
     text = static.inner_text()
     assert f"The next token: {show(toy.vocab[ex.top_id])} with p = {fixed(ex.p_last.max())}" in text
     assert page.locator("#table-softmax-h2").is_visible() and page.locator("#table-ids").is_visible()
+    context.close()
+
+
+# ---------------------------------------------------------------- in the End-to-End page's path
+
+def open_end_to_end(visit, width=1280):
+    page = visit(width).open("/end-to-end/")
+    page.wait_for_selector("#sim-text")
+    return page
+
+
+def live_panel(page, step):
+    return page.locator(f"#step-{step} .path-live:visible")
+
+
+def test_the_path_starts_on_the_books_sentence(visit, toy):
+    page = open_end_to_end(visit)
+    assert page.locator("#sim-text").input_value() == Example(toy).text
+    assert "path--live" not in page.locator("#path").get_attribute("class")
+    assert page.locator("#sim-reset").is_disabled()
+    page.locator("#path-step-9").click()
+    assert page.locator("#step-9 .path-matrices:visible").count() == 1
+    assert page.locator("#step-9 .path-box-sum:visible").count() == 1
+    assert live_panel(page, 9).count() == 0
+    assert page.locator("#step-9 #sim-softmax").count() == 0
+
+
+@pytest.mark.parametrize("heads,temperature", [(1, 1.0), (4, 0.5)])
+def test_the_readers_sentence_runs_through_the_path(visit, toy, heads, temperature):
+    page = open_end_to_end(visit)
+    page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
+    choose(page, "the dog climbed the", temperature=temperature)
+    assert "path--live" in page.locator("#path").get_attribute("class")
+    assert_shows(page, Example(toy, text="the dog climbed the", heads=heads, temperature=temperature))
+    # each step's panel shows the reader's tables where the book's were,
+    # and the box keeps only what holds for any sentence
+    for step, table in [(1, "sim-ids"), (2, "sim-E"), (3, "sim-X"), (4, "sim-u"), (5, "sim-QKV"),
+                        (6, f"sim-weights-{heads}"), (7, "sim-mix"), (8, "sim-mlp"), (9, "sim-softmax")]:
+        page.locator(f"#path-step-{step}").click()
+        assert live_panel(page, step).locator(f"#{table}").is_visible(), (step, table)
+        assert page.locator(f"#step-{step} .path-matrices:visible").count() == 0
+        assert page.locator(f"#step-{step} .path-box-sum:visible").count() == 0
+        assert page.locator(f"#step-{step} .path-box:visible").count() == 1
+
+
+def test_the_heads_chooser_drives_the_live_path(visit, toy):
+    page = open_end_to_end(visit)
+    choose(page, "the dog climbed the")
+    for heads in (4, 1, 2):
+        page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
+        assert page.locator(f"#sim-weights-{heads}").count() == 1
+        assert page.locator(f"#sim-weights-{heads + 1}").count() == 0
+        assert_shows(page, Example(toy, text="the dog climbed the", heads=heads))
+        # the worked example further down follows the same choice
+        assert page.locator(f'.heads-chooser input[name=example][value="{heads}"]').is_checked()
+
+
+def test_back_to_the_books_sentence(visit, toy):
+    page = open_end_to_end(visit)
+    choose(page, "the dog climbed the", temperature=2)
+    page.locator("input[name=sim-mode][value=sample]").check()
+    page.locator("#sim-reset").click()
+    assert page.locator("#sim-text").input_value() == Example(toy).text
+    assert page.locator("#sim-temperature-value").text_content() == "1.0"
+    assert page.locator("input[name=sim-mode][value=greedy]").is_checked()
+    assert "path--live" not in page.locator("#path").get_attribute("class")
+    assert page.locator(".path-live *").count() == 0
+
+
+def test_an_unknown_word_in_the_path(visit, toy):
+    page = open_end_to_end(visit)
+    choose(page, "the bird climbed the")
+    with pytest.raises(TokenizerError) as e:
+        tokenize("the bird climbed the", toy.vocab)
+    assert page.locator("#sim-message").text_content() == str(e.value)
+    page.locator("#path-step-6").click()
+    assert live_panel(page, 6).inner_text() == f"No tables: {e.value}"
+    assert page.locator("#step-6 .path-matrices:visible").count() == 0
+    assert page.locator("#sim-append").is_disabled()
+    choose(page, "the dog")
+    assert_shows(page, Example(toy, text="the dog"))
+
+
+def test_appending_in_the_path(visit, toy):
+    page = open_end_to_end(visit)
+    text = Example(toy).text
+    page.locator("#sim-append").click()
+    text += toy.vocab[Example(toy).top_id]
+    assert page.locator("#sim-text").input_value() == text
+    assert_shows(page, Example(toy, text=text))
+
+
+def test_the_live_path_on_a_phone_and_for_axe(visit):
+    from axe_playwright_python.sync_playwright import Axe
+    page = open_end_to_end(visit, width=375)
+    choose(page, "the cat climbed the roof. the", temperature=0.3)
+    page.locator('.heads-chooser input[name=path][value="4"]').check()
+    page.locator("#path-step-6").click()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the page is {width} px wide"
+    violations = Axe().run(page).response["violations"]
+    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations
+           if v["impact"] in ("serious", "critical")]
+    assert bad == []
+
+
+def test_without_javascript_the_path_is_the_books(chromium, server, toy):
+    context = chromium.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(server + "/end-to-end/")
+    assert page.locator("#live-simulator").is_hidden()
+    assert page.locator(".path-live").count() == 0
+    ex = Example(toy)
+    assert f"with p = {fixed(ex.p_last.max())}" in page.locator("#step-9 .path-box-sum:visible").inner_text()
     context.close()

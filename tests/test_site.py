@@ -245,3 +245,23 @@ def test_every_formula_is_where_mathjax_looks(site):
         for node in soup.find_all(string=re.compile(r"\\[(\[]")):
             if node.find_parent("script") is None:
                 assert node.find_parent(class_="arithmatex") is not None, (html, node)
+
+
+def test_no_math_is_marked_twice_on_any_page(site):
+    """A number macro's inline math in a paragraph is marked once: marked by
+    the macro and again by arithmatex, MathJax would typeset only the inner
+    mark (render.prose_math)."""
+    from bs4 import BeautifulSoup
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 20
+    twice = {}
+    for path in pages:
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        nested = [m.get_text() for m in soup.select(".arithmatex .arithmatex")]
+        if nested:
+            twice[str(path.relative_to(site))] = nested
+    assert twice == {}
+    # and the math the macros put in the prose is still there, marked once
+    end_to_end = page(site, "end-to-end")
+    picks = [m.get_text() for m in end_to_end.select("p > .arithmatex, p > .heads-variant > .arithmatex")]
+    assert any(t.startswith("\\(Q = [") for t in picks)

@@ -27,7 +27,7 @@ from . import tables
 from .example import Example
 from .path import path_diagram, heads_chooser
 from .reference import macro_reference
-from .render import by_heads
+from .render import by_heads, prose_math
 from .weights import WeightsError, load_toy
 
 
@@ -119,7 +119,8 @@ def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str 
             takes = ", ".join(accepted + list(choices)) or "no arguments"
             raise BookError(f"{what}: unknown argument '{unknown[0]}'; it takes {takes}")
         try:
-            return apply(function, options, **chosen)
+            out = apply(function, options, **chosen)
+            return prose_math(out) if kind.endswith("number") else out
         except (ValueError, TypeError, IndexError, KeyError) as e:
             raise BookError(f"{what}: {e}") from None
     call.__name__ = kind
@@ -147,13 +148,16 @@ def define_env(env):
         return heads_chooser(example().heads_choices, model.heads, name)
 
     def claim(what, heads=None, **options):
-        """Nothing on the page; stops the build when the prose's claim is false."""
+        """Nothing on the page; stops the build when the prose's claim is false.
+        Without `heads` it must hold for every heads choice, since the reader
+        may pick any of them."""
         page = env.page.file.src_path if env.page else "?"
         if what not in tables.CLAIMS:
             raise BookError(f"{page}: claim({what!r}): no such claim; the claims are: "
                             f"{', '.join(tables.CLAIMS)}")
+        choices = [heads] if heads is not None else example().heads_choices
         try:
-            false = tables.CLAIMS[what](example(heads), **options)
+            false = next(filter(None, (tables.CLAIMS[what](example(h), **options) for h in choices)), None)
         except (ValueError, TypeError) as e:
             raise BookError(f"{page}: claim({what!r}): {e}") from None
         if false:

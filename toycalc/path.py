@@ -31,8 +31,13 @@ STEPS = [
 ]
 
 
-def _box(*paragraphs: str) -> str:
-    return "".join(f"<p>{p}</p>" if not p.startswith("<") else p for p in paragraphs)
+def _box(general: str, *sums: str) -> str:
+    """What a step does, then its sums for the book's sentence. The sums are
+    marked, so that the live simulator can hide them when the reader runs
+    another sentence (the tables beside them then change; these would not)."""
+    out = [f"<p>{general}</p>"]
+    out += [s if s.startswith("<") else f"<p>{s}</p>" for s in sums]
+    return "".join(out[:1]) + (f'<div class="path-box-sum">{"".join(out[1:])}</div>' if sums else "")
 
 
 def panel(ex: Example, step: int) -> tuple[str, str]:
@@ -40,33 +45,33 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
     T, last = len(ex.ids), ex.tokens[-1]
     if step == 1:
         return t.ids_table(ex), _box(
-            f"The tokenizer cuts “{html.escape(ex.text)}” into {T} pieces, always taking the "
-            f"longest piece of the vocabulary that fits, and replaces each by its row number.")
+            "The tokenizer cuts the sentence into pieces, always taking the longest piece of the "
+            "vocabulary that fits, and replaces each by its row number.",
+            f"“{html.escape(ex.text)}” gives {T} pieces.")
     if step == 2:
         return t.E_table(ex), _box(
             f"One row of {t.shape_number(ex, 'd')} weights per token; the rows of the sentence are "
-            f"in bold. Reading the row of {token_text(last)} is a product with a one-hot vector:",
-            t.one_hot_formula(ex))
+            "in bold. Reading a row is a product with a one-hot vector.",
+            f"For the last token, {token_text(last)}:", t.one_hot_formula(ex))
     if step == 3:
         x = ex.trace
         return t.X_table(ex), _box(
-            f"Each position adds its own row of {im('P')}, so that the block knows the order. "
-            f"For the last token:",
-            f"{im(f'x_{T}')} = {weights_vector(x['E_ids'][-1])} + {weights_vector(x['P_t'][-1])} "
-            f"= {weights_vector(x['X'][-1])}")
+            f"Each position adds its own row of {im('P')}, so that the block knows the order.",
+            f"For the last token: {im(f'x_{T}')} = {weights_vector(x['E_ids'][-1])} + "
+            f"{weights_vector(x['P_t'][-1])} = {weights_vector(x['X'][-1])}")
     if step == 4:
         return t.u_table(ex), _box(
-            "Each row is shifted to mean 0 and scaled to standard deviation 1, on its own:",
-            t.layernorm_formula(ex))
+            "Each row is shifted to mean 0 and scaled to standard deviation 1, on its own.",
+            "For the last token:", t.layernorm_formula(ex))
     if step == 5:
         return t.QKV_table(ex), _box(
             f"In the toy, {t.column_picks(ex)}. With {ex.n_heads} head{'s' * (ex.n_heads > 1)}, "
             f"each head reads {t.shape_number(ex, 'd_head')} of the {t.shape_number(ex, 'd')} columns.")
     if step == 6:
         return t.weights_matrix_table(ex) + "\n" + t.attention_table(ex), _box(
-            f"Each query meets every key: {SCORE}, "
-            f"then a softmax per row. The mask hides the positions that come later "
-            f"(the blank cells). In the last row, {t.heads_summary(ex)}.")
+            f"Each query meets every key: {SCORE}, then a softmax per row. The mask hides the "
+            "positions that come later (the blank cells).",
+            f"In the last row, {t.heads_summary(ex)}.")
     if step == 7:
         return t.mix_formula(ex), _box(
             "Each head averages the value vectors with its weights; the heads' results sit side "
@@ -80,8 +85,9 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
         p = ex.p_last
         return t.softmax_table(ex), _box(
             f"A last LayerNorm, then {im('W_U')} gives one logit per token, and the softmax "
-            f"turns them into probabilities. The prediction: "
-            f"<strong>{token_text(ex.model.vocab[ex.top_id])}</strong> with p = {fixed(p.max())}.",
+            "turns them into probabilities.",
+            f"The prediction: <strong>{token_text(ex.model.vocab[ex.top_id])}</strong> "
+            f"with p = {fixed(p.max())}.",
             t.logit_formula(ex))
     raise ValueError(f"step = {step}: the path has steps 1 to {len(STEPS)}")
 
@@ -104,8 +110,8 @@ def path_diagram(examples: dict[int, Example], default: int) -> str:
 def _panel_html(ex: Example, step: int) -> str:
     matrices, box = panel(ex, step)
     matrices = re.sub(r'\bid="', 'id="path-', matrices)  # the worked example has the same tables
-    return (f'<div class="path-matrices">{matrices}</div>'
-            f'<aside class="path-box"><p class="path-box-title">Step {step}</p>{box}</aside>')
+    return (f'<div class="path-body"><div class="path-matrices">{matrices}</div>'
+            f'<aside class="path-box"><p class="path-box-title">Step {step}</p>{box}</aside></div>')
 
 
 def heads_chooser(choices: list[int], default: int, name: str) -> str:

@@ -118,6 +118,14 @@ def inline_math(body: str) -> str:
     return f'<span class="arithmatex">\\({html.escape(body, quote=False)}\\)</span>'
 
 
+def prose_math(text: str) -> str:
+    """A macro's output for a Markdown paragraph: inline math as plain
+    \\( \\), which arithmatex marks itself (marked already, it would be
+    marked twice, and MathJax would typeset only the inner mark)."""
+    return re.sub(r'<span class="arithmatex">(\\\(.*?\\\))</span>',
+                  lambda m: html.unescape(m.group(1)), text)
+
+
 def math_block(body: str) -> str:
     """Display math as arithmatex (generic mode) writes it, so that it also
     works inside raw HTML."""

@@ -286,21 +286,23 @@
       return node;
     }
 
-    /** A table with a header row; cells are strings (written as text). */
+    /** A table with a header row; cells are strings (written as text).
+     *  options.bold: the set of row indexes printed in bold. */
     function table(id, caption, header, rows, options) {
       options = options || {};
+      const bold = options.bold || new Set();
       const t = el("table", { id });
       t.append(el("caption", { text: caption }));
       t.append(el("thead", {}, [el("tr", {}, header.map((h) => el("th", { scope: "col", text: h })))]));
       const body = el("tbody");
       rows.forEach((row, r) => {
-        const tr = el("tr", options.bold === r ? { class: "in-sentence" } : {});
+        const tr = el("tr", bold.has(r) ? { class: "in-sentence" } : {});
         row.forEach((cell, c) => {
           const td = el(c === 0 && options.rowHeader ? "th" : "td", c === 0 && options.rowHeader ? { scope: "row" } : {});
           if (cell === null) {
             td.className = "sim-masked";
             td.setAttribute("aria-label", "masked");
-          } else if (c > 0 && options.bold === r) {
+          } else if (c > 0 && bold.has(r)) {
             td.append(el("strong", { text: cell }));
           } else {
             td.textContent = cell;
@@ -314,35 +316,37 @@
       return el("div", { class: "sim-scroll", tabindex: "0", role: "region", "aria-label": caption }, [t]);
     }
 
-    function section(title, ...content) {
-      return el("section", { class: "sim-step" }, [el("h3", { text: title }), ...content]);
-    }
-
-    /** Every table of the path, from one trace. */
+    /** Every table of the path, from one trace: one entry per step of the
+     *  path (toycalc/path.py's STEPS), each a title and its nodes. */
     function render(model, tr, choice) {
       const tokens = tr.ids.map((i) => show(model.vocab[i]));
       const T = tokens.length, H = tr.heads, last = T - 1;
       const weightsVec = (v) => vector(v, (x) => short(x, true));
-      const out = [];
-      out.push(section("1. Tokens and ids",
+      const dHeader = (s) => Array.from({ length: model.d }, (_, c) => `${s}${c + 1}`);
+      const steps = [];
+      const step = (title, ...nodes) => steps.push({ n: steps.length + 1, title, nodes });
+      step("Tokens and ids",
         table("sim-ids", "The sentence cut into tokens, and their ids", ["token"].concat(tokens),
-              [["id"].concat(tr.ids.map(String))], { rowHeader: true })));
-      out.push(section("2–3. Embedding and position: X",
+              [["id"].concat(tr.ids.map(String))], { rowHeader: true }));
+      step("The table E",
+        table("sim-E", "The embedding table E, the sentence's rows in bold", ["id", "token"].concat(dHeader("c")),
+              model.vocab.map((t, i) => [String(i), show(t)].concat(Array.from(model.E[i], (v) => short(v)))),
+              { bold: new Set(tr.ids) }));
+      step("Position: X",
         table("sim-X", "Each token's row of E plus its position's row of P",
               ["token", "E[id]", "P_t", "x_t = E[id] + P_t"],
               tokens.map((t, i) => [t, weightsVec(tr.E_ids[i]), weightsVec(tr.P_t[i]), weightsVec(tr.X[i])]),
-              { rowHeader: true })));
-      const dHeader = (s) => Array.from({ length: model.d }, (_, c) => `${s}${c + 1}`);
-      out.push(section("4. LayerNorm: u",
+              { rowHeader: true }));
+      step("LayerNorm: u",
         table("sim-u", "Each row of X shifted to mean 0 and scaled to standard deviation 1",
               ["token", "μ", "σ"].concat(dHeader("u")),
               tokens.map((t, i) => [t, fixed(tr.mu[i]), fixed(tr.sigma[i])].concat(Array.from(tr.u[i], (v) => fixed(v)))),
-              { rowHeader: true })));
-      out.push(section("5. Query, key and value",
+              { rowHeader: true }));
+      step("Query, key and value",
         table("sim-QKV", "Q = u W_Q, K = u W_K, V = u W_V",
               ["token", "Q", "K", "V"],
               tokens.map((t, i) => [t, vector(tr.Q[i]), vector(tr.K[i]), vector(tr.V[i])]),
-              { rowHeader: true })));
+              { rowHeader: true }));
       const heads = [];
       for (let h = 0; h < H; h++) {
         const head = h + 1;
@@ -357,30 +361,57 @@
           tokens.map((t, i) => [t].concat(Array.from(tr.weights[h][i], (v, j) => (j > i ? null : fixed(v))))),
           { rowHeader: true }));
       }
-      out.push(section(`6. The heads (${H})`, ...heads));
+      step(`The heads (${H})`, ...heads);
       const oHeader = Array.from({ length: H }, (_, h) => `o (head ${h + 1})`);
-      out.push(section("7. Mix the values, join the heads",
+      step("Mix the values, join the heads",
         table("sim-mix", "Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O",
               ["token"].concat(oHeader, ["A", "A W_O", "h"]),
               tokens.map((t, i) => [t].concat(tr.outputs.map((o) => vector(o[i])),
                                               [vector(tr.A[i]), vector(tr.attn[i]), vector(tr.h[i])])),
-              { rowHeader: true })));
-      out.push(section("8. LayerNorm again, and the MLP",
+              { rowHeader: true }));
+      step("LayerNorm again, and the MLP",
         table("sim-mlp", "u' = LN(h), then GELU(u' W_1) W_2 = m, and y = h + m",
               ["token", "u'", "u' W_1", "GELU(u' W_1)", "m", "y"],
               tokens.map((t, i) => [t, vector(tr.u2[i]), vector(tr.mlp_pre[i]), vector(tr.mlp_post[i]),
                                     vector(tr.m[i]), vector(tr.y[i])]),
-              { rowHeader: true })));
+              { rowHeader: true }));
       const z = tr.z[last], p = tr.p[last], logits = tr.logits[last];
       const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
-      const chosenRow = order.indexOf(choice.id);
-      out.push(section("9. Logits and probabilities",
+      step("Logits and probabilities",
         el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[last])}; each logit is f_${T} times a column of W_U, then divided by T = ${short(tr.temperature)}.` }),
         table("sim-softmax", `The next token after position ${T}, most probable first`,
               ["token", "logit", "z = logit / T", "e^z", "p"],
               order.map((i) => [show(model.vocab[i]), fixed(logits[i]), fixed(z[i]), fixed(Math.exp(z[i])), fixed(p[i])]),
-              { rowHeader: true, bold: chosenRow })));
-      return out;
+              { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) }));
+      return steps;
+    }
+
+    /** The simulator's own page: one section per step. */
+    function showSteps(results, steps) {
+      results.replaceChildren(...steps.map(({ n, title, nodes }) =>
+        el("section", { class: "sim-step" }, [el("h3", { text: `${n}. ${title}` }), ...nodes])));
+      results.hidden = false;
+    }
+
+    /** The End-to-End page: each step's tables go into that step's panel
+     *  of the path, in place of the book's (for the heads shown); with
+     *  steps = null the path shows the book's sentence again. */
+    function showInPath(path, steps, heads, message) {
+      path.classList.toggle("path--live", steps !== null || message !== undefined);
+      path.querySelectorAll(".path-panel").forEach((panel, k) => {
+        panel.querySelectorAll(".path-body").forEach((body) => {
+          let live = body.querySelector(":scope > .path-live");
+          if (!live) {
+            live = el("div", { class: "path-live" });
+            body.insertBefore(live, body.querySelector(":scope > .path-box"));
+          }
+          const variant = body.closest(".heads-variant");
+          if (variant && variant.dataset.heads !== String(heads)) live.replaceChildren();
+          else if (message !== undefined) live.replaceChildren(el("p", { class: "sim-message", text: message }));
+          else if (steps) live.replaceChildren(...steps[k].nodes);
+          else live.replaceChildren();
+        });
+      });
     }
 
     function start() {
@@ -407,10 +438,13 @@
       const s = { model, draw: 0 };
       state.set(root, s);
       root.replaceChildren();
-      const choices = headsChoices(model);
+      // On the End-to-End page (data-into="path") the tables go into the
+      // path, and the page's own heads chooser picks the heads.
+      const path = root.dataset.into ? document.getElementById(root.dataset.into) : null;
+      const bookText = root.dataset.text || "";
       const text = el("input", { type: "text", id: "sim-text", autocomplete: "off", spellcheck: "false",
                                  "aria-describedby": "sim-message" });
-      text.value = root.dataset.text || "";
+      text.value = bookText;
       const vocab = el("div", { class: "sim-vocab", role: "group", "aria-labelledby": "sim-vocab-label" });
       model.vocab.forEach((tok, i) => {
         const b = el("button", { type: "button", class: "sim-token", "data-id": String(i),
@@ -418,12 +452,17 @@
         vocab.append(b);
       });
       const back = el("button", { type: "button", id: "sim-back", class: "sim-action", text: "Remove the last token" });
-      const headsSet = el("fieldset", { class: "sim-heads" }, [el("legend", { text: "Heads" })]);
-      choices.forEach((h) => {
-        const input = el("input", { type: "radio", name: "sim-heads", value: String(h) });
-        input.checked = h === model.heads;
-        headsSet.append(el("label", {}, [input, ` ${h} head${h > 1 ? "s" : ""}`]));
-      });
+      const reset = el("button", { type: "button", id: "sim-reset", class: "sim-action",
+                                   text: "Back to the book's sentence" });
+      let headsSet = null;
+      if (!path) {
+        headsSet = el("fieldset", { class: "sim-heads" }, [el("legend", { text: "Heads" })]);
+        headsChoices(model).forEach((h) => {
+          const input = el("input", { type: "radio", name: "sim-heads", value: String(h) });
+          input.checked = h === model.heads;
+          headsSet.append(el("label", {}, [input, ` ${h} head${h > 1 ? "s" : ""}`]));
+        });
+      }
       const temp = el("input", { type: "range", id: "sim-temperature", min: "0.1", max: "3", step: "0.1" });
       temp.value = "1";
       const tempShown = el("output", { id: "sim-temperature-value", for: "sim-temperature", text: "1.0" });
@@ -440,22 +479,25 @@
       const summary = el("p", { id: "sim-next", class: "sim-next", "aria-live": "polite" });
       const results = el("div", { id: "sim-results" });
 
+      const sentenceRow = path ? [back, reset] : [back];
       root.append(
         el("div", { class: "sim-controls" }, [
           el("label", { for: "sim-text", class: "sim-label", text: "Sentence" }), text,
           el("p", { id: "sim-vocab-label", class: "sim-label",
                     text: `Or add tokens of the vocabulary (at most ${model.nCtx}):` }),
-          vocab, back, headsSet,
+          vocab, el("div", { class: "sim-buttons" }, sentenceRow), ...(headsSet ? [headsSet] : []),
           el("div", { class: "sim-temperature" }, [
             el("label", { for: "sim-temperature", text: "Temperature T " }), temp, " ", tempShown]),
           mode,
           el("div", { class: "sim-seed" }, [el("label", { for: "sim-seed", text: "Seed " }), seed,
                                             el("span", { id: "sim-draw" })]),
         ]),
-        message, summary, append, results);
+        message, summary, append, ...(path ? [] : [results]));
 
+      const headsInput = () => (path ? document.querySelector(".heads-chooser input:checked")
+                                     : root.querySelector("input[name=sim-heads]:checked"));
       const read = () => ({
-        heads: Number(root.querySelector("input[name=sim-heads]:checked").value),
+        heads: Number(headsInput() ? headsInput().value : model.heads),
         temperature: Number(temp.value),
         sampled: root.querySelector("input[name=sim-mode]:checked").value === "sample",
         seed: Math.max(0, Math.floor(Number(seed.value) || 0)) >>> 0,
@@ -472,6 +514,7 @@
           message.hidden = false;
           summary.textContent = "";
           results.hidden = true;
+          if (path) showInPath(path, null, o.heads, "No tables: " + e.message);
           append.disabled = true;
           text.setAttribute("aria-invalid", "true");
           s.trace = null;
@@ -496,8 +539,14 @@
         summary.textContent = o.sampled
           ? `Next token, drawn with r = ${fixed(choice.r)}: ${token} (p = ${fixed(p[choice.id])})`
           : `Next token: ${token} with p = ${fixed(p[choice.id])}`;
-        results.replaceChildren(...render(model, tr, choice));
-        results.hidden = false;
+        const steps = render(model, tr, choice);
+        if (!path) showSteps(results, steps);
+        else {
+          // the book's own run keeps the book's panels, with their sums
+          const isBook = text.value === bookText && o.temperature === 1 && !o.sampled;
+          showInPath(path, isBook ? null : steps, o.heads);
+          reset.disabled = isBook;
+        }
         const full = tr.ids.length >= model.nCtx;
         append.disabled = full;
         append.textContent = full ? `All ${model.nCtx} positions are used` : `Append ${token} and run again`;
@@ -514,7 +563,9 @@
 
       s.update = update;
       text.addEventListener("input", update);
-      headsSet.addEventListener("change", update);
+      if (headsSet) headsSet.addEventListener("change", update);
+      // path.js switches the book's variants on the same change, first
+      else document.querySelectorAll(".heads-chooser").forEach((c) => c.addEventListener("change", update));
       mode.addEventListener("change", update);
       temp.addEventListener("input", update);
       seed.addEventListener("input", () => { s.draw = 0; update(); });
@@ -528,6 +579,13 @@
         let ids;
         try { ids = tokenize(text.value, model.vocab); } catch (e) { return; }
         text.value = ids.slice(0, -1).map((i) => model.vocab[i]).join("");
+        update();
+      });
+      reset.addEventListener("click", () => {
+        text.value = bookText;
+        temp.value = "1";
+        root.querySelector("input[name=sim-mode][value=greedy]").checked = true;
+        s.draw = 0;
         update();
       });
       append.addEventListener("click", () => {
