@@ -85,8 +85,9 @@ def test_serve_watches_a_weights_file_chosen_elsewhere(tmp_path, monkeypatch):
 
 def test_a_site_published_under_a_repository_path(tmp_path, monkeypatch):
     """GitHub Pages serves a project at https://USER.github.io/REPO/: the
-    sitemap and the 404 page must point there."""
-    monkeypatch.setenv("TOYCALC_SITE_URL", "https://user.github.io/repo/")
+    sitemap and the 404 page must point there. The address is given as
+    configure-pages' base_url gives it, without the last slash."""
+    monkeypatch.setenv("TOYCALC_SITE_URL", "https://user.github.io/repo")
     result = build_site(tmp_path / "site")
     assert result.returncode == 0, result.stderr
     sitemap = (tmp_path / "site" / "sitemap.xml").read_text(encoding="utf-8")
@@ -104,3 +105,8 @@ def test_the_pages_workflow_runs_the_tests_and_deploys():
     assert "./.ci/run" in runs and "make build" in runs
     assert {"actions/configure-pages@v5", "actions/upload-pages-artifact@v4", "actions/deploy-pages@v4"} <= set(uses)
     assert flow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    # the site's address comes from the Pages settings, before the build uses it
+    build = next(s for s in steps if s.get("run") == "make build")
+    pages = next(s for s in steps if s.get("uses") == "actions/configure-pages@v5")
+    assert steps.index(pages) < steps.index(build)
+    assert build["env"]["TOYCALC_SITE_URL"] == "${{ steps.%s.outputs.base_url }}" % pages["id"]
