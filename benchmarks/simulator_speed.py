@@ -1,5 +1,5 @@
-"""Benchmark (not a test): one full recomputation of the Simulator page in
-headless chromium.
+"""Benchmark (not a test): one full recomputation of the simulator in
+headless chromium, on its own page and in the End-to-End page's path.
 
 A recomputation is what a keystroke in the sentence field sets off: cut the
 text into tokens, run the toy model with every intermediate, and rebuild
@@ -7,7 +7,8 @@ every table of the path, and let the browser lay them out. The script times
 it in the page (performance.now) over many runs, for a short and a
 full-length sentence and each heads choice, and prints the median; beside
 it, the mean time of the forward pass alone (toygpt.run), which is below
-the browser clock's 0.1 ms step.
+the browser clock's 0.1 ms step. On End to End the tables go into the
+path's panels (step 6 open), and the page's heads chooser picks the heads.
 
     .venv/bin/python benchmarks/simulator_speed.py [--runs 300]
 """
@@ -28,17 +29,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SENTENCES = ["the dog climbed the", "the cat climbed the roof. the"]
 
-TIMING = """([text, heads, runs]) => {
-  const root = document.getElementById('live-simulator');
+TIMING = """([text, heads, runs, tablesIn]) => {
   const field = document.getElementById('sim-text');
-  document.querySelector(`input[name=sim-heads][value="${heads}"]`).checked = true;
+  const choice = document.querySelector(`input[name=sim-heads][value="${heads}"]`)
+      || document.querySelector(`.heads-chooser input[value="${heads}"]`);
+  choice.checked = true;
+  choice.dispatchEvent(new Event('change', {bubbles: true}));
   field.value = text;
   const model = toygpt.load(window.__weights);
   const full = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     field.dispatchEvent(new Event('input'));      // the handler runs at once
-    void root.offsetHeight;                       // and the browser lays the tables out
+    void document.body.offsetHeight;              // and the browser lays the tables out
     full.push(performance.now() - t0);
   }
   // the forward pass alone is below the clock's 0.1 ms step: time a batch
@@ -46,8 +49,10 @@ TIMING = """([text, heads, runs]) => {
   for (let i = 0; i < runs; i++) toygpt.run(model, text, heads, 1);
   const forward = (performance.now() - t0) / runs;
   const median = (a) => { a.sort((x, y) => x - y); return a[a.length >> 1]; };
-  return {full: median(full), forward, tables: root.querySelectorAll('table').length};
+  return {full: median(full), forward, tables: document.querySelectorAll(tablesIn).length};
 }"""
+PAGES = [("Simulator", "simulator/", "#live-simulator table"),
+         ("End to End", "end-to-end/#step-6", ".path-live table")]
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -77,24 +82,26 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium",
                                         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{port}/simulator/")
-            page.wait_for_selector("#sim-softmax")
-            page.evaluate("fetch('../javascripts/toy-weights.json').then(r => r.json())"
-                          ".then(w => { window.__weights = w; })")
-            page.wait_for_function("window.__weights !== undefined")
-            for text in SENTENCES:
-                for heads in (1, 2, 4):
-                    page.evaluate(TIMING, [text, heads, 20])  # warm up the JIT
-                    rows.append((text, heads, page.evaluate(TIMING, [text, heads, args.runs])))
+            for name, path, tables_in in PAGES:
+                page = browser.new_page()
+                page.goto(f"http://127.0.0.1:{port}/{path}")
+                page.wait_for_selector("#sim-next:not(:empty)")
+                page.evaluate("fetch('../javascripts/toy-weights.json').then(r => r.json())"
+                              ".then(w => { window.__weights = w; })")
+                page.wait_for_function("window.__weights !== undefined")
+                for text in SENTENCES:
+                    for heads in (1, 2, 4):
+                        page.evaluate(TIMING, [text, heads, 20, tables_in])  # warm up the JIT
+                        rows.append((name, text, heads, page.evaluate(TIMING, [text, heads, args.runs, tables_in])))
+                page.close()
             browser.close()
         httpd.shutdown()
-    print(f"Simulator page, headless chromium, median of {args.runs} runs each")
+    print(f"The simulator, headless chromium, median of {args.runs} runs each")
     print(f"  toygpt.js {sizes['toygpt.js'] / 1024:.1f} KiB, "
           f"toy-weights.json {sizes['toy-weights.json'] / 1024:.1f} KiB (uncompressed)")
-    print(f"  {'sentence':32} {'heads':>5} {'tables':>6} {'full recompute':>15} {'forward (mean)':>15}")
-    for text, heads, r in rows:
-        print(f"  {text:32} {heads:5d} {r['tables']:6d} {r['full']:12.3f} ms {r['forward']:10.4f} ms")
+    print(f"  {'page':11} {'sentence':32} {'heads':>5} {'tables':>6} {'full recompute':>15} {'forward (mean)':>15}")
+    for name, text, heads, r in rows:
+        print(f"  {name:11} {text:32} {heads:5d} {r['tables']:6d} {r['full']:12.3f} ms {r['forward']:10.4f} ms")
 
 
 if __name__ == "__main__":

@@ -310,8 +310,13 @@ def test_an_unknown_word_in_the_path(visit, toy):
     assert live_panel(page, 6).inner_text() == f"No tables: {e.value}"
     assert page.locator("#step-6 .path-matrices:visible").count() == 0
     assert page.locator("#sim-append").is_disabled()
+    evil = '<img src=x onerror="window.hacked=1">'
+    choose(page, evil)
+    assert evil in live_panel(page, 6).inner_text()
+    assert page.locator("#path img, #live-simulator img").count() == 0
     choose(page, "the dog")
     assert_shows(page, Example(toy, text="the dog"))
+    assert page.evaluate("window.hacked") is None
 
 
 def test_appending_in_the_path(visit, toy):
