@@ -134,3 +134,18 @@ def test_without_javascript_every_step_is_readable(chromium, server):
     text = page.locator("article").inner_text()
     assert "The winner is ␣roof" in text  # the default, 2 heads
     context.close()
+
+
+def test_every_formula_of_the_path_fits_at_full_size(visit):
+    """On a desktop no formula of the path is cut off or shrunk: each fits
+    its column at the size of the text around it (book.css keeps the
+    theme's svg max-width from shrinking a wide one)."""
+    page = visit().open()
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+        cut = page.evaluate("""n => [...document.querySelectorAll(`#step-${n} div.arithmatex`)]
+            .filter(el => el.offsetParent !== null)
+            .filter(el => el.scrollWidth > el.clientWidth + 1
+                          || el.querySelector('svg').getBoundingClientRect().height < 10)
+            .map(el => el.textContent.slice(0, 60))""", n)
+        assert cut == [], f"step {n}: {cut}"

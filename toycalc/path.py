@@ -52,7 +52,7 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
         return t.E_table(ex), _box(
             f"One row of {t.shape_number(ex, 'd')} weights per token; the rows of the sentence are "
             "in bold. Reading a row is a product with a one-hot vector.",
-            f"For the last token, {token_text(last)}:", t.one_hot_formula(ex))
+            f"For the last token, {token_text(last)}:", t.one_hot_formula(ex, compact=True))
     if step == 3:
         x = ex.trace
         return t.X_table(ex), _box(

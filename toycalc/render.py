@@ -134,7 +134,7 @@ def math_block(body: str) -> str:
 
 def aligned(lines: list[tuple[str, str]]) -> str:
     """Display math, one 'left &= right' per line."""
-    return math_block("\\begin{aligned} " + " \\\\ ".join(f"{l} &= {r}" for l, r in lines)
+    return math_block("\\begin{aligned} " + " \\\\ ".join(f"{l} &= {r}".lstrip() for l, r in lines)
                       + " \\end{aligned}")
 
 

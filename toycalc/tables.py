@@ -178,24 +178,29 @@ def update_formula(ex: Example, token: str = "") -> str:
                     for o, gc, n in zip(old, g, new)])
 
 
-def one_hot_formula(ex: Example, token: str = "") -> str:
+def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
+    """Reading a row of E as a product with a one-hot row; compact puts
+    the zeros after the one as \\ldots (for the path's narrow box)."""
     i = _token_id(ex, token) if token else ex.ids[-1]
-    onehot = ",\\ ".join("1" if j == i else "0" for j in range(ex.model.cfg.vocab_size))
-    return math_block(f"E[{i}] = [{onehot}]\\ E = "
-                      f"{tex(weights_vector(ex.model.params['E'][i]))}")
+    entries = ["1" if j == i else "0" for j in range(ex.model.cfg.vocab_size)]
+    if compact and len(entries) - i > 3:
+        entries = entries[:i + 2] + ["\\ldots", "0"]
+    onehot = ", ".join(entries)
+    return aligned([(f"E[{i}]", f"[{onehot}]\\, E"),
+                    ("", tex(weights_vector(ex.model.params['E'][i])))])
 
 
 def layernorm_formula(ex: Example) -> str:
     b, t = ex.block, len(ex.ids)
-    return math_block(f"\\mu = {tex(fixed(b['mu'][-1]))},\\quad \\sigma = {tex(fixed(b['sigma'][-1]))},"
-                      f"\\quad u_{t} = \\frac{{x_{t} - \\mu}}{{\\sigma}} = {tex_vector(b['u'][-1])}")
+    return aligned([("\\mu", tex(fixed(b["mu"][-1]))), ("\\sigma", tex(fixed(b["sigma"][-1]))),
+                    (f"u_{t}", f"\\frac{{x_{t} - \\mu}}{{\\sigma}}"), ("", tex_vector(b["u"][-1]))])
 
 
 def mix_formula(ex: Example) -> str:
     b, t = ex.block, len(ex.ids)
-    parts = [f"o_{t}^{{({h + 1})}} = {tex_vector(b['outputs'][h, -1])}" for h in range(ex.n_heads)]
-    parts[0] = parts[0].replace(" = ", " = \\sum_j a_{%d,j}\\, v_j = " % t, 1)
-    return math_block(",\\quad ".join(parts + [f"a_{t} = {tex_vector(b['A'][-1])}"]))
+    lines = [(f"o_{t}^{{({h + 1})}}", tex_vector(b["outputs"][h, -1])) for h in range(ex.n_heads)]
+    lines[0] = (lines[0][0], f"\\sum_j a_{{{t},j}}\\, v_j = {lines[0][1]}")
+    return aligned(lines + [(f"a_{t}", tex_vector(b["A"][-1]))])
 
 
 def mlp_formula(ex: Example) -> str:
@@ -211,14 +216,21 @@ def mlp_formula(ex: Example) -> str:
 
 
 def logit_formula(ex: Example, token: str = "") -> str:
-    """f for the last row and one logit written as its sum."""
+    """f for the last row and one logit written as its sum, two terms a line
+    (the path's box is narrow)."""
     i = _token_id(ex, token) if token else ex.top_id
     f, W_U, t = ex.trace["f"][-1], ex.model.params["W_U"], len(ex.ids)
-    terms = " + ".join(f"{tex(fixed(fc))} \\cdot ({tex(short(w, True))})" for fc, w in zip(f, W_U[:, i]))
+    terms = [f"{tex(fixed(fc))} \\cdot ({tex(short(w, True))})" for fc, w in zip(f, W_U[:, i])]
+    sums = [" + ".join(terms[k:k + 2]) for k in range(0, len(terms), 2)]
     temp = "" if ex.temperature == 1 else f" / {tex(short(ex.temperature))}"
-    return math_block(f"f_{t} = \\mathrm{{LN}}(y_{t}) = {tex_vector(f)},\\quad "
-                      f"z_{{\\text{{{token_tex(ex.model.vocab[i])}}}}} = f_{t} \\cdot W_U^{{({i})}}{temp} = "
-                      f"{terms}{temp} = {tex(fixed(ex.trace['z'][-1, i]))}")
+    if temp:
+        sums[0], sums[-1] = "(" + sums[0], sums[-1] + ")" + temp
+    lines = [f"f_{t} &= \\mathrm{{LN}}(y_{t}) = {tex_vector(f)}",
+             f"z_{{\\text{{{token_tex(ex.model.vocab[i])}}}}} &= "
+             + (f"(f_{t} \\cdot W_U^{{({i})}}){temp}" if temp else f"f_{t} \\cdot W_U^{{({i})}}"),
+             f"&= {sums[0]}"] + [f"&\\quad + {s}" for s in sums[1:]]
+    lines.append(f"&= {tex(fixed(ex.trace['z'][-1, i]))}")
+    return math_block("\\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned}")
 
 
 # ---------------------------------------------------------------- numbers
