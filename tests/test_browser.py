@@ -149,3 +149,20 @@ def test_every_formula_of_the_path_fits_at_full_size(visit):
                           || el.querySelector('svg').getBoundingClientRect().height < 10)
             .map(el => el.textContent.slice(0, 60))""", n)
         assert cut == [], f"step {n}: {cut}"
+
+
+def test_no_formula_of_the_book_is_cut_on_a_desktop(visit, site):
+    """Every page at 1280 px: each formula fits its column at full size (a
+    phone scrolls the wide ones instead)."""
+    paths = sorted("/" + p.parent.relative_to(site).as_posix() + "/"
+                   for p in site.rglob("index.html") if p.parent != site) + ["/"]
+    visitor = visit()
+    cut = {}
+    for path in paths:
+        page = visitor.open(path.replace("/./", "/"))
+        wide = page.evaluate("""() => [...document.querySelectorAll('div.arithmatex')]
+            .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+            .map(el => el.textContent.slice(0, 60))""")
+        if wide:
+            cut[path] = wide
+    assert len(paths) > 20 and cut == {}

@@ -1,6 +1,7 @@
 """What changed since 2017: the switches of gpt.Config, the KV cache, the
 counts of the four models, and the page that shows them."""
 import dataclasses
+import html
 import re
 
 import numpy as np
@@ -319,7 +320,7 @@ def test_the_numbers_and_formula_in_the_prose(changed, ex):
                           ("size", {"name": "n_ctx"})):
         expected = " ".join(BeautifulSoup(modern.NUMBERS[name](ex, **options), "html.parser").get_text().split())
         assert expected in text, name
-    assert modern.rmsnorm_formula(ex).split("\\[")[1].split("\\]")[0] in \
+    assert html.unescape(modern.rmsnorm_formula(ex).split("\\[")[1].split("\\]")[0]) in \
         [m.get_text()[2:-2] for m in changed.select(".arithmatex")]
 
 

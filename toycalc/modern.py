@@ -15,7 +15,7 @@ import numpy as np
 
 from . import gpt, nanogpt
 from .example import Example
-from .render import (count, fixed, html_table, inline_math as im, math_block, tex, tex_vector,
+from .render import (aligned, count, fixed, html_table, inline_math as im, math_block, tex, tex_vector,
                      token_code, vector)
 from .tables import GPT2_SMALL
 
@@ -271,11 +271,12 @@ def rmsnorm_formula(ex: Example) -> str:
     t = len(ex.ids)
     h = ex.block["h"][-1]
     ln, rms = run(ex)["blocks"][0], run(ex, norm="rms")["blocks"][0]
-    return math_block(
-        f"\\mu = {tex(fixed(h.mean()))},\\quad "
-        f"\\mathrm{{LN}}(h_{t}) = \\frac{{h_{t} - \\mu}}{{{tex(fixed(ln['sigma2'][-1]))}}} = "
-        f"{tex_vector(ln['u2'][-1])},\\quad \\mathrm{{RMS}}(h_{t}) = \\frac{{h_{t}}}"
-        f"{{{tex(fixed(rms['sigma2'][-1]))}}} = {tex_vector(rms['u2'][-1])}")
+    return aligned([
+        ("\\mu", tex(fixed(h.mean()))),
+        (f"\\mathrm{{LN}}(h_{t})", f"\\frac{{h_{t} - \\mu}}{{{tex(fixed(ln['sigma2'][-1]))}}} = "
+                                   f"{tex_vector(ln['u2'][-1])}"),
+        (f"\\mathrm{{RMS}}(h_{t})", f"\\frac{{h_{t}}}{{{tex(fixed(rms['sigma2'][-1]))}}} = "
+                                    f"{tex_vector(rms['u2'][-1])}")])
 
 
 # ---------------------------------------------------------------- numbers

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import gpt, nanogpt
 from .nano_example import Run
-from .render import count, fixed, html_table, inline_math as im, math_block, tex, tex_vector
+from .render import aligned, count, fixed, html_table, inline_math as im, math_block, tex, tex_vector
 
 ROWS = 8          # rows of a big matrix shown by default
 MINGPT_LEAVES_OUT = ("W_U",)   # minGPT counts transformer.parameters(), not lm_head
@@ -393,10 +393,10 @@ def layernorm_formula(run: Run, t: int = 3, block: int = 1) -> str:
     x = b["X"][t]
     d = run.cfg.d
     var = ((x - x.mean()) ** 2).mean()
-    return math_block(
-        f"\\mu = \\frac{{1}}{{{d}}}\\sum_{{c=0}}^{{{d - 1}}} x_{{{t},c}} = {tex(fixed(b['mu'][t], 5))},\\quad "
-        f"\\sigma = \\sqrt{{\\mathrm{{Var}}[x_{t}] + \\varepsilon}} = \\sqrt{{{tex(fixed(var, 6))} + 10^{{-5}}}}"
-        f" = {tex(fixed(b['sigma'][t], 5))}")
+    return aligned([
+        ("\\mu", f"\\frac{{1}}{{{d}}}\\sum_{{c=0}}^{{{d - 1}}} x_{{{t},c}} = {tex(fixed(b['mu'][t], 5))}"),
+        ("\\sigma", f"\\sqrt{{\\mathrm{{Var}}[x_{t}] + \\varepsilon}} = \\sqrt{{{tex(fixed(var, 6))} + 10^{{-5}}}}"
+                    f" = {tex(fixed(b['sigma'][t], 5))}")])
 
 
 def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 1, terms: int = 3) -> str:
@@ -407,8 +407,8 @@ def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 1, terms: int =
         raise ValueError(f"c = {c}: the channels are 0 to {run.cfg.d - 1}")
     u, W, bias = b["u"][t], run.params[f"blocks.{B}.W_Q"][:, c], run.params[f"blocks.{B}.b_Q"][c]
     parts = " + ".join(f"({tex(fixed(u[i]))})({tex(fixed(W[i]))})" for i in range(terms))
-    return math_block(f"Q_{{{t},{c}}} = \\sum_{{i=0}}^{{{run.cfg.d - 1}}} u_{{{t},i}} (W_Q)_{{i,{c}}} + (b_Q)_{{{c}}}"
-                      f" = {parts} + \\dots + ({tex(fixed(bias))}) = {tex(fixed(b['Q'][t, c]))}")
+    return aligned([(f"Q_{{{t},{c}}}", f"\\sum_{{i=0}}^{{{run.cfg.d - 1}}} u_{{{t},i}} (W_Q)_{{i,{c}}} + (b_Q)_{{{c}}}"),
+                    ("", f"{parts} + \\dots + ({tex(fixed(bias))})"), ("", tex(fixed(b["Q"][t, c])))])
 
 
 def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, channels: int = 4) -> str:
@@ -417,18 +417,21 @@ def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, cha
     cols = _head(run, head)
     a, v = b["weights"][h, t], b["V"][:, cols]
     o = b["outputs"][h, t]
-    terms = " + ".join(f"{tex(fixed(a[j]))}\\, v_{j}" for j in range(t + 1))
-    return math_block(f"o_{t} = {terms} = [{', '.join(tex(fixed(x)) for x in o[:channels])}, \\dots]"
-                      f"\\quad ({o.size} \\text{{ values}})")
+    terms = [f"{tex(fixed(a[j]))}\\, v_{j}" for j in range(t + 1)]
+    lines = [f"o_{t} &= " + " + ".join(terms[:3])] + [f"&\\quad + " + " + ".join(terms[k:k + 3])
+                                                     for k in range(3, len(terms), 3)]
+    lines.append(f"&= [{', '.join(tex(fixed(x)) for x in o[:channels])}, \\dots]"
+                 f"\\quad ({o.size} \\text{{ values}})")
+    return math_block("\\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned}")
 
 
 def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 1) -> str:
     _t(run, t)
     b = _block(run, block)
     x = b["mlp_pre"][t, c]
-    return math_block(f"\\mathrm{{GELU}}(x) = \\tfrac12 x\\left(1 + \\tanh\\left(\\sqrt{{2/\\pi}}\\,"
-                      f"(x + 0.044715\\, x^3)\\right)\\right),\\quad \\mathrm{{GELU}}({tex(fixed(x))})"
-                      f" = {tex(fixed(b['mlp_post'][t, c]))}")
+    return aligned([("\\mathrm{GELU}(x)", "\\tfrac12 x\\left(1 + \\tanh\\left(\\sqrt{2/\\pi}\\,"
+                                           "(x + 0.044715\\, x^3)\\right)\\right)"),
+                    (f"\\mathrm{{GELU}}({tex(fixed(x))})", tex(fixed(b["mlp_post"][t, c])))])
 
 
 def logit_formula(run: Run, t: int = 5, letter: str = "A", terms: int = 3) -> str:
@@ -436,8 +439,8 @@ def logit_formula(run: Run, t: int = 5, letter: str = "A", terms: int = 3) -> st
     i = _letter(letter)
     f, W = run.trace["f"][t], run.params["W_U"][:, i]
     parts = " + ".join(f"({tex(fixed(f[k]))})({tex(fixed(W[k]))})" for k in range(terms))
-    return math_block(f"z_{{{t},\\mathrm{{{letter}}}}} = f_{t} \\cdot W_U^{{({letter})}} = {parts} + \\dots"
-                      f" = {tex(fixed(run.trace['z'][t, i]))}")
+    return aligned([(f"z_{{{t},\\mathrm{{{letter}}}}}", f"f_{t} \\cdot W_U^{{({letter})}}"),
+                    ("", f"{parts} + \\dots"), ("", tex(fixed(run.trace["z"][t, i])))])
 
 
 def softmax_formula(run: Run, t: int = 5) -> str:
