@@ -15,17 +15,8 @@ path's panels (step 6 open), and the page's heads chooser picks the heads.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
-import os
-import socket
-import subprocess
-import sys
-import tempfile
-import threading
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from served_site import served_site
 
 SENTENCES = ["the dog climbed the", "the cat climbed the roof. the"]
 
@@ -55,47 +46,26 @@ PAGES = [("Simulator", "simulator/", "#live-simulator table"),
          ("End to End", "end-to-end/#step-6", ".path-live table")]
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300)
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with tempfile.TemporaryDirectory() as site:
-        env = dict(os.environ, TOYCALC_SITE_URL=f"http://127.0.0.1:{port}/", NO_MKDOCS_2_WARNING="1")
-        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", site],
-                       cwd=ROOT, env=env, check=True)
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port),
-                                                functools.partial(Quiet, directory=site))
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        sizes = {name: Path(site, "javascripts", name).stat().st_size
+    rows = []
+    with served_site() as (base, site, browser):
+        sizes = {name: (site / "javascripts" / name).stat().st_size
                  for name in ("toygpt.js", "toy-weights.json")}
-        rows = []
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-            for name, path, tables_in in PAGES:
-                page = browser.new_page()
-                page.goto(f"http://127.0.0.1:{port}/{path}")
-                page.wait_for_selector("#sim-next:not(:empty)")
-                page.evaluate("fetch('../javascripts/toy-weights.json').then(r => r.json())"
-                              ".then(w => { window.__weights = w; })")
-                page.wait_for_function("window.__weights !== undefined")
-                for text in SENTENCES:
-                    for heads in (1, 2, 4):
-                        page.evaluate(TIMING, [text, heads, 20, tables_in])  # warm up the JIT
-                        rows.append((name, text, heads, page.evaluate(TIMING, [text, heads, args.runs, tables_in])))
-                page.close()
-            browser.close()
-        httpd.shutdown()
+        for name, path, tables_in in PAGES:
+            page = browser.new_page()
+            page.goto(f"{base}/{path}")
+            page.wait_for_selector("#sim-next:not(:empty)")
+            page.evaluate("fetch('../javascripts/toy-weights.json').then(r => r.json())"
+                          ".then(w => { window.__weights = w; })")
+            page.wait_for_function("window.__weights !== undefined")
+            for text in SENTENCES:
+                for heads in (1, 2, 4):
+                    page.evaluate(TIMING, [text, heads, 20, tables_in])  # warm up the JIT
+                    rows.append((name, text, heads, page.evaluate(TIMING, [text, heads, args.runs, tables_in])))
+            page.close()
     print(f"The simulator, headless chromium, median of {args.runs} runs each")
     print(f"  toygpt.js {sizes['toygpt.js'] / 1024:.1f} KiB, "
           f"toy-weights.json {sizes['toy-weights.json'] / 1024:.1f} KiB (uncompressed)")

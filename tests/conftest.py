@@ -35,6 +35,26 @@ def page(site_dir: Path, name: str) -> BeautifulSoup:
     return BeautifulSoup((site_dir / name / "index.html").read_text(encoding="utf-8"), "html.parser")
 
 
+@pytest.fixture
+def project(tmp_path):
+    """A copy of the book's sources, to add a page to (build_with_page)."""
+    for folder in ("docs", "overrides"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    (tmp_path / "toycalc").mkdir()
+    shutil.copy(ROOT / "toycalc" / "site_hooks.py", tmp_path / "toycalc")
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path)
+    return tmp_path
+
+
+def build_with_page(project: Path, text: str, weights: Path = DEFAULT_TOY) -> subprocess.CompletedProcess:
+    """Build the copy with docs/bad.md holding text, on the shipped nano-gpt."""
+    (project / "docs" / "bad.md").write_text(text, encoding="utf-8")
+    env = dict(os.environ, TOYCALC_WEIGHTS=str(weights), NO_MKDOCS_2_WARNING="1")
+    env.pop("TOYCALC_NANOGPT", None)
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project / "site")],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=300)
+
+
 @pytest.fixture(scope="session")
 def toy():
     return load_toy(DEFAULT_TOY)

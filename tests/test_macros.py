@@ -1,37 +1,15 @@
 """A mistake in a page's macro call stops the build with one line naming the
 page and what exists, never a traceback, never a published error page."""
 import ast
-import os
 import re
-import shutil
-import subprocess
-import sys
 
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, build_with_page
 from toycalc import tables
 from toycalc.example import Example
 from toycalc.weights import DEFAULT_TOY
-
-
-@pytest.fixture
-def project(tmp_path):
-    """A copy of the book's sources, to add a page to."""
-    for folder in ("docs", "overrides"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    (tmp_path / "toycalc").mkdir()
-    shutil.copy(ROOT / "toycalc" / "site_hooks.py", tmp_path / "toycalc")
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path)
-    return tmp_path
-
-
-def build_with_page(project, text, weights=DEFAULT_TOY):
-    (project / "docs" / "bad.md").write_text(text, encoding="utf-8")
-    env = dict(os.environ, TOYCALC_WEIGHTS=str(weights), NO_MKDOCS_2_WARNING="1")
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project / "site")],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize("call, message", [

@@ -1,21 +1,16 @@
 """nano-gpt, the letter sorter: its gradients, its training, its shipped
 weights, its loader, and the chapter's numbers in the built site."""
-import os
 import re
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, build_site, page
+from conftest import build_site, build_with_page, page
 from test_gpt import assert_grads_match
 from toycalc import gpt, nano_tables, nanogpt, train
 from toycalc.nano_example import Run
 from toycalc.render import fixed
-from toycalc.weights import DEFAULT_TOY
 
 M = "\u2212"
 # The first five training losses at the fixed seed (float32, batch 64),
@@ -146,16 +141,6 @@ def test_bad_weights_stop_the_build_without_traceback(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------- macro mistakes
 
-@pytest.fixture
-def project(tmp_path):
-    for folder in ("docs", "overrides"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    (tmp_path / "toycalc").mkdir()
-    shutil.copy(ROOT / "toycalc" / "site_hooks.py", tmp_path / "toycalc")
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path)
-    return tmp_path
-
-
 @pytest.mark.parametrize("call, message", [
     ('{{ nano_table("nope") }}', "bad.md: nano_table('nope'): no such name; the names are: legend, vocab, params,"),
     ('{{ nano_number("p", leter="A") }}', "bad.md: nano_number('p'): unknown argument 'leter'; it takes letter, t, places"),
@@ -163,11 +148,7 @@ def project(tmp_path):
     ('{{ nano_matrix("qkv", head=4) }}', "bad.md: nano_matrix('qkv'): head = 4: the model has heads 1 to 3"),
 ])
 def test_bad_nano_macro_call(project, call, message):
-    (project / "docs" / "bad.md").write_text(f"# Bad\n\n{call}\n", encoding="utf-8")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", TOYCALC_WEIGHTS=str(DEFAULT_TOY))
-    env.pop(nanogpt.ENV, None)
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project / "site")],
-                            cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    result = build_with_page(project, f"# Bad\n\n{call}\n")
     assert result.returncode != 0
     assert message in result.stderr
     assert "Traceback" not in result.stderr + result.stdout

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, build_site, page
+from conftest import ROOT, build_site, build_with_page, page
 from toycalc import chapter, gpt, tables
 from toycalc.example import Example
 from toycalc.weights import DEFAULT_TOY, load_toy
@@ -339,25 +339,14 @@ def test_chapter_follows_the_weights(tmp_path, pages):
 
 # ---------------------------------------------------------------- mistakes and the browser
 
-def test_a_bad_chapter_macro_stops_the_build(tmp_path):
-    import shutil
-    import subprocess
-    import sys
-    for folder in ("docs", "overrides"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    (tmp_path / "toycalc").mkdir()
-    shutil.copy(ROOT / "toycalc" / "site_hooks.py", tmp_path / "toycalc")
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path)
+def test_a_bad_chapter_macro_stops_the_build(project):
     for call, message in [
             ('{{ chapter_table("nope") }}', "bad.md: chapter_table('nope'): no such name; the names are: vocab,"),
             ('{{ chapter_number("written", txt="the") }}',
              "bad.md: chapter_number('written'): unknown argument 'txt'; it takes text, rule, heads, temperature"),
             ('{{ chapter_table("scores", head=3, heads=2) }}',
              "bad.md: chapter_table('scores'): head = 3: this run has heads 1 to 2")]:
-        (tmp_path / "docs" / "bad.md").write_text(f"# Bad\n\n{call}\n", encoding="utf-8")
-        env = dict(__import__("os").environ, TOYCALC_WEIGHTS=str(DEFAULT_TOY), NO_MKDOCS_2_WARNING="1")
-        result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-                                cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        result = build_with_page(project, f"# Bad\n\n{call}\n")
         assert result.returncode != 0 and message in result.stderr, result.stderr[-2000:]
         assert "Traceback" not in result.stderr + result.stdout
 

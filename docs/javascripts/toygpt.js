@@ -456,7 +456,7 @@
                                    text: "Back to the book's sentence" });
       let headsSet = null;
       if (!path) {
-        headsSet = el("fieldset", { class: "sim-heads" }, [el("legend", { text: "Heads" })]);
+        headsSet = el("fieldset", { class: "sim-heads choices" }, [el("legend", { text: "Heads" })]);
         headsChoices(model).forEach((h) => {
           const input = el("input", { type: "radio", name: "sim-heads", value: String(h) });
           input.checked = h === model.heads;
@@ -466,7 +466,7 @@
       const temp = el("input", { type: "range", id: "sim-temperature", min: "0.1", max: "3", step: "0.1" });
       temp.value = "1";
       const tempShown = el("output", { id: "sim-temperature-value", for: "sim-temperature", text: "1.0" });
-      const mode = el("fieldset", { class: "sim-mode" }, [el("legend", { text: "Next token" })]);
+      const mode = el("fieldset", { class: "sim-mode choices" }, [el("legend", { text: "Next token" })]);
       [["greedy", "the most probable"], ["sample", "drawn at random"]].forEach(([v, label]) => {
         const input = el("input", { type: "radio", name: "sim-mode", value: v });
         input.checked = v === "greedy";
