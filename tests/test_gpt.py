@@ -140,3 +140,22 @@ def test_count_matches_the_parameters_a_model_has():
     cfg = gpt.Config(vocab_size=3, d=48, n_ctx=11, n_blocks=3, n_heads=3, bias=True, ln_weights=True)
     params = gpt.init_params(cfg, np.random.default_rng(0))
     assert sum(v.size for v in params.values()) == gpt.count_params(cfg)["total"] == 85_728
+
+
+def test_generate_with_a_chooser_and_a_stop_token(toy):
+    ids = tokenize("the cat climbed the", toy.vocab)
+    seen = []
+
+    def choose(p):
+        seen.append(p)
+        return len(seen) % 3  # the, ␣the, ␣cat, the, ...
+    out, probs = gpt.generate(toy.params, toy.cfg, ids, 3, 2, temperature=0.5, choose=choose)
+    assert out == ids + [1, 2, 0] and len(probs) == 3
+    # the chooser sees each step's probabilities, at the temperature asked
+    for n, p in enumerate(seen):
+        expected = gpt.forward(toy.params, toy.cfg, out[:len(ids) + n], 2, temperature=0.5)["p"][-1]
+        np.testing.assert_allclose(p, expected, atol=1e-12)
+    # a stop token ends it as soon as it is chosen; no room, no run
+    out, probs = gpt.generate(toy.params, toy.cfg, ids, 3, 2, choose=lambda p: 11, stop=(11,))
+    assert out == ids + [11] and len(probs) == 1
+    assert gpt.generate(toy.params, toy.cfg, ids, 0) == (ids, [])

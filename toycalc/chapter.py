@@ -85,21 +85,22 @@ def generate(ex: Example, rule: Rule = Rule(), text: str = "") -> tuple[list[int
     model = ex.model
     ids = tokenize(text, model.vocab) if text else list(ex.ids)
     rng = np.random.default_rng(rule.seed)
-    steps: list[Step] = []
-    while True:
-        if len(ids) >= model.cfg.n_ctx:
-            return ids, steps, f"all {model.cfg.n_ctx} positions used"
-        trace = gpt.forward(model.params, model.cfg, ids, ex.n_heads, rule.temperature)
-        p = trace["p"][-1]
-        if rule.name == "greedy":
-            q, chosen = p, int(np.argmax(p))
-        else:
-            q = keep(p, rule.k, rule.top_p)
-            chosen = int(rng.choice(len(q), p=q))
-        steps.append(Step(tuple(ids), p, q, chosen))
-        ids = ids + [chosen]
-        if model.vocab[chosen] == EOT:
-            return ids, steps, f"it wrote {token_code(EOT)}"
+    drawn_from: list[np.ndarray] = []
+
+    def choose(p: np.ndarray) -> int:
+        q = p if rule.name == "greedy" else keep(p, rule.k, rule.top_p)
+        drawn_from.append(q)
+        return int(np.argmax(p)) if rule.name == "greedy" else int(rng.choice(len(q), p=q))
+
+    stop = tuple(i for i, t in enumerate(model.vocab) if t == EOT)
+    # the whole text again at every step, as the chapter tells it (no KV cache)
+    out, probs = gpt.generate(model.params, model.cfg, ids, model.cfg.n_ctx - len(ids), ex.n_heads,
+                              cached=False, temperature=rule.temperature, choose=choose, stop=stop)
+    steps = [Step(tuple(out[:len(ids) + n]), p, q, out[len(ids) + n])
+             for n, (p, q) in enumerate(zip(probs, drawn_from))]
+    why = (f"it wrote {token_code(EOT)}" if steps and out[-1] in stop
+           else f"all {model.cfg.n_ctx} positions used")
+    return out, steps, why
 
 
 def RULES() -> list[Rule]:

@@ -595,20 +595,26 @@ def loss_and_grads(params, cfg, ids, targets, heads=None, temperature=1.0):
 # ---------------------------------------------------------------- generation, cost
 
 def generate(params, cfg: Config, ids, n_new: int, heads: int | None = None,
-             cached: bool = True) -> tuple[list[int], list[np.ndarray]]:
-    """Greedy generation of n_new tokens after ids (a 1-D list); returns the
-    ids with the new ones, and each step's probabilities. cached=True runs
-    each new token alone against the KV cache of the earlier ones;
-    cached=False runs the whole text again at every step."""
+             cached: bool = True, temperature: float = 1.0, choose=None,
+             stop: tuple[int, ...] = ()) -> tuple[list[int], list[np.ndarray]]:
+    """Generation of up to n_new tokens after ids (a 1-D list); returns the
+    ids with the new ones, and each step's probabilities. choose(p) picks
+    the next id from them (default: the most probable); a chosen id in
+    `stop` ends it early. cached=True runs each new token alone against the
+    KV cache of the earlier ones; cached=False runs the whole text again at
+    every step."""
+    choose = choose or (lambda p: int(np.argmax(p)))
     ids, probs = list(ids), []
-    trace = forward(params, cfg, ids, heads)
+    if n_new <= 0:
+        return ids, probs
+    trace = forward(params, cfg, ids, heads, temperature)
     for step in range(n_new):
         probs.append(trace["p"][-1])
-        ids.append(int(np.argmax(probs[-1])))
-        if step == n_new - 1:
+        ids.append(choose(probs[-1]))
+        if step == n_new - 1 or ids[-1] in stop:
             break
-        trace = (forward(params, cfg, ids[-1:], heads, past=trace["cache"]) if cached
-                 else forward(params, cfg, ids, heads))
+        trace = (forward(params, cfg, ids[-1:], heads, temperature, past=trace["cache"]) if cached
+                 else forward(params, cfg, ids, heads, temperature))
     return ids, probs
 
 
