@@ -389,7 +389,7 @@
     /** The simulator's own page: one section per step. */
     function showSteps(results, steps) {
       results.replaceChildren(...steps.map(({ n, title, nodes }) =>
-        el("section", { class: "sim-step" }, [el("h3", { text: `${n}. ${title}` }), ...nodes])));
+        el("section", { class: "sim-step" }, [el("h2", { text: `${n}. ${title}` }), ...nodes])));
       results.hidden = false;
     }
 
