@@ -351,3 +351,15 @@ def test_without_javascript_the_path_is_the_books(chromium, server, toy):
     ex = Example(toy)
     assert f"with p = {fixed(ex.p_last.max())}" in page.locator("#step-9 .path-box-sum:visible").inner_text()
     context.close()
+
+
+def test_the_live_path_after_instant_navigation(visit, toy):
+    """Material swaps the page in without a reload: the simulator starts on
+    the End-to-End page all the same, and drives its path."""
+    page = visit().open("/")
+    page.locator("article a[href$='end-to-end/']").first.click()
+    page.wait_for_url("**/end-to-end/")
+    page.wait_for_selector("#sim-next:not(:empty)")
+    choose(page, "the dog climbed the", temperature=2)
+    assert "path--live" in page.locator("#path").get_attribute("class")
+    assert_shows(page, Example(toy, text="the dog climbed the", temperature=2.0))
