@@ -231,6 +231,7 @@ def test_without_javascript_the_static_path_is_there(chromium, server, toy):
     text = static.inner_text()
     assert f"The next token: {show(toy.vocab[ex.top_id])} with p = {fixed(ex.p_last.max())}" in text
     assert page.locator("#table-softmax-h2").is_visible() and page.locator("#table-ids").is_visible()
+    assert page.locator("#table-E").is_visible()
     context.close()
 
 
