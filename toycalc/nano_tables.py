@@ -15,7 +15,8 @@ import numpy as np
 
 from . import gpt, nanogpt
 from .nano_example import Run
-from .render import aligned, count, fixed, html_table, inline_math as im, math_block, tex, tex_vector
+from .render import (aligned, aligned_rows, count, fixed, html_table, inline_math as im, math_block, tex,
+                     tex_vector)
 
 ROWS = 8          # rows of a big matrix shown by default
 MINGPT_LEAVES_OUT = ("W_U",)   # minGPT counts transformer.parameters(), not lm_head
@@ -422,7 +423,7 @@ def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, cha
                                                      for k in range(3, len(terms), 3)]
     lines.append(f"&= [{', '.join(tex(fixed(x)) for x in o[:channels])}, \\dots]"
                  f"\\quad ({o.size} \\text{{ values}})")
-    return math_block("\\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned}")
+    return aligned_rows(lines)
 
 
 def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 1) -> str:

@@ -134,8 +134,13 @@ def math_block(body: str) -> str:
 
 def aligned(lines: list[tuple[str, str]]) -> str:
     """Display math, one 'left &= right' per line."""
-    return math_block("\\begin{aligned} " + " \\\\ ".join(f"{l} &= {r}".lstrip() for l, r in lines)
-                      + " \\end{aligned}")
+    return aligned_rows(f"{l} &= {r}".lstrip() for l, r in lines)
+
+
+def aligned_rows(rows) -> str:
+    """Display math, one row of an aligned environment per item, each
+    with its own & (for rows that are not 'left &= right')."""
+    return math_block("\\begin{aligned} " + " \\\\ ".join(rows) + " \\end{aligned}")
 
 
 # ---------------------------------------------------------------- heads variants

@@ -13,8 +13,8 @@ import numpy as np
 
 from . import gpt
 from .example import Example, random_row
-from .render import (approx_count, aligned, count, fixed, html_table, inline_math as im, math_block,
-                     short, tex, tex_vector, token_code, token_tex, token_text,
+from .render import (approx_count, aligned, aligned_rows, count, fixed, html_table, inline_math as im,
+                     math_block, short, tex, tex_vector, token_code, token_tex, token_text,
                      vector, weights_vector)
 from .tokenizer import SPACE_SIGN, TokenizerError, tokenize
 
@@ -230,7 +230,7 @@ def logit_formula(ex: Example, token: str = "") -> str:
              + (f"(f_{t} \\cdot W_U^{{({i})}}){temp}" if temp else f"f_{t} \\cdot W_U^{{({i})}}"),
              f"&= {sums[0]}"] + [f"&\\quad + {s}" for s in sums[1:]]
     lines.append(f"&= {tex(fixed(ex.trace['z'][-1, i]))}")
-    return math_block("\\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned}")
+    return aligned_rows(lines)
 
 
 # ---------------------------------------------------------------- numbers
@@ -381,7 +381,7 @@ def _check_head(ex: Example, head: int) -> None:
 
 # ---------------------------------------------------------------- claims
 # A claim returns None when what the prose says holds, else what is true.
-# It is checked on the call's heads (default: the weights file's).
+# The claim macro checks it on the call's heads, or else on every choice.
 
 def identity_claim(ex: Example, name: str) -> str | None:
     """The weight matrix `name` (W_Q, W_K, W_V, W_O, ...) is the identity."""

@@ -494,14 +494,16 @@
         ]),
         message, summary, append, ...(path ? [] : [results]));
 
-      const headsInput = () => (path ? document.querySelector(".heads-chooser input:checked")
-                                     : root.querySelector("input[name=sim-heads]:checked"));
-      const read = () => ({
-        heads: Number(headsInput() ? headsInput().value : model.heads),
-        temperature: Number(temp.value),
-        sampled: root.querySelector("input[name=sim-mode]:checked").value === "sample",
-        seed: Math.max(0, Math.floor(Number(seed.value) || 0)) >>> 0,
-      });
+      const read = () => {
+        const heads = path ? document.querySelector(".heads-chooser input:checked")
+                           : root.querySelector("input[name=sim-heads]:checked");
+        return {
+          heads: heads ? Number(heads.value) : model.heads,
+          temperature: Number(temp.value),
+          sampled: root.querySelector("input[name=sim-mode]:checked").value === "sample",
+          seed: Math.max(0, Math.floor(Number(seed.value) || 0)) >>> 0,
+        };
+      };
 
       function update() {
         const o = read();
