@@ -53,8 +53,8 @@ def flattened_project(work: Path, pages: dict[str, str]) -> Path:
     config has no macros plugin."""
     shutil.copytree(ROOT / "docs", work / "docs")
     shutil.copytree(ROOT / "overrides", work / "overrides")
-    (work / "toycalc").mkdir()
-    shutil.copy(ROOT / "toycalc" / "site_hooks.py", work / "toycalc")
+    # the package itself, not a copy: a folder named toycalc here would hide it
+    (work / "toycalc").symlink_to(ROOT / "toycalc", target_is_directory=True)
     for name, text in pages.items():
         (work / "docs" / name).write_text(text, encoding="utf-8")
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")

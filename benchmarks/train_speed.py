@@ -9,7 +9,7 @@ it is not, the script says so (it never installs it).
     .venv/bin/python benchmarks/train_speed.py [--steps 50] [--full]
 
 --full also times a whole training run to 729/729 (about as long as
-python -m toycalc.train; nothing is written).
+python -m toycalc train; nothing is written).
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from toycalc import gpt, nanogpt, train  # noqa: E402
-from toycalc.nanogpt import CONFIG  # noqa: E402
+from toycalc.model import gpt, nanogpt, train  # noqa: E402
+from toycalc.model.nanogpt import CONFIG  # noqa: E402
 
 
 def numpy_seconds_per_step(steps: int) -> float:
@@ -113,7 +113,7 @@ def main() -> None:
     print(f"nano-gpt {gpt.count_params(CONFIG)['total']:,} parameters, batch {train.BATCH}, "
           f"{os.cpu_count()} CPUs")
     ours = numpy_seconds_per_step(args.steps)
-    print(f"numpy (toycalc.gpt, float32): {ours * 1000:.1f} ms per step")
+    print(f"numpy (toycalc.model.gpt, float32): {ours * 1000:.1f} ms per step")
     if args.full:
         t0 = time.perf_counter()
         record = train.train(out=None, log=lambda s: None)

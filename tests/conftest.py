@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import pytest
 from bs4 import BeautifulSoup
 
-from toycalc.weights import DEFAULT_TOY, load_toy
+from toycalc.model.weights import DEFAULT_TOY, load_toy
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,8 +40,8 @@ def project(tmp_path):
     """A copy of the book's sources, to add a page to (build_with_page)."""
     for folder in ("docs", "overrides"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
-    (tmp_path / "toycalc").mkdir()
-    shutil.copy(ROOT / "toycalc" / "site_hooks.py", tmp_path / "toycalc")
+    # the package itself, not a copy: a folder named toycalc here would hide it
+    (tmp_path / "toycalc").symlink_to(ROOT / "toycalc", target_is_directory=True)
     shutil.copy(ROOT / "mkdocs.yml", tmp_path)
     return tmp_path
 

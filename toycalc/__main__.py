@@ -1,20 +1,27 @@
-"""Command line: check a weights file without building the site.
+"""Command line: check a weights file without building the site, or train nano-gpt.
 
     python -m toycalc check toycalc/weights/toy.yaml ["the cat climbed the"] [--heads N]
+    python -m toycalc train [--seed 1337] [--max-steps 5000] [--every 100] [--out PATH]
 
-Prints the model's shape and, for the sentence, the prediction of each
-heads choice; a bad file or sentence prints one line and exits with 1.
+`check` prints the model's shape and, for the sentence, the prediction of
+each heads choice; a bad file or sentence prints one line and exits with 1.
+`train` is toycalc.model.train: it writes weights/nanogpt.npz and .json.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .example import Example
-from .render import fixed
-from .tokenizer import show
-from .tokenizer import TokenizerError
-from .weights import WeightsError, load_toy
+if __name__ == "__main__" and sys.argv[1:2] == ["train"]:
+    from .model.blas import pin_kernel
+    pin_kernel()  # before anything imports numpy: see model/blas.py
+
+from .book.example import Example
+from .book.render import fixed
+from .model.tokenizer import show
+from .model.tokenizer import TokenizerError
+from .model import train
+from .model.weights import WeightsError, load_toy
 
 
 def check(path: str, text: str, heads: int | None) -> str:
@@ -38,7 +45,12 @@ def main(argv=None) -> int:
     c.add_argument("weights")
     c.add_argument("text", nargs="?", default="the cat climbed the")
     c.add_argument("--heads", type=int)
-    args = parser.parse_args(argv)
+    sub.add_parser("train", add_help=False, help="train nano-gpt (python -m toycalc train --help)")
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "train":
+        return train.main(rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         print(check(args.weights, args.text, args.heads))
     except (WeightsError, TokenizerError, ValueError) as e:

@@ -1,0 +1,315 @@
+"""nano-gpt, the letter sorter: its gradients, its training, its shipped
+weights, its loader, and the chapter's numbers in the built site."""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import build_site, build_with_page, page
+from references import assert_grads_match
+from toycalc.book import nanogpt_chapter
+from toycalc.model import blas, gpt, nanogpt, train
+from toycalc.book.nano_example import Run
+from toycalc.book.render import fixed
+
+M = "\u2212"
+# The first five training losses at the fixed seed (float32, batch 64),
+# as python -m toycalc train computes them.
+FIRST_LOSSES = [1.0317977666854858, 0.8848059773445129, 0.7934215664863586,
+                0.7687504887580872, 0.7253214716911316]
+
+
+@pytest.fixture(scope="module")
+def nano():
+    return nanogpt.load()
+
+
+@pytest.fixture(scope="module")
+def run(nano):
+    return Run(nano)
+
+
+# ------------------------------------------------------------- the engine
+
+def test_config_is_mingpts_sorter():
+    assert gpt.count_params(nanogpt.CONFIG)["total"] == 85_728
+    c = gpt.count_params(nanogpt.CONFIG)
+    assert c["total"] - c["W_U"] == 85_584   # what minGPT prints: no lm_head
+
+
+def test_backward_three_blocks_against_central_differences():
+    """Every parameter of a 3-block model with biases, LayerNorm weights and
+    an untied output, on a batch of sort examples (ignored targets included)."""
+    cfg = gpt.Config(vocab_size=3, d=12, n_ctx=11, n_blocks=3, n_heads=3, width=16,
+                     bias=True, ln_weights=True, tied=False)
+    rng = np.random.default_rng(4)
+    params = {k: rng.normal(0, 0.4, v.shape) for k, v in gpt.init_params(cfg, rng).items()}
+    ids, targets = nanogpt.examples(rng.integers(0, 3, (2, 6)))
+    assert (targets == -1).sum() == 10 and np.isin(ids, [0, 1, 2]).all()
+    assert_grads_match(params, cfg, ids, targets)
+
+
+def test_float32_stays_float32():
+    params, _, data = train.start()
+    ids, targets = next(data)
+    loss, grads = gpt.loss_and_grads(params, nanogpt.CONFIG, ids, targets)
+    assert all(g.dtype == np.float32 for g in grads.values())
+
+
+def test_first_training_losses_are_pinned():
+    np.testing.assert_allclose(train.first_losses(5), FIRST_LOSSES, rtol=0, atol=1e-6)
+
+
+def test_examples_are_mingpts():
+    ids, targets = nanogpt.examples(np.array([[2, 1, 0, 1, 1, 2]]))
+    assert ids.tolist() == [[2, 1, 0, 1, 1, 2, 0, 1, 1, 1, 2]]
+    assert targets.tolist() == [[-1, -1, -1, -1, -1, 0, 1, 1, 1, 2, 2]]
+
+
+# ------------------------------------------------------------- the shipped weights
+
+def test_shipped_weights_sort_all_729(nano):
+    assert nanogpt.accuracy(nano.params) == 729
+    assert nano.record["accuracy_on_729"] == 729
+
+
+def test_the_example(nano):
+    answer = nanogpt.sort(nano.params, nanogpt.encode("C B A B B C"))
+    assert nanogpt.letters(answer) == "A B B B C C"
+
+
+def test_record_describes_the_weights(nano):
+    rec = nano.record
+    assert rec["config"] == {k: getattr(nanogpt.CONFIG, k) for k in nanogpt.CONFIG.__dataclass_fields__}
+    assert rec["parameters"] == 85_728 and rec["seed"] == train.SEED and rec["batch"] == train.BATCH
+    assert rec["loss_on_729"] == pytest.approx(train.eval_loss(nano.params), abs=1e-7)
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_retraining_reproduces_the_shipped_weights_whatever_the_threads(tmp_path, nano, threads):
+    """The documented command, run again with the machine's BLAS set to 1
+    or 2 threads: it stops at the same step, sorts all 729 inputs and
+    gives the shipped weights to the bit (it pins the kernel and the
+    threads itself, and says so in the record)."""
+    out = tmp_path / "nanogpt.npz"
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
+    env.pop("OPENBLAS_CORETYPE", None)
+    result = subprocess.run([sys.executable, "-m", "toycalc", "train", "--out", str(out)],
+                            env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    again = nanogpt.load(out)
+    assert again.record["steps"] == nano.record["steps"]
+    assert again.record["made_with"] == nano.record["made_with"]
+    for name, value in nano.params.items():
+        assert np.array_equal(again.params[name], value), name
+
+
+def test_the_record_says_what_the_weights_depend_on(nano):
+    made = nano.record["made_with"]
+    assert made["kernel"] == blas.CORETYPE and made["threads"] == blas.THREADS
+    assert made["numpy"] == np.__version__, "numpy changed since the weights were made: retrain"
+
+
+# ------------------------------------------------------------- the loader
+
+def write_npz(tmp_path, change):
+    arrays = {k: v.astype(np.float32) for k, v in nanogpt.load().params.items()}
+    change(arrays)
+    path = tmp_path / "bad.npz"
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+    return path
+
+
+BAD = [
+    ("missing", lambda a: a.pop("blocks.1.W_K"), "array 'blocks.1.W_K' is missing: expected shape (48, 48)"),
+    ("misshapen", lambda a: a.update({"blocks.2.b_1": np.zeros(48)}),
+     "array 'blocks.2.b_1': expected shape (192,), found (48,)"),
+    ("transposed", lambda a: a.update({"W_U": a["W_U"].T}), "array 'W_U': expected shape (48, 3), found (3, 48)"),
+    ("not finite", lambda a: a["P"].__setitem__((4, 7), np.nan), "array 'P': holds a value that is not finite (at index (4, 7))"),
+    ("unknown", lambda a: a.update({"W_X": np.zeros(3)}), "unknown array 'W_X'"),
+]
+
+
+@pytest.mark.parametrize("what, change, message", BAD, ids=[b[0] for b in BAD])
+def test_loader_rejects(tmp_path, what, change, message):
+    path = write_npz(tmp_path, change)
+    with pytest.raises(nanogpt.NanoWeightsError) as err:
+        nanogpt.load(path)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
+
+
+def test_loader_missing_file(tmp_path):
+    with pytest.raises(nanogpt.NanoWeightsError, match="cannot read the nano-gpt weights.*python -m toycalc train"):
+        nanogpt.load(tmp_path / "nowhere.npz")
+
+
+def test_bad_weights_stop_the_build_without_traceback(tmp_path, monkeypatch):
+    path = write_npz(tmp_path, BAD[1][1])
+    monkeypatch.setenv(nanogpt.ENV, str(path))
+    result = build_site(tmp_path / "site")
+    assert result.returncode != 0
+    assert BAD[1][2] in result.stderr and str(path) in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+# ------------------------------------------------------------- macro mistakes
+
+@pytest.mark.parametrize("call, message", [
+    ('{{ nano_table("nope") }}', "bad.md: nano_table('nope'): no such name; the names are: legend, vocab, params,"),
+    ('{{ nano_number("p", leter="A") }}', "bad.md: nano_number('p'): unknown argument 'leter'; it takes letter, t, places"),
+    ('{{ nano_number("p", t=6) }}', "bad.md: nano_number('p'): t = 6: the example has time steps 0 to 5"),
+    ('{{ nano_matrix("qkv", head=4) }}', "bad.md: nano_matrix('qkv'): head = 4: the model has heads 1 to 3"),
+])
+def test_bad_nano_macro_call(project, call, message):
+    result = build_with_page(project, f"# Bad\n\n{call}\n")
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+# ------------------------------------------------------------- the chapter, built
+
+PAGES = ["", "preliminaries", "embedding", "layer-norm", "self-attention", "projection", "mlp",
+         "transformer", "softmax", "output"]
+
+
+def chapter(site, name):
+    return page(site, f"nano-gpt/{name}" if name else "nano-gpt")
+
+
+def text_of(soup):
+    return " ".join(soup.get_text(" ").split())
+
+
+def cells(soup, table_id):
+    table = soup.find("table", id=table_id)
+    assert table is not None, f"no table #{table_id}"
+    return [[" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])] for tr in table.find_all("tr")]
+
+
+def f3(x):
+    return fixed(x)
+
+
+def test_every_page_builds(site):
+    for name in PAGES:
+        soup = chapter(site, name)
+        assert soup.find("h1").get_text().startswith("nano-gpt")
+
+
+def test_credits(site):
+    for name in ("", "output"):
+        text = text_of(chapter(site, name))
+        assert "Brendan Bycroft" in text and "MIT" in text and "minGPT" in text and "Karpathy" in text
+
+
+def test_embedding_numbers_match_the_model(site, nano):
+    """Computed here from the weights, without the trace the tables read."""
+    E, P = nano.params["E"], nano.params["P"]
+    ids = [2, 1, 0, 1, 1, 2]
+    x3 = E[ids[3]] + P[3]
+    body = cells(chapter(site, "embedding"), "nano-embed-3")[1:9]
+    assert body == [[str(c), f3(E[1, c]), f3(P[3, c]), f3(x3[c])] for c in range(8)]
+
+
+def test_layernorm_numbers_match_the_model(site, nano):
+    x3 = (nano.params["E"][1] + nano.params["P"][3])
+    mu, sigma = x3.mean(), np.sqrt(x3.var() + 1e-5)
+    u = (x3 - mu) / sigma * nano.params["blocks.0.gamma_1"] + nano.params["blocks.0.beta_1"]
+    soup = chapter(site, "layer-norm")
+    text = text_of(soup)
+    assert f"\\(\\mu = \\) {f3(mu)}" in text and f"\\(\\sigma = \\) {f3(sigma)}" in text
+    body = cells(soup, "nano-layernorm-1-3")[1:9]
+    assert [r[-1] for r in body] == [f3(u[c]) for c in range(8)]
+
+
+def test_attention_and_output_match_the_model(site, nano):
+    tr = gpt.forward(nano.params, nanogpt.CONFIG, np.array([2, 1, 0, 1, 1, 2]))
+    a = tr["blocks"][0]["weights"][0, 5]
+    s = tr["blocks"][0]["scores"][0, 5]
+    body = cells(chapter(site, "self-attention"), "nano-attention-row-1-1-5")[1:]
+    assert [r[-1] for r in body[:-1]] == [f3(v) for v in a]
+    assert body[-1][-2:] == [f3(np.exp(s - s.max()).sum()), "1.000"]
+    soup = chapter(site, "output")
+    p = tr["p"][5]
+    assert f"gives {f3(p[0])} to A, {f3(p[1])} to B and {f3(p[2])} to C" in text_of(soup)
+    loop = cells(soup, "nano-generate")[1:]
+    assert [r[-1] for r in loop] == ["A", "B", "B", "B", "C", "C"]
+    assert loop[0][2:5] == [f3(v) for v in p]
+    assert "The model writes A B B B C C" in text_of(soup)
+
+
+def test_parameter_counts_on_the_page(site):
+    soup = chapter(site, "preliminaries")
+    body = cells(soup, "nano-params")
+    assert body[-2][-1] == "85,728" and body[-1][-1] == "85,584"
+    assert "minGPT prints a smaller number, 85,584" in text_of(soup)
+
+
+def test_every_chapter_table_matches_its_renderer(site, run):
+    """Each table and matrix on the pages is what nanogpt_chapter renders for
+    the shipped weights (so the page cannot drift from the model)."""
+    wanted = {}
+    for registry in (nanogpt_chapter.TABLES, nanogpt_chapter.MATRICES):
+        for name, function in registry.items():
+            html = function(run)
+            for tid in re.findall(r'<table id="([^"]+)"', html):
+                wanted[tid] = cells(BeautifulSoup(html, "html.parser"), tid)
+    seen = 0
+    for name in PAGES:
+        soup = chapter(site, name)
+        for table in soup.select("table[id^=nano-]"):
+            if table["id"] in wanted:
+                assert cells(soup, table["id"]) == wanted[table["id"]], table["id"]
+                seen += 1
+    assert seen >= 15
+
+
+def test_cells_are_readable_without_colour(site):
+    soup = chapter(site, "self-attention")
+    for td in soup.select("td.nano-cell:not(.nano-masked)"):
+        assert td.get("tabindex") == "0"
+        assert td["title"] == td["aria-label"] and td["title"].endswith(td.get_text())
+    kinds = {k for t in soup.select("table.nano-matrix") for k in t["class"]}
+    assert {"nano-matrix--act", "nano-matrix--weight"} <= kinds
+    captions = " ".join(c.get_text() for c in soup.select("table.nano-matrix caption"))
+    assert "green: numbers being processed" in captions and "blue: learned weights" in captions
+
+
+# ------------------------------------------------------------- the renderers, without a build
+
+def test_a_cell_escapes_its_label_and_says_its_value():
+    out = nanogpt_chapter.cell(-0.25, "act", 'a "<b>" label', 0.5)
+    assert 'title="a &quot;&lt;b&gt;&quot; label: −0.250"' in out and 'tabindex="0"' in out
+    assert out.endswith(">−0.250</td>") and "--shade:0.36" in out
+
+
+def test_big_matrices_are_summarised(run):
+    html = nanogpt_chapter.W_matrix(run, "W_1")
+    soup = BeautifulSoup(html, "html.parser")
+    assert len(soup.select("td.nano-cell")) == 64                   # an 8 x 8 corner
+    assert "48 × 192" in html and "9,216 values" in html and "40 more rows" in html
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda r: nanogpt_chapter.embed_table(r, t=9), "t = 9: the example has time steps 0 to 5"),
+    (lambda r: nanogpt_chapter.qkv_matrix(r, which="X"), "which = 'X': expected one of Q, K, V"),
+    (lambda r: nanogpt_chapter.W_matrix(r, name="W_Z"), "name = 'W_Z': expected one of W_Q, W_K, W_V, W_O, W_1, W_2, W_U"),
+    (lambda r: nanogpt_chapter.p_number(r, letter="D"), "letter = 'D': expected one of A, B, C"),
+    (lambda r: nanogpt_chapter.layernorm_table(r, block=4), "block = 4: the model has blocks 1 to 3"),
+])
+def test_renderer_mistakes_say_what_exists(run, call, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call(run)
+
+
+def test_what_the_prose_claims_holds(run):
+    """Sentences that describe the trained weights in words."""
+    a_at = run.ids.index(0)
+    assert all(int(np.argmax(run.block(0)["weights"][h, 5])) == a_at for h in range(3))  # transformer.md
+    assert nanogpt.VOCAB[int(np.argmax(run.trace["p"][5]))] == "A"                        # index.md

@@ -1,0 +1,173 @@
+"""The End-to-End page in a real browser: Debian's chromium driven by
+Playwright, the site served on 127.0.0.1 and nothing else reachable
+(fixtures chromium, server and visit in conftest.py)."""
+from __future__ import annotations
+
+import pytest
+
+from toycalc.book.example import Example
+from toycalc.book import end_to_end
+from toycalc.book.render import fixed, short, token_text
+
+
+def step_facts(ex: Example) -> dict[int, str]:
+    """For each step, a number its panel must show, computed by toycalc."""
+    b, tr = ex.block, ex.trace
+    return {1: str(ex.ids[2]), 2: short(ex.model.params["E"][ex.ids[0], 0]), 3: short(tr["X"][1, 0]), 4: fixed(b["u"][2, 1]),
+            5: fixed(b["Q"][2, 0]), 6: fixed(b["weights"][0, 2, 0]), 7: fixed(b["A"][-1, 1]).replace("−", "-"),
+            8: fixed(b["y"][-1, 3]).replace("−", "-"), 9: fixed(ex.p_last.max())}
+
+
+def test_every_step_opens_and_closes_by_click(visit, toy):
+    page = visit().open()
+    facts = step_facts(Example(toy))
+    assert page.locator(".path-panel:visible").count() == 0
+    for n in range(1, 10):
+        step = page.locator(f"#path-step-{n}")
+        step.click()
+        assert step.get_attribute("aria-expanded") == "true"
+        assert page.url.endswith(f"#step-{n}")
+        assert page.locator(".path-panel:visible").count() == 1
+        panel = page.locator(f"#step-{n}")
+        assert panel.is_visible()
+        assert facts[n] in panel.inner_text() or facts[n] in panel.text_content()
+        assert f"Step {n}" in panel.locator(".path-box:visible").inner_text()
+    page.locator("#path-step-9").click()
+    assert page.locator(".path-panel:visible").count() == 0
+    assert "#step-" not in page.url
+
+
+def test_every_step_opens_and_closes_by_keyboard(visit):
+    page = visit().open()
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").focus()
+        page.keyboard.press("Enter")
+        assert page.locator(f"#step-{n}").is_visible(), n
+        page.keyboard.press("Space")
+        assert not page.locator(f"#step-{n}").is_visible(), n
+    # Tab reaches the steps in order
+    page.locator("#path-step-1").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "path-step-2"
+
+
+def test_a_link_opens_its_step(visit):
+    page = visit().open("/end-to-end/#step-6")
+    assert page.locator("#step-6").is_visible()
+    assert page.locator(".path-panel:visible").count() == 1
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_heads_choice_changes_every_number(visit, toy, heads):
+    page = visit().open()
+    page.locator(f'.heads-chooser[data-ready] input[value="{heads}"]').first.check()
+    ex = Example(toy, heads=heads)
+    text = " ".join(page.locator("article").inner_text().split())
+    top, p = token_text(toy.vocab[ex.top_id]), fixed(ex.p_last.max())
+    assert f"The winner is {top} with p = {p}" in text
+    assert "Where the heads look most: " + " ".join(end_to_end.heads_summary(ex).split()) in text
+    for other in {1, 2, 4} - {heads}:
+        o = Example(toy, heads=other)
+        if fixed(o.p_last.max()) != p:
+            assert f"with p = {fixed(o.p_last.max())}" not in text
+    # the diagram follows too
+    page.locator("#path-step-9").click()
+    assert p in page.locator("#step-9").inner_text()
+    # both choosers agree, and the choice survives a reload
+    assert all(i.is_checked() for i in page.locator(f'.heads-chooser input[value="{heads}"]').all())
+    page.reload()
+    page.wait_for_selector("body[data-mathjax=done]")
+    assert f"The winner is {top} with p = {p}" in " ".join(page.locator("article").inner_text().split())
+
+
+def test_every_formula_is_typeset(visit):
+    page = visit().open()
+    result = page.evaluate(r"""() => {
+        const all = [...document.querySelectorAll('.arithmatex')];
+        return {count: all.length,
+                untypeset: all.filter(m => !m.querySelector('mjx-container')).length,
+                errors: window.mathjaxErrors,
+                // every text node, hidden heads variants and closed steps included
+                raw: [...(function* walk(n) { for (const c of n.childNodes) {
+                        if (c.nodeType === 3) yield c.data;
+                        else if (!['SCRIPT', 'STYLE'].includes(c.nodeName)) yield* walk(c); } })(
+                        document.querySelector('article'))].filter(t => /\\[(\[]|\$\$/.test(t))};
+    }""")
+    assert result["count"] > 50
+    assert result["untypeset"] == 0 and result["errors"] == [] and result["raw"] == []
+    assert page.locator("mjx-container merror").count() == 0
+
+
+def test_mathjax_after_instant_navigation(visit):
+    page = visit().open("/")
+    page.locator("article a[href$='end-to-end/']").first.click()
+    page.wait_for_url("**/end-to-end/")
+    page.wait_for_function("document.querySelectorAll('.arithmatex mjx-container').length"
+                           " === document.querySelectorAll('.arithmatex').length", timeout=60000)
+    page.locator("#path-step-4").click()
+    assert page.locator("#step-4").is_visible()
+
+
+def test_no_serious_accessibility_violation(visit):
+    from axe_playwright_python.sync_playwright import Axe
+    page = visit().open("/end-to-end/#step-6")
+    violations = Axe().run(page).response["violations"]
+    bad = [(v["id"], v["impact"], len(v["nodes"])) for v in violations if v["impact"] != "minor"]
+    assert bad == []
+
+
+def test_phone_width_does_not_overflow(visit):
+    page = visit(width=375).open()
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"step {n} open: the page is {width} px wide"
+    box = page.locator("#path-step-2").bounding_box(), page.locator("#path-step-3").bounding_box()
+    assert box[1]["y"] > box[0]["y"], "on a phone the steps stack vertically"
+
+
+def test_without_javascript_every_step_is_readable(chromium, server):
+    context = chromium.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(server + "/end-to-end/")
+    assert page.locator(".path-panel:visible").count() == 9
+    text = page.locator("article").inner_text()
+    assert "The winner is ␣roof" in text  # the default, 2 heads
+    context.close()
+
+
+def test_every_formula_of_the_path_fits_at_full_size(visit):
+    """On a desktop no formula of the path is cut off or shrunk: each fits
+    its column at the size of the text around it (book.css keeps the
+    theme's svg max-width from shrinking a wide one)."""
+    page = visit().open()
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+        cut = page.evaluate("""n => [...document.querySelectorAll(`#step-${n} div.arithmatex`)]
+            .filter(el => el.offsetParent !== null)
+            .filter(el => el.scrollWidth > el.clientWidth + 1
+                          || el.querySelector('svg').getBoundingClientRect().height < 10)
+            .map(el => el.textContent.slice(0, 60))""", n)
+        assert cut == [], f"step {n}: {cut}"
+
+
+def test_every_page_on_a_desktop(visit, site):
+    """Every page at 1280 px: each formula fits its column at full size (a
+    phone scrolls the wide ones instead), and axe finds nothing above minor
+    (the minor one left: a header cell holding only math reads as empty)."""
+    from axe_playwright_python.sync_playwright import Axe
+    paths = sorted("/" + p.parent.relative_to(site).as_posix() + "/"
+                   for p in site.rglob("index.html") if p.parent != site) + ["/"]
+    visitor = visit()
+    cut, flagged = {}, {}
+    for path in paths:
+        page = visitor.open(path)
+        wide = page.evaluate("""() => [...document.querySelectorAll('div.arithmatex')]
+            .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+            .map(el => el.textContent.slice(0, 60))""")
+        if wide:
+            cut[path] = wide
+        bad = [(v["id"], v["impact"]) for v in Axe().run(page).response["violations"] if v["impact"] != "minor"]
+        if bad:
+            flagged[path] = bad
+    assert len(paths) > 20 and cut == {} and flagged == {}

@@ -1,0 +1,171 @@
+"""A mistake in a page's macro call stops the build with one line naming the
+page and what exists, never a traceback, never a published error page."""
+import ast
+import re
+
+import pytest
+import yaml
+
+from conftest import ROOT, build_with_page
+from toycalc.book import claims
+from toycalc.book.example import Example
+from toycalc.model.weights import DEFAULT_TOY
+
+
+@pytest.mark.parametrize("call, message", [
+    ('{{ table("nope") }}', "bad.md: table('nope'): no such table; the tables are: pieces, ids, E,"),
+    ('{{ number("p", tokn="␣roof") }}', "bad.md: number('p'): unknown argument 'tokn'; it takes token, places, heads, temperature"),
+    ('{{ number("p", token="␣moon") }}', "bad.md: number('p'): token = '␣moon' is not in the vocabulary"),
+    ('{{ table("attention", head=3, heads=2) }}', "bad.md: table('attention'): head = 3: this run has heads 1 to 2"),
+    ('{{ formula("mlp", heads=3) }}', "bad.md: formula('mlp'): heads = 3 does not divide d = 4; expected one of 1, 2, 4"),
+    ('{{ nosuch() }}', "bad.md: 'nosuch' is undefined; every macro is listed on the page 'Writing for the book'"),
+    ('{{ claim("blocks", name="W_1", layout="I|J") }}',
+     "bad.md: claim('blocks'): layout = 'I|J': block 'J' is none of I, -I, 0"),
+])
+def test_bad_macro_call(project, call, message):
+    result = build_with_page(project, f"# Bad\n\nA page with a mistake: {call}\n")
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert not (project / "site" / "bad" / "index.html").exists()
+
+
+def test_a_good_page_builds(project):
+    result = build_with_page(project, '# Good\n\np = {{ number("p", heads=1) }}\n')
+    assert result.returncode == 0, result.stderr
+    assert "p = 0.426" in (project / "site" / "bad" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("link", ["[gone](nowhere.md)", "[gone](end-to-end.md#no-such-step)",
+                                  "[gone](#not-here)"])
+def test_a_broken_link_fails_the_build(project, link):
+    result = build_with_page(project, f"# Links\n\nSee {link}.\n")
+    assert result.returncode != 0
+    assert "bad.md" in result.stderr
+
+
+def changed_weights(tmp_path, change):
+    """A copy of the shipped weights file, with change(data) applied."""
+    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
+    change(data)
+    weights = tmp_path / "w.yaml"
+    weights.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return weights
+
+
+def entry(key, row, column, value):
+    def change(data):
+        data[key][row][column] = value
+    return change
+
+
+def scaled(key, factor):
+    def change(data):
+        data[key] = [[v * factor for v in row] for row in data[key]]
+    return change
+
+
+def swapped_columns(key, a, b):
+    def change(data):
+        for row in data[key]:
+            row[a], row[b] = row[b], row[a]
+    return change
+
+
+def new_token(token):
+    def change(data):
+        data["vocab"].append(token)
+        data["E"].append([0.5, 0, 0, -0.5])
+        for row in data["W_U"]:
+            row.append(0)
+    return change
+
+
+@pytest.mark.parametrize("change, message", [
+    (entry("W_O", 0, 1, 0.5),  # End to End says W_O = I
+     "end-to-end.md: the text claims identity(name='W_O'), but W_O is not the identity matrix"),
+    (entry("W_Q", 2, 0, 1),    # Attention says each column of W_Q holds a single one
+     "toy/attention.md: the text claims picks_columns(name='W_Q'), but column 1 of W_Q has 2 non-zero entries"),
+])
+def test_a_false_claim_fails_the_build(tmp_path, change, message):
+    """Weights that make a sentence of the book false stop the build."""
+    from conftest import build_site
+    result = build_site(tmp_path / "site", changed_weights(tmp_path, change))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert message in result.stderr
+
+
+def test_claims_about_the_prediction(project):
+    assert build_with_page(project, '# C\n\n{{ claim("top_token", token="␣roof", heads=2) }}\n').returncode == 0
+    for call in ('claim("top_token", token="␣roof", heads=1)',
+                 'claim("top_token", token="␣roof")'):  # the reader may choose any heads
+        result = build_with_page(project, f'# C\n\n{{{{ {call} }}}}\n')
+        assert result.returncode != 0
+        assert ("the text claims top_token(token='␣roof'), but the most probable token with 1 head is ␣cat"
+                in result.stderr)
+
+
+# ---------------------------------------------------------------- the toy chapter's claims
+
+def chapter_claims():
+    """(page, claim, options) for every claim call in docs/toy/."""
+    for md in sorted((ROOT / "docs" / "toy").glob("*.md")):
+        for call in re.findall(r"\{\{-?\s*(claim\(.*?\))\s*-?\}\}", md.read_text(encoding="utf-8")):
+            node = ast.parse(call, mode="eval").body
+            yield (md.name, ast.literal_eval(node.args[0]),
+                   {k.arg: ast.literal_eval(k.value) for k in node.keywords})
+
+
+def test_the_chapter_claims_hold_for_the_shipped_weights(toy):
+    calls = list(chapter_claims())
+    assert {what for _, what, _ in calls} == set(claims.CLAIMS) - {"top_token"}
+    for page, what, options in calls:
+        heads = options.pop("heads", None)
+        for h in [heads] if heads else Example(toy).heads_choices:  # without heads: every choice
+            assert claims.CLAIMS[what](Example(toy, heads=h), **options) is None, (page, what, options, h)
+
+
+@pytest.mark.parametrize("what, options, message", [
+    ("picks_columns", {"name": "W_X"}, "name = 'W_X': expected one of W_Q, W_K, W_V, W_O, W_1, W_2"),
+    ("blocks", {"name": "W_2", "layout": "I;I|I"}, "layout = 'I;I|I': each row of blocks needs the same number"),
+    ("attends", {"head": 3, "keys": "ed"}, "head = 3: this run has heads 1 to 2"),
+    ("attends", {"head": 1, "keys": "␣moon"}, "token = '␣moon' is not in the vocabulary"),
+])
+def test_a_claim_with_a_bad_option_says_what_exists(toy, what, options, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        claims.CLAIMS[what](Example(toy), **options)
+
+
+# (page, the call it makes, a change to the weights, what the build then says)
+CHANGES = [
+    ("attention.md", 'claim("picks_columns", name="W_Q")', entry("W_Q", 2, 0, 1),
+     "picks_columns(name='W_Q'), but column 1 of W_Q has 2 non-zero entries"),
+    ("mlp.md", 'claim("blocks", name="W_1", layout="I|-I")', entry("W_1", 0, 4, 0.5),
+     "blocks(name='W_1', layout='I|-I'), but row 1, column 5 of W_1 is 0.5, where I|-I has -1"),
+    ("attention.md", 'claim("default_heads", n=2)', lambda data: data.update(heads=4),
+     "default_heads(n=2), but the weights file's default is 4 heads"),
+    ("attention.md", 'claim("attends", head=1, keys="␣climb ed")', scaled("W_Q", 0),
+     "attends(head=1, keys='␣climb ed'), but with 1 head, head 1 gives 0.400 to ␣climb ed "
+     "and its largest weight, 0.200, to the"),
+    ("embedding.md", 'claim("step_lowers_loss")', scaled("E", 0.1),
+     "step_lowers_loss(), but with 2 heads the step takes the loss from 1.012724 to 1.210401"),
+    ("positions.md", 'claim("order_matters")', scaled("P", 0),
+     "order_matters(), but with 1 head and P the two orders' probabilities differ by 0.000 at most"),
+    ("generation.md", 'claim("greedy_loops", text="the", heads=2)', swapped_columns("W_Q", 1, 3),
+     "greedy_loops(text='the'), but with 2 heads, greedy decoding from \"the\" writes "
+     "\"the cat climb the roof<eot>\", where no two tokens in a row come back"),
+    ("tokens.md", 'claim("cuts", text="␣climbed", into="␣climb ed")', new_token("␣climbed"),
+     "cuts(text='␣climbed', into='␣climb ed'), but the tokenizer cuts \"␣climbed\" into ␣climbed"),
+    ("tokens.md", 'claim("cannot_cut", text="the cat climbed the moon")', new_token("␣moon"),
+     "cannot_cut(text='the cat climbed the moon'), but the tokenizer cuts "
+     "\"the cat climbed the moon\" into the ␣cat ␣climb ed ␣the ␣moon"),
+]
+
+
+@pytest.mark.parametrize("page, call, change, message", CHANGES, ids=[c[1].split('"')[1] for c in CHANGES])
+def test_weights_that_break_a_claim_of_the_chapter_stop_the_build(project, tmp_path, page, call, change, message):
+    """Each claim the chapter makes, on a page of its own, with weights that make it false."""
+    assert call in (ROOT / "docs" / "toy" / page).read_text(encoding="utf-8")
+    result = build_with_page(project, f"# C\n\nA sentence{{{{ {call} }}}}.\n", changed_weights(tmp_path, change))
+    assert result.returncode != 0 and "Traceback" not in result.stderr + result.stdout
+    assert f"bad.md: the text claims {message}: rewrite the sentence or the weights" in result.stderr

@@ -1,0 +1,111 @@
+"""The keepers' workflow: checking a weights file from the command line,
+reproducible builds."""
+import filecmp
+import subprocess
+import sys
+
+from conftest import ROOT, build_site
+from toycalc.model.weights import DEFAULT_TOY
+
+
+def run_check(*args):
+    return subprocess.run([sys.executable, "-m", "toycalc", "check", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_check_prints_the_predictions():
+    result = run_check(str(DEFAULT_TOY))
+    assert result.returncode == 0, result.stderr
+    assert '"the cat climbed the" with 2 heads: ␣roof 0.395' in result.stdout
+    assert '"the cat climbed the" with 1 head: ␣cat 0.426' in result.stdout
+    assert '"the cat climbed the" with 4 heads: ␣cat 0.306' in result.stdout
+
+
+def test_check_reports_a_bad_file_in_one_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DEFAULT_TOY.read_text(encoding="utf-8").replace("heads: 2 ", "heads: 3 "), encoding="utf-8")
+    result = run_check(str(bad))
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"error: {bad}: key 'heads'") and "Traceback" not in result.stderr
+
+
+def test_check_reports_a_sentence_it_cannot_cut():
+    result = run_check(str(DEFAULT_TOY), "the cat jumped")
+    assert result.returncode == 1 and 'cannot cut "␣jumped"' in result.stderr
+
+
+def test_two_builds_give_the_same_site(site, tmp_path):
+    """Byte for byte, every file but the sitemap (which carries the day)."""
+    result = build_site(tmp_path / "again")
+    assert result.returncode == 0, result.stderr
+
+    def files(root):
+        return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file() and "sitemap" not in p.name)
+    pages = files(site)
+    assert any(p.suffix == ".html" for p in pages)
+    assert pages == files(tmp_path / "again")
+    different = [str(p) for p in pages if not filecmp.cmp(site / p, tmp_path / "again" / p, shallow=False)]
+    assert different == []
+
+
+def test_a_rebuild_reads_changed_code_again(tmp_path, monkeypatch):
+    """As under mkdocs serve: a second build in the same process, after
+    toycalc's code changed, runs the new code, not the modules in memory."""
+    import sys
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    monkeypatch.delenv("TOYCALC_WEIGHTS", raising=False)
+    for name in [n for n in sys.modules if n == "toycalc" or n.startswith("toycalc.")]:
+        monkeypatch.setitem(sys.modules, name, sys.modules[name])  # restored afterwards
+    build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "one")))
+    before = sys.modules["toycalc.book.end_to_end"]
+    sys.modules["toycalc.site.macros"].LOADED_AT = 0  # as if a file had been saved since
+    build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "two")))
+    assert sys.modules["toycalc.book.end_to_end"] is not before
+    assert sys.modules["toycalc.site.macros"].LOADED_AT > 0
+    assert (tmp_path / "two" / "end-to-end" / "index.html").read_text(encoding="utf-8") == \
+        (tmp_path / "one" / "end-to-end" / "index.html").read_text(encoding="utf-8")
+
+
+def test_serve_watches_a_weights_file_chosen_elsewhere(tmp_path, monkeypatch):
+    import shutil
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    weights = tmp_path / "mine" / "toy.yaml"
+    weights.parent.mkdir()
+    shutil.copy(DEFAULT_TOY, weights)
+    monkeypatch.setenv("TOYCALC_WEIGHTS", str(weights))
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    build(config)
+    assert str(weights.parent) in config.watch
+
+
+def test_a_site_published_under_a_repository_path(tmp_path, monkeypatch):
+    """GitHub Pages serves a project at https://USER.github.io/REPO/: the
+    sitemap and the 404 page must point there. The address is given as
+    configure-pages' base_url gives it, without the last slash."""
+    monkeypatch.setenv("TOYCALC_SITE_URL", "https://user.github.io/repo")
+    result = build_site(tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    sitemap = (tmp_path / "site" / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://user.github.io/repo/end-to-end/</loc>" in sitemap
+    not_found = (tmp_path / "site" / "404.html").read_text(encoding="utf-8")
+    assert 'href="/repo/end-to-end/"' in not_found and 'href="/end-to-end/"' not in not_found
+
+
+def test_the_pages_workflow_runs_the_tests_and_deploys():
+    import yaml
+    flow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    steps = flow["jobs"]["build"]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    uses = [s.get("uses", "") for s in steps] + [s.get("uses", "") for s in flow["jobs"]["deploy"]["steps"]]
+    assert "./.ci/run" in runs and "make build" in runs
+    assert {"actions/configure-pages@v5", "actions/upload-pages-artifact@v4", "actions/deploy-pages@v4"} <= set(uses)
+    assert flow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    # the site's address comes from the Pages settings, before the build uses it
+    build = next(s for s in steps if s.get("run") == "make build")
+    pages = next(s for s in steps if s.get("uses") == "actions/configure-pages@v5")
+    assert steps.index(pages) < steps.index(build)
+    assert build["env"]["TOYCALC_SITE_URL"] == "${{ steps.%s.outputs.base_url }}" % pages["id"]

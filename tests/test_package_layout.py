@@ -1,0 +1,139 @@
+"""The package shows the flow: model <- book <- site. Every import of every
+module, those inside functions included, goes one way, and no two modules
+import each other, however indirectly."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+# What each layer may import from toycalc; the top (toycalc/__init__.py and
+# __main__.py, the command line) may import every layer.
+MAY_IMPORT = {"model": {"model"}, "book": {"model", "book"}, "site": {"model", "book", "site"},
+              "top": {"model", "book", "site", "top"}}
+
+
+def modules(package: Path) -> dict[str, Path]:
+    """Dotted name -> file, for every .py under the package folder."""
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: set[str]) -> list[tuple[str, int]]:
+    """The package's modules that `name` imports, with the line, wherever
+    the import statement sits (top level or inside a function)."""
+    is_package = path.name == "__init__.py"
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                base = base[:len(base) - node.level + (1 if is_package else 0)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            # `from . import gpt` imports the module gpt, `from .gpt import x` the module .gpt
+            targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in known else module for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:  # toycalc.model.gpt.Config -> toycalc.model.gpt
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.append((target, node.lineno))
+    return found
+
+
+def layer(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ("model", "book", "site") else "top"
+
+
+def problems(package: Path) -> list[str]:
+    """Every import against the direction, and every cycle, in words."""
+    found = modules(package)
+    graph = {name: imports(name, path, set(found)) for name, path in found.items()}
+    wrong = [f"{found[name].relative_to(package.parent)}:{line}: {layer(name)} imports {target} ({layer(target)})"
+             for name, edges in graph.items() for target, line in edges
+             if layer(target) not in MAY_IMPORT[layer(name)]]
+    # a package's __init__ is imported with its modules; it must not import them back
+    state: dict[str, str] = {}
+    cycles = []
+
+    def visit(name, stack):
+        state[name] = "open"
+        for target, _ in graph[name]:
+            if state.get(target) == "open":
+                cycles.append(" -> ".join(stack[stack.index(target):] + [target]))
+            elif target not in state:
+                visit(target, stack + [target])
+        state[name] = "done"
+    for name in graph:
+        if name not in state:
+            visit(name, [name])
+    return wrong + [f"cycle: {c}" for c in cycles]
+
+
+def test_every_import_goes_one_way_and_none_in_a_circle():
+    assert problems(ROOT / "toycalc") == []
+
+
+def test_the_layout_holds():
+    names = set(modules(ROOT / "toycalc"))
+    for module in ("model.gpt", "model.configs", "model.tokenizer", "model.weights", "model.nanogpt",
+                   "model.train", "book.example", "book.nano_example", "book.render", "book.end_to_end",
+                   "book.path", "book.toy_chapter", "book.nanogpt_chapter", "book.since_2017",
+                   "site.macros", "site.hooks", "site.export", "site.reference", "__main__"):
+        assert f"toycalc.{module}" in names, module
+    assert {layer(n) for n in names} == {"model", "book", "site", "top"}
+    top = {n for n in names if layer(n) == "top"}
+    assert top == {"toycalc", "toycalc.__main__"}, "every module belongs to model, book or site"
+
+
+def test_each_package_says_what_belongs_there():
+    for part in ("model", "book", "site"):
+        doc = ast.get_docstring(ast.parse((ROOT / "toycalc" / part / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and len(doc.splitlines()) <= 2, part
+
+
+def test_one_macros_module_registers_everything():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "modules: [toycalc.site.macros]" in config
+    assert "toycalc/site/hooks.py" in config
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A small package to show the checker can fail."""
+    for part in ("model", "book", "site"):
+        (tmp_path / "pkg" / part).mkdir(parents=True)
+        (tmp_path / "pkg" / part / "__init__.py").write_text('"""x"""\n')
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model" / "gpt.py").write_text("import numpy\n")
+    (tmp_path / "pkg" / "book" / "a.py").write_text("from ..model import gpt\n")
+    (tmp_path / "pkg" / "book" / "b.py").write_text("from . import a\n")
+    return tmp_path / "pkg"
+
+
+def test_the_checker_passes_a_good_tree(tree):
+    assert problems(tree) == []
+
+
+def test_the_checker_finds_a_lazy_import_against_the_direction(tree):
+    (tree / "model" / "gpt.py").write_text("def f():\n    from ..book import a\n")
+    assert problems(tree)[0] == "pkg/model/gpt.py:2: model imports pkg.book.a (book)"
+
+
+def test_the_checker_finds_a_cycle_through_a_function(tree):
+    (tree / "book" / "a.py").write_text("def f():\n    from .b import x\n")
+    assert problems(tree) == ["cycle: pkg.book.a -> pkg.book.b -> pkg.book.a"]

@@ -1,0 +1,160 @@
+"""The claims: what a sentence of the prose says about the weights or the
+model's behaviour, checked on every build by the `claim` macro.
+
+A claim returns None when what the prose says holds, else what is true.
+The claim macro checks it on the call's heads, or else on every heads
+choice, and stops the build when it is false.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.tokenizer import SPACE_SIGN, TokenizerError, tokenize
+from . import toy_chapter
+from .end_to_end import check_head, token_id
+from .example import Example
+from .render import fixed, token_text
+
+def identity_claim(ex: Example, name: str) -> str | None:
+    """The weight matrix `name` (W_Q, W_K, W_V, W_O, ...) is the identity."""
+    W = _block_weight(ex, name)
+    if W.shape[0] == W.shape[1] and np.array_equal(W, np.eye(W.shape[0])):
+        return None
+    return f"{name} is not the identity matrix"
+
+
+def picks_columns_claim(ex: Example, name: str) -> str | None:
+    """Each column of the weight matrix `name` holds a single one and zeros,
+    so multiplying by it only picks columns."""
+    W = _block_weight(ex, name)
+    for c in range(W.shape[1]):
+        rows = np.flatnonzero(W[:, c])
+        if len(rows) == 0:
+            return f"column {c + 1} of {name} is all zeros"
+        if len(rows) > 1:
+            return f"column {c + 1} of {name} has {len(rows)} non-zero entries"
+        if W[rows[0], c] != 1:
+            return f"column {c + 1} of {name} holds {W[rows[0], c]:g}, not a one"
+    return None
+
+
+BLOCKS = {"I": 1, "-I": -1, "0": 0}
+
+
+def blocks_claim(ex: Example, name: str, layout: str) -> str | None:
+    """The weight matrix `name` is made of d x d blocks I, -I or 0, written
+    side by side with | and stacked with ;  (layout="I|-I" is [I, -I])."""
+    W = _block_weight(ex, name)
+    try:
+        grid = [[BLOCKS[b.strip()] for b in row.split("|")] for row in layout.split(";")]
+    except KeyError as e:
+        raise ValueError(f"layout = {layout!r}: block {e.args[0]!r} is none of I, -I, 0 "
+                         "(| puts blocks side by side, ; stacks them)") from None
+    if len({len(row) for row in grid}) != 1:
+        raise ValueError(f"layout = {layout!r}: each row of blocks needs the same number of blocks")
+    d = ex.model.cfg.d
+    want = np.block([[s * np.eye(d) for s in row] for row in grid])
+    if W.shape != want.shape:
+        return (f"{name} is {W.shape[0]} x {W.shape[1]}, while {layout} of {d} x {d} blocks "
+                f"is {want.shape[0]} x {want.shape[1]}")
+    wrong = np.argwhere(W != want)
+    if len(wrong):
+        r, c = wrong[0]
+        return f"row {r + 1}, column {c + 1} of {name} is {W[r, c]:g}, where {layout} has {want[r, c]:g}"
+    return None
+
+
+def default_heads_claim(ex: Example, n: int) -> str | None:
+    """The weights file's default number of heads (its `heads:` line) is n."""
+    h = ex.model.heads
+    return None if h == n else f"the weights file's default is {h} head{'' if h == 1 else 's'}"
+
+
+def attends_claim(ex: Example, head: int, keys: str) -> str | None:
+    """In the last row, head `head` gives more than half of its weight to
+    the tokens `keys` (separated by spaces, written with ␣)."""
+    check_head(ex, head)
+    a = ex.block["weights"][head - 1, -1]
+    wanted = [token_id(ex, k) for k in keys.split()]
+    share = sum(a[j] for j, i in enumerate(ex.ids) if i in wanted)
+    if share > 0.5:
+        return None
+    top = int(np.argmax(a))
+    return (f"with {_heads(ex)}, head {head} gives {fixed(share)} to {keys} "
+            f"and its largest weight, {fixed(a[top])}, to {ex.model.show(ex.ids[top])}")
+
+
+def top_token_claim(ex: Example, token: str) -> str | None:
+    """The most probable next token is `token`."""
+    top = ex.model.vocab[ex.top_id]
+    return None if top == token.replace(SPACE_SIGN, " ") else \
+        f"the most probable token with {_heads(ex)} is {token_text(top)}"
+
+
+def step_lowers_loss_claim(ex: Example) -> str | None:
+    """The training step on E lowers the sentence's loss (so p of the target rises)."""
+    if ex.stepped_loss < ex.loss:
+        return None
+    return (f"with {_heads(ex)} the step takes the loss from {fixed(ex.loss, 6)} "
+            f"to {fixed(ex.stepped_loss, 6)}")
+
+
+def order_matters_claim(ex: Example) -> str | None:
+    """With P, reversing the earlier tokens of the sentence changes the last
+    row's probabilities by enough to show in three places."""
+    shown = toy_chapter.order_number(ex, with_p=True)
+    return None if shown != fixed(0) else \
+        f"with {_heads(ex)} and P the two orders' probabilities differ by {shown} at most"
+
+
+def greedy_loops_claim(ex: Example, text: str = "") -> str | None:
+    """Greedy decoding from `text` (default: the sentence) loops: two tokens
+    in a row come back, the second one written by the model."""
+    text = text.replace(SPACE_SIGN, " ")
+    start = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
+    ids, _, _ = toy_chapter.generate(ex, toy_chapter.Rule(), text)
+    pairs = list(zip(ids, ids[1:]))
+    if any(pairs[j] in pairs[:j] for j in range(start - 1, len(pairs))):
+        return None
+    written = "".join(ex.model.vocab[i] for i in ids)
+    return (f'with {_heads(ex)}, greedy decoding from "{text or ex.text}" writes "{written}", '
+            "where no two tokens in a row come back")
+
+
+def cuts_claim(ex: Example, text: str, into: str) -> str | None:
+    """The tokenizer cuts `text` into the tokens `into` (separated by
+    spaces; ␣ stands for a space in both)."""
+    try:
+        ids = tokenize(text.replace(SPACE_SIGN, " "), ex.model.vocab)
+    except TokenizerError as e:
+        return f"the tokenizer {str(e).split('. The vocabulary')[0]}"
+    got = " ".join(ex.model.show(i) for i in ids)
+    return None if got == into else f'the tokenizer cuts "{text}" into {got}'
+
+
+def cannot_cut_claim(ex: Example, text: str) -> str | None:
+    """The tokenizer cannot cut `text`: some piece of it is in no token."""
+    try:
+        ids = tokenize(text.replace(SPACE_SIGN, " "), ex.model.vocab)
+    except TokenizerError:
+        return None
+    return f'the tokenizer cuts "{text}" into {" ".join(ex.model.show(i) for i in ids)}'
+
+
+def _heads(ex: Example) -> str:
+    return f"{ex.n_heads} head{'s' * (ex.n_heads > 1)}"
+
+
+def _block_weight(ex: Example, name: str) -> np.ndarray:
+    W = ex.model.params.get(f"blocks.0.{name}")
+    if W is None:
+        raise ValueError(f"name = {name!r}: expected one of W_Q, W_K, W_V, W_O, W_1, W_2")
+    return W
+
+
+CLAIMS = {
+    "identity": identity_claim, "picks_columns": picks_columns_claim, "blocks": blocks_claim,
+    "default_heads": default_heads_claim, "attends": attends_claim, "top_token": top_token_claim,
+    "step_lowers_loss": step_lowers_loss_claim, "order_matters": order_matters_claim,
+    "greedy_loops": greedy_loops_claim, "cuts": cuts_claim, "cannot_cut": cannot_cut_claim,
+}

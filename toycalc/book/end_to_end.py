@@ -1,0 +1,398 @@
+"""What the pages show about the toy model, as pure functions of an Example.
+
+Three kinds, each in its own registry, each function returning a string:
+TABLES (HTML tables with stable ids), FORMULAS (display TeX with the
+numbers in), NUMBERS (one value or token for the prose). Positions and
+heads are counted from 1, as the book counts them.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from ..model import gpt
+from ..model.configs import GPT2_SMALL
+from .example import Example, random_row
+from .render import (approx_count, aligned, aligned_rows, count, fixed, html_table, inline_math as im,
+                     math_block, short, tex, tex_vector, token_code, token_tex, token_text,
+                     vector, weights_vector)
+from ..model.tokenizer import SPACE_SIGN
+
+INIT_SEED = 2019  # the seed of the random row shown in step 2
+
+
+def _rows_of(ex: Example, matrix) -> list[list[str]]:
+    return [[token_code(t)] + [fixed(v) for v in row] for t, row in zip(ex.tokens, matrix)]
+
+
+def _column_header(symbol: str, d: int) -> list[str]:
+    return [im(f"{symbol}_{{{c + 1}}}") for c in range(d)]
+
+
+def _without_biases(counts: dict) -> int:
+    return counts["total"] - counts["biases"] - counts["layernorm"]
+
+
+# ---------------------------------------------------------------- tables
+
+def pieces_table(ex: Example) -> str:
+    """Where the weights are: each piece's shape and count, toy and GPT-2 small."""
+    cfg = ex.model.cfg
+    toy, big = gpt.count_params(cfg), gpt.count_params(GPT2_SMALL)
+    V, d, n, w = cfg.vocab_size, cfg.d, cfg.n_ctx, cfg.mlp_width
+    rows = [
+        [f"embedding table {im('E')}", im("V \\times d"), f"{V} × {d} = {toy['E']}", approx_count(big["E"])],
+        [f"position table {im('P')}", f"positions × {im('d')}", f"{n} × {d} = {toy['P']}", approx_count(big["P"])],
+        [f"{im('W_Q')}, {im('W_K')}, {im('W_V')}", im("3 \\times (d \\times d)"), str(toy["W_QKV"]),
+         approx_count(big["W_QKV"])],
+        [im("W_O"), im("d \\times d"), str(toy["W_O"]), approx_count(big["W_O"])],
+        [f"MLP: {im('W_1')}, {im('W_2')}", im("d \\times") + " width, width " + im("\\times\\, d"),
+         f"{d * w} + {w * d} = {toy['W_MLP']}", approx_count(big["W_MLP"])],
+        [f"output {im('W_U')}", im("d \\times V"), str(toy["W_U"]),
+         f"tied to {im('E')}" if GPT2_SMALL.tied else approx_count(big["W_U"])],
+        ["<strong>total</strong>", "", f"<strong>{toy['total']}</strong>",
+         f"<strong>≈ {round(_without_biases(big) / 1e6)} million</strong>"],
+    ]
+    return html_table("table-pieces", ["piece", "shape", "toy",
+                                       f"GPT-2 small ({GPT2_SMALL.n_blocks} blocks)"], rows)
+
+
+def ids_table(ex: Example) -> str:
+    return html_table("table-ids", ["token"] + [token_code(t) for t in ex.tokens],
+                      [["id"] + [str(i) for i in ex.ids]])
+
+
+def E_table(ex: Example) -> str:
+    """The whole embedding table, the sentence's rows in bold."""
+    E = ex.model.params["E"]
+    rows = [[str(i), token_code(t)] + [short(v) for v in E[i]] for i, t in enumerate(ex.model.vocab)]
+    return html_table("table-E", ["id", "token"] + _column_header("c", ex.model.cfg.d), rows,
+                      bold_rows=set(ex.ids))
+
+
+def grad_E_table(ex: Example) -> str:
+    """dL/dE for the rows of the sentence (each row once)."""
+    rows = [[str(i), token_code(ex.model.vocab[i]), vector(ex.grads["E"][i])] for i in ex.sentence_rows]
+    return html_table("table-grad-E", ["id", "token", im("\\partial L / \\partial E_{i}")], rows)
+
+
+def E_ids_table(ex: Example) -> str:
+    E = ex.model.params["E"]
+    rows = [[token_code(t), str(i), weights_vector(E[i])] for t, i in zip(ex.tokens, ex.ids)]
+    return html_table("table-E-ids", ["token", "id", im("E[\\text{id}]")], rows)
+
+
+def X_table(ex: Example) -> str:
+    tr = ex.trace
+    rows = [[token_code(t), weights_vector(e), weights_vector(p), weights_vector(x)]
+            for t, e, p, x in zip(ex.tokens, tr["E_ids"], tr["P_t"], tr["X"])]
+    return html_table("table-X", ["token", im("E[\\text{id}]"), im("P_t"),
+                                  im("x_t = E[\\text{id}] + P_t")], rows)
+
+
+def u_table(ex: Example) -> str:
+    return html_table("table-u", ["token"] + _column_header("u", ex.model.cfg.d),
+                      _rows_of(ex, ex.block["u"]))
+
+
+def QKV_table(ex: Example) -> str:
+    b = ex.block
+    rows = [[token_code(t), vector(q), vector(k), vector(v)]
+            for t, q, k, v in zip(ex.tokens, b["Q"], b["K"], b["V"])]
+    return html_table("table-QKV", ["token", im("Q"), im("K"), im("V")], rows)
+
+
+def attention_table(ex: Example, head: int = 0) -> str:
+    """The last row of a head (0: of every head, one table each): its query,
+    and q.k, s, e^s, a against each earlier token."""
+    if head == 0:
+        return "\n".join(attention_table(ex, h) for h in range(1, ex.n_heads + 1))
+    check_head(ex, head)
+    b, cols, last = ex.block, ex.head_columns(head), len(ex.ids) - 1
+    dots, s, a = (b[n][head - 1, last] for n in ("dots", "scores", "weights"))
+    rows = [[token_code(t), vector(b["K"][j, cols]), fixed(dots[j]), fixed(s[j]),
+             fixed(np.exp(s[j])), fixed(a[j])] for j, t in enumerate(ex.tokens)]
+    caption = f"Head {head}, whose query is {im(f'q_{{{last + 1}}}')} = {vector(b['Q'][last, cols])}"
+    return html_table(f"table-attention-{head}",
+                      [im("j"), im("k_j"), im(f"q_{{{last + 1}}} \\cdot k_j"),
+                       im(f"s_{{{last + 1},j}}"), im("e^{s}"), im(f"a_{{{last + 1},j}}")], rows,
+                      caption=caption)
+
+
+def weights_matrix_table(ex: Example, head: int = 0) -> str:
+    """A head's whole attention matrix: one row per query, one column per
+    key; the cells the causal mask hides are left blank."""
+    if head == 0:
+        return "\n".join(weights_matrix_table(ex, h) for h in range(1, ex.n_heads + 1))
+    check_head(ex, head)
+    a = ex.block["weights"][head - 1]
+    rows = [[token_code(q)] + [fixed(a[i, j]) if j <= i else "" for j in range(len(ex.ids))]
+            for i, q in enumerate(ex.tokens)]
+    return html_table(f"table-weights-{head}", [f"head {head}"] + [token_code(k) for k in ex.tokens], rows,
+                      caption=f"Head {head}: the weights {im('a_{t,j}')}, one row per position")
+
+
+def heads_table(ex: Example) -> str:
+    """Each choice of heads side by side: where each head looks, and what
+    the model then predicts."""
+    rows = []
+    for heads in ex.heads_choices:
+        other = ex.with_heads(heads)
+        a = other.block["weights"][:, -1]
+        looks = "; ".join(f"head {h + 1}: {token_code(other.tokens[int(np.argmax(a[h]))])} "
+                          f"{fixed(a[h].max())}" for h in range(heads))
+        rows.append([str(heads), looks, fixed(other.p_last[ex.target_id]),
+                     token_code(other.model.vocab[other.top_id]), fixed(other.p_last.max())])
+    return html_table("table-heads", ["heads", "where each head looks most (weight)",
+                                      f"p({token_text(ex.model.vocab[ex.target_id])})",
+                                      "prediction", "its p"], rows)
+
+
+def softmax_table(ex: Example) -> str:
+    """All the tokens of the vocabulary, most probable first."""
+    z, p = ex.trace["z"][-1], ex.p_last
+    order = sorted(range(len(p)), key=lambda i: -p[i])
+    rows = [[token_code(ex.model.vocab[i]), fixed(z[i]), fixed(np.exp(z[i])), fixed(p[i])] for i in order]
+    return html_table("table-softmax", ["token", im("z"), im("e^{z}"), im("p")], rows)
+
+
+# ---------------------------------------------------------------- formulas
+
+def random_row_formula(ex: Example) -> str:
+    return math_block(tex_vector(random_row(ex.model.cfg.d, INIT_SEED)))
+
+
+def loss_formula(ex: Example) -> str:
+    t, p = token_tex(ex.model.vocab[ex.target_id]), ex.p_last[ex.target_id]
+    return math_block(f"L = -\\ln p(\\text{{{t}}}) = -\\ln {tex(fixed(p))} = {tex(fixed(ex.loss))}")
+
+
+def update_formula(ex: Example, token: str = "") -> str:
+    """One row of E after the step: E - eta dL/dE, written out per column."""
+    i = token_id(ex, token) if token else ex.ids[-1]
+    old, g, new = ex.model.params["E"][i], ex.grads["E"][i], ex.stepped_E[i]
+    eta = short(ex.eta)
+    return aligned([(f"{tex(short(o, True))} - {eta} \\cdot ({tex(fixed(gc))})", tex(fixed(n)))
+                    for o, gc, n in zip(old, g, new)])
+
+
+def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
+    """Reading a row of E as a product with a one-hot row; compact puts
+    the zeros after the one as \\ldots (for the path's narrow box)."""
+    i = token_id(ex, token) if token else ex.ids[-1]
+    entries = ["1" if j == i else "0" for j in range(ex.model.cfg.vocab_size)]
+    if compact and len(entries) - i > 3:
+        entries = entries[:i + 2] + ["\\ldots", "0"]
+    onehot = ", ".join(entries)
+    return aligned([(f"E[{i}]", f"[{onehot}]\\, E"),
+                    ("", tex(weights_vector(ex.model.params['E'][i])))])
+
+
+def layernorm_formula(ex: Example) -> str:
+    b, t = ex.block, len(ex.ids)
+    return aligned([("\\mu", tex(fixed(b["mu"][-1]))), ("\\sigma", tex(fixed(b["sigma"][-1]))),
+                    (f"u_{t}", f"\\frac{{x_{t} - \\mu}}{{\\sigma}}"), ("", tex_vector(b["u"][-1]))])
+
+
+def mix_formula(ex: Example) -> str:
+    b, t = ex.block, len(ex.ids)
+    lines = [(f"o_{t}^{{({h + 1})}}", tex_vector(b["outputs"][h, -1])) for h in range(ex.n_heads)]
+    lines[0] = (lines[0][0], f"\\sum_j a_{{{t},j}}\\, v_j = {lines[0][1]}")
+    return aligned(lines + [(f"a_{t}", tex_vector(b["A"][-1]))])
+
+
+def mlp_formula(ex: Example) -> str:
+    b, t = ex.block, len(ex.ids)
+    return aligned([
+        (f"h_{t}", f"x_{t} + a_{t} W_O = {tex_vector(b['h'][-1])}"),
+        (f"u'_{t}", f"\\mathrm{{LN}}(h_{t}) = {tex_vector(b['u2'][-1])}"),
+        (f"u'_{t} W_1", tex_vector(b["mlp_pre"][-1])),
+        ("\\mathrm{GELU}(u'_%d W_1)" % t, tex_vector(b["mlp_post"][-1])),
+        (f"m_{t}", f"\\mathrm{{GELU}}(\\cdot)\\, W_2 = {tex_vector(b['m'][-1])}"),
+        (f"y_{t}", f"h_{t} + m_{t} = {tex_vector(b['y'][-1])}"),
+    ])
+
+
+def logit_formula(ex: Example, token: str = "") -> str:
+    """f for the last row and one logit written as its sum, two terms a line
+    (the path's box is narrow)."""
+    i = token_id(ex, token) if token else ex.top_id
+    f, W_U, t = ex.trace["f"][-1], ex.model.params["W_U"], len(ex.ids)
+    terms = [f"{tex(fixed(fc))} \\cdot ({tex(short(w, True))})" for fc, w in zip(f, W_U[:, i])]
+    sums = [" + ".join(terms[k:k + 2]) for k in range(0, len(terms), 2)]
+    temp = "" if ex.temperature == 1 else f" / {tex(short(ex.temperature))}"
+    if temp:
+        sums[0], sums[-1] = "(" + sums[0], sums[-1] + ")" + temp
+    lines = [f"f_{t} &= \\mathrm{{LN}}(y_{t}) = {tex_vector(f)}",
+             f"z_{{\\text{{{token_tex(ex.model.vocab[i])}}}}} &= "
+             + (f"(f_{t} \\cdot W_U^{{({i})}}){temp}" if temp else f"f_{t} \\cdot W_U^{{({i})}}"),
+             f"&= {sums[0]}"] + [f"&\\quad + {s}" for s in sums[1:]]
+    lines.append(f"&= {tex(fixed(ex.trace['z'][-1, i]))}")
+    return aligned_rows(lines)
+
+
+# ---------------------------------------------------------------- numbers
+
+def p_number(ex: Example, token: str = "", places: int = 3) -> str:
+    """p of a token (default: the most probable) for the next position."""
+    return fixed(ex.p_last[token_id(ex, token) if token else ex.top_id], places)
+
+
+def top_token(ex: Example) -> str:
+    return token_text(ex.model.vocab[ex.top_id])
+
+
+def loss_number(ex: Example, after_step: bool = False) -> str:
+    return fixed(ex.stepped_loss if after_step else ex.loss)
+
+
+def p_after_step(ex: Example) -> str:
+    return fixed(ex.stepped_trace["p"][-1, ex.target_id])
+
+
+def attention_number(ex: Example, head: int, keys: str, places: int = 3) -> str:
+    """The weight the last row of a head gives to some tokens, summed;
+    keys are tokens separated by spaces, written with ␣."""
+    check_head(ex, head)
+    a = ex.block["weights"][head - 1, -1]
+    wanted = [token_id(ex, k) for k in keys.split()]
+    return fixed(sum(a[j] for j, i in enumerate(ex.ids) if i in wanted), places)
+
+
+def attention_top(ex: Example, head: int) -> str:
+    """The token the last row of a head weighs most."""
+    check_head(ex, head)
+    return token_text(ex.tokens[int(np.argmax(ex.block["weights"][head - 1, -1]))])
+
+
+def attention_row(ex: Example, head: int, position: int) -> str:
+    """One row of a head's attention weights, mask included."""
+    check_head(ex, head)
+    if not 1 <= position <= len(ex.ids):
+        raise ValueError(f"position = {position}: the sentence has positions 1 to {len(ex.ids)}")
+    return vector(ex.block["weights"][head - 1, position - 1])
+
+
+def query_number(ex: Example, head: int) -> str:
+    """The last row's query, as one head sees it."""
+    check_head(ex, head)
+    return vector(ex.block["Q"][-1, ex.head_columns(head)])
+
+
+def heads_summary(ex: Example) -> str:
+    """Where each head of the last row looks most, as a sentence."""
+    a = ex.block["weights"][:, -1]
+    parts = [f"head {h + 1} gives {fixed(a[h].max(), 2)} to {token_text(ex.tokens[int(np.argmax(a[h]))])}"
+             for h in range(ex.n_heads)]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def token_number(ex: Example, position: int) -> str:
+    return token_text(ex.tokens[position - 1])
+
+
+def masked_positions(ex: Example, position: int) -> str:
+    later = list(range(position + 1, len(ex.ids) + 1))
+    return ", ".join(map(str, later[:-1])) + (" and " if len(later) > 1 else "") + str(later[-1])
+
+
+def still_rows(ex: Example) -> str:
+    return str(len(ex.still_rows))
+
+
+def shape_number(ex: Example, name: str, model: str = "toy") -> str:
+    """One size of a model: V, d, n_ctx, width, blocks, heads, d_head, T."""
+    cfg = _config(ex, model)
+    heads = ex.n_heads if model == "toy" else cfg.n_heads
+    sizes = {"V": cfg.vocab_size, "d": cfg.d, "n_ctx": cfg.n_ctx, "width": cfg.mlp_width,
+             "blocks": cfg.n_blocks, "heads": heads, "d_head": cfg.d // heads, "T": len(ex.ids)}
+    if name not in sizes:
+        raise ValueError(f"name = {name!r}: expected one of {', '.join(sizes)}")
+    return str(sizes[name])
+
+
+def text_number(ex: Example) -> str:
+    """The sentence of the example."""
+    return html.escape(ex.text)
+
+
+def target_number(ex: Example) -> str:
+    return token_text(ex.model.vocab[ex.target_id])
+
+
+def eta_number(ex: Example) -> str:
+    return short(ex.eta)
+
+
+def column_picks(ex: Example) -> str:
+    """Q, K and V in terms of the columns of u, when W_Q, W_K, W_V only pick
+    columns (a single 1 in each column); otherwise the products."""
+    parts = []
+    for n in "QKV":
+        W = ex.model.params[f"blocks.0.W_{n}"]
+        picks = [np.flatnonzero(W[:, c]) for c in range(W.shape[1])]
+        if all(len(r) == 1 and W[r[0], c] == 1 for c, r in enumerate(picks)):
+            parts.append(im(f"{n} = [" + ", ".join(f"u_{r[0] + 1}" for r in picks) + "]"))
+        else:
+            parts.append(im(f"{n} = u W_{n}"))
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def count_number(ex: Example, model: str = "toy", piece: str = "total") -> str:
+    counts = gpt.count_params(_config(ex, model))
+    if piece not in counts:
+        raise ValueError(f"piece = {piece!r}: expected one of {', '.join(counts)}")
+    return count(counts[piece])
+
+
+def share_number(ex: Example, model: str = "gpt2") -> str:
+    """Share of biases and LayerNorm weights in a model, in percent."""
+    c = gpt.count_params(_config(ex, model))
+    return f"{100 * (c['biases'] + c['layernorm']) / c['total']:.1f}"
+
+
+def init_seed(ex: Example) -> str:
+    return str(INIT_SEED)
+
+
+# ---------------------------------------------------------------- helpers
+
+def token_id(ex: Example, token: str) -> int:
+    t = token.replace(SPACE_SIGN, " ")
+    if t not in ex.model.vocab:
+        raise ValueError(f"token = {token!r} is not in the vocabulary: "
+                         f"{', '.join(token_text(v) for v in ex.model.vocab)}")
+    return ex.model.vocab.index(t)
+
+
+def _config(ex: Example, model: str) -> gpt.Config:
+    configs = {"toy": ex.model.cfg, "gpt2": GPT2_SMALL}
+    if model not in configs:
+        raise ValueError(f"model = {model!r}: expected one of {', '.join(configs)}")
+    return configs[model]
+
+
+def check_head(ex: Example, head: int) -> None:
+    if not 1 <= head <= ex.n_heads:
+        raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
+
+
+TABLES = {
+    "pieces": pieces_table, "ids": ids_table, "E": E_table, "grad_E": grad_E_table,
+    "E_ids": E_ids_table, "X": X_table, "u": u_table, "QKV": QKV_table,
+    "attention": attention_table, "weights": weights_matrix_table, "softmax": softmax_table,
+    "heads": heads_table,
+}
+FORMULAS = {
+    "random_row": random_row_formula, "loss": loss_formula, "update": update_formula,
+    "one_hot": one_hot_formula, "layernorm": layernorm_formula, "mix": mix_formula,
+    "mlp": mlp_formula, "logit": logit_formula,
+}
+NUMBERS = {
+    "p": p_number, "top_token": top_token, "loss": loss_number, "p_after_step": p_after_step,
+    "attention": attention_number, "attention_top": attention_top, "attention_row": attention_row,
+    "query": query_number, "heads_summary": heads_summary, "token": token_number, "masked_positions": masked_positions, "still_rows": still_rows,
+    "shape": shape_number, "text": text_number, "target": target_number, "eta": eta_number,
+    "column_picks": column_picks, "count": count_number, "share": share_number, "init_seed": init_seed,
+}

@@ -1,0 +1,70 @@
+"""The nano-gpt chapter's example: C B A B B C through the trained sorter.
+
+One forward pass on the six input letters (the trace every table reads),
+then the generation loop: six greedy steps, each a forward pass on the
+sequence so far. Time steps t count from 0, as in the code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..model import gpt, nanogpt
+from ..model.nanogpt import Nano
+
+TEXT = "C B A B B C"
+
+
+@dataclass(frozen=True)
+class Run:
+    model: Nano
+    text: str = TEXT
+
+    @property
+    def cfg(self) -> gpt.Config:
+        return self.model.cfg
+
+    @property
+    def params(self) -> dict:
+        return self.model.params
+
+    @cached_property
+    def ids(self) -> list[int]:
+        ids = nanogpt.encode(self.text)
+        if len(ids) != nanogpt.LENGTH:
+            raise ValueError(f"the example needs {nanogpt.LENGTH} letters, found {len(ids)}")
+        return ids
+
+    @property
+    def T(self) -> int:
+        return len(self.ids)
+
+    @cached_property
+    def trace(self) -> dict:
+        """The forward pass on the six input letters."""
+        return gpt.forward(self.params, self.cfg, np.array(self.ids))
+
+    def block(self, b: int) -> dict:
+        return self.trace["blocks"][b]
+
+    @cached_property
+    def steps(self) -> list[dict]:
+        """The generation loop: for each step, the ids read, the
+        probabilities of the last column and the id appended."""
+        ids, out = list(self.ids), []
+        for _ in range(nanogpt.LENGTH):
+            p = gpt.forward(self.params, self.cfg, np.array(ids))["p"][-1]
+            out.append({"ids": list(ids), "p": p, "next": int(np.argmax(p))})
+            ids.append(out[-1]["next"])
+        return out
+
+    @property
+    def answer(self) -> list[int]:
+        return [s["next"] for s in self.steps]
+
+    def head_columns(self, head: int) -> slice:
+        """Head h (from 1) reads columns (h-1) A .. h A - 1 of Q, K, V."""
+        A = self.cfg.d // self.cfg.n_heads
+        return slice((head - 1) * A, head * A)

@@ -1,0 +1,640 @@
+"""What the nano-gpt chapter shows, as pure functions of a nano_example.Run.
+
+Four registries, each function returning a string: MATRICES (coloured
+cells: activations green, weights blue), TABLES (HTML tables with stable
+ids), FORMULAS (display TeX with the numbers in) and NUMBERS (one value
+for the prose). Time steps t and channels count from 0, as in the code;
+heads and blocks are named 1 to 3. Big matrices are summarised: a corner
+is shown, with the range of all their values.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from ..model import gpt, nanogpt
+from .nano_example import Run
+from .render import (aligned, aligned_rows, count, fixed, html_table, inline_math as im, math_block, tex,
+                     tex_vector)
+
+ROWS = 8          # rows of a big matrix shown by default
+MINGPT_LEAVES_OUT = ("W_U",)   # minGPT counts transformer.parameters(), not lm_head
+LENGTH_SIGN = im("\\lVert\\cdot\\rVert")
+
+
+# ---------------------------------------------------------------- coloured cells
+
+def cell(value: float, kind: str, label: str, scale: float) -> str:
+    """One coloured cell: its value printed, in its title (hover) and its
+    aria-label (read on keyboard focus); the shade grows with |value|."""
+    text = fixed(value)
+    alpha = 0.08 + 0.55 * min(abs(float(value)) / scale, 1.0) if scale > 0 else 0.08
+    said = html.escape(f"{label}: {text}")
+    return (f'<td class="nano-cell nano-{kind}" tabindex="0" title="{said}" aria-label="{said}" '
+            f'style="--shade:{alpha:.2f}">{text}</td>')
+
+
+def heat(table_id: str, M, kind: str, rows: list[int], row_names: list[str], cols: list[int],
+         col_names: list[str], label, caption: str, blank=lambda r, c: False,
+         more_rows: int = 0, more_cols: int = 0) -> str:
+    """A matrix as coloured cells. M is indexed [row, col] as displayed;
+    label(r, c) names a cell in words; blank(r, c) leaves a cell empty."""
+    scale = float(np.abs(M).max())
+    head = "".join(f'<th scope="col">{n}</th>' for n in col_names)
+    if more_cols:
+        head += f'<th scope="col">… {more_cols} more</th>'
+    lines = [f'<table id="{html.escape(table_id)}" class="nano-matrix nano-matrix--{kind}">',
+             f"<caption>{caption}</caption>", f'<thead><tr><td></td>{head}</tr></thead>', "<tbody>"]
+    for r, name in zip(rows, row_names):
+        cells = "".join('<td class="nano-cell nano-masked"></td>' if blank(r, c)
+                        else cell(M[r, c], kind, label(r, c), scale) for c in cols)
+        if more_cols:
+            cells += '<td class="nano-more">…</td>'
+        lines.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    if more_rows:
+        span = len(cols) + (1 if more_cols else 0)
+        lines.append(f'<tr><th scope="row">⋮</th><td class="nano-more" colspan="{span}">'
+                     f"{more_rows} more rows</td></tr>")
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def _range(M) -> str:
+    return f"from {fixed(np.min(M))} to {fixed(np.max(M))}"
+
+
+def _kind_words(kind: str) -> str:
+    return {"act": "green: numbers being processed", "weight": "blue: learned weights"}[kind]
+
+
+def activations(run: Run, table_id: str, M, what: str, symbol: str, rows: int,
+                row_names=None, row_picks=None) -> str:
+    """A T x n activation drawn as the walkthrough draws it: one column per
+    time step, one row per channel; the first `rows` channels shown."""
+    T, n = M.shape
+    picks = list(range(min(rows, n))) if row_picks is None else row_picks
+    names = row_names or [f"c = {c}" for c in picks]
+    shown = f"all {n} rows" if len(picks) == n else f"{len(picks)} of its {n} rows"
+    caption = (f"{what} {im(symbol)}: {T} × {n}, drawn with one column per time step; "
+               f"{shown}, its {count(T * n)} values run {_range(M)} ({_kind_words('act')})")
+    letters = [nanogpt.VOCAB[i] for i in run.ids[:T]]
+    return heat(table_id, M.T, "act", picks, names, list(range(T)),
+                [f"t = {t}<br>{letters[t]}" for t in range(T)],
+                lambda r, c: f"{what}, channel {r}, t = {c} ({letters[c]})", caption,
+                more_rows=n - len(picks) if row_picks is None else 0)
+
+
+def weights(table_id: str, W, what: str, symbol: str, rows: int, cols: int,
+            col_names=None) -> str:
+    """A weight matrix: its top-left corner, with its shape and range."""
+    n, m = W.shape
+    r, c = min(rows, n), min(cols, m)
+    shown = "all of it" if (r, c) == (n, m) else f"rows 0 to {r - 1} and columns 0 to {c - 1}"
+    caption = (f"{what} {im(symbol)}: {n} × {m}, {shown}; its {count(n * m)} values run "
+               f"{_range(W)} ({_kind_words('weight')})")
+    return heat(table_id, W, "weight", list(range(r)), [str(i) for i in range(r)], list(range(c)),
+                col_names or [str(j) for j in range(c)],
+                lambda i, j: f"{what}, row {i}, column {j}", caption,
+                more_rows=n - r, more_cols=m - c)
+
+
+# ---------------------------------------------------------------- matrices
+
+def E_matrix(run: Run, rows: int = ROWS) -> str:
+    """The token embedding, one column per letter (the walkthrough's layout)."""
+    return heat("nano-E", run.params["E"].T, "weight", list(range(rows)),
+                [f"c = {c}" for c in range(rows)], [0, 1, 2],
+                [f"{l} ({i})" for i, l in enumerate(nanogpt.VOCAB)],
+                lambda c, i: f"token embedding of {nanogpt.VOCAB[i]}, channel {c}",
+                f"Token embedding {im('E')}: one column of {run.cfg.d} per letter, "
+                f"{rows} of its {run.cfg.d} rows; its values run {_range(run.params['E'])} "
+                f"({_kind_words('weight')})", more_rows=run.cfg.d - rows)
+
+
+def P_matrix(run: Run, rows: int = ROWS) -> str:
+    n = run.cfg.n_ctx
+    return heat("nano-P", run.params["P"].T, "weight", list(range(rows)),
+                [f"c = {c}" for c in range(rows)], list(range(n)), [f"t = {t}" for t in range(n)],
+                lambda c, t: f"position embedding of t = {t}, channel {c}",
+                f"Position embedding {im('P')}: one column of {run.cfg.d} per position, "
+                f"{rows} of its {run.cfg.d} rows; its values run {_range(run.params['P'])} "
+                f"({_kind_words('weight')})", more_rows=run.cfg.d - rows)
+
+
+def X_matrix(run: Run, rows: int = ROWS) -> str:
+    return activations(run, "nano-X", run.trace["X"], "Input embedding", "x", rows)
+
+
+def u_matrix(run: Run, block: int = 1, rows: int = ROWS) -> str:
+    b = _block(run, block)
+    return activations(run, f"nano-u-{block}", b["u"], f"Normalised input of block {block}",
+                       "u = \\mathrm{LN}(x)", rows)
+
+
+def qkv_matrix(run: Run, which: str = "Q", head: int = 1, block: int = 1, rows: int = ROWS) -> str:
+    if which not in ("Q", "K", "V"):
+        raise ValueError(f"which = {which!r}: expected one of Q, K, V")
+    b, cols = _block(run, block), _head(run, head)
+    what = {"Q": "Queries", "K": "Keys", "V": "Values"}[which]
+    return activations(run, f"nano-{which}-{block}-{head}", b[which][:, cols],
+                       f"{what} of head {head}, block {block},", which.lower(), rows)
+
+
+def attention_matrix(run: Run, head: int = 1, block: int = 1) -> str:
+    """A head's attention weights: one row per query t, one column per key j."""
+    b = _block(run, block)
+    _head(run, head)
+    a = b["weights"][head - 1]
+    T = run.T
+    letters = [nanogpt.VOCAB[i] for i in run.ids]
+    caption = (f"Attention weights of head {head}, block {block}: row t is the query at time t, "
+               f"column j the key it reads; the blank cells are the future, masked "
+               f"({_kind_words('act')})")
+    return heat(f"nano-attention-{block}-{head}", a, "act", list(range(T)),
+                [f"t = {t} {letters[t]}" for t in range(T)], list(range(T)),
+                [f"j = {j}<br>{letters[j]}" for j in range(T)],
+                lambda t, j: f"weight of t = {t} on j = {j}", caption, blank=lambda t, j: j > t)
+
+
+def A_matrix(run: Run, block: int = 1, per_head: int = 4) -> str:
+    """The heads' outputs stacked: the first channels of each head."""
+    b = _block(run, block)
+    A = run.cfg.d // run.cfg.n_heads
+    picks = [h * A + i for h in range(run.cfg.n_heads) for i in range(per_head)]
+    names = [f"head {c // A + 1}, c = {c}" for c in picks]
+    return activations(run, f"nano-A-{block}", b["A"], f"Heads stacked, block {block}", "a",
+                       0, row_names=names, row_picks=picks)
+
+
+def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols: int = ROWS) -> str:
+    """A weight matrix of a block (W_Q ...) or of the model (W_U)."""
+    if name == "W_U":
+        return weights("nano-W_U", run.params["W_U"], "Output matrix", "W_U", rows, cols,
+                       col_names=[f"{l} ({i})" for i, l in enumerate(nanogpt.VOCAB)])
+    names = [k for k, s in gpt.block_shapes(run.cfg).items() if len(s) == 2]
+    if name not in names:
+        raise ValueError(f"name = {name!r}: expected one of {', '.join(names + ['W_U'])}")
+    _block(run, block)
+    W = run.params[f"blocks.{block - 1}.{name}"]
+    return weights(f"nano-{name}-{block}", W, f"Block {block}'s weight matrix", name, rows, cols)
+
+
+def mlp_matrix(run: Run, which: str = "mlp_post", block: int = 1, rows: int = ROWS) -> str:
+    names = {"mlp_pre": ("MLP hidden layer before GELU", "u' W_1 + b_1"),
+             "mlp_post": ("MLP hidden layer after GELU", "\\mathrm{GELU}(u' W_1 + b_1)"),
+             "m": ("MLP output", "m"), "y": ("Block output", "y"), "h": ("After attention", "h")}
+    if which not in names:
+        raise ValueError(f"which = {which!r}: expected one of {', '.join(names)}")
+    b = _block(run, block)
+    return activations(run, f"nano-{which}-{block}", b[which], f"{names[which][0]}, block {block}",
+                       names[which][1], rows)
+
+
+def p_matrix(run: Run) -> str:
+    """The output probabilities, one column per time step, one row per letter."""
+    p = run.trace["p"]
+    return activations(run, "nano-p", p, "Output probabilities", "p", len(nanogpt.VOCAB),
+                       row_names=[f"p({l})" for l in nanogpt.VOCAB], row_picks=[0, 1, 2])
+
+
+# ---------------------------------------------------------------- tables
+
+def legend_table(run: Run) -> str:
+    w, a = run.params["E"][0, :3], run.trace["X"][0, :3]
+    s = max(np.abs(w).max(), np.abs(a).max())
+    row_a = "".join(cell(v, "act", f"an activation, value {i + 1}", s) for i, v in enumerate(a))
+    row_w = "".join(cell(v, "weight", f"a weight, value {i + 1}", s) for i, v in enumerate(w))
+    return "\n".join([
+        '<table id="nano-legend" class="nano-matrix">',
+        "<caption>How the chapter draws numbers</caption>", "<tbody>",
+        f'<tr><th scope="row">being processed (green)</th>{row_a}</tr>',
+        f'<tr><th scope="row">weights (blue)</th>{row_w}</tr>', "</tbody></table>"])
+
+
+def vocab_table(run: Run) -> str:
+    return html_table("nano-vocab", ["token"] + list(nanogpt.VOCAB),
+                      [["index"] + [str(i) for i in range(len(nanogpt.VOCAB))]])
+
+
+def params_table(run: Run) -> str:
+    """The parameters by piece, and what minGPT's count leaves out."""
+    c, cfg = gpt.count_params(run.cfg), run.cfg
+    d, w, V, n, B = cfg.d, cfg.mlp_width, cfg.vocab_size, cfg.n_ctx, cfg.n_blocks
+    rows = [
+        [f"token embedding {im('E')}", f"{V} × {d}", count(c["E"])],
+        [f"position embedding {im('P')}", f"{n} × {d}", count(c["P"])],
+        [f"{im('W_Q')}, {im('W_K')}, {im('W_V')}", f"{B} blocks × 3 × {d} × {d}", count(c["W_QKV"])],
+        [f"projection {im('W_O')}", f"{B} × {d} × {d}", count(c["W_O"])],
+        [f"MLP {im('W_1')}, {im('W_2')}", f"{B} × ({d} × {w} + {w} × {d})", count(c["W_MLP"])],
+        [f"biases {im('b_Q, b_K, b_V, b_O, b_1, b_2')}", f"{B} × (5 × {d} + {w})", count(c["biases"])],
+        ["LayerNorm " + im("\\gamma, \\beta"), f"({2 * B} + 1) × 2 × {d}", count(c["layernorm"])],
+        [f"output {im('W_U')} (no bias)", f"{d} × {V}", count(c["W_U"])],
+        ["<strong>total</strong>", "", f"<strong>{count(c['total'])}</strong>"],
+        ["what minGPT prints (all but the output layer)", "", count(mingpt_count(run))],
+    ]
+    return html_table("nano-params", ["piece", "shape", "parameters"], rows)
+
+
+def training_table(run: Run) -> str:
+    rec = run.model.record
+    if not rec:
+        return "<p><em>No training record beside the weights file.</em></p>"
+    opt = rec.get("optimizer", {})
+    rows = [["seed", str(rec.get("seed"))], ["batch", str(rec.get("batch"))],
+            ["optimiser", html.escape(f"{opt.get('name')}, learning rate {opt.get('lr')}, "
+                                      f"betas {tuple(opt.get('betas', ()))}, weight decay "
+                                      f"{opt.get('weight_decay')}")],
+            ["steps", count(rec.get("steps", 0))],
+            ["final training loss", html.escape(f"{fixed(rec['final_loss'], 4)} "
+                                                f"({rec.get('final_loss_means', '')})")],
+            ["loss on all 729 inputs", fixed(rec["loss_on_729"], 4)],
+            ["inputs sorted by greedy decoding", f"{rec['accuracy_on_729']} of 729"]]
+    return html_table("nano-training", ["", "this model"], rows)
+
+
+def embed_table(run: Run, t: int = 3, rows: int = ROWS) -> str:
+    """The embedding of time t: token column + position column = input column."""
+    _t(run, t)
+    i, tr = run.ids[t], run.trace
+    body = [[str(c), fixed(tr["E_ids"][t, c]), fixed(tr["P_t"][t, c]), fixed(tr["X"][t, c])]
+            for c in range(rows)]
+    body.append(["⋮", "⋮", "⋮", "⋮"])
+    letter = nanogpt.VOCAB[i]
+    return html_table(f"nano-embed-{t}", ["channel", f"token {letter}: {im(f'E[{i}]')}",
+                                          f"position: {im(f'P[{t}]')}", im(f"x_{t}")], body,
+                      caption=f"The column of t = {t}, first {rows} of {run.cfg.d} channels")
+
+
+def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> str:
+    _t(run, t)
+    b, B = _block(run, block), block - 1
+    x, mu = b["X"][t], b["mu"][t]
+    g, beta = run.params[f"blocks.{B}.gamma_1"], run.params[f"blocks.{B}.beta_1"]
+    xhat = b["ln1"]["xhat"][t]
+    body = [[str(c), fixed(x[c]), fixed(x[c] - mu), fixed(xhat[c]), fixed(g[c]), fixed(beta[c]),
+             fixed(b["u"][t, c])] for c in range(rows)]
+    body.append(["⋮"] * 7)
+    return html_table(f"nano-layernorm-{block}-{t}",
+                      ["channel", im(f"x_{t}"), im("x - \\mu"), im("\\hat x = (x - \\mu)/\\sigma"),
+                       im("\\gamma"), im("\\beta"), im("u = \\gamma \\hat x + \\beta")], body,
+                      caption=f"LayerNorm of the column t = {t} in block {block}, "
+                              f"first {rows} of {run.cfg.d} channels")
+
+
+def attention_row_table(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
+    """Row t of a head: q.k, the scaled score, its softmax, for each key j <= t."""
+    _t(run, t)
+    b, h = _block(run, block), head - 1
+    _head(run, head)
+    dots, s, a = b["dots"][h, t], b["scores"][h, t], b["weights"][h, t]
+    m = s[: t + 1].max()
+    e = np.exp(s[: t + 1] - m)
+    body = [[str(j), nanogpt.VOCAB[run.ids[j]], fixed(dots[j]), fixed(s[j]), fixed(s[j] - m),
+             fixed(e[j]), fixed(a[j])] for j in range(t + 1)]
+    body.append(["<strong>sum</strong>", "", "", "", "", f"<strong>{fixed(e.sum())}</strong>",
+                 f"<strong>{fixed(a[: t + 1].sum())}</strong>"])
+    A = run.cfg.d // run.cfg.n_heads
+    return html_table(f"nano-attention-row-{block}-{head}-{t}",
+                      [im("j"), "letter", im(f"q_{t} \\cdot k_j"), im(f"s = q_{t} \\cdot k_j / \\sqrt{{{A}}}"),
+                       im("s - \\max s"), im("e^{s - \\max s}"), im(f"a_{{{t},j}}")], body,
+                      caption=f"Head {head} of block {block}, the query of t = {t} against every key "
+                              f"up to it: max of the scores {fixed(m)}, sum of the exponentials {fixed(e.sum())}")
+
+
+def residual_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    _t(run, t)
+    b = _block(run, block)
+    body = [[str(c), fixed(b["A"][t, c]), fixed(b["attn"][t, c]), fixed(b["X"][t, c]),
+             fixed(b["h"][t, c])] for c in range(rows)]
+    body.append(["⋮"] * 5)
+    return html_table(f"nano-residual-{block}-{t}",
+                      ["channel", im(f"a_{t}") + " (heads stacked)", im(f"a_{t} W_O + b_O"),
+                       im(f"x_{t}") + " (block input)", im(f"h_{t} = x_{t} + a_{t} W_O + b_O")], body,
+                      caption=f"Projection and residual at t = {t}, block {block}, "
+                              f"first {rows} of {run.cfg.d} channels")
+
+
+def mlp_hidden_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    _t(run, t)
+    b = _block(run, block)
+    body = [[str(c), fixed(b["mlp_pre"][t, c]), fixed(b["mlp_post"][t, c])] for c in range(rows)]
+    body.append(["⋮"] * 3)
+    return html_table(f"nano-mlp-hidden-{block}-{t}",
+                      ["channel", im(f"u'_{t} W_1 + b_1"), im("\\mathrm{GELU}(\\cdot)")], body,
+                      caption=f"The MLP's hidden layer at t = {t}, block {block}, first {rows} "
+                              f"of {run.cfg.mlp_width} channels")
+
+
+def mlp_out_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    _t(run, t)
+    b = _block(run, block)
+    body = [[str(c), fixed(b["h"][t, c]), fixed(b["u2"][t, c]), fixed(b["m"][t, c]),
+             fixed(b["y"][t, c])] for c in range(rows)]
+    body.append(["⋮"] * 5)
+    return html_table(f"nano-mlp-out-{block}-{t}",
+                      ["channel", im(f"h_{t}"), im(f"u'_{t} = \\mathrm{{LN}}(h_{t})"),
+                       im(f"m_{t}"), im(f"y_{t} = h_{t} + m_{t}")], body,
+                      caption=f"In and out of the MLP at t = {t}, block {block}, first {rows} "
+                              f"of {run.cfg.d} channels")
+
+
+def blocks_table(run: Run, t: int = 5) -> str:
+    """Each block at time t: the length of the residual column before and
+    after, and of what attention and the MLP add to it."""
+    _t(run, t)
+    body = [[str(k + 1), fixed(np.linalg.norm(b["X"][t])), fixed(np.linalg.norm(b["attn"][t])),
+             fixed(np.linalg.norm(b["m"][t])), fixed(np.linalg.norm(b["y"][t]))]
+            for k, b in enumerate(run.trace["blocks"])]
+    return html_table(f"nano-blocks-{t}",
+                      ["block", im(f"\\lVert x_{t} \\rVert") + " in", im("\\lVert a W_O + b_O \\rVert"),
+                       im("\\lVert m \\rVert"), im(f"\\lVert y_{t} \\rVert") + " out"], body,
+                      caption=f"The column t = {t} through the blocks ({LENGTH_SIGN}: its length)")
+
+
+def looks_table(run: Run, t: int = 5) -> str:
+    """Where each head of each block looks most from time t."""
+    _t(run, t)
+    body = [[str(k + 1)] + [_look(run, b["weights"][h, t], t) for h in range(run.cfg.n_heads)]
+            for k, b in enumerate(run.trace["blocks"])]
+    return html_table(f"nano-looks-{t}", ["block"] + [f"head {h + 1}" for h in range(run.cfg.n_heads)],
+                      body, caption=f"Where each head looks most from t = {t}: the letter, its time step and its weight")
+
+
+def softmax_table(run: Run, t: int = 5) -> str:
+    """The final softmax of column t: logits, max, shifted, exponent, p."""
+    _t(run, t)
+    z, p = run.trace["z"][t], run.trace["p"][t]
+    m = z.max()
+    e = np.exp(z - m)
+    body = [[l, fixed(z[i]), fixed(z[i] - m), fixed(e[i]), fixed(p[i])] for i, l in enumerate(nanogpt.VOCAB)]
+    body.append(["<strong>sum</strong>", "", "", f"<strong>{fixed(e.sum())}</strong>",
+                 f"<strong>{fixed(p.sum())}</strong>"])
+    return html_table(f"nano-softmax-{t}", ["letter", im("z"), im(f"z - {tex(fixed(m))}"),
+                                            im("e^{z - \\max z}"), im("p")], body,
+                      caption=f"The softmax of the column t = {t}: max {fixed(m)}, sum {fixed(e.sum())}")
+
+
+def generate_table(run: Run) -> str:
+    """The generation loop: read, predict, append, six times."""
+    body = []
+    for k, s in enumerate(run.steps):
+        body.append([str(k + 1), " ".join(nanogpt.VOCAB[i] for i in s["ids"])]
+                    + [fixed(v) for v in s["p"]] + [f"<strong>{nanogpt.VOCAB[s['next']]}</strong>"])
+    return html_table("nano-generate", ["step", "the model reads", "p(A)", "p(B)", "p(C)", "appends"],
+                      body, caption="Greedy decoding: the probabilities of the last column, "
+                                    "and the letter appended")
+
+
+# ---------------------------------------------------------------- formulas
+
+def layernorm_formula(run: Run, t: int = 3, block: int = 1) -> str:
+    _t(run, t)
+    b = _block(run, block)
+    x = b["X"][t]
+    d = run.cfg.d
+    var = ((x - x.mean()) ** 2).mean()
+    return aligned([
+        ("\\mu", f"\\frac{{1}}{{{d}}}\\sum_{{c=0}}^{{{d - 1}}} x_{{{t},c}} = {tex(fixed(b['mu'][t], 5))}"),
+        ("\\sigma", f"\\sqrt{{\\mathrm{{Var}}[x_{t}] + \\varepsilon}} = \\sqrt{{{tex(fixed(var, 6))} + 10^{{-5}}}}"
+                    f" = {tex(fixed(b['sigma'][t], 5))}")])
+
+
+def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 1, terms: int = 3) -> str:
+    """One entry of Q as its dot product: u_t . (column c of W_Q) + b_Q[c]."""
+    _t(run, t)
+    b, B = _block(run, block), block - 1
+    if not 0 <= c < run.cfg.d:
+        raise ValueError(f"c = {c}: the channels are 0 to {run.cfg.d - 1}")
+    u, W, bias = b["u"][t], run.params[f"blocks.{B}.W_Q"][:, c], run.params[f"blocks.{B}.b_Q"][c]
+    parts = " + ".join(f"({tex(fixed(u[i]))})({tex(fixed(W[i]))})" for i in range(terms))
+    return aligned([(f"Q_{{{t},{c}}}", f"\\sum_{{i=0}}^{{{run.cfg.d - 1}}} u_{{{t},i}} (W_Q)_{{i,{c}}} + (b_Q)_{{{c}}}"),
+                    ("", f"{parts} + \\dots + ({tex(fixed(bias))})"), ("", tex(fixed(b["Q"][t, c])))])
+
+
+def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, channels: int = 4) -> str:
+    _t(run, t)
+    b, h = _block(run, block), head - 1
+    _head(run, head)  # checks the head
+    a = b["weights"][h, t]
+    o = b["outputs"][h, t]
+    terms = [f"{tex(fixed(a[j]))}\\, v_{j}" for j in range(t + 1)]
+    lines = [f"o_{t} &= " + " + ".join(terms[:3])] + ["&\\quad + " + " + ".join(terms[k:k + 3])
+                                                     for k in range(3, len(terms), 3)]
+    lines.append(f"&= [{', '.join(tex(fixed(x)) for x in o[:channels])}, \\dots]"
+                 f"\\quad ({o.size} \\text{{ values}})")
+    return aligned_rows(lines)
+
+
+def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 1) -> str:
+    _t(run, t)
+    b = _block(run, block)
+    x = b["mlp_pre"][t, c]
+    return aligned([("\\mathrm{GELU}(x)", "\\tfrac12 x\\left(1 + \\tanh\\left(\\sqrt{2/\\pi}\\,"
+                                           "(x + 0.044715\\, x^3)\\right)\\right)"),
+                    (f"\\mathrm{{GELU}}({tex(fixed(x))})", tex(fixed(b["mlp_post"][t, c])))])
+
+
+def logit_formula(run: Run, t: int = 5, letter: str = "A", terms: int = 3) -> str:
+    _t(run, t)
+    i = _letter(letter)
+    f, W = run.trace["f"][t], run.params["W_U"][:, i]
+    parts = " + ".join(f"({tex(fixed(f[k]))})({tex(fixed(W[k]))})" for k in range(terms))
+    return aligned([(f"z_{{{t},\\mathrm{{{letter}}}}}", f"f_{t} \\cdot W_U^{{({letter})}}"),
+                    ("", f"{parts} + \\dots"), ("", tex(fixed(run.trace["z"][t, i])))])
+
+
+def softmax_formula(run: Run, t: int = 5) -> str:
+    _t(run, t)
+    z = run.trace["z"][t]
+    m, e = z.max(), np.exp(z - z.max())
+    p = run.trace["p"][t]
+    return math_block(f"p_i = \\frac{{e^{{z_i - {tex(fixed(m))}}}}}{{{tex(fixed(e.sum()))}}},\\quad "
+                      f"p = {tex_vector(p)}")
+
+
+# ---------------------------------------------------------------- numbers
+
+def text_number(run: Run) -> str:
+    return html.escape(run.text)
+
+
+def ids_number(run: Run) -> str:
+    return " ".join(map(str, run.ids))
+
+
+def answer_number(run: Run) -> str:
+    return nanogpt.letters(run.answer)
+
+
+def sorted_number(run: Run) -> str:
+    return nanogpt.letters(sorted(run.ids))
+
+
+def letter_number(run: Run, t: int = 3) -> str:
+    _t(run, t)
+    return nanogpt.VOCAB[run.ids[t]]
+
+
+def id_number(run: Run, t: int = 3) -> str:
+    _t(run, t)
+    return str(run.ids[t])
+
+
+def size_number(run: Run, name: str = "d") -> str:
+    cfg = run.cfg
+    sizes = {"d": cfg.d, "V": cfg.vocab_size, "n_ctx": cfg.n_ctx, "width": cfg.mlp_width,
+             "blocks": cfg.n_blocks, "heads": cfg.n_heads, "A": cfg.d // cfg.n_heads, "T": run.T,
+             "inputs": len(nanogpt.VOCAB) ** nanogpt.LENGTH}
+    if name not in sizes:
+        raise ValueError(f"name = {name!r}: expected one of {', '.join(sizes)}")
+    return str(sizes[name])
+
+
+def count_number(run: Run, piece: str = "total") -> str:
+    counts = gpt.count_params(run.cfg)
+    if piece == "block":
+        return count(sum(np.prod(s) for s in gpt.block_shapes(run.cfg).values()))
+    if piece == "mingpt":
+        return count(mingpt_count(run))
+    if piece not in counts:
+        raise ValueError(f"piece = {piece!r}: expected one of {', '.join(list(counts) + ['block', 'mingpt'])}")
+    return count(counts[piece])
+
+
+def record_number(run: Run, key: str = "steps") -> str:
+    rec = run.model.record
+    keys = ("seed", "batch", "steps", "final_loss", "loss_on_729", "accuracy_on_729", "seconds")
+    if key not in keys:
+        raise ValueError(f"key = {key!r}: expected one of {', '.join(keys)}")
+    if key not in rec:
+        raise ValueError(f"key = {key!r} is not in the training record {nanogpt.record_path(run.model.path)}")
+    value = rec[key]
+    return fixed(value, 4) if key in ("final_loss", "loss_on_729") else html.escape(f"{value:,}"
+                                                                                   if isinstance(value, int) else str(value))
+
+
+def mu_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    _t(run, t)
+    return fixed(_block(run, block)["mu"][t], places)
+
+
+def sigma_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    _t(run, t)
+    return fixed(_block(run, block)["sigma"][t], places)
+
+
+def value_number(run: Run, name: str = "X", t: int = 3, c: int = 0, block: int = 1, places: int = 3) -> str:
+    """One entry of a traced activation: X, u, Q, K, V, A, attn, h, u2, mlp_pre, mlp_post, m, y, f, z, p."""
+    _t(run, t)
+    top = ("X", "f", "z", "p")
+    inner = ("u", "Q", "K", "V", "A", "attn", "h", "u2", "mlp_pre", "mlp_post", "m", "y")
+    if name not in top + inner:
+        raise ValueError(f"name = {name!r}: expected one of {', '.join(top + inner)}")
+    M = run.trace[name] if name in top else _block(run, block)[name]
+    if not 0 <= c < M.shape[-1]:
+        raise ValueError(f"c = {c}: {name} has channels 0 to {M.shape[-1] - 1}")
+    return fixed(M[t, c], places)
+
+
+def weight_number(run: Run, t: int = 5, j: int = 2, head: int = 1, block: int = 1, places: int = 3) -> str:
+    """The attention weight of time t on key j."""
+    _t(run, t)
+    _t(run, j)
+    _head(run, head)
+    return fixed(_block(run, block)["weights"][head - 1, t, j], places)
+
+
+def look_number(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
+    """Where a head's row t looks most: 'j = 2 (A), 0.335'."""
+    _t(run, t)
+    _head(run, head)
+    return _look(run, _block(run, block)["weights"][head - 1, t], t)
+
+
+def strongest_look_number(run: Run, t: int = 5, places: int = 3) -> str:
+    """The largest weight any head of any block gives from time t."""
+    _t(run, t)
+    return fixed(max(b["weights"][:, t].max() for b in run.trace["blocks"]), places)
+
+
+def p_number(run: Run, letter: str = "A", t: int = 5, places: int = 3) -> str:
+    _t(run, t)
+    return fixed(run.trace["p"][t, _letter(letter)], places)
+
+
+def top_number(run: Run, t: int = 5) -> str:
+    _t(run, t)
+    return nanogpt.VOCAB[int(np.argmax(run.trace["p"][t]))]
+
+
+def step_p_number(run: Run, step: int = 1, places: int = 3) -> str:
+    """The probability of the letter appended at a step of the loop (from 1)."""
+    if not 1 <= step <= len(run.steps):
+        raise ValueError(f"step = {step}: the loop has steps 1 to {len(run.steps)}")
+    s = run.steps[step - 1]
+    return fixed(s["p"][s["next"]], places)
+
+
+def min_step_p_number(run: Run, places: int = 3) -> str:
+    return fixed(min(s["p"][s["next"]] for s in run.steps), places)
+
+
+# ---------------------------------------------------------------- helpers
+
+def mingpt_count(run: Run) -> int:
+    c = gpt.count_params(run.cfg)
+    return c["total"] - sum(c[k] for k in MINGPT_LEAVES_OUT)
+
+
+def _look(run: Run, row, t: int) -> str:
+    j = int(np.argmax(row[: t + 1]))
+    return f"{nanogpt.VOCAB[run.ids[j]]} at j = {j} ({fixed(row[j])})"
+
+
+def _t(run: Run, t: int) -> None:
+    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < run.T:
+        raise ValueError(f"t = {t!r}: the example has time steps 0 to {run.T - 1}")
+
+
+def _block(run: Run, block: int) -> dict:
+    n = run.cfg.n_blocks
+    if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= n:
+        raise ValueError(f"block = {block!r}: the model has blocks 1 to {n}")
+    return run.block(block - 1)
+
+
+def _head(run: Run, head: int) -> slice:
+    n = run.cfg.n_heads
+    if isinstance(head, bool) or not isinstance(head, int) or not 1 <= head <= n:
+        raise ValueError(f"head = {head!r}: the model has heads 1 to {n}")
+    return run.head_columns(head)
+
+
+def _letter(letter: str) -> int:
+    if letter not in nanogpt.VOCAB:
+        raise ValueError(f"letter = {letter!r}: expected one of {', '.join(nanogpt.VOCAB)}")
+    return nanogpt.VOCAB.index(letter)
+
+
+MATRICES = {
+    "E": E_matrix, "P": P_matrix, "X": X_matrix, "u": u_matrix, "qkv": qkv_matrix,
+    "attention": attention_matrix, "A": A_matrix, "W": W_matrix, "mlp": mlp_matrix, "p": p_matrix,
+}
+TABLES = {
+    "legend": legend_table, "vocab": vocab_table, "params": params_table, "training": training_table,
+    "embed": embed_table, "layernorm": layernorm_table, "attention_row": attention_row_table,
+    "residual": residual_table, "mlp_hidden": mlp_hidden_table, "mlp_out": mlp_out_table,
+    "blocks": blocks_table, "looks": looks_table, "softmax": softmax_table, "generate": generate_table,
+}
+FORMULAS = {
+    "layernorm": layernorm_formula, "q_cell": qcell_formula, "head_output": head_output_formula,
+    "gelu": gelu_formula, "logit": logit_formula, "softmax": softmax_formula,
+}
+NUMBERS = {
+    "text": text_number, "ids": ids_number, "answer": answer_number, "sorted": sorted_number,
+    "letter": letter_number, "id": id_number, "size": size_number, "count": count_number,
+    "record": record_number, "mu": mu_number, "sigma": sigma_number, "value": value_number,
+    "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
+    "step_p": step_p_number, "min_step_p": min_step_p_number,
+}

@@ -1,0 +1,162 @@
+"""Pure functions that turn numbers into the strings a page shows.
+
+Nothing here knows mkdocs. Conventions of the book: computed values with
+three places and a true minus sign (U+2212); weights typed by hand as they
+were typed (−0.5, 1, 0); a token's leading space as ␣; every token string
+HTML-escaped, because the weights file is user input. Inside TeX the minus
+stays ASCII: MathJax sets it as a minus.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+
+from ..model.tokenizer import show
+
+MINUS = "\u2212"
+
+
+# ---------------------------------------------------------------- numbers
+
+def fixed(x: float, places: int = 3) -> str:
+    """A computed value: fixed places, true minus, never '−0.000'."""
+    text = f"{float(x):.{places}f}"
+    if text.lstrip("-").strip("0.") == "":
+        text = text.lstrip("-")
+    return text.replace("-", MINUS)
+
+
+def short(x: float, keep_decimal: bool = False) -> str:
+    """A typed weight or an exact sum of them: at most three places, no
+    trailing zeros (1, −0.5); keep_decimal prints 1 as 1.0."""
+    text = f"{float(x):.3f}".rstrip("0")
+    text = text + "0" if keep_decimal and text.endswith(".") else text.rstrip(".")
+    if text in ("-0", "-0.0"):
+        text = text[1:]
+    return text.replace("-", MINUS)
+
+
+def vector(values, fmt=fixed) -> str:
+    return "[" + ", ".join(fmt(v) for v in values) + "]"
+
+
+def weights_vector(values) -> str:
+    return vector(values, lambda v: short(v, keep_decimal=True))
+
+
+def tex(text: str) -> str:
+    """A number string for use inside TeX: ASCII minus."""
+    return text.replace(MINUS, "-")
+
+
+def tex_vector(values, fmt=fixed) -> str:
+    return tex(vector(values, fmt))
+
+
+def count(n: int) -> str:
+    """A whole count with thousands separators: 124,439,808."""
+    return f"{int(n):,}"
+
+
+def approx_count(n: int) -> str:
+    """A big count in words, as the book says it: 38.6 million, 786 thousand."""
+    if n >= 1e6:
+        return f"{n / 1e6:.1f} million"
+    if n >= 1e3:
+        return f"{n / 1e3:.0f} thousand"
+    return str(n)
+
+
+# ---------------------------------------------------------------- tokens
+
+def token_text(token: str) -> str:
+    """A token for HTML: ␣ for the leading space, escaped."""
+    return html.escape(show(token))
+
+
+def token_code(token: str) -> str:
+    return f"<code>{token_text(token)}</code>"
+
+
+def token_tex(token: str) -> str:
+    """A token for TeX's \\text{}: only braces, $ and backslash are special
+    there (arithmatex escapes the HTML)."""
+    out = show(token).replace("\\", "\0")
+    for ch in "{}$":
+        out = out.replace(ch, "\\" + ch)
+    return out.replace("\0", "$\\backslash$")
+
+
+# ---------------------------------------------------------------- tables
+
+def html_table(table_id: str, header: list[str], rows: list[list[str]],
+               bold_rows: set[int] = frozenset(), caption: str = "") -> str:
+    """An HTML table with a stable id. Cells arrive as safe HTML.
+
+    No class attribute, so Material styles it like a Markdown table. One
+    line per row, no blank lines, so Markdown leaves the block alone."""
+    lines = [f'<table id="{html.escape(table_id)}">']
+    if caption:
+        lines.append(f"<caption>{caption}</caption>")
+    lines.append("<thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead>")
+    lines.append("<tbody>")
+    for r, row in enumerate(rows):
+        if r in bold_rows:
+            row = [f"<strong>{c}</strong>" for c in row]
+            lines.append('<tr class="in-sentence">' + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+        else:
+            lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def inline_math(body: str) -> str:
+    """Inline TeX inside raw HTML, marked as arithmatex marks it, so that
+    MathJax (which only looks at .arithmatex) typesets it."""
+    return f'<span class="arithmatex">\\({html.escape(body, quote=False)}\\)</span>'
+
+
+def prose_math(text: str) -> str:
+    """A macro's output for a Markdown paragraph: inline math as plain
+    \\( \\), which arithmatex marks itself (marked already, it would be
+    marked twice, and MathJax would typeset only the inner mark)."""
+    return re.sub(r'<span class="arithmatex">(\\\(.*?\\\))</span>',
+                  lambda m: html.unescape(m.group(1)), text)
+
+
+def math_block(body: str) -> str:
+    """Display math as arithmatex (generic mode) writes it, so that it also
+    works inside raw HTML."""
+    return f'<div class="arithmatex">\\[{html.escape(body, quote=False)}\\]</div>'
+
+
+def aligned(lines: list[tuple[str, str]]) -> str:
+    """Display math, one 'left &= right' per line."""
+    return aligned_rows(f"{l} &= {r}".lstrip() for l, r in lines)
+
+
+def aligned_rows(rows) -> str:
+    """Display math, one row of an aligned environment per item, each
+    with its own & (for rows that are not 'left &= right')."""
+    return math_block("\\begin{aligned} " + " \\\\ ".join(rows) + " \\end{aligned}")
+
+
+# ---------------------------------------------------------------- heads variants
+
+def by_heads(outputs: dict[int, str], default: int, inline: bool) -> str:
+    """One output per heads choice, for the page's heads chooser.
+
+    When every choice gives the same output, it is printed once. Otherwise
+    each goes in its own element marked with data-heads; all but the
+    default are hidden, so the page reads right without JavaScript. Element
+    ids get the heads count appended, to stay unique on the page."""
+    if len(set(outputs.values())) == 1:
+        return outputs[default]
+    tag = "span" if inline else "div"
+    parts = []
+    for heads, text in outputs.items():
+        text = re.sub(r'\bid="([^"]+)"', rf'id="\1-h{heads}"', text)
+        hidden = "" if heads == default else " hidden"
+        parts.append(f'<{tag} class="heads-variant" data-heads="{heads}"{hidden}>{text}</{tag}>')
+    return ("" if inline else "\n").join(parts)

@@ -1,0 +1,539 @@
+"""What the toy model's chapter shows, as pure functions of an Example.
+
+The chapter (docs/toy/) walks the path one page per step and ends with
+generation. It also calls the worked example's tables (book/end_to_end.py);
+this file holds only what that page does not have. Three registries, as in
+end_to_end.py: TABLES (HTML with stable ids, and one SVG figure), FORMULAS
+(display TeX with the numbers in), NUMBERS (one value or token for the
+prose). Positions, heads and generation steps are counted from 1.
+
+`generate` is the one loop of the chapter: run the model, pick a token by
+a rule, append it, until `<eot>` or until every position of P is used.
+Sampling draws from numpy's generator with a fixed seed, so a page is the
+same at every build.
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import gpt, nanogpt
+from .example import Example
+from .render import (MINUS, count, fixed, html_table, inline_math as im, math_block, short, tex,
+                     token_code, token_tex, token_text, vector)
+from ..model.configs import GPT2_SMALL
+from ..model.tokenizer import SPACE_SIGN, TokenizerError, show, tokenize
+
+EOT = "<eot>"
+SAMPLE_SEED = 7                     # numpy's default_rng seed for every sampled run
+TEMPERATURES = (0.5, 1.0, 2.0)      # the temperatures the chapter compares
+TOP_K = 3
+TOP_P = 0.9
+SHIFT = 10.0                        # the constant added to every logit on the Output page
+GELU_POINTS = (-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
+
+
+# ---------------------------------------------------------------- generation
+
+@dataclass(frozen=True)
+class Rule:
+    """How the next token is picked from p."""
+
+    name: str = "greedy"            # greedy or sample
+    temperature: float = 1.0
+    k: int = 0                      # top-k: keep the k most probable (0: all)
+    top_p: float = 1.0              # top-p: keep the fewest tokens whose p reaches top_p
+    seed: int = SAMPLE_SEED
+
+    def describe(self) -> str:
+        if self.name == "greedy":
+            return "greedy (the most probable token)"
+        parts = [f"sampling, {im('T = ' + short(self.temperature))}"]
+        if self.k:
+            parts.append(f"top-k, {im('k = ' + str(self.k))}")
+        if self.top_p < 1:
+            parts.append(f"top-p, {im('p = ' + short(self.top_p))}")
+        return ", ".join(parts) + f" (seed {self.seed})"
+
+
+def keep(p: np.ndarray, k: int = 0, top_p: float = 1.0) -> np.ndarray:
+    """p restricted to top-k and/or top-p over the whole vocabulary, renormalised."""
+    order = np.argsort(-p, kind="stable")
+    kept = np.zeros(len(p), dtype=bool)
+    n = len(p) if not k else min(k, len(p))
+    if top_p < 1:
+        reach = int(np.searchsorted(np.cumsum(p[order]), top_p) + 1)
+        n = min(n, reach)
+    kept[order[:n]] = True
+    q = np.where(kept, p, 0.0)
+    return q / q.sum()
+
+
+@dataclass(frozen=True)
+class Step:
+    ids: tuple          # what the model read
+    p: np.ndarray       # p at the temperature of the rule, before top-k/top-p
+    q: np.ndarray       # what the token was drawn from
+    chosen: int
+
+
+def generate(ex: Example, rule: Rule = Rule(), text: str = "") -> tuple[list[int], list[Step], str]:
+    """(all ids, one Step per new token, why it stopped)."""
+    model = ex.model
+    ids = tokenize(text, model.vocab) if text else list(ex.ids)
+    rng = np.random.default_rng(rule.seed)
+    drawn_from: list[np.ndarray] = []
+
+    def choose(p: np.ndarray) -> int:
+        q = p if rule.name == "greedy" else keep(p, rule.k, rule.top_p)
+        drawn_from.append(q)
+        return int(np.argmax(p)) if rule.name == "greedy" else int(rng.choice(len(q), p=q))
+
+    stop = tuple(i for i, t in enumerate(model.vocab) if t == EOT)
+    # the whole text again at every step, as the chapter tells it (no KV cache)
+    out, probs = gpt.generate(model.params, model.cfg, ids, model.cfg.n_ctx - len(ids), ex.n_heads,
+                              cached=False, temperature=rule.temperature, choose=choose, stop=stop)
+    steps = [Step(tuple(out[:len(ids) + n]), p, q, out[len(ids) + n])
+             for n, (p, q) in enumerate(zip(probs, drawn_from))]
+    why = (f"it wrote {token_code(EOT)}" if steps and out[-1] in stop
+           else f"all {model.cfg.n_ctx} positions used")
+    return out, steps, why
+
+
+def RULES() -> list[Rule]:
+    return ([Rule()] + [Rule("sample", t) for t in TEMPERATURES]
+            + [Rule("sample", 1.0, k=TOP_K), Rule("sample", 1.0, top_p=TOP_P)])
+
+
+def written(ex: Example, ids: list[int], start: int) -> str:
+    """The text of ids, the part from `start` on in bold; ␣ shown as a space."""
+    head = "".join(ex.model.vocab[i] for i in ids[:start])
+    new = "".join(ex.model.vocab[i] for i in ids[start:])
+    return f"“{html.escape(head)}<strong>{html.escape(new)}</strong>”"
+
+
+# ---------------------------------------------------------------- tables
+
+def vocab_table(ex: Example) -> str:
+    """The whole vocabulary: each token under its id."""
+    vocab = ex.model.vocab
+    return html_table("table-vocab", ["id"] + [str(i) for i in range(len(vocab))],
+                      [["token"] + [token_code(t) for t in vocab]])
+
+
+def tokenize_table(ex: Example, text: str = "") -> str:
+    """Greedy longest match, one row per token taken: what is left to read,
+    every token of the vocabulary that fits there, and the longest."""
+    text = text or ex.text
+    vocab, at, rows = ex.model.vocab, 0, []
+    for i in tokenize(text, vocab):
+        fits = sorted((t for t in vocab if text.startswith(t, at)), key=len, reverse=True)
+        rows.append([f"<code>{token_text(text[at:])}</code>",
+                     ", ".join(token_code(t) for t in fits), token_code(vocab[i]), str(i)])
+        at += len(vocab[i])
+    return html_table("table-tokenize", ["still to read", "tokens that fit there", "taken", "id"], rows)
+
+
+def order_table(ex: Example) -> str:
+    """The sentence and the same tokens with the earlier ones reversed, run
+    with P and with P set to zero: the last row's prediction."""
+    rows = []
+    for label, ids in (("as written", ex.ids), ("earlier tokens reversed", _reordered(ex.ids))):
+        cells = [label, " ".join(token_code(ex.model.vocab[i]) for i in ids)]
+        for with_p in (True, False):
+            p = _last_p(ex, ids, with_p)
+            top = int(np.argmax(p))
+            cells += [token_code(ex.model.vocab[top]), fixed(p[top]), fixed(p[ex.target_id])]
+        rows.append(cells)
+    t = token_text(ex.model.vocab[ex.target_id])
+    return html_table("table-order", ["order", "tokens", "with P: prediction", "its p", f"p({t})",
+                                      "without P: prediction", "its p", f"p({t})"], rows)
+
+
+def ln_rows_table(ex: Example) -> str:
+    """Each row's mean and standard deviation before and after LayerNorm."""
+    b = ex.block
+    rows = [[token_code(t), fixed(mu), fixed(s), fixed(u.mean()), fixed(u.std())]
+            for t, mu, s, u in zip(ex.tokens, b["mu"], b["sigma"], b["u"])]
+    return html_table("table-ln-rows", ["token", im("\\mu"), im("\\sigma"),
+                                        "mean of " + im("u_t"), "std of " + im("u_t")], rows)
+
+
+def scores_table(ex: Example, head: int = 0) -> str:
+    """A head's scaled scores, −∞ where the causal mask hides a later key."""
+    if head == 0:
+        return "\n".join(scores_table(ex, h) for h in range(1, ex.n_heads + 1))
+    _check_head(ex, head)
+    s = ex.block["scores"][head - 1]
+    rows = [[token_code(q)] + [fixed(s[i, j]) if j <= i else MINUS + "∞" for j in range(len(ex.ids))]
+            for i, q in enumerate(ex.tokens)]
+    return html_table(f"table-scores-{head}", [f"head {head}"] + [token_code(k) for k in ex.tokens],
+                      rows, caption=f"Head {head}: the scores {im('s_{t,j}')} after the mask")
+
+
+def gelu_table(ex: Example) -> str:
+    """GELU and ReLU side by side at a few points."""
+    rows = [[fixed(x), fixed(gpt.gelu(x)), fixed(max(x, 0.0))] for x in GELU_POINTS]
+    return html_table("table-gelu", [im("x"), im("\\mathrm{GELU}(x)"), im("\\max(x, 0)")], rows)
+
+
+def gelu_curve(ex: Example) -> str:
+    """GELU drawn as an SVG polyline through computed points, with the
+    last row's eight inputs u'W_1 marked on it."""
+    W, H, lo, hi, ylo, yhi = 320, 200, -4.0, 4.0, -1.0, 4.0
+    sx = lambda x: 20 + (x - lo) / (hi - lo) * (W - 40)       # noqa: E731
+    sy = lambda y: H - 20 - (y - ylo) / (yhi - ylo) * (H - 40)  # noqa: E731
+    xs = np.linspace(lo, hi, 161)
+    curve = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, gpt.gelu(xs)))
+    pre = ex.block["mlp_pre"][-1]
+    dots = "".join(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3.5"/>'
+                   for x, y in zip(pre, gpt.gelu(pre)))
+    ticks = "".join(f'<text x="{sx(x):.1f}" y="{H - 4}" text-anchor="middle">{short(x)}</text>'
+                    for x in (-4, -2, 0, 2, 4))
+    ticks += "".join(f'<text x="{sx(0) - 4:.1f}" y="{sy(y) + 4:.1f}" text-anchor="end">{short(y)}</text>'
+                     for y in (2, 4))
+    label = (f"The GELU curve from {short(lo)} to {short(hi)}, drawn through {len(xs)} computed "
+             f"points; the dots are the {len(pre)} values of the last row before GELU.")
+    return (f'<figure id="figure-gelu" class="gelu-curve">'
+            f'<svg viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="{label}" '
+            f'font-size="11" fill="currentColor">'
+            f'<line x1="20" y1="{sy(0):.1f}" x2="{W - 20}" y2="{sy(0):.1f}" stroke="currentColor" stroke-opacity="0.4"/>'
+            f'<line x1="{sx(0):.1f}" y1="20" x2="{sx(0):.1f}" y2="{H - 20}" stroke="currentColor" stroke-opacity="0.4"/>'
+            f'{ticks}<polyline points="{curve}" fill="none" stroke="currentColor" stroke-width="2"/>'
+            f'<g fill="var(--md-accent-fg-color, #526cfe)">{dots}</g></svg>'
+            f"<figcaption>{label}</figcaption></figure>")
+
+
+def residual_table(ex: Example) -> str:
+    """The two residual sums of the block, row by row."""
+    b = ex.block
+    rows = [[token_code(t), vector(x), vector(a), vector(h), vector(m), vector(y)]
+            for t, x, a, h, m, y in zip(ex.tokens, b["X"], b["attn"], b["h"], b["m"], b["y"])]
+    return html_table("table-residual", ["token", im("x_t"), im("a_t W_O"), im("h_t = x_t + a_t W_O"),
+                                         im("m_t"), im("y_t = h_t + m_t")], rows)
+
+
+def shift_table(ex: Example) -> str:
+    """Every logit with and without a constant added: the same p."""
+    z, p = ex.trace["z"][-1], ex.p_last
+    p2 = gpt.softmax(z + SHIFT)
+    order = sorted(range(len(p)), key=lambda i: -p[i])
+    c = short(SHIFT)
+    rows = [[token_code(ex.model.vocab[i]), fixed(z[i]), fixed(p[i]), fixed(z[i] + SHIFT), fixed(p2[i])]
+            for i in order]
+    return html_table("table-shift", ["token", im("z"), im("p"), im(f"z + {c}"),
+                                      im(f"\\mathrm{{softmax}}(z + {c})")], rows)
+
+
+def temperatures_table(ex: Example) -> str:
+    """p of every token at each temperature, tokens in the order of their logits."""
+    z = ex.trace["logits"][-1]
+    order = sorted(range(len(z)), key=lambda i: -z[i])
+    ps = {T: gpt.softmax(z / T) for T in TEMPERATURES}
+    rows = [[token_code(ex.model.vocab[i]), fixed(z[i])] + [fixed(ps[T][i]) for T in TEMPERATURES]
+            for i in order]
+    return html_table("table-temperatures", ["token", "logit"] +
+                      [im(f"p,\\ T = {short(T)}") for T in TEMPERATURES], rows)
+
+
+def generation_table(ex: Example, text: str = "") -> str:
+    """Each rule, and what the toy writes with it."""
+    start = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
+    rows = []
+    for rule in RULES():
+        ids, steps, why = generate(ex, rule, text)
+        rows.append([rule.describe(), written(ex, ids, start),
+                     " ".join(token_code(ex.model.vocab[i]) for i in ids[start:]), why])
+    suffix = "" if not text else "-" + _slug(text)
+    return html_table(f"table-generation{suffix}", ["rule", "what the toy writes", "new tokens",
+                                                    "it stops because"], rows)
+
+
+def generation_steps_table(ex: Example, text: str = "") -> str:
+    """Greedy decoding, one row per new token: the three most probable."""
+    ids, steps, why = generate(ex, Rule(), text)
+    rows = []
+    for n, step in enumerate(steps, 1):
+        top = np.argsort(-step.p, kind="stable")[:3]
+        rows.append([str(n), str(len(step.ids)), token_code(ex.model.vocab[step.ids[-1]]),
+                     ", ".join(f"{token_code(ex.model.vocab[i])} {fixed(step.p[i])}" for i in top),
+                     token_code(ex.model.vocab[step.chosen])])
+    suffix = "" if not text else "-" + _slug(text)
+    return html_table(f"table-generation-steps{suffix}",
+                      ["new token", "tokens read", "last one read", "three most probable (p)", "chosen"],
+                      rows)
+
+
+def filter_table(ex: Example) -> str:
+    """The first prediction (at the call's temperature) over the whole
+    vocabulary, and what top-k and top-p keep of it, renormalised (blank: cut)."""
+    p = ex.p_last
+    qk, qp = keep(p, TOP_K), keep(p, top_p=TOP_P)
+    order = sorted(range(len(p)), key=lambda i: -p[i])
+    cum = np.cumsum(p[order])
+    rows = [[token_code(ex.model.vocab[i]), fixed(p[i]), fixed(c),
+             fixed(qk[i]) if qk[i] else "", fixed(qp[i]) if qp[i] else ""] for i, c in zip(order, cum)]
+    return html_table("table-filter", ["token", im("p"), "running sum",
+                                       f"top-k, {im(f'k = {TOP_K}')}", f"top-p, {im(f'p = {short(TOP_P)}')}"],
+                      rows)
+
+
+def models_table(ex: Example) -> str:
+    """The book's models side by side, every size counted from its config."""
+    cfgs = {"the toy": ex.model.cfg, "nano-gpt": nanogpt.CONFIG, "GPT-2 small": GPT2_SMALL}
+    heads = {"the toy": ex.model.heads, "nano-gpt": nanogpt.CONFIG.n_heads, "GPT-2 small": GPT2_SMALL.n_heads}
+    lines = [("tokens in the vocabulary", lambda c, h: count(c.vocab_size)),
+             ("width of a row", lambda c, h: count(c.d)),
+             ("positions", lambda c, h: count(c.n_ctx)),
+             ("blocks", lambda c, h: str(c.n_blocks)),
+             ("heads", lambda c, h: str(h)),
+             ("MLP width", lambda c, h: count(c.mlp_width)),
+             ("biases, LayerNorm weights", lambda c, h: "yes" if c.bias or c.ln_weights else "no"),
+             ("parameters", lambda c, h: count(gpt.count_params(c)["total"]))]
+    rows = [[what] + [f(cfgs[m], heads[m]) for m in cfgs] for what, f in lines]
+    rows.append(["its weights", "picked by hand", "trained by this book's code", "not used here"])
+    return html_table("table-models", [""] + list(cfgs), rows)
+
+
+# ---------------------------------------------------------------- formulas
+
+def shift_formula(ex: Example) -> str:
+    """The top token's p written with the constant added, and cancelled."""
+    i, z = ex.top_id, ex.trace["z"][-1]
+    c, t = short(SHIFT), token_tex(ex.model.vocab[ex.top_id])
+    return math_block(f"p(\\text{{{t}}}) = \\frac{{e^{{{tex(fixed(z[i]))} + {c}}}}}"
+                      f"{{\\sum_j e^{{z_j + {c}}}}} = \\frac{{e^{{{c}}}\\, e^{{{tex(fixed(z[i]))}}}}}"
+                      f"{{e^{{{c}}} \\sum_j e^{{z_j}}}} = {tex(fixed(ex.p_last[i]))}")
+
+
+def column_formula(ex: Example) -> str:
+    """One cell of Q as a dot product of the last row of u with a column of W_Q."""
+    u, W = ex.block["u"][-1], ex.model.params["blocks.0.W_Q"]
+    t = len(ex.ids)
+    terms = " + ".join(f"{tex(fixed(a))} \\cdot {tex(short(w))}" for a, w in zip(u, W[:, 0]))
+    return math_block(f"Q_{{{t},1}} = u_{t} \\cdot W_Q^{{(1)}} = {terms} = {tex(fixed(ex.block['Q'][-1, 0]))}")
+
+
+def sample_formula(ex: Example) -> str:
+    """The first draw of the sampled run at T = 1: the uniform number and
+    where it falls in the running sum."""
+    rng = np.random.default_rng(SAMPLE_SEED)
+    p = ex.p_last
+    r = rng.random()
+    cum = np.cumsum(p)
+    chosen = int(np.searchsorted(cum, r, side="right"))
+    lo = cum[chosen - 1] if chosen else 0.0
+    t = token_tex(ex.model.vocab[chosen])
+    return math_block(f"r = {tex(fixed(r))},\\quad {tex(fixed(lo))} \\le r < {tex(fixed(cum[chosen]))}"
+                      f"\\ \\Rightarrow\\ \\text{{{t}}}")
+
+
+# ---------------------------------------------------------------- numbers
+
+def eps_number(ex: Example) -> str:
+    """LayerNorm's epsilon, as inline TeX."""
+    return im(f"10^{{{round(math.log10(gpt.LN_EPS))}}}")
+
+
+def ln_mean(ex: Example) -> str:
+    """The mean of each row of u, when every row rounds alike (else the list)."""
+    means = {fixed(m) for m in ex.block["u"].mean(axis=1)}
+    return means.pop() if len(means) == 1 else vector(ex.block["u"].mean(axis=1))
+
+
+def ln_std(ex: Example) -> str:
+    """The standard deviation of each row of u, when every row rounds alike."""
+    stds = {fixed(s) for s in ex.block["u"].std(axis=1)}
+    return stds.pop() if len(stds) == 1 else vector(ex.block["u"].std(axis=1))
+
+
+def sqrt_d_head(ex: Example) -> str:
+    """The square root of the width of a head: the scores' divisor."""
+    return fixed(math.sqrt(ex.model.cfg.d // ex.n_heads))
+
+
+def pieces_number(ex: Example, word: str = "climbed") -> str:
+    """How the tokenizer cuts a word (read with its leading space)."""
+    ids = tokenize(" " + word, ex.model.vocab)
+    return " + ".join(token_text(ex.model.vocab[i]) for i in ids)
+
+
+def unknown_number(ex: Example, text: str = "the cat climbed the moon") -> str:
+    """The tokenizer's complaint about a text it cannot cut."""
+    try:
+        tokenize(text, ex.model.vocab)
+    except TokenizerError as e:
+        return html.escape(str(e).split(". The vocabulary")[0])
+    return "(it cuts it without complaint)"
+
+
+def typed_row(ex: Example, token: str = "") -> str:
+    """One row of E as typed (default: the sentence's second token)."""
+    i = ex.model.vocab.index(token.replace(SPACE_SIGN, " ")) if token else ex.ids[min(1, len(ex.ids) - 1)]
+    return f"{token_text(ex.model.vocab[i])}: {vector(ex.model.params['E'][i], short)}"
+
+
+def vocab_size(ex: Example) -> str:
+    """V, the number of tokens."""
+    return str(ex.model.cfg.vocab_size)
+
+
+def longest_number(ex: Example) -> str:
+    """The longest token of the vocabulary and its length."""
+    t = max(ex.model.vocab, key=len)
+    return f"{token_text(t)} ({len(t)} characters)"
+
+
+def order_number(ex: Example, with_p: bool = False) -> str:
+    """The largest difference between the last row's p for the two orders."""
+    a, b = _last_p(ex, ex.ids, with_p), _last_p(ex, _reordered(ex.ids), with_p)
+    return fixed(np.abs(a - b).max())
+
+
+def gelu_number(ex: Example, x: float = -1.0) -> str:
+    """GELU at one point."""
+    return fixed(gpt.gelu(float(x)))
+
+
+def gelu_min(ex: Example) -> str:
+    """Where GELU is lowest, and its value there, as inline TeX."""
+    xs = np.linspace(-3.0, 0.0, 30001)
+    ys = gpt.gelu(xs)
+    i = int(np.argmin(ys))
+    return im(f"\\mathrm{{GELU}}({tex(fixed(xs[i], 2))}) = {tex(fixed(ys[i]))}")
+
+
+def shift_number(ex: Example) -> str:
+    """The constant the Output page adds to every logit."""
+    return short(SHIFT)
+
+
+def shift_diff(ex: Example) -> str:
+    """The largest change in p when SHIFT is added to every logit, in TeX."""
+    d = np.abs(gpt.softmax(ex.trace["z"][-1] + SHIFT) - ex.p_last).max()
+    if d == 0:
+        return "0"
+    return im(f"{d:.0e}".replace("e-", "\\times 10^{-").replace("e+", "\\times 10^{") + "}")
+
+
+def temperatures_number(ex: Example) -> str:
+    """The temperatures the chapter compares, as a list in words."""
+    ts = [short(t) for t in TEMPERATURES]
+    return ", ".join(ts[:-1]) + " and " + ts[-1]
+
+
+def top_at(ex: Example) -> str:
+    """The most probable token and its p, at the call's temperature."""
+    p = ex.p_last
+    return f"{token_text(ex.model.vocab[int(np.argmax(p))])} ({fixed(p.max())})"
+
+
+def same_order(ex: Example) -> str:
+    """'the same' if every temperature sorts the vocabulary alike, else 'a different'."""
+    z = ex.trace["logits"][-1]
+    orders = {tuple(np.argsort(-gpt.softmax(z / T), kind="stable")) for T in TEMPERATURES}
+    return "the same" if len(orders) == 1 else "a different"
+
+
+def seed_number(ex: Example) -> str:
+    """The seed of every sampled run."""
+    return str(SAMPLE_SEED)
+
+
+def k_number(ex: Example) -> str:
+    """k of top-k."""
+    return str(TOP_K)
+
+
+def top_p_number(ex: Example) -> str:
+    """p of top-p."""
+    return short(TOP_P)
+
+
+def kept_number(ex: Example, by: str = "p") -> str:
+    """How many tokens top-k or top-p keeps of the first prediction."""
+    p = ex.p_last
+    q = keep(p, TOP_K) if by == "k" else keep(p, top_p=TOP_P)
+    return str(int((q > 0).sum()))
+
+
+def written_number(ex: Example, text: str = "", rule: str = "greedy") -> str:
+    """What the toy writes from a text with greedy or sampled decoding (at
+    the call's temperature)."""
+    if rule not in ("greedy", "sample"):
+        raise ValueError(f"rule = {rule!r}: expected greedy or sample")
+    start = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
+    ids, _, _ = generate(ex, Rule(rule, ex.temperature), text)
+    return written(ex, ids, start)
+
+
+def new_tokens(ex: Example, text: str = "") -> str:
+    """How many tokens greedy decoding adds to a text."""
+    start = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
+    ids, _, _ = generate(ex, Rule(), text)
+    return str(len(ids) - start)
+
+
+def eot_number(ex: Example) -> str:
+    """The end-of-text token."""
+    return token_code(EOT)
+
+
+def stop_number(ex: Example, text: str = "") -> str:
+    """Why greedy decoding from a text stops."""
+    return generate(ex, Rule(), text)[2]
+
+
+def room_number(ex: Example, text: str = "") -> str:
+    """How many positions are left after a text: n_ctx - T."""
+    T = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
+    return str(ex.model.cfg.n_ctx - T)
+
+
+def model_count(ex: Example, model: str = "toy") -> str:
+    """All the parameters of a model: toy, nano or gpt2."""
+    cfg = {"toy": ex.model.cfg, "nano": nanogpt.CONFIG, "gpt2": GPT2_SMALL}
+    if model not in cfg:
+        raise ValueError(f"model = {model!r}: expected one of {', '.join(cfg)}")
+    return count(gpt.count_params(cfg[model])["total"])
+
+
+# ---------------------------------------------------------------- helpers
+
+def _reordered(ids: list[int]) -> list[int]:
+    """The earlier tokens reversed, the last one kept last."""
+    return list(ids[:-1])[::-1] + [ids[-1]]
+
+
+def _last_p(ex: Example, ids, with_p: bool) -> np.ndarray:
+    params = ex.model.params if with_p else dict(ex.model.params, P=np.zeros_like(ex.model.params["P"]))
+    return gpt.forward(params, ex.model.cfg, list(ids), ex.n_heads, ex.temperature)["p"][-1]
+
+
+def _check_head(ex: Example, head: int) -> None:
+    if not 1 <= head <= ex.n_heads:
+        raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c for c in w if c.isalnum()) for w in show(text).replace(SPACE_SIGN, " ").split())
+
+
+TABLES = {
+    "vocab": vocab_table, "tokenize": tokenize_table, "order": order_table, "ln_rows": ln_rows_table,
+    "scores": scores_table, "gelu": gelu_table, "gelu_curve": gelu_curve, "residual": residual_table,
+    "shift": shift_table, "temperatures": temperatures_table, "generation": generation_table,
+    "generation_steps": generation_steps_table, "filter": filter_table, "models": models_table,
+}
+FORMULAS = {"shift": shift_formula, "column": column_formula, "sample": sample_formula}
+NUMBERS = {
+    "eps": eps_number, "ln_mean": ln_mean, "ln_std": ln_std, "sqrt_d_head": sqrt_d_head, "pieces": pieces_number, "unknown": unknown_number,
+    "vocab_size": vocab_size, "typed_row": typed_row, "longest": longest_number, "order": order_number, "gelu": gelu_number, "gelu_min": gelu_min,
+    "shift": shift_number, "shift_diff": shift_diff, "temperatures": temperatures_number,
+    "top_at": top_at, "same_order": same_order, "seed": seed_number, "k": k_number,
+    "top_p": top_p_number, "kept": kept_number, "written": written_number, "new_tokens": new_tokens,
+    "room": room_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
+}

@@ -1,0 +1,178 @@
+"""nano-gpt, the letter sorter: its config, its task, its weights file.
+
+The model is toycalc's one GPT (gpt.py) with minGPT's sort demo config:
+3 blocks, 3 heads, d = 48, MLP width 192, 11 positions, vocabulary A B C.
+It reads six letters and writes them sorted: C B A B B C -> A B B B C C.
+
+The weights come from `python -m toycalc train` (see train.py) and live in
+`weights/nanogpt.npz`, one array per parameter under the names of
+`gpt.param_shapes(CONFIG)`:
+
+    E (3, 48)  P (11, 48)
+    blocks.{0,1,2}.W_Q W_K W_V W_O (48, 48)  W_1 (48, 192)  W_2 (192, 48)
+    blocks.{0,1,2}.b_Q b_K b_V b_O b_2 (48,)  b_1 (192,)
+    blocks.{0,1,2}.gamma_1 beta_1 gamma_2 beta_2 (48,)
+    gamma_f beta_f (48,)  W_U (48, 3)
+
+and `weights/nanogpt.json` says how they were made (config, seed, steps,
+final loss, accuracy on all 729 inputs). The build only loads them.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import gpt
+from .configs import NANO_GPT
+
+CONFIG = NANO_GPT
+VOCAB = ("A", "B", "C")
+LENGTH = 6                     # letters to sort; the model sees 2 * LENGTH - 1 ids
+WEIGHTS_DIR = Path(__file__).parent.parent / "weights"
+DEFAULT_NPZ = WEIGHTS_DIR / "nanogpt.npz"
+ENV = "TOYCALC_NANOGPT"        # another .npz for the build (its .json beside it)
+
+
+class NanoWeightsError(ValueError):
+    """A nano-gpt weights file that cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Nano:
+    """The loaded letter sorter: its numbers, and the record of its training."""
+
+    path: Path
+    params: dict
+    record: dict
+    cfg: gpt.Config = CONFIG
+
+
+# ---------------------------------------------------------------- the task
+
+def letters(ids) -> str:
+    return " ".join(VOCAB[int(i)] for i in ids)
+
+
+def encode(text: str) -> list[int]:
+    """'C B A B B C' (spaces optional) -> [2, 1, 0, 1, 1, 2]."""
+    out = []
+    for ch in text.replace(" ", ""):
+        if ch not in VOCAB:
+            raise ValueError(f"{ch!r} is not a letter of the vocabulary {' '.join(VOCAB)}")
+        out.append(VOCAB.index(ch))
+    return out
+
+
+def all_inputs() -> np.ndarray:
+    """All 3^6 = 729 inputs, (729, 6), in the order AAAAAA, AAAAAB, ..."""
+    return np.array(list(itertools.product(range(len(VOCAB)), repeat=LENGTH)))
+
+
+def examples(inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """minGPT's sort examples: (B, 6) letters -> ids (B, 11), targets (B, 11).
+
+    The 12 ids are the letters then the letters sorted; the model reads the
+    first 11, and position t predicts id t + 1. Only the predictions of the
+    six sorted ids count; the other targets are -1 (ignored)."""
+    full = np.concatenate([inputs, np.sort(inputs, axis=1)], axis=1)   # (B, 12)
+    ids, targets = full[:, :-1], full[:, 1:].copy()                    # (B, 11) each
+    targets[:, :LENGTH - 1] = -1
+    return ids, targets
+
+
+# ---------------------------------------------------------------- running it
+
+def generate(params, ids, steps: int = LENGTH, cfg: gpt.Config = CONFIG) -> np.ndarray:
+    """Greedy decoding: append the most probable id, `steps` times.
+    ids (T,) or (B, T) -> (.., T + steps)."""
+    ids = np.asarray(ids)
+    for _ in range(steps):
+        p = gpt.forward(params, cfg, ids)["p"][..., -1, :]                # (.., V)
+        ids = np.concatenate([ids, p.argmax(-1)[..., None]], axis=-1)
+    return ids
+
+
+def sort(params, inputs, cfg: gpt.Config = CONFIG) -> np.ndarray:
+    """The model's answer for (B, 6) or (6,) inputs: the six ids it writes."""
+    return generate(params, inputs, LENGTH, cfg)[..., LENGTH:]
+
+
+def accuracy(params, cfg: gpt.Config = CONFIG) -> int:
+    """How many of the 729 inputs greedy decoding sorts exactly."""
+    inputs = all_inputs()
+    return int((sort(params, inputs, cfg) == np.sort(inputs, axis=1)).all(axis=1).sum())
+
+
+# ---------------------------------------------------------------- the files
+
+def record_path(npz: Path) -> Path:
+    return Path(npz).with_suffix(".json")
+
+
+def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        np.savez(f, **{name: params[name] for name in gpt.param_shapes(CONFIG)})
+    record_path(path).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def chosen_path() -> Path:
+    return Path(os.environ.get(ENV) or DEFAULT_NPZ)
+
+
+def load(path: str | Path | None = None) -> Nano:
+    """Read and validate the weights (and their record, if present); a
+    missing, extra or misshapen array gets a message naming the file, the
+    array and the shape it must have. Parameters come back in float64."""
+    path = chosen_path() if path is None else Path(path)
+    where = str(path)
+    shapes = gpt.param_shapes(CONFIG)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except OSError as e:
+        reason = e.strerror or str(e)
+        raise NanoWeightsError(f"{where}: cannot read the nano-gpt weights ({reason}); "
+                               "make them with: python -m toycalc train") from None
+    except ValueError as e:
+        raise NanoWeightsError(f"{where}: not a numpy .npz file ({e})") from None
+    missing = [n for n in shapes if n not in arrays]
+    if missing:
+        raise NanoWeightsError(f"{where}: array '{missing[0]}' is missing: expected shape "
+                               f"{_shape(shapes[missing[0]])}; the file needs {len(shapes)} arrays, "
+                               f"named as gpt.param_shapes names them ({', '.join(list(shapes)[:3])}, ...)")
+    unknown = [n for n in arrays if n not in shapes]
+    if unknown:
+        raise NanoWeightsError(f"{where}: unknown array '{unknown[0]}'; the arrays are "
+                               f"{', '.join(shapes)}")
+    params = {}
+    for name, shape in shapes.items():
+        a = arrays[name]
+        if a.shape != shape:
+            raise NanoWeightsError(f"{where}: array '{name}': expected shape {_shape(shape)}, "
+                                   f"found {_shape(a.shape)}")
+        if a.dtype.kind != "f":
+            raise NanoWeightsError(f"{where}: array '{name}': expected floating-point numbers, "
+                                   f"found {a.dtype}")
+        if not np.isfinite(a).all():
+            raise NanoWeightsError(f"{where}: array '{name}': holds a value that is not finite "
+                                   f"(at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])})")
+        params[name] = a.astype(np.float64)
+    record = {}
+    rec = record_path(path)
+    if rec.is_file():
+        try:
+            record = json.loads(rec.read_text(encoding="utf-8"))
+        except ValueError as e:
+            raise NanoWeightsError(f"{rec}: not valid JSON: {e}") from None
+    return Nano(path=path, params=params, record=record)
+
+
+def _shape(shape) -> str:
+    return str(tuple(int(n) for n in shape))   # numpy's way: (48, 48), (192,)

@@ -1,0 +1,224 @@
+"""The mkdocs-macros module: it only registers what the pages may call,
+for every part of the book (mkdocs.yml: `modules: [toycalc.site.macros]`).
+
+    {{ table("softmax") }}            the worked example's steps (book/end_to_end.py): table,
+    {{ formula("mlp", heads=4) }}       formula, number; the End-to-End page, the toy chapter
+    {{ number("p", token="␣roof") }}    and the Simulator all call them
+    {{ claim("identity", name="W_O") }}  nothing on the page; a false claim stops the build (book/claims.py)
+    {{ path_diagram() }}              the numbered path at the top of End to End (book/path.py)
+    {{ heads_chooser("top") }}        the 1 / 2 / 4 heads buttons (named, one group each)
+    {{ chapter_table("order") }}      the toy chapter's own (book/toy_chapter.py): chapter_table,
+                                        chapter_formula, chapter_number
+    {{ nano_matrix("E") }}            the nano-gpt chapter (book/nanogpt_chapter.py): nano_matrix,
+                                        nano_table, nano_formula, nano_number
+    {{ modern_table("models") }}      What changed since 2017 (book/since_2017.py): modern_table,
+                                        modern_formula, modern_number
+
+Every toy call (but the modern_ ones, which run the weights file's default
+heads) may choose `heads` and `temperature`. Without `heads`, a call
+renders every heads choice (see render.by_heads) for the chooser. The toy
+weights file is `extra.toycalc.weights` in mkdocs.yml, or the
+TOYCALC_WEIGHTS variable; nano-gpt's is model/nanogpt.DEFAULT_NPZ, or
+TOYCALC_NANOGPT. A mistake stops the build with one line naming the page
+and what exists.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from pathlib import Path
+
+from jinja2.exceptions import UndefinedError
+from mkdocs.exceptions import PluginError
+from mkdocs_macros.errors import format_error
+
+from ..book import claims, end_to_end, nanogpt_chapter, since_2017, toy_chapter
+from ..book.example import Example
+from ..book.nano_example import Run
+from ..book.path import heads_chooser, path_diagram
+from ..book.render import by_heads, prose_math
+from ..model.nanogpt import NanoWeightsError, load as load_nano
+from ..model.weights import WeightsError, load_toy
+from .reference import macro_reference
+
+
+class BookError(Exception):
+    """A mistake in a page's macro call."""
+
+
+def weights_path(env) -> Path:
+    """TOYCALC_WEIGHTS, else extra.toycalc.weights (relative to mkdocs.yml)."""
+    chosen = os.environ.get("TOYCALC_WEIGHTS") or env.conf["extra"].get("toycalc", {}).get("weights")
+    if not chosen:
+        raise PluginError("mkdocs.yml: extra.toycalc.weights is not set: "
+                          "expected the path of the toy weights file")
+    path = Path(chosen)
+    return path if path.is_absolute() else Path(env.conf["config_file_path"]).parent / path
+
+
+def newest_source() -> float:
+    """The last change to toycalc's code."""
+    return max(p.stat().st_mtime for p in Path(__file__).parent.parent.rglob("*.py"))
+
+
+LOADED_AT = newest_source()
+
+
+def fresh_toycalc():
+    """mkdocs serve rebuilds in one process and would keep the old code:
+    forget every toycalc module, so this import and the plugin's next ones
+    read the files again."""
+    for name in [n for n in sys.modules if n == "toycalc" or n.startswith("toycalc.")]:
+        del sys.modules[name]
+    return importlib.import_module("toycalc.site.macros")
+
+
+def toy_examples(env):
+    """Load the toy weights (a bad file stops the build) and return
+    example(heads, temperature): the worked example, run once per choice."""
+    path = weights_path(env)
+    try:
+        model = load_toy(path)
+    except WeightsError as e:
+        raise PluginError(str(e)) from None
+    if str(path.parent) not in env.conf["watch"]:  # a TOYCALC_WEIGHTS file elsewhere
+        env.conf["watch"].append(str(path.parent))
+    settings = dict(env.conf["extra"].get("toycalc", {}).get("example", {}))
+    examples: dict = {}
+
+    def example(heads=None, temperature=1.0) -> Example:
+        heads = model.heads if heads is None else heads
+        key = (heads, float(temperature))
+        if key not in examples:
+            examples[key] = Example(model, heads=heads, temperature=float(temperature), **settings)
+            examples[key].trace  # fail here, on the call that chose it
+        return examples[key]
+    return example
+
+
+def every_heads_choice(example, inline: bool):
+    """How a toy macro runs its function: on the chosen heads, or, with no
+    choice made, on every one, for the chooser (see render.by_heads)."""
+    def apply(function, options, heads=None, temperature=1.0):
+        if heads is not None:
+            return function(example(heads, temperature), **options)
+        default = example()
+        outputs = {h: function(example(h, temperature), **options) for h in default.heads_choices}
+        return by_heads(outputs, default.n_heads, inline)
+    return apply
+
+
+def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str = "name"):
+    """The macro `kind(name, **options)`: checks the name and the options,
+    then returns apply(registry[name], options, **chosen), where chosen are
+    the options in `choices` that the macro takes for itself. Every mistake
+    becomes one BookError naming the page and listing what exists."""
+    def call(*args, **options):
+        page = env.page.file.src_path if env.page else "?"
+        if len(args) != 1:
+            raise BookError(f"{page}: {kind}{args}: expected one name; the {noun}s are: "
+                            f"{', '.join(registry)}")
+        name = args[0]
+        what = f"{page}: {kind}({name!r})"
+        if name not in registry:
+            raise BookError(f"{what}: no such {noun}; the {noun}s are: {', '.join(registry)}")
+        function = registry[name]
+        chosen = {k: options.pop(k) for k in choices if k in options}
+        accepted = list(inspect.signature(function).parameters)[1:]
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            takes = ", ".join(accepted + list(choices)) or "no arguments"
+            raise BookError(f"{what}: unknown argument '{unknown[0]}'; it takes {takes}")
+        try:
+            out = apply(function, options, **chosen)
+            return prose_math(out) if kind.endswith("number") else out
+        except (ValueError, TypeError, IndexError, KeyError) as e:
+            raise BookError(f"{what}: {e}") from None
+    call.__name__ = kind
+    call.registry = registry  # read by the contributor page's macro reference
+    call.__doc__ = f"{kind}(name, {''.join(c + '=..., ' for c in choices)}...): one of {', '.join(registry)}"
+    return call
+
+
+# The registries of each part, by macro name. The toy's run every heads
+# choice (see every_heads_choice); What changed and nano-gpt run one example.
+TOY_KINDS = {"table": end_to_end.TABLES, "formula": end_to_end.FORMULAS, "number": end_to_end.NUMBERS,
+             "chapter_table": toy_chapter.TABLES, "chapter_formula": toy_chapter.FORMULAS,
+             "chapter_number": toy_chapter.NUMBERS}
+MODERN_KINDS = {"modern_table": since_2017.TABLES, "modern_formula": since_2017.FORMULAS,
+                "modern_number": since_2017.NUMBERS}
+NANO_KINDS = {"nano_matrix": nanogpt_chapter.MATRICES, "nano_table": nanogpt_chapter.TABLES,
+              "nano_formula": nanogpt_chapter.FORMULAS, "nano_number": nanogpt_chapter.NUMBERS}
+
+
+def define_env(env):
+    if newest_source() > LOADED_AT:
+        return fresh_toycalc().define_env(env)
+    example = toy_examples(env)
+    model = example().model
+    for kind, registry in TOY_KINDS.items():
+        # the End-to-End page's own macros name their kind as their noun ("no such table")
+        noun = kind if kind in ("table", "formula", "number") else "name"
+        env.macro(registry_macro(env, kind, registry, every_heads_choice(example, kind.endswith("number")),
+                                 choices=("heads", "temperature"), noun=noun), kind)
+    default_run = example()  # What changed runs the weights file's heads, T = 1
+    for kind, registry in MODERN_KINDS.items():
+        env.macro(registry_macro(env, kind, registry,
+                                 lambda function, options: function(default_run, **options)), kind)
+    try:
+        nano = Run(load_nano())
+    except NanoWeightsError as e:
+        raise PluginError(str(e)) from None
+    for kind, registry in NANO_KINDS.items():
+        env.macro(registry_macro(env, kind, registry,
+                                 lambda function, options: function(nano, **options)), kind)
+
+    def path_diagram_macro():
+        """The numbered path of End to End, every heads choice included."""
+        return path_diagram({h: example(h) for h in example().heads_choices}, model.heads)
+
+    def heads_chooser_macro(name):
+        """The heads radio buttons; name tells one group from another on a page."""
+        return heads_chooser(example().heads_choices, model.heads, name)
+
+    def claim(what, heads=None, **options):
+        """Nothing on the page; stops the build when the prose's claim is false.
+        Without `heads` it must hold for every heads choice, since the reader
+        may pick any of them."""
+        page = env.page.file.src_path if env.page else "?"
+        if what not in claims.CLAIMS:
+            raise BookError(f"{page}: claim({what!r}): no such claim; the claims are: "
+                            f"{', '.join(claims.CLAIMS)}")
+        choices = [heads] if heads is not None else example().heads_choices
+        try:
+            false = next(filter(None, (claims.CLAIMS[what](example(h), **options) for h in choices)), None)
+        except (ValueError, TypeError) as e:
+            raise BookError(f"{page}: claim({what!r}): {e}") from None
+        if false:
+            args = ", ".join(f"{k}={v!r}" for k, v in options.items())
+            raise BookError(f"{page}: the text claims {what}({args}), but {false}: "
+                            "rewrite the sentence or the weights")
+        return ""
+    claim.registry = claims.CLAIMS
+
+    def macro_reference_macro():
+        """This list: every macro the pages may call."""
+        return macro_reference(env.macros)
+
+    env.macro(path_diagram_macro, "path_diagram")
+    env.macro(heads_chooser_macro, "heads_chooser")
+    env.macro(macro_reference_macro, "macro_reference")
+    env.macro(claim, "claim")
+
+
+@format_error.register
+def _book_error(error: BookError, markdown, page) -> str:
+    return str(error)
+
+
+@format_error.register
+def _undefined(error: UndefinedError, markdown, page) -> str:
+    return (f"{page.file.src_path}: {error.message}; every macro is listed on the page "
+            "'Writing for the book' (docs/contributing.md)")
