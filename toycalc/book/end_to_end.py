@@ -13,6 +13,7 @@ import numpy as np
 
 from ..model import gpt
 from ..model.configs import GPT2_SMALL
+from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
 from .example import Example, random_row
 from .render import (approx_count, aligned, aligned_rows, count, fixed, html_table, inline_math as im,
                      math_block, short, tex, tex_vector, token_code, token_tex, token_text,
@@ -378,6 +379,41 @@ def check_head(ex: Example, head: int) -> None:
         raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
 
 
+# ---------------------------------------------------------------- figures
+
+def attention_figure(ex: Example, view: str = "both") -> str:
+    """Each head's attention weights: a heat-map (view="map"), lines
+    between the tokens whose width is the weight (view="lines"), or both."""
+    if view not in ("both", "map", "lines"):
+        raise ValueError(f"view = {view!r}: expected one of both, map, lines")
+    tokens = [ex.model.show(i) for i in ex.ids]
+    parts = []
+    for h in range(ex.n_heads):
+        w = ex.block["weights"][h].tolist()
+        drawings = ([attention_svg(tokens, w, h + 1)] if view != "lines" else []) + \
+                   ([attention_lines_svg(tokens, w, h + 1)] if view != "map" else [])
+        parts.append(figure("attention", "".join(drawings), f"Head {h + 1}", head=h + 1))
+    return f'<div class="fig-row">{"".join(parts)}</div>'
+
+
+def probabilities_figure(ex: Example) -> str:
+    """The next token's probabilities over the whole vocabulary, most
+    probable first, as bars."""
+    p = ex.p_last
+    order = sorted(range(len(p)), key=lambda i: (-p[i], i))
+    labels = [ex.model.show(i) for i in order]
+    return figure("probabilities", bars_svg(labels, [float(p[i]) for i in order],
+                                            f"The probability of each token of the vocabulary after "
+                                            f"position {len(ex.ids)}, most probable first", top=0),
+                  f"p of each next token after {token_text(ex.model.vocab[ex.ids[-1]])} "
+                  f"(position {len(ex.ids)})")
+
+
+def legend_figure(ex: Example) -> str:
+    """The book's colour scale, in words."""
+    return legend()
+
+
 TABLES = {
     "pieces": pieces_table, "ids": ids_table, "E": E_table, "grad_E": grad_E_table,
     "E_ids": E_ids_table, "X": X_table, "u": u_table, "QKV": QKV_table,
@@ -396,3 +432,4 @@ NUMBERS = {
     "shape": shape_number, "text": text_number, "target": target_number, "eta": eta_number,
     "column_picks": column_picks, "count": count_number, "share": share_number, "init_seed": init_seed,
 }
+FIGURES = {"attention": attention_figure, "probabilities": probabilities_figure, "legend": legend_figure}

@@ -12,6 +12,7 @@ import html
 import re
 
 from . import end_to_end as t
+from .draw import legend, path_svg
 from .example import Example
 from .render import by_heads, fixed, inline_math as im, token_text, weights_vector
 
@@ -68,7 +69,7 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
             f"In the toy, {t.column_picks(ex)}. With {ex.n_heads} head{'s' * (ex.n_heads > 1)}, "
             f"each head reads {t.shape_number(ex, 'd_head')} of the {t.shape_number(ex, 'd')} columns.")
     if step == 6:
-        return t.weights_matrix_table(ex) + "\n" + t.attention_table(ex), _box(
+        return t.attention_figure(ex) + "\n" + t.weights_matrix_table(ex) + "\n" + t.attention_table(ex), _box(
             f"Each query meets every key: {SCORE}, then a softmax per row. The mask hides the "
             "positions that come later (the blank cells).",
             f"In the last row, {t.heads_summary(ex)}.")
@@ -83,7 +84,7 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
             f"them back with {im('W_2')} and adds them again.")
     if step == 9:
         p = ex.p_last
-        return t.softmax_table(ex), _box(
+        return t.probabilities_figure(ex) + "\n" + t.softmax_table(ex), _box(
             f"A last LayerNorm, then {im('W_U')} gives one logit per token, and the softmax "
             "turns them into probabilities.",
             f"The prediction: <strong>{token_text(ex.model.vocab[ex.top_id])}</strong> "
@@ -92,14 +93,28 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
     raise ValueError(f"step = {step}: the path has steps 1 to {len(STEPS)}")
 
 
+def drawing(ex: Example, step: int) -> str:
+    """The drawing on a step's button: the data at that point of the model."""
+    b, tr = ex.block, ex.trace
+    run = {"E_ids": tr["E_ids"], "X": tr["X"], "u": b["u"], "Q": b["Q"], "K": b["K"], "V": b["V"],
+           "h": b["h"], "y": b["y"], "weights": b["weights"], "p": ex.p_last}
+    run = {k: v.tolist() for k, v in run.items()}
+    return path_svg(step, [ex.model.show(i) for i in ex.ids], run, [ex.model.show(i) for i in range(len(ex.model.vocab))])
+
+
 def path_diagram(examples: dict[int, Example], default: int) -> str:
-    """The whole path: buttons and panels, every heads choice included."""
-    parts = ['<div class="path" id="path">']
+    """The whole path: buttons and panels, every heads choice included.
+    Each button carries a drawing of the data at its step, in the order the
+    data flows, so the path is a picture of the model."""
+    parts = [legend(), '<div class="path" id="path">']
     for n, label, part in STEPS:
+        pictures = by_heads({h: f'<span class="path-drawing">{drawing(ex, n)}</span>' for h, ex in examples.items()},
+                            default, inline=True)
         parts.append(
             f'<button type="button" class="path-step path-{part}" id="path-step-{n}" '
             f'aria-controls="step-{n}" aria-expanded="false">'
-            f'<span class="path-n">{n}</span> {label.replace("W_O", "W<sub>O</sub>")}</button>')
+            f'<span class="path-n">{n}</span> <span class="path-label">{label.replace("W_O", "W<sub>O</sub>")}</span>'
+            f"{pictures}</button>")
         variants = {h: _panel_html(ex, n) for h, ex in examples.items()}
         parts.append(f'<section class="path-panel" id="step-{n}" aria-labelledby="path-step-{n}">'
                      f"{by_heads(variants, default, inline=False)}</section>")

@@ -145,6 +145,7 @@ def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str 
 # The registries of each part, by macro name. The toy's run every heads
 # choice (see every_heads_choice); What changed and nano-gpt run one example.
 TOY_KINDS = {"table": end_to_end.TABLES, "formula": end_to_end.FORMULAS, "number": end_to_end.NUMBERS,
+             "figure": end_to_end.FIGURES,
              "chapter_table": toy_chapter.TABLES, "chapter_formula": toy_chapter.FORMULAS,
              "chapter_number": toy_chapter.NUMBERS}
 MODERN_KINDS = {"modern_table": since_2017.TABLES, "modern_formula": since_2017.FORMULAS,
@@ -160,7 +161,7 @@ def define_env(env):
     model = example().model
     for kind, registry in TOY_KINDS.items():
         # the End-to-End page's own macros name their kind as their noun ("no such table")
-        noun = kind if kind in ("table", "formula", "number") else "name"
+        noun = kind if kind in ("table", "formula", "number", "figure") else "name"
         env.macro(registry_macro(env, kind, registry, every_heads_choice(example, kind.endswith("number")),
                                  choices=("heads", "temperature"), noun=noun), kind)
     default_run = example()  # What changed runs the weights file's heads, T = 1

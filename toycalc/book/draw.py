@@ -1,0 +1,215 @@
+"""Figures: pure functions from numbers to SVG, drawn at build time like the tables.
+
+No plotting library. Every figure of the book is cells, bars, lines and
+labels, a few SVG elements each, written here with integer coordinates:
+the output is small, byte-identical from build to build, and the browser
+draws the very same markup for the reader's own sentence
+(docs/javascripts/toygpt.js mirrors the functions marked "mirrored"; a
+parity test in Node holds the two to the same string).
+
+Conventions:
+- every mark that stands for a number carries it in its <title>, printed
+  as the page prints it (render.fixed: three places, a true minus sign),
+  so a hover shows it and a test reads it;
+- one colour scale for the book: blue for negative, orange for positive,
+  the strength of the colour for the size (|value| / the largest |value|
+  of the drawing). The colours are CSS variables (docs/stylesheets/
+  figures.css), so a dark scheme only changes the variables;
+- a figure is a <figure data-figure="..."> whose <svg> has role="img" and
+  an aria-label saying what it shows.
+"""
+from __future__ import annotations
+
+import html
+import math
+
+from .render import fixed
+
+
+def esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+# ---------------------------------------------------------------- primitives (mirrored)
+
+def strength(a: float) -> str:
+    """A share in [0, 1] as an opacity with two digits ("0.07", "1"); a
+    non-zero share never fades below 0.06, so that it still shows."""
+    k = math.floor(min(1.0, abs(a)) * 100 + 0.5)
+    if a != 0:
+        k = max(k, 6)
+    return "1" if k >= 100 else f"0.{k:02d}"
+
+
+def sign(v: float) -> str:
+    return "pos" if v > 0 else "neg" if v < 0 else "zero"
+
+
+def largest(rows) -> float:
+    """The largest |value| of a drawing, its full colour (1 if all are 0)."""
+    m = max((abs(v) for row in rows for v in row if v is not None and math.isfinite(v)), default=0.0)
+    return m or 1.0
+
+
+def cell(x: int, y: int, w: int, h: int, value: float | None, scale: float, title: str) -> str:
+    """One coloured cell; value None is a masked cell (hatched, no colour)."""
+    if value is None:
+        return (f'<g class="v-masked"><rect x="{x}" y="{y}" width="{w}" height="{h}"><title>{esc(title)}: masked</title>'
+                f'</rect><path d="M{x} {y + h}L{x + w} {y}"/></g>')
+    return (f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="v-{sign(value)}" '
+            f'fill-opacity="{strength(value / scale)}"><title>{esc(title)}: {fixed(value)}</title></rect>')
+
+
+def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = None) -> str:
+    """A matrix of cells, row by row; titles[i][j] names cell (i, j)."""
+    scale = largest(M) if scale is None else scale
+    return "".join(cell(x0 + j * size, y0 + i * size, size, size, v, scale, titles[i][j])
+                   for i, row in enumerate(M) for j, v in enumerate(row))
+
+
+def label(x: int, y: int, text: str, anchor: str = "start", cls: str = "lbl") -> str:
+    a = "" if anchor == "start" else f' text-anchor="{anchor}"'
+    return f'<text x="{x}" y="{y}" class="{cls}"{a}>{esc(text)}</text>'
+
+
+def svg(width: int, height: int, aria: str, body: str, cls: str = "fig") -> str:
+    return (f'<svg class="{cls}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+            f'role="img" aria-label="{esc(aria)}">{body}</svg>')
+
+
+def text_width(text: str, px: int = 7) -> int:
+    """A label's width, estimated by its characters (the same in the browser)."""
+    return len(text) * px
+
+
+# ---------------------------------------------------------------- figures (mirrored)
+
+def attention_svg(tokens: list[str], weights, head: int) -> str:
+    """One head's attention weights as a heat-map: a row per query, a
+    column per key, the cells above the diagonal masked."""
+    T, size = len(tokens), 30
+    left = max(text_width(t) for t in tokens) + 8
+    top = 20
+    M = [[weights[i][j] if j <= i else None for j in range(T)] for i in range(T)]
+    titles = [[f"head {head}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})" for j in range(T)]
+              for i in range(T)]
+    body = [label(left - 6, top + i * size + 19, t, "end") for i, t in enumerate(tokens)]
+    body += [label(left + j * size + 15, top - 6, str(j + 1), "middle") for j in range(T)]
+    body.append(grid(M, titles, size, left, top, scale=1.0))
+    return svg(left + T * size + 2, top + T * size + 2,
+               f"Head {head}: a heat-map of the attention weights, one row per query, one column per key "
+               "(numbered by position); cells after the query are masked", "".join(body))
+
+
+def attention_lines_svg(tokens: list[str], weights, head: int) -> str:
+    """The same weights as lines from each query (right) to the keys it
+    reads (left): the thicker the line, the larger the weight."""
+    T, row = len(tokens), 22
+    w = max(text_width(t) for t in tokens) + 8
+    gap = 110
+    top = 18
+    body = [label(w - 6, 12, "keys", "end", "hdr"), label(w + gap + 6, 12, "queries", cls="hdr")]
+    for i in range(T):
+        body.append(label(w - 6, top + 16 + i * row, tokens[i], "end"))
+        body.append(label(w + gap + 6, top + 16 + i * row, tokens[i]))
+    for i in range(T):
+        for j in range(i + 1):
+            a = weights[i][j]
+            stroke = math.floor(a * 60 + 0.5) / 10  # 0 to 6 px, one decimal
+            body.append(f'<line x1="{w}" y1="{top + 12 + j * row}" x2="{w + gap}" y2="{top + 12 + i * row}" '
+                        f'class="v-line" stroke-width="{stroke:.1f}">'
+                        f"<title>head {head}, {esc(tokens[i])} (query {i + 1}) reads {esc(tokens[j])} "
+                        f"(key {j + 1}): {fixed(a)}</title></line>")
+    return svg(2 * w + gap + 50, top + T * row + 4,
+               f"Head {head}: each query on the right joined to the keys on the left it reads, "
+               "a thicker line for a larger weight", "".join(body))
+
+
+def bars_svg(labels: list[str], values, aria: str, top: int | None = None, greyed=(), what: str = "p") -> str:
+    """Horizontal bars for values in [0, 1], one per label, the value
+    printed after each bar; `top` is drawn in the top colour, `greyed`
+    (indexes) in grey (cut away by top-k or top-p)."""
+    row, span = 18, 200
+    left = max(text_width(t) for t in labels) + 8
+    body = []
+    for k, (name, v) in enumerate(zip(labels, values)):
+        y = k * row
+        cls = "bar-cut" if k in greyed else "bar-top" if k == top else "bar"
+        width = math.floor(v * span + 0.5)
+        body.append(label(left - 6, y + 13, name, "end"))
+        body.append(f'<rect x="{left}" y="{y + 3}" width="{width}" height="{row - 6}" class="{cls}">'
+                    f"<title>{what}({esc(name)}) = {fixed(v)}</title></rect>")
+        body.append(label(left + width + 4, y + 13, fixed(v), cls="val"))
+    return svg(left + span + 48, len(labels) * row, aria, "".join(body))
+
+
+def figure(kind: str, body: str, caption: str = "", **data) -> str:
+    """The <figure> around a drawing: data-figure names what it draws."""
+    attrs = "".join(f' data-{k}="{esc(str(v))}"' for k, v in data.items())
+    cap = f"<figcaption>{caption}</figcaption>" if caption else ""
+    return f'<figure class="toy-figure" data-figure="{kind}"{attrs}>{body}{cap}</figure>'
+
+
+def legend() -> str:
+    """The colour scale, in words and three swatches."""
+    return ('<p class="fig-legend"><span class="swatch v-neg"></span> negative '
+            '<span class="swatch v-zero"></span> zero <span class="swatch v-pos"></span> positive; '
+            "the stronger the colour, the larger the number (full colour: the largest of the drawing). "
+            "Point at a cell to read its value.</p>")
+
+
+# ---------------------------------------------------------------- the path's drawings (mirrored)
+
+# What each step of End to End's path draws, in the book's symbols:
+# (trace name, symbol in a cell's title)
+PATH_STRIPS = {2: ("E_ids", "E[id]"), 3: ("X", "x"), 4: ("u", "u"), 7: ("h", "h"), 8: ("y", "y")}
+MINI = 12  # px: a cell of the path's drawings
+
+
+def strips_svg(M, tokens: list[str], symbol: str, x0: int = 0, scale: float | None = None) -> str:
+    """A vector per token as a strip of cells (one row per position)."""
+    titles = [[f"{symbol}_{t + 1} ({tokens[t]}), column {c + 1}" for c in range(len(M[0]))] for t in range(len(M))]
+    return grid(M, titles, MINI, x0, 0, scale)
+
+
+def path_svg(step: int, tokens: list[str], run: dict, vocab: list[str]) -> str:
+    """The drawing on step `step` of the path, for one run. `run` holds the
+    trace's rows by the book's names (E_ids, X, u, Q, K, V, h, y: one list
+    per position), `weights` (one T x T list per head) and `p` (the last
+    position's probabilities, one per token of `vocab`)."""
+    T = len(tokens)
+    if step == 1:
+        body = "".join(label(0, 10 + t * MINI + 2 * t, tok, cls="tok") for t, tok in enumerate(tokens))
+        return svg(60, T * (MINI + 2) + 2, f"The {T} tokens of the sentence", body, "fig mini")
+    if step in PATH_STRIPS:
+        name, symbol = PATH_STRIPS[step]
+        M = run[name]
+        return svg(len(M[0]) * MINI, T * MINI, f"{symbol}: one strip of {len(M[0])} cells per token",
+                   strips_svg(M, tokens, symbol), "fig mini")
+    if step == 5:
+        d = len(run["Q"][0])
+        scale = largest(run["Q"] + run["K"] + run["V"])
+        body = "".join(strips_svg(run[n], tokens, n.lower(), k * (d * MINI + 6), scale) for k, n in enumerate("QKV"))
+        return svg(3 * d * MINI + 12, T * MINI, "q, k and v: one strip each per token", body, "fig mini")
+    if step == 6:
+        H = len(run["weights"])
+        size = min(12, max(3, (96 // H - 4) // T))
+        body = []
+        for h in range(H):
+            M = [[run["weights"][h][i][j] if j <= i else None for j in range(T)] for i in range(T)]
+            titles = [[f"head {h + 1}, query {i + 1}, key {j + 1}" for j in range(T)] for i in range(T)]
+            body.append(grid(M, titles, size, h * (T * size + 4), 0, 1.0))
+        return svg(H * (T * size + 4) - 4, T * size, f"The attention weights of the {H} heads side by side",
+                   "".join(body), "fig mini")
+    if step == 9:
+        p = run["p"]
+        order = sorted(range(len(p)), key=lambda i: (-p[i], i))[:4]
+        body = []
+        for k, i in enumerate(order):
+            width = math.floor(p[i] * 60 + 0.5)
+            cls = "bar-top" if k == 0 else "bar"
+            body.append(f'<rect x="0" y="{k * 11}" width="{width}" height="8" class="{cls}">'
+                        f"<title>p({esc(vocab[i])}) = {fixed(p[i])}</title></rect>")
+            body.append(label(width + 3, k * 11 + 8, vocab[i], cls="tok"))
+        return svg(110, 44, "The four most probable next tokens as bars", "".join(body), "fig mini")
+    raise ValueError(f"step = {step}: the path has steps 1 to 9")
