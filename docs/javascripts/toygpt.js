@@ -270,6 +270,207 @@
     return "[" + Array.from(values, fmt).join(", ") + "]";
   }
 
+  // ------------------------------------------------------------ figures
+  // toycalc/book/draw.py, line for line: the same markup for the same
+  // numbers (tests/book/test_simulator_parity.py compares the strings).
+
+  const draw = (function () {
+    const ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+    const esc = (text) => String(text).replace(/[&<>"']/g, (c) => ESC[c]);
+    const rows = (M) => Array.from(M, (r) => Array.from(r));
+
+    function strength(a) {
+      let k = Math.floor(Math.min(1, Math.abs(a)) * 100 + 0.5);
+      if (a !== 0) k = Math.max(k, 6);
+      return k >= 100 ? "1" : "0." + String(k).padStart(2, "0");
+    }
+    const sign = (v) => (v > 0 ? "pos" : v < 0 ? "neg" : "zero");
+
+    function largest(M) {
+      let m = 0;
+      for (const row of M) for (const v of row) if (v !== null && Number.isFinite(v)) m = Math.max(m, Math.abs(v));
+      return m || 1;
+    }
+
+    function cell(x, y, w, h, value, scale, title) {
+      if (value === null) {
+        return `<g class="v-masked"><rect x="${x}" y="${y}" width="${w}" height="${h}"><title>${esc(title)}: masked</title>` +
+               `</rect><path d="M${x} ${y + h}L${x + w} ${y}"/></g>`;
+      }
+      return `<rect x="${x}" y="${y}" width="${w}" height="${h}" class="v-${sign(value)}" ` +
+             `fill-opacity="${strength(value / scale)}"><title>${esc(title)}: ${fixed(value)}</title></rect>`;
+    }
+
+    function grid(M, titles, size, x0, y0, scale) {
+      x0 = x0 || 0; y0 = y0 || 0;
+      scale = scale === undefined || scale === null ? largest(M) : scale;
+      let out = "";
+      M.forEach((row, i) => row.forEach((v, j) => {
+        out += cell(x0 + j * size, y0 + i * size, size, size, v, scale, titles[i][j]);
+      }));
+      return out;
+    }
+
+    function label(x, y, text, anchor, cls) {
+      anchor = anchor || "start"; cls = cls || "lbl";
+      const a = anchor === "start" ? "" : ` text-anchor="${anchor}"`;
+      return `<text x="${x}" y="${y}" class="${cls}"${a}>${esc(text)}</text>`;
+    }
+
+    function svg(width, height, aria, body, cls) {
+      return `<svg class="${cls || "fig"}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" ` +
+             `role="img" aria-label="${esc(aria)}">${body}</svg>`;
+    }
+
+    const textWidth = (text, px) => Array.from(text).length * (px || 7);
+    const widest = (tokens) => Math.max(...tokens.map((t) => textWidth(t)));
+
+    function attentionSvg(tokens, weights, head) {
+      const T = tokens.length, size = 30, left = widest(tokens) + 8, top = 20;
+      const M = [], titles = [];
+      for (let i = 0; i < T; i++) {
+        M.push([]); titles.push([]);
+        for (let j = 0; j < T; j++) {
+          M[i].push(j <= i ? weights[i][j] : null);
+          titles[i].push(`head ${head}, ${tokens[i]} (query ${i + 1}) reads ${tokens[j]} (key ${j + 1})`);
+        }
+      }
+      let body = tokens.map((t, i) => label(left - 6, top + i * size + 19, t, "end")).join("");
+      for (let j = 0; j < T; j++) body += label(left + j * size + 15, top - 6, String(j + 1), "middle");
+      body += grid(M, titles, size, left, top, 1);
+      return svg(left + T * size + 2, top + T * size + 2,
+        `Head ${head}: a heat-map of the attention weights, one row per query, one column per key ` +
+        "(numbered by position); cells after the query are masked", body);
+    }
+
+    function attentionLinesSvg(tokens, weights, head) {
+      const T = tokens.length, row = 22, w = widest(tokens) + 8, gap = 110, top = 18;
+      let body = label(w - 6, 12, "keys", "end", "hdr") + label(w + gap + 6, 12, "queries", "start", "hdr");
+      for (let i = 0; i < T; i++) {
+        body += label(w - 6, top + 16 + i * row, tokens[i], "end");
+        body += label(w + gap + 6, top + 16 + i * row, tokens[i]);
+      }
+      for (let i = 0; i < T; i++) {
+        for (let j = 0; j <= i; j++) {
+          const a = weights[i][j], stroke = Math.floor(a * 60 + 0.5) / 10;
+          body += `<line x1="${w}" y1="${top + 12 + j * row}" x2="${w + gap}" y2="${top + 12 + i * row}" ` +
+                  `class="v-line" stroke-width="${stroke.toFixed(1)}">` +
+                  `<title>head ${head}, ${esc(tokens[i])} (query ${i + 1}) reads ${esc(tokens[j])} ` +
+                  `(key ${j + 1}): ${fixed(a)}</title></line>`;
+        }
+      }
+      return svg(2 * w + gap + 50, top + T * row + 4,
+        `Head ${head}: each query on the right joined to the keys on the left it reads, ` +
+        "a thicker line for a larger weight", body);
+    }
+
+    function barsSvg(labels, values, aria, top, greyed, what) {
+      greyed = greyed || []; what = what || "p";
+      const row = 18, span = 200, left = widest(labels) + 8;
+      let body = "";
+      labels.forEach((name, k) => {
+        const v = values[k], y = k * row;
+        const cls = greyed.includes(k) ? "bar-cut" : k === top ? "bar-top" : "bar";
+        const width = Math.floor(v * span + 0.5);
+        body += label(left - 6, y + 13, name, "end");
+        body += `<rect x="${left}" y="${y + 3}" width="${width}" height="${row - 6}" class="${cls}">` +
+                `<title>${what}(${esc(name)}) = ${fixed(v)}</title></rect>`;
+        body += label(left + width + 4, y + 13, fixed(v), "start", "val");
+      });
+      return svg(left + span + 48, labels.length * row, aria, body);
+    }
+
+    function figure(kind, body, caption, data) {
+      const attrs = Object.entries(data || {}).map(([k, v]) => ` data-${k}="${esc(String(v))}"`).join("");
+      const cap = caption ? `<figcaption>${caption}</figcaption>` : "";
+      return `<figure class="toy-figure" data-figure="${kind}"${attrs}>${body}${cap}</figure>`;
+    }
+
+    const PATH_STRIPS = { 2: ["E_ids", "E[id]"], 3: ["X", "x"], 4: ["u", "u"], 7: ["h", "h"], 8: ["y", "y"] };
+    const MINI = 12;
+
+    function stripsSvg(M, tokens, symbol, x0, scale) {
+      const titles = M.map((row, t) => row.map((_, c) => `${symbol}_${t + 1} (${tokens[t]}), column ${c + 1}`));
+      return grid(M, titles, MINI, x0 || 0, 0, scale);
+    }
+
+    function pathSvg(step, tokens, run, vocab) {
+      const T = tokens.length;
+      if (step === 1) {
+        const body = tokens.map((tok, t) => label(0, 10 + t * MINI + 2 * t, tok, "start", "tok")).join("");
+        return svg(60, T * (MINI + 2) + 2, `The ${T} tokens of the sentence`, body, "fig mini");
+      }
+      if (PATH_STRIPS[step]) {
+        const [name, symbol] = PATH_STRIPS[step], M = run[name];
+        return svg(M[0].length * MINI, T * MINI, `${symbol}: one strip of ${M[0].length} cells per token`,
+                   stripsSvg(M, tokens, symbol), "fig mini");
+      }
+      if (step === 5) {
+        const d = run.Q[0].length, scale = largest(run.Q.concat(run.K, run.V));
+        const body = ["Q", "K", "V"].map((n, k) => stripsSvg(run[n], tokens, n.toLowerCase(), k * (d * MINI + 6), scale)).join("");
+        return svg(3 * d * MINI + 12, T * MINI, "q, k and v: one strip each per token", body, "fig mini");
+      }
+      if (step === 6) {
+        const H = run.weights.length, size = Math.min(12, Math.max(3, Math.floor((Math.floor(96 / H) - 4) / T)));
+        let body = "";
+        for (let h = 0; h < H; h++) {
+          const M = [], titles = [];
+          for (let i = 0; i < T; i++) {
+            M.push([]); titles.push([]);
+            for (let j = 0; j < T; j++) {
+              M[i].push(j <= i ? run.weights[h][i][j] : null);
+              titles[i].push(`head ${h + 1}, query ${i + 1}, key ${j + 1}`);
+            }
+          }
+          body += grid(M, titles, size, h * (T * size + 4), 0, 1);
+        }
+        return svg(H * (T * size + 4) - 4, T * size, `The attention weights of the ${H} heads side by side`, body, "fig mini");
+      }
+      if (step === 9) {
+        const p = run.p, order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b).slice(0, 4);
+        let body = "";
+        order.forEach((i, k) => {
+          const width = Math.floor(p[i] * 60 + 0.5), cls = k === 0 ? "bar-top" : "bar";
+          body += `<rect x="0" y="${k * 11}" width="${width}" height="8" class="${cls}">` +
+                  `<title>p(${esc(vocab[i])}) = ${fixed(p[i])}</title></rect>`;
+          body += label(width + 3, k * 11 + 8, vocab[i], "start", "tok");
+        });
+        return svg(110, 44, "The four most probable next tokens as bars", body, "fig mini");
+      }
+      throw new Error(`step = ${step}: the path has steps 1 to 9`);
+    }
+
+    /** The run's rows under the names path_svg reads (end_to_end.py's drawing). */
+    function pathRun(tr) {
+      const T = tr.ids.length;
+      return { E_ids: rows(tr.E_ids), X: rows(tr.X), u: rows(tr.u), Q: rows(tr.Q), K: rows(tr.K), V: rows(tr.V),
+               h: rows(tr.h), y: rows(tr.y), weights: tr.weights.map(rows), p: Array.from(tr.p[T - 1]) };
+    }
+
+    /** end_to_end.attention_figure and probabilities_figure. */
+    function attentionFigure(tokens, tr) {
+      let out = "";
+      tr.weights.forEach((w, h) => {
+        const W = rows(w);
+        out += figure("attention", attentionSvg(tokens, W, h + 1) + attentionLinesSvg(tokens, W, h + 1),
+                      `Head ${h + 1}`, { head: h + 1 });
+      });
+      return `<div class="fig-row">${out}</div>`;
+    }
+
+    function probabilitiesFigure(vocab, tr) {
+      const T = tr.ids.length, p = tr.p[T - 1];
+      const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
+      const last = vocab[tr.ids[T - 1]];
+      return figure("probabilities", barsSvg(order.map((i) => vocab[i]), order.map((i) => p[i]),
+        `The probability of each token of the vocabulary after position ${T}, most probable first`, 0),
+        `p of each next token after ${esc(last)} (position ${T})`);
+    }
+
+    return { esc, strength, largest, cell, grid, label, svg, attentionSvg, attentionLinesSvg, barsSvg, figure,
+             stripsSvg, pathSvg, pathRun, attentionFigure, probabilitiesFigure };
+  })();
+
   // ------------------------------------------------------------ the simulator on the page
 
   const ui = (function () {
@@ -316,11 +517,20 @@
       return el("div", { class: "sim-scroll", tabindex: "0", role: "region", "aria-label": caption }, [t]);
     }
 
-    /** Every table of the path, from one trace: one entry per step of the
-     *  path (toycalc/path.py's STEPS), each a title and its nodes. */
+    /** A block of figures: markup from `draw`, which escapes every text. */
+    function drawn(markup) {
+      const node = el("div", { class: "sim-figures" });
+      node.innerHTML = markup;
+      return node;
+    }
+
+    /** Every table and figure of the path, from one trace: one entry per
+     *  step of the path (toycalc/book/path.py's STEPS), each a title, its
+     *  nodes and the drawing on its button. */
     function render(model, tr, choice) {
       const tokens = tr.ids.map((i) => show(model.vocab[i]));
       const T = tokens.length, H = tr.heads, last = T - 1;
+      const vocabShown = model.vocab.map(show), run = draw.pathRun(tr);
       const weightsVec = (v) => vector(v, (x) => short(x, true));
       const dHeader = (s) => Array.from({ length: model.d }, (_, c) => `${s}${c + 1}`);
       const steps = [];
@@ -361,7 +571,7 @@
           tokens.map((t, i) => [t].concat(Array.from(tr.weights[h][i], (v, j) => (j > i ? null : fixed(v))))),
           { rowHeader: true }));
       }
-      step(`The heads (${H})`, ...heads);
+      step(`The heads (${H})`, drawn(draw.attentionFigure(tokens, tr)), ...heads);
       const oHeader = Array.from({ length: H }, (_, h) => `o (head ${h + 1})`);
       step("Mix the values, join the heads",
         table("sim-mix", "Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O",
@@ -377,12 +587,13 @@
               { rowHeader: true }));
       const z = tr.z[last], p = tr.p[last], logits = tr.logits[last];
       const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
-      step("Logits and probabilities",
+      step("Logits and probabilities", drawn(draw.probabilitiesFigure(vocabShown, tr)),
         el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[last])}; each logit is f_${T} times a column of W_U, then divided by T = ${short(tr.temperature)}.` }),
         table("sim-softmax", `The next token after position ${T}, most probable first`,
               ["token", "logit", "z = logit / T", "e^z", "p"],
               order.map((i) => [show(model.vocab[i]), fixed(logits[i]), fixed(z[i]), fixed(Math.exp(z[i])), fixed(p[i])]),
               { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) }));
+      steps.forEach((st) => { st.drawing = draw.pathSvg(st.n, tokens, run, vocabShown); });
       return steps;
     }
 
@@ -398,6 +609,15 @@
      *  steps = null the path shows the book's sentence again. */
     function showInPath(path, steps, heads, message) {
       path.classList.toggle("path--live", steps !== null || message !== undefined);
+      // the drawing on each step's button follows the run too
+      path.querySelectorAll(".path-step").forEach((button, k) => {
+        let live = button.querySelector(":scope > .path-drawing-live");
+        if (!live) {
+          live = el("span", { class: "path-drawing path-drawing-live" });
+          button.append(live);
+        }
+        live.innerHTML = steps ? steps[k].drawing : "";
+      });
       path.querySelectorAll(".path-panel").forEach((panel, k) => {
         panel.querySelectorAll(".path-body").forEach((body) => {
           let live = body.querySelector(":scope > .path-live");
@@ -608,6 +828,6 @@
 
   return {
     TokenizerError, SPACE_SIGN, show, load, headsChoices, tokenize, forward, run, layernorm, gelu,
-    softmax, argmax, rng, uniform, sample, fixed, short, vector, ui,
+    softmax, argmax, rng, uniform, sample, fixed, short, vector, draw, ui,
   };
 });

@@ -213,3 +213,52 @@ def path_svg(step: int, tokens: list[str], run: dict, vocab: list[str]) -> str:
             body.append(label(width + 3, k * 11 + 8, vocab[i], cls="tok"))
         return svg(110, 44, "The four most probable next tokens as bars", "".join(body), "fig mini")
     raise ValueError(f"step = {step}: the path has steps 1 to 9")
+
+
+# ---------------------------------------------------------------- build-time only (not mirrored)
+
+def paired_bars_svg(labels: list[str], a, b, names: tuple[str, str], aria: str, what: str = "p") -> str:
+    """Two bars per label, a (solid) over b (pale), values in [0, 1]."""
+    row, span = 26, 200
+    left = max(text_width(t) for t in labels) + 8
+    body = [label(left, 10, f"■ {names[0]}", cls="hdr"), label(left + 110, 10, f"□ {names[1]}", cls="hdr")]
+    for k, name in enumerate(labels):
+        y = 16 + k * row
+        body.append(label(left - 6, y + 14, name, "end"))
+        for n, (values, cls) in enumerate(((a, "bar"), (b, "bar-alt"))):
+            v = values[k]
+            width = math.floor(v * span + 0.5)
+            body.append(f'<rect x="{left}" y="{y + 2 + n * 11}" width="{width}" height="9" class="{cls}">'
+                        f"<title>{what}({esc(name)}), {esc(names[n])} = {fixed(v)}</title></rect>")
+            body.append(label(left + width + 4, y + 10 + n * 11, fixed(v), cls="val"))
+    return svg(left + span + 48, 16 + len(labels) * row, aria, "".join(body))
+
+
+def number_line_svg(rows: list[tuple[str, list[float]]], marks: list[tuple[int, str, float]], aria: str) -> str:
+    """Values as dots on one number line per row (a shared axis with ticks
+    at the integers); marks (row, name, value) draw a labelled tick, such as
+    a row's mean."""
+    values = [v for _, vs in rows for v in vs] + [v for _, _, v in marks]
+    lo, hi = math.floor(min(values + [0.0])), math.ceil(max(values + [0.0]))
+    lo, hi = (lo, hi) if hi > lo else (lo - 1, hi + 1)
+    left, span, row = 60, 360, 44
+
+    def x(v: float) -> str:
+        return f"{left + (v - lo) / (hi - lo) * span:.1f}"
+    body = []
+    for k, (name, vs) in enumerate(rows):
+        y = 20 + k * row
+        body.append(label(left - 8, y + 4, name, "end"))
+        body.append(f'<line x1="{left}" y1="{y}" x2="{left + span}" y2="{y}" class="axis"/>')
+        for t in range(lo, hi + 1):
+            body.append(f'<line x1="{x(t)}" y1="{y - 3}" x2="{x(t)}" y2="{y + 3}" class="axis"/>')
+            body.append(label(int(float(x(t))), y + 16, fixed(t, 0), "middle", "val"))
+        for c, v in enumerate(vs):
+            body.append(f'<circle cx="{x(v)}" cy="{y}" r="5" class="dot v-{sign(v)}">'
+                        f"<title>{esc(name)}, column {c + 1}: {fixed(v)}</title></circle>")
+    for k, name, v in marks:
+        y = 20 + k * row
+        body.append(f'<line x1="{x(v)}" y1="{y - 10}" x2="{x(v)}" y2="{y + 10}" class="mark">'
+                    f"<title>{esc(name)} = {fixed(v)}</title></line>")
+        body.append(label(int(float(x(v))), y - 12, name, "middle", "hdr"))
+    return svg(left + span + 20, 20 + len(rows) * row, aria, "".join(body))

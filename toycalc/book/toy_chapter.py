@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import gpt, nanogpt
+from .draw import bars_svg, figure, number_line_svg, paired_bars_svg
 from .example import Example
 from .render import (MINUS, count, fixed, html_table, inline_math as im, math_block, short, tex,
                      token_code, token_tex, token_text, vector)
@@ -537,3 +538,75 @@ NUMBERS = {
     "top_p": top_p_number, "kept": kept_number, "written": written_number, "new_tokens": new_tokens,
     "room": room_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
 }
+
+
+# ---------------------------------------------------------------- figures
+
+def temperatures_figure(ex: Example) -> str:
+    """Small multiples: the next token's p at each temperature, tokens in
+    the order of their logits (the same order in every panel)."""
+    z = ex.trace["logits"][-1]
+    order = sorted(range(len(z)), key=lambda i: (-z[i], i))
+    labels = [ex.model.show(i) for i in order]
+    panels = []
+    for T in TEMPERATURES:
+        p = gpt.softmax(z / T)
+        panels.append(figure("temperatures", bars_svg(labels, [float(p[i]) for i in order],
+                                                      f"p of each next token at temperature {short(T)}", top=0),
+                             f"{im('T = ' + short(T))}", temperature=short(T)))
+    return f'<div class="fig-row">{"".join(panels)}</div>'
+
+
+def filter_figure(ex: Example) -> str:
+    """The first prediction's p, with the tokens that top-k and top-p cut
+    away greyed: what is left is renormalised and drawn from."""
+    p = ex.p_last
+    order = sorted(range(len(p)), key=lambda i: (-p[i], i))
+    labels = [ex.model.show(i) for i in order]
+    values = [float(p[i]) for i in order]
+    panels = []
+    for name, q, caption in (("top-k", keep(p, TOP_K), f"top-k, {im(f'k = {TOP_K}')}"),
+                             ("top-p", keep(p, top_p=TOP_P), f"top-p, {im(f'p = {short(TOP_P)}')}")):
+        cut = [k for k, i in enumerate(order) if q[i] == 0]
+        panels.append(figure("filter", bars_svg(labels, values, f"p of each next token; the tokens {name} "
+                                                "cuts away are grey", top=0, greyed=cut), caption, rule=name))
+    return f'<div class="fig-row">{"".join(panels)}</div>'
+
+
+PRIME = "u^\\prime_{t}"
+
+
+def layernorm_figure(ex: Example, t: int = 0) -> str:
+    """One row before and after LayerNorm on a number line: h_t, whose mean
+    is not zero, and u'_t = LN(h_t), centred on 0 and scaled (default t:
+    the last position)."""
+    t = t or len(ex.ids)
+    if not 1 <= t <= len(ex.ids):
+        raise ValueError(f"t = {t}: the sentence has positions 1 to {len(ex.ids)}")
+    b = ex.block
+    h, u2 = b["h"][t - 1], b["u2"][t - 1]
+    return figure("layernorm", number_line_svg(
+        [(f"h_{t}", h.tolist()), (f"u′_{t}", u2.tolist())],
+        [(0, "μ", float(b["mu2"][t - 1])), (1, "mean", float(u2.mean()))],
+        f"The {len(h)} numbers of h_{t} and of u′_{t} = LN(h_{t}) on a number line, with their means"),
+        f"{im(f'h_{t}')} and {im(PRIME.format(t=t))} = LN({im(f'h_{t}')}): centred on its mean, "
+        "scaled by its spread")
+
+
+def order_figure(ex: Example) -> str:
+    """The last row's p with and without P, for the sentence as written and
+    with the earlier tokens reversed: the tokens most probable in any run."""
+    runs = {name: (_last_p(ex, ids, True), _last_p(ex, ids, False))
+            for name, ids in (("as written", ex.ids), ("earlier tokens reversed", _reordered(ex.ids)))}
+    shown = sorted({int(i) for pair in runs.values() for p in pair for i in np.argsort(-p, kind="stable")[:3]})
+    labels = [ex.model.show(i) for i in shown]
+    panels = [figure("order", paired_bars_svg(labels, [float(with_p[i]) for i in shown],
+                                              [float(without[i]) for i in shown], ("with P", "without P"),
+                                              f"p of the likeliest next tokens, {name}, with and without P"),
+                     name, order=name)
+              for name, (with_p, without) in runs.items()]
+    return f'<div class="fig-row">{"".join(panels)}</div>'
+
+
+FIGURES = {"temperatures": temperatures_figure, "filter": filter_figure, "layernorm": layernorm_figure,
+           "order": order_figure}

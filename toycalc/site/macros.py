@@ -36,6 +36,7 @@ from mkdocs_macros.errors import format_error
 
 from ..book import claims, end_to_end, nanogpt_chapter, since_2017, toy_chapter
 from ..book.example import Example
+from ..book.minimap import minimap
 from ..book.nano_example import Run
 from ..book.path import heads_chooser, path_diagram
 from ..book.render import by_heads, prose_math
@@ -147,7 +148,7 @@ def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str 
 TOY_KINDS = {"table": end_to_end.TABLES, "formula": end_to_end.FORMULAS, "number": end_to_end.NUMBERS,
              "figure": end_to_end.FIGURES,
              "chapter_table": toy_chapter.TABLES, "chapter_formula": toy_chapter.FORMULAS,
-             "chapter_number": toy_chapter.NUMBERS}
+             "chapter_number": toy_chapter.NUMBERS, "chapter_figure": toy_chapter.FIGURES}
 MODERN_KINDS = {"modern_table": since_2017.TABLES, "modern_formula": since_2017.FORMULAS,
                 "modern_number": since_2017.NUMBERS}
 NANO_KINDS = {"nano_matrix": nanogpt_chapter.MATRICES, "nano_table": nanogpt_chapter.TABLES,
@@ -212,6 +213,17 @@ def define_env(env):
     env.macro(heads_chooser_macro, "heads_chooser")
     env.macro(macro_reference_macro, "macro_reference")
     env.macro(claim, "claim")
+
+
+def on_post_page_macros(env):
+    """Every chapter page opens with its "you are here" map, under the title."""
+    page = env.page.file.src_path if env.page else ""
+    drawn = minimap(page)
+    if drawn:
+        lines = env.markdown.split("\n")
+        title = next((k for k, line in enumerate(lines) if line.startswith("# ")), -1)
+        lines.insert(title + 1, "\n" + drawn)
+        env.markdown = "\n".join(lines)
 
 
 @format_error.register

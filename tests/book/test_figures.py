@@ -1,0 +1,188 @@
+"""The toy model's figures in the built site: every mark's <title> is
+toycalc's number for every heads choice, every figure is labelled, every
+chapter page has its map, and the figures follow the weights file."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from conftest import build_site, page
+from toycalc.book import minimap, toy_chapter
+from toycalc.book.example import Example
+from toycalc.book.render import fixed
+from toycalc.model import gpt
+from toycalc.model.weights import DEFAULT_TOY, load_toy
+
+TITLE = re.compile(r"^(.*): (\S+)$")
+
+
+def titles(node) -> dict[str, str]:
+    """Every mark's title, split into what it names and the number shown."""
+    found = {}
+    for t in node.select("title"):
+        m = TITLE.match(t.get_text())
+        if m and m.group(2) != "masked":
+            found[m.group(1)] = m.group(2)
+    return found
+
+
+def variant(soup, heads: int):
+    """The part of a page shown with `heads` heads: the other variants removed."""
+    soup = BeautifulSoup(str(soup), "html.parser")
+    for v in soup.select(".heads-variant"):
+        if v["data-heads"] != str(heads):
+            v.decompose()
+    return soup
+
+
+def attention_titles(ex: Example) -> dict[str, str]:
+    tokens = [ex.model.show(i) for i in ex.ids]
+    w = ex.block["weights"]
+    return {f"head {h + 1}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})": fixed(w[h, i, j])
+            for h in range(ex.n_heads) for i in range(len(tokens)) for j in range(i + 1)}
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return load_toy(DEFAULT_TOY)
+
+
+@pytest.fixture(scope="module", params=[1, 2, 4], ids=lambda h: f"{h}-heads")
+def ex(request, toy):
+    return Example(toy, heads=request.param)
+
+
+@pytest.mark.parametrize("where", ["end-to-end", "toy/attention", "simulator"])
+def test_attention_figures_show_toycalcs_weights(site, ex, where):
+    shown = variant(page(site, where), ex.n_heads)
+    figures = shown.select('figure[data-figure="attention"]')
+    assert sorted({f["data-head"] for f in figures}) == [str(h) for h in range(1, ex.n_heads + 1)]
+    for f in figures:
+        assert len(f.select("svg")) == 2  # the heat-map and the lines
+        got = titles(f)
+        want = {k: v for k, v in attention_titles(ex).items() if k.startswith(f"head {f['data-head']},")}
+        assert got == want
+        masked = [t.get_text() for t in f.select("title") if t.get_text().endswith(": masked")]
+        T = len(ex.ids)
+        assert len(masked) == T * (T - 1) // 2
+
+
+@pytest.mark.parametrize("where", ["end-to-end", "toy/output", "simulator"])
+def test_probability_bars_show_toycalcs_p(site, ex, where):
+    shown = variant(page(site, where), ex.n_heads)
+    (f,) = shown.select('figure[data-figure="probabilities"]')
+    bars = [t.get_text() for t in f.select("rect title")]
+    p = ex.p_last
+    order = sorted(range(len(p)), key=lambda i: (-p[i], i))
+    assert bars == [f"p({ex.model.show(i)}) = {fixed(p[i])}" for i in order]
+    assert "bar-top" in f.select("rect")[0]["class"]
+
+
+def test_the_path_draws_each_steps_data(site, ex):
+    shown = variant(page(site, "end-to-end"), ex.n_heads)
+    tokens = [ex.model.show(i) for i in ex.ids]
+    b, tr = ex.block, ex.trace
+    for step, (M, symbol) in {2: (tr["E_ids"], "E[id]"), 3: (tr["X"], "x"), 4: (b["u"], "u"),
+                              7: (b["h"], "h"), 8: (b["y"], "y")}.items():
+        button = shown.select_one(f"#path-step-{step}")
+        want = {f"{symbol}_{t + 1} ({tokens[t]}), column {c + 1}": fixed(M[t, c])
+                for t in range(M.shape[0]) for c in range(M.shape[1])}
+        assert titles(button) == want, step
+    qkv = titles(shown.select_one("#path-step-5"))
+    assert qkv[f"k_2 ({tokens[1]}), column 3"] == fixed(b["K"][1, 2]) and len(qkv) == 3 * b["Q"].size
+    heads = titles(shown.select_one("#path-step-6"))
+    assert heads == {f"head {h + 1}, query {i + 1}, key {j + 1}": fixed(b["weights"][h, i, j])
+                     for h in range(ex.n_heads) for i in range(len(tokens)) for j in range(i + 1)}
+    bars = [t.get_text() for t in shown.select_one("#path-step-9").select("title")]
+    top = np.argsort(-ex.p_last, kind="stable")[:4]
+    assert bars == [f"p({ex.model.show(i)}) = {fixed(ex.p_last[i])}" for i in top]
+
+
+def test_chapter_figures(site, ex):
+    z = ex.trace["logits"][-1]
+    generation = variant(page(site, "toy/generation"), ex.n_heads)
+    panels = generation.select('figure[data-figure="temperatures"]')
+    assert [f["data-temperature"] for f in panels] == ["0.5", "1", "2"]
+    for f, T in zip(panels, toy_chapter.TEMPERATURES):
+        p = gpt.softmax(z / T)
+        assert {t.get_text() for t in f.select("rect title")} == \
+            {f"p({ex.model.show(i)}) = {fixed(p[i])}" for i in range(len(p))}
+    cut = {f["data-rule"]: f for f in generation.select('figure[data-figure="filter"]')}
+    for rule, q in (("top-k", toy_chapter.keep(ex.p_last, toy_chapter.TOP_K)),
+                    ("top-p", toy_chapter.keep(ex.p_last, top_p=toy_chapter.TOP_P))):
+        grey = {r.select_one("title").get_text().split(")")[0][2:] for r in cut[rule].select("rect.bar-cut")}
+        assert grey == {ex.model.show(i) for i in range(len(q)) if q[i] == 0}, rule
+    layernorm = variant(page(site, "toy/layernorm"), ex.n_heads)
+    (f,) = layernorm.select('figure[data-figure="layernorm"]')
+    T = len(ex.ids)
+    want = {f"h_{T}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["h"][-1])}
+    want |= {f"u′_{T}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["u2"][-1])}
+    assert {k: v for k, v in titles(f).items() if "column" in k} == want
+    assert f.select_one("line.mark title").get_text() == f"μ = {fixed(ex.block['mu2'][-1])}"
+    positions = variant(page(site, "toy/positions"), ex.n_heads)
+    orders = positions.select('figure[data-figure="order"]')
+    assert [f["data-order"] for f in orders] == ["as written", "earlier tokens reversed"]
+    with_p = {t.get_text() for t in orders[0].select("rect title") if ", with P =" in t.get_text()}
+    p = ex.p_last
+    assert f"p({ex.model.show(ex.top_id)}), with P = {fixed(p[ex.top_id])}" in with_p
+
+
+def test_every_figure_is_labelled(site):
+    for name in ("end-to-end", "simulator", "toy/attention", "toy/output", "toy/generation",
+                 "toy/layernorm", "toy/positions"):
+        soup = page(site, name)
+        figures = soup.select("figure.toy-figure")
+        assert figures, name
+        for f in figures:
+            assert f.get("data-figure")
+            for svg in f.select("svg"):
+                assert svg["role"] == "img" and len(svg["aria-label"]) > 20, name
+
+
+@pytest.mark.parametrize("chapter,pages", [
+    ("toy", ["tokens", "embedding", "positions", "layernorm", "attention", "mlp", "output", "generation"]),
+    ("nano-gpt", ["embedding", "layer-norm", "self-attention", "projection", "mlp", "transformer",
+                  "softmax", "output"])])
+def test_every_chapter_page_shows_where_it_is(site, chapter, pages):
+    for name in pages:
+        soup = page(site, f"{chapter}/{name}")
+        (m,) = soup.select('figure[data-figure="minimap"]')
+        here = [a.get_text() for a in m.select("a.here")]
+        assert here, name
+        if chapter == "toy":  # each toy page explains the parts that link to it
+            assert all(a["href"] == "./" for a in m.select("a.here")), name
+        assert [a.get_text() for a in m.select("a")] == [re.sub("<[^>]+>", "", n) for n in minimap.NODES]
+        assert here == [re.sub("<[^>]+>", "", n) for n in minimap.highlighted(chapter, name + ".md")]
+        # the map sits right under the page's title
+        assert soup.select_one("article h1").find_next_sibling() is m, name
+
+
+def test_the_end_to_end_page_stays_light(site):
+    assert (site / "end-to-end" / "index.html").stat().st_size < 250 * 1024
+
+
+def test_the_figures_follow_the_weights(tmp_path, site):
+    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
+    data["E"][2] = [0.5, -1, 0.5, 0]          # ␣cat moves
+    data["W_U"][1][6] = 0.5                    # ␣roof's column
+    weights = tmp_path / "weights.yaml"
+    weights.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    result = build_site(tmp_path / "site", weights)
+    assert result.returncode == 0, result.stderr
+    new, old = Example(load_toy(weights)), Example(load_toy(DEFAULT_TOY))
+    for where in ("end-to-end", "toy/attention"):
+        shown = variant(page(tmp_path / "site", where), new.n_heads)
+        drawn = {}
+        for f in shown.select('figure[data-figure="attention"]'):
+            drawn |= titles(f)
+        assert drawn == attention_titles(new)
+        assert drawn != attention_titles(old)
+    shown = variant(page(tmp_path / "site", "end-to-end"), new.n_heads)
+    bars = {t.get_text() for t in shown.select('figure[data-figure="probabilities"] rect title')}
+    assert bars == {f"p({new.model.show(i)}) = {fixed(new.p_last[i])}" for i in range(len(new.p_last))}
+    changed = [i for i in range(len(old.p_last)) if fixed(old.p_last[i]) != fixed(new.p_last[i])]
+    assert changed and all(f"p({old.model.show(i)}) = {fixed(old.p_last[i])}" not in bars for i in changed)
