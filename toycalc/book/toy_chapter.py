@@ -579,7 +579,10 @@ PRIME = "u^\\prime_{t}"
 def layernorm_figure(ex: Example, t: int = 0) -> str:
     """One row before and after LayerNorm on a number line: h_t, whose mean
     is not zero, and u'_t = LN(h_t), centred on 0 and scaled (default t:
-    the last position)."""
+    the last position). h comes after attention: drawn with the weights
+    file's own heads, whatever the reader chose, since this page comes
+    before heads are met."""
+    ex = ex.with_heads(ex.model.heads)
     t = t or len(ex.ids)
     if not 1 <= t <= len(ex.ids):
         raise ValueError(f"t = {t}: the sentence has positions 1 to {len(ex.ids)}")
@@ -590,7 +593,7 @@ def layernorm_figure(ex: Example, t: int = 0) -> str:
         [(0, "μ", float(b["mu2"][t - 1])), (1, "mean", float(u2.mean()))],
         f"The {len(h)} numbers of h_{t} and of u′_{t} = LN(h_{t}) on a number line, with their means"),
         f"{im(f'h_{t}')} and {im(PRIME.format(t=t))} = LN({im(f'h_{t}')}): centred on its mean, "
-        "scaled by its spread")
+        f"scaled by its spread (with {ex.n_heads} head{'s' * (ex.n_heads > 1)})")
 
 
 def order_figure(ex: Example) -> str:
