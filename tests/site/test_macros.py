@@ -169,3 +169,35 @@ def test_weights_that_break_a_claim_of_the_chapter_stop_the_build(project, tmp_p
     result = build_with_page(project, f"# C\n\nA sentence{{{{ {call} }}}}.\n", changed_weights(tmp_path, change))
     assert result.returncode != 0 and "Traceback" not in result.stderr + result.stdout
     assert f"bad.md: the text claims {message}: rewrite the sentence or the weights" in result.stderr
+
+
+def test_claims_can_warn_instead_of_stopping_the_build(tmp_path):
+    """TOYCALC_CLAIMS=warn: the same line is printed as a warning, the build
+    passes (strict), and the page marks the sentence; the default stays strict."""
+    import os
+    from conftest import build_site, page
+    weights = changed_weights(tmp_path, entry("W_O", 0, 1, 0.5))
+    message = "end-to-end.md: the text claims identity(name='W_O'), but W_O is not the identity matrix"
+    os.environ["TOYCALC_CLAIMS"] = "warn"
+    try:
+        warned = build_site(tmp_path / "site", weights)
+    finally:
+        del os.environ["TOYCALC_CLAIMS"]
+    assert warned.returncode == 0, warned.stderr
+    assert f"WARNING -  {message}: rewrite the sentence or the weights" in warned.stderr.splitlines()
+    (note,) = page(tmp_path / "site", "end-to-end").select(".claim-broken")
+    assert note.get_text() == ("This sentence was written for the book's weights and does not hold for these: "
+                               "W_O is not the identity matrix.")
+    assert build_site(tmp_path / "strict", weights).returncode != 0
+
+
+def test_an_unknown_claims_mode_is_named(tmp_path):
+    import os
+    from conftest import build_site
+    os.environ["TOYCALC_CLAIMS"] = "loose"
+    try:
+        result = build_site(tmp_path / "site")
+    finally:
+        del os.environ["TOYCALC_CLAIMS"]
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "TOYCALC_CLAIMS='loose': expected strict" in result.stderr

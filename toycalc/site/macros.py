@@ -24,8 +24,10 @@ and what exists.
 """
 from __future__ import annotations
 
+import html
 import importlib
 import inspect
+import logging
 import os
 import sys
 from pathlib import Path
@@ -47,6 +49,26 @@ from .reference import macro_reference
 
 class BookError(Exception):
     """A mistake in a page's macro call."""
+
+
+# TOYCALC_CLAIMS=warn: a false claim is printed and marked on its page
+# instead of stopping the build. Its own logger, outside mkdocs', so that
+# `mkdocs build --strict` does not count it as a failure.
+CLAIMS_ENV = "TOYCALC_CLAIMS"
+claims_log = logging.getLogger("toycalc.claims")
+if not claims_log.handlers:
+    _handler = logging.StreamHandler()
+    _handler.setFormatter(logging.Formatter("WARNING -  %(message)s"))
+    claims_log.addHandler(_handler)
+    claims_log.propagate = False
+
+
+def claims_mode() -> str:
+    mode = os.environ.get(CLAIMS_ENV, "strict")
+    if mode not in ("strict", "warn"):
+        raise PluginError(f"{CLAIMS_ENV}={mode[:20]!r}: expected strict (the default: a false claim "
+                          "stops the build) or warn (it is printed and marked on its page)")
+    return mode
 
 
 def weights_path(env) -> Path:
@@ -185,6 +207,8 @@ def define_env(env):
         """The heads radio buttons; name tells one group from another on a page."""
         return heads_chooser(example().heads_choices, model.heads, name)
 
+    mode = claims_mode()
+
     def claim(what, heads=None, **options):
         """Nothing on the page; stops the build when the prose's claim is false.
         Without `heads` it must hold for every heads choice, since the reader
@@ -200,8 +224,13 @@ def define_env(env):
             raise BookError(f"{page}: claim({what!r}): {e}") from None
         if false:
             args = ", ".join(f"{k}={v!r}" for k, v in options.items())
-            raise BookError(f"{page}: the text claims {what}({args}), but {false}: "
-                            "rewrite the sentence or the weights")
+            message = (f"{page}: the text claims {what}({args}), but {false}: "
+                       "rewrite the sentence or the weights")
+            if mode == "strict":
+                raise BookError(message)
+            claims_log.warning(message)
+            return ('<span class="claim-broken" role="note">This sentence was written for the book\'s '
+                    f"weights and does not hold for these: {html.escape(false)}.</span>")
         return ""
     claim.registry = claims.CLAIMS
 
