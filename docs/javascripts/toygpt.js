@@ -31,16 +31,53 @@
     return token.split(" ").join(SPACE_SIGN);
   }
 
+  const BLOCK_MATRICES = ["W_Q", "W_K", "W_V", "W_O", "W_1", "W_2"];
+  const BLOCK_VECTORS = ["b_Q", "b_K", "b_V", "b_O", "b_1", "b_2", "gamma_1", "beta_1", "gamma_2", "beta_2"];
+
+  /** A model from the build's export: the toy's (one block, its matrices
+   *  at the top) or one with `blocks` (biases and LayerNorm weights where
+   *  the config has them, as nano-gpt). */
   function load(data) {
+    if (data.packed) data = unpack(data);
+    const rows = (M) => M.map((row) => Float64Array.from(row));
     const model = {
       vocab: data.vocab.slice(), heads: data.heads, d: data.d, nCtx: data.n_ctx,
       width: data.width, lnEps: data.ln_eps, geluC: data.gelu_c,
+      E: rows(data.E), P: rows(data.P), W_U: rows(data.W_U),
     };
-    for (const name of ["E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U"]) {
-      model[name] = data[name].map((row) => Float64Array.from(row));
-    }
+    const blocks = data.blocks || [data];
+    model.blocks = blocks.map((b) => {
+      const block = {};
+      for (const name of BLOCK_MATRICES) block[name] = rows(b[name]);
+      for (const name of BLOCK_VECTORS) if (b[name]) block[name] = Float64Array.from(b[name]);
+      return block;
+    });
+    for (const name of ["gamma_f", "beta_f"]) if (data[name]) model[name] = Float64Array.from(data[name]);
+    // the toy's matrices by their page names too (the simulator edits them)
+    for (const name of BLOCK_MATRICES) model[name] = model.blocks[0][name];
     model.vocabSize = model.vocab.length;
     return model;
+  }
+
+  /** toycalc/site/export.py's packed arrays (float32 bytes in base64) as
+   *  lists of rows, in the layout `load` reads. */
+  function unpack(data) {
+    const bytes = (b64) => (typeof atob === "function"
+      ? Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
+      : Uint8Array.from(Buffer.from(b64, "base64")));
+    const array = ({ shape, f32 }) => {
+      const flat = new Float32Array(bytes(f32).buffer);
+      if (shape.length === 1) return Array.from(flat);
+      const cols = shape[1];
+      return Array.from({ length: shape[0] }, (_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
+    };
+    const out = {};
+    for (const [k, v] of Object.entries(data)) {
+      if (k === "blocks") out.blocks = v.map((b) => Object.fromEntries(Object.entries(b).map(([n, a]) => [n, array(a)])));
+      else out[k] = v && v.f32 !== undefined ? array(v) : v;
+    }
+    delete out.packed;
+    return out;
   }
 
   /** The heads counts the model can run with: the divisors of d. */
@@ -79,11 +116,11 @@
     return ids;
   }
 
-  // small matrices as arrays of rows (Float64Array)
-  function matmul(X, W) {
+  // small matrices as arrays of rows (Float64Array); b, a bias, may be absent
+  function matmul(X, W, b) {
     const m = W[0].length;
     return X.map((x) => {
-      const out = new Float64Array(m);
+      const out = b ? Float64Array.from(b) : new Float64Array(m);
       for (let i = 0; i < x.length; i++) {
         const xi = x[i], w = W[i];
         for (let j = 0; j < m; j++) out[j] += xi * w[j];
@@ -96,8 +133,9 @@
     return A.map((a, t) => a.map((v, c) => v + B[t][c]));
   }
 
-  /** Each row to mean 0 and variance 1 (population variance), as toycalc. */
-  function layernorm(X, eps) {
+  /** Each row to mean 0 and variance 1 (population variance), as toycalc;
+   *  then times gamma plus beta where the model has them. */
+  function layernorm(X, eps, gamma, beta) {
     const mu = [], sigma = [];
     const out = X.map((x) => {
       let sum = 0;
@@ -108,7 +146,7 @@
       const s = Math.sqrt(sq / x.length + eps);
       mu.push(m);
       sigma.push(s);
-      return x.map((v) => (v - m) / s);
+      return gamma ? x.map((v, c) => ((v - m) / s) * gamma[c] + beta[c]) : x.map((v) => (v - m) / s);
     });
     return { out, mu, sigma };
   }
@@ -124,6 +162,53 @@
     let sum = 0;
     for (const v of e) sum += v;
     return e.map((v) => v / sum);
+  }
+
+  /** One pre-norm block on x (T rows): attention, then the MLP, each
+   *  added to what came in. Every intermediate under toycalc's names. */
+  function block(model, p, x, heads) {
+    const T = x.length, blk = { X: x };
+    const ln1 = layernorm(x, model.lnEps, p.gamma_1, p.beta_1);
+    blk.u = ln1.out; blk.mu = ln1.mu; blk.sigma = ln1.sigma;
+    blk.Q = matmul(blk.u, p.W_Q, p.b_Q);
+    blk.K = matmul(blk.u, p.W_K, p.b_K);
+    blk.V = matmul(blk.u, p.W_V, p.b_V);
+    const dh = model.d / heads, scale = Math.sqrt(dh);
+    blk.dots = []; blk.scores = []; blk.weights = []; blk.outputs = [];
+    for (let h = 0; h < heads; h++) {
+      const c0 = h * dh;
+      const dots = [], scores = [], weights = [], outputs = [];
+      for (let t = 0; t < T; t++) {
+        const d = new Float64Array(T), s = new Float64Array(T);
+        for (let j = 0; j < T; j++) {
+          let dot = 0;
+          for (let c = c0; c < c0 + dh; c++) dot += blk.Q[t][c] * blk.K[j][c];
+          d[j] = dot;
+          s[j] = j > t ? -Infinity : dot / scale;     // the causal mask
+        }
+        const a = softmax(s);
+        const o = new Float64Array(dh);
+        for (let j = 0; j < T; j++) for (let c = 0; c < dh; c++) o[c] += a[j] * blk.V[j][c0 + c];
+        dots.push(d); scores.push(s); weights.push(a); outputs.push(o);
+      }
+      blk.dots.push(dots); blk.scores.push(scores); blk.weights.push(weights); blk.outputs.push(outputs);
+    }
+    // the heads side by side
+    blk.A = [];
+    for (let t = 0; t < T; t++) {
+      const row = new Float64Array(model.d);
+      for (let h = 0; h < heads; h++) row.set(blk.outputs[h][t], h * dh);
+      blk.A.push(row);
+    }
+    blk.attn = matmul(blk.A, p.W_O, p.b_O);
+    blk.h = add(x, blk.attn);
+    const ln2 = layernorm(blk.h, model.lnEps, p.gamma_2, p.beta_2);
+    blk.u2 = ln2.out; blk.mu2 = ln2.mu; blk.sigma2 = ln2.sigma;
+    blk.mlp_pre = matmul(blk.u2, p.W_1, p.b_1);
+    blk.mlp_post = blk.mlp_pre.map((row) => row.map((v) => gelu(v, model.geluC)));
+    blk.m = matmul(blk.mlp_post, p.W_2, p.b_2);
+    blk.y = add(blk.h, blk.m);
+    return blk;
   }
 
   /** The model on ids: every intermediate under toycalc's names. */
@@ -143,52 +228,39 @@
     tr.E_ids = ids.map((i) => model.E[i]);
     tr.P_t = model.P.slice(0, T);
     tr.X = add(tr.E_ids, tr.P_t);
-    const ln1 = layernorm(tr.X, model.lnEps);
-    tr.u = ln1.out; tr.mu = ln1.mu; tr.sigma = ln1.sigma;
-    tr.Q = matmul(tr.u, model.W_Q);
-    tr.K = matmul(tr.u, model.W_K);
-    tr.V = matmul(tr.u, model.W_V);
-    const dh = model.d / heads, scale = Math.sqrt(dh);
-    tr.dots = []; tr.scores = []; tr.weights = []; tr.outputs = [];
-    for (let h = 0; h < heads; h++) {
-      const c0 = h * dh;
-      const dots = [], scores = [], weights = [], outputs = [];
-      for (let t = 0; t < T; t++) {
-        const d = new Float64Array(T), s = new Float64Array(T);
-        for (let j = 0; j < T; j++) {
-          let dot = 0;
-          for (let c = c0; c < c0 + dh; c++) dot += tr.Q[t][c] * tr.K[j][c];
-          d[j] = dot;
-          s[j] = j > t ? -Infinity : dot / scale;     // the causal mask
-        }
-        const a = softmax(s);
-        const o = new Float64Array(dh);
-        for (let j = 0; j < T; j++) for (let c = 0; c < dh; c++) o[c] += a[j] * tr.V[j][c0 + c];
-        dots.push(d); scores.push(s); weights.push(a); outputs.push(o);
-      }
-      tr.dots.push(dots); tr.scores.push(scores); tr.weights.push(weights); tr.outputs.push(outputs);
+    tr.blocks = [];
+    let x = tr.X;
+    for (const p of model.blocks) {
+      const blk = block(model, p, x, heads);
+      tr.blocks.push(blk);
+      x = blk.y;
     }
-    // the heads side by side
-    tr.A = [];
-    for (let t = 0; t < T; t++) {
-      const row = new Float64Array(model.d);
-      for (let h = 0; h < heads; h++) row.set(tr.outputs[h][t], h * dh);
-      tr.A.push(row);
-    }
-    tr.attn = matmul(tr.A, model.W_O);
-    tr.h = add(tr.X, tr.attn);
-    const ln2 = layernorm(tr.h, model.lnEps);
-    tr.u2 = ln2.out; tr.mu2 = ln2.mu; tr.sigma2 = ln2.sigma;
-    tr.mlp_pre = matmul(tr.u2, model.W_1);
-    tr.mlp_post = tr.mlp_pre.map((row) => row.map((v) => gelu(v, model.geluC)));
-    tr.m = matmul(tr.mlp_post, model.W_2);
-    tr.y = add(tr.h, tr.m);
-    const lnf = layernorm(tr.y, model.lnEps);
+    // the first block's values under the page's names (the toy has one block;
+    // with several, y is the last one's, the input of the final LayerNorm)
+    Object.assign(tr, tr.blocks[0]);
+    tr.X = tr.blocks[0].X;
+    tr.y = x;
+    const lnf = layernorm(tr.y, model.lnEps, model.gamma_f, model.beta_f);
     tr.f = lnf.out; tr.mu_f = lnf.mu; tr.sigma_f = lnf.sigma;
     tr.logits = matmul(tr.f, model.W_U);
     tr.z = tr.logits.map((row) => row.map((v) => v / temperature));
     tr.p = tr.z.map(softmax);
     return tr;
+  }
+
+  /** Greedy decoding, as toycalc's nanogpt.generate: append the most
+   *  probable id `steps` times. Returns every id and, for each new one,
+   *  the probabilities it was chosen from. */
+  function greedy(model, ids, steps) {
+    ids = ids.slice();
+    const probabilities = [];
+    for (let k = 0; k < steps; k++) {
+      const tr = forward(model, ids);
+      const p = tr.p[ids.length - 1];
+      probabilities.push(Array.from(p));
+      ids.push(argmax(p));
+    }
+    return { ids, probabilities };
   }
 
   /** The first most probable token, as numpy's argmax. */
@@ -827,7 +899,7 @@
   })();
 
   return {
-    TokenizerError, SPACE_SIGN, show, load, headsChoices, tokenize, forward, run, layernorm, gelu,
+    TokenizerError, SPACE_SIGN, show, load, unpack, headsChoices, tokenize, forward, greedy, run, layernorm, gelu,
     softmax, argmax, rng, uniform, sample, fixed, short, vector, draw, ui,
   };
 });

@@ -63,7 +63,7 @@ const out = {runs: job.runs.map((r) => {
   try {
     const tr = g.run(model, r.text, r.heads, r.temperature);
     const res = {};
-    for (const k of Object.keys(tr)) res[k] = plain(tr[k]);
+    for (const k of Object.keys(tr)) if (k !== "blocks") res[k] = plain(tr[k]);
     return res;
   } catch (e) { return {error: e.message, kind: e.constructor.name}; }
 })};

@@ -11,10 +11,16 @@ import json
 import os
 from pathlib import Path
 
-from ..model.gpt import GELU_C, LN_EPS
+import base64
+
+import numpy as np
+
+from ..model.gpt import GELU_C, LN_EPS, block_shapes
+from ..model.nanogpt import VOCAB, Nano
 from ..model.weights import MATRICES, Model
 
 WEIGHTS_URI = "javascripts/toy-weights.json"
+NANO_URI = "javascripts/nanogpt-weights.json"
 
 
 def weights_path(config) -> Path | None:
@@ -42,3 +48,26 @@ def weights_data(model: Model) -> dict:
 def weights_json(model: Model) -> str:
     # floats go out as Python's repr, which reads back as the same double
     return json.dumps(weights_data(model), ensure_ascii=False, separators=(",", ":"))
+
+
+def packed(values: np.ndarray) -> dict:
+    """An array as its shape and its float32 bytes (little-endian) in
+    base64: a third of the JSON list of the same numbers, and exact, since
+    nano-gpt's weights are float32 to begin with."""
+    return {"shape": list(values.shape), "f32": base64.b64encode(values.astype("<f4").tobytes()).decode("ascii")}
+
+
+def nano_weights_data(nano: Nano) -> dict:
+    """nano-gpt for the browser (docs/javascripts/toygpt.js unpacks it): the
+    sizes, the letters, and every parameter packed, the blocks' by name."""
+    cfg, params = nano.cfg, nano.params
+    return {"vocab": list(VOCAB), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx,
+            "width": cfg.mlp_width, "ln_eps": LN_EPS, "gelu_c": GELU_C, "packed": True,
+            "E": packed(params["E"]), "P": packed(params["P"]), "W_U": packed(params["W_U"]),
+            "gamma_f": packed(params["gamma_f"]), "beta_f": packed(params["beta_f"]),
+            "blocks": [{name: packed(params[f"blocks.{b}.{name}"]) for name in block_shapes(cfg)}
+                       for b in range(cfg.n_blocks)]}
+
+
+def nano_weights_json(nano: Nano) -> str:
+    return json.dumps(nano_weights_data(nano), separators=(",", ":"))

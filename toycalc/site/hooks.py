@@ -13,7 +13,8 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from toycalc.site.export import WEIGHTS_URI, weights_json, weights_path
+from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
+from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json, weights_path
 from toycalc.model.weights import WeightsError, load_toy
 
 MATHJAX_FILES = {"es5/tex-svg-full.js": "javascripts/mathjax/tex-svg-full.js",
@@ -36,6 +37,7 @@ def on_files(files, config):
             raise PluginError(f"MathJax file {path} is missing: reinstall django-static-mathjax==3.2.2.1")
         files.append(File.generated(config, uri, abs_src_path=str(path)))
     toy_weights(files, config)
+    nano_weights(files, config)
     return files
 
 
@@ -50,3 +52,12 @@ def toy_weights(files, config) -> None:
     except WeightsError as e:
         raise PluginError(str(e)) from None
     files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
+
+
+def nano_weights(files, config) -> None:
+    """Publish nano-gpt's weights for the nano-gpt pages' browser runs."""
+    try:
+        nano = load_nano()
+    except NanoWeightsError as e:
+        raise PluginError(str(e)) from None
+    files.append(File.generated(config, NANO_URI, content=nano_weights_json(nano)))
