@@ -56,6 +56,7 @@
     // the toy's matrices by their page names too (the simulator edits them)
     for (const name of BLOCK_MATRICES) model[name] = model.blocks[0][name];
     model.vocabSize = model.vocab.length;
+    model.comments = data.comments || null;
     return model;
   }
 
@@ -706,6 +707,142 @@
       });
     }
 
+
+    // ---------------------------------------------------------------- the weights editor
+
+    const EDITABLE = ["E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U"];
+
+    /** How the book labels row r and column c of a matrix. */
+    function cellName(model, name, r, c) {
+      const tok = (i) => show(model.vocab[i]);
+      if (name === "E") return `E, ${tok(r)}, column ${c + 1}`;
+      if (name === "P") return `P, position ${r + 1}, column ${c + 1}`;
+      if (name === "W_U") return `W_U, row ${r + 1}, ${tok(c)}`;
+      return `${name}, row ${r + 1}, column ${c + 1}`;
+    }
+
+    const copyOf = (model) => Object.fromEntries(EDITABLE.map((n) => [n, model[n].map((row) => Float64Array.from(row))]));
+
+    /** A number as YAML reads it back to the same double, never in the
+     *  exponent form (YAML 1.1 would read 1e-7 as text). */
+    function yamlNumber(v) {
+      let text = String(v);
+      if (/e/i.test(text)) text = v.toFixed(100).replace(/\.?0+$/, "");
+      return text;
+    }
+
+    /** The weights as a toy.yaml in the repository's layout. The book's
+     *  comments stay where what they describe is unchanged. */
+    function toYaml(model, changed) {
+      const c = model.comments || { header: [], keys: {} };
+      const keys = c.keys || {};
+      const named = (text) => new Set((text.match(/\bW_[A-Z0-9]+\b|\b[EP]\b/g) || []).concat());
+      const out = [];
+      const header = c.header.length ? c.header : ["# The toy model's weights."];
+      out.push(...header, "# Saved from the Simulator page; the matrices changed there say so.", "");
+      const inline = (key) => {
+        const text = (keys[key] || {}).inline || "";
+        if (!text) return "";
+        return "   # " + (changed.has(key) ? text.split(":")[0] : text);
+      };
+      out.push(`heads: ${model.heads}${inline("heads")}`, "");
+      out.push(`vocab: [${model.vocab.map((t) => JSON.stringify(show(t))).join(", ")}]${inline("vocab")}`, "");
+      for (const name of EDITABLE) {
+        const above = (keys[name] || {}).above || [];
+        const mentioned = named(above.join(" "));
+        mentioned.add(name);
+        if (above.length && ![...mentioned].some((n) => changed.has(n))) out.push(...above);
+        out.push(`${name}:${inline(name)}${changed.has(name) ? "   # changed in the Simulator" : ""}`);
+        model[name].forEach((row, r) => {
+          const label = name === "E" ? `   # ${r}  ${show(model.vocab[r])}` : name === "P" ? `   # position ${r + 1}` : "";
+          out.push(`  - [${Array.from(row, yamlNumber).join(", ")}]${label}`);
+        });
+        out.push("");
+      }
+      return out.join("\n");
+    }
+
+    /** Every weight as an input: a change reruns the model at once. */
+    function weightsEditor(model, onChange) {
+      const original = copyOf(model);
+      const changedCells = new Set();
+      const changedMatrices = () => new Set([...changedCells].map((k) => k.split(":")[0]));
+      const section = el("details", { class: "sim-editor", id: "sim-editor" });
+      section.append(el("summary", { text: "Change the weights" }));
+      section.append(el("p", { class: "sim-note", text:
+        "Every weight of the toy, as the weights file holds it. Type a new number and every table and " +
+        "figure of this page follows at once; a changed cell is marked. Download the weights to build " +
+        "the whole book from them (TOYCALC_WEIGHTS)." }));
+      const reset = el("button", { type: "button", id: "sim-weights-reset", class: "sim-action",
+                                   text: "Reset to the book's weights" });
+      const download = el("button", { type: "button", id: "sim-weights-download", class: "sim-action",
+                                      text: "Download these weights" });
+      const count = el("span", { id: "sim-weights-changed", "aria-live": "polite" });
+      section.append(el("div", { class: "sim-buttons" }, [reset, download, count]));
+      const inputs = [];
+      for (const name of EDITABLE) {
+        const M = model[name];
+        const block = el("details", { class: "sim-matrix" }, [el("summary", { text: `${name} (${M.length} × ${M[0].length})` })]);
+        const table = el("table", { class: "sim-weights", id: `sim-edit-${name}` });
+        M.forEach((row, r) => {
+          const tr = el("tr");
+          row.forEach((v, c) => {
+            const input = el("input", { type: "text", inputmode: "decimal", size: "5", spellcheck: "false",
+                                        "aria-label": cellName(model, name, r, c), "data-matrix": name,
+                                        "data-row": String(r), "data-col": String(c) });
+            input.value = String(v);
+            inputs.push(input);
+            tr.append(el("td", {}, [input]));
+          });
+          table.append(tr);
+        });
+        block.append(el("div", { class: "sim-scroll", tabindex: "0", role: "region", "aria-label": name }, [table]));
+        section.append(block);
+      }
+      const mark = (input, r, c, name) => {
+        const key = `${name}:${r}:${c}`;
+        const differs = model[name][r][c] !== original[name][r][c];
+        input.classList.toggle("is-changed", differs);
+        if (differs) changedCells.add(key); else changedCells.delete(key);
+        const n = changedCells.size;
+        count.textContent = n ? ` ${n} weight${n > 1 ? "s" : ""} changed` : "";
+      };
+      section.addEventListener("input", (event) => {
+        const input = event.target;
+        if (!input.dataset.matrix) return;
+        const name = input.dataset.matrix, r = Number(input.dataset.row), c = Number(input.dataset.col);
+        const text = input.value.trim().replace(/\u2212/g, "-");
+        const v = Number(text);
+        if (text === "" || !Number.isFinite(v)) {
+          input.setAttribute("aria-invalid", "true");
+          return;
+        }
+        input.removeAttribute("aria-invalid");
+        model[name][r][c] = v;
+        mark(input, r, c, name);
+        onChange();
+      });
+      reset.addEventListener("click", () => {
+        for (const input of inputs) {
+          const name = input.dataset.matrix, r = Number(input.dataset.row), c = Number(input.dataset.col);
+          model[name][r][c] = original[name][r][c];
+          input.value = String(original[name][r][c]);
+          input.removeAttribute("aria-invalid");
+          mark(input, r, c, name);
+        }
+        onChange();
+      });
+      download.addEventListener("click", () => {
+        const blob = new Blob([toYaml(model, changedMatrices())], { type: "text/yaml" });
+        const a = el("a", { href: URL.createObjectURL(blob), download: "toy.yaml" });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+      });
+      return section;
+    }
+
     function start() {
       const go = () => document.querySelectorAll("#live-simulator").forEach(setUp);
       if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go);
@@ -784,7 +921,7 @@
           el("div", { class: "sim-seed" }, [el("label", { for: "sim-seed", text: "Seed " }), seed,
                                             el("span", { id: "sim-draw" })]),
         ]),
-        message, summary, append, ...(path ? [] : [results]));
+        message, summary, append, ...(path ? [] : [weightsEditor(model, () => update()), results]));
 
       const read = () => {
         const heads = path ? document.querySelector(".heads-chooser input:checked")
@@ -895,7 +1032,7 @@
       update();
     }
 
-    return { start, render, update: (root) => state.get(root).update() };
+    return { start, render, toYaml, cellName, update: (root) => state.get(root).update() };
   })();
 
   return {

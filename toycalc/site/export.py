@@ -42,7 +42,32 @@ def weights_data(model: Model) -> dict:
     for name in MATRICES:
         key = name if name in ("E", "P", "W_U") else f"blocks.0.{name}"
         data[name] = model.params[key].tolist()
+    data["comments"] = file_comments(Path(model.path).read_text(encoding="utf-8"))
     return data
+
+
+def file_comments(text: str) -> dict:
+    """The comments of a weights file, for the simulator's download: the
+    file's opening lines ("header"), and per top-level key the comment
+    lines just above it ("above") and the one on its own line ("inline")."""
+    lines = text.splitlines()
+    out: dict = {"header": [], "keys": {}}
+    k = 0
+    while k < len(lines) and lines[k].startswith("#"):
+        out["header"].append(lines[k])
+        k += 1
+    block: list[str] = []
+    for line in lines[k:]:
+        if line.startswith("#"):
+            block.append(line)
+            continue
+        key = line.split(":", 1)[0]
+        if line and not line[0].isspace() and ":" in line and key.isidentifier():
+            inline = line.split("#", 1)[1].strip() if "#" in line.split(":", 1)[1] else ""
+            out["keys"][key] = {"above": block, "inline": inline}
+        if not line.startswith("#"):
+            block = [] if line.strip() == "" or not line[0].isspace() else block
+    return out
 
 
 def weights_json(model: Model) -> str:

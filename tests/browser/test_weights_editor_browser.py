@@ -1,0 +1,83 @@
+"""The weights editor on the Simulator page: an edit reruns the model with
+toycalc's numbers for the edited weights, reset restores the book's, and
+the downloaded file passes `toycalc check` and builds the book with the
+numbers the browser showed."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import yaml
+
+from conftest import build_site, page as built_page
+from toycalc.book.example import Example
+from toycalc.book.render import fixed
+from toycalc.model.weights import DEFAULT_TOY, load_toy
+
+NEW_CAT = [0.5, -1.0, 0.5, 0.0]
+
+
+def open_editor(visit):
+    page = visit().open("/simulator/")
+    page.wait_for_selector("#sim-softmax")
+    page.locator("#sim-editor > summary").click()
+    page.locator("#sim-editor details.sim-matrix").first.locator("summary").click()  # E
+    return page
+
+
+def p_shown(page, token: str) -> str:
+    rows = page.locator("#sim-softmax").evaluate("t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))")
+    return next(r[-1] for r in rows if r[0] == token)
+
+
+def edit_cat(page):
+    for c, v in enumerate(NEW_CAT):
+        page.get_by_label(f"E, ␣cat, column {c + 1}", exact=True).fill(str(v))
+
+
+def edited_weights(tmp_path):
+    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
+    data["E"][2] = NEW_CAT
+    path = tmp_path / "edited.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def test_an_edit_reruns_the_model_and_reset_restores_it(visit, toy, tmp_path):
+    page = open_editor(visit)
+    book = Example(toy)
+    assert p_shown(page, "␣roof") == fixed(book.p_last[book.model.vocab.index(" roof")])
+    edit_cat(page)
+    edited = Example(load_toy(edited_weights(tmp_path)))
+    assert p_shown(page, "␣roof") == fixed(edited.p_last[edited.model.vocab.index(" roof")])
+    assert p_shown(page, "␣roof") != fixed(book.p_last[book.model.vocab.index(" roof")])
+    differs = sum(a != b for a, b in zip(NEW_CAT, book.model.params["E"][2]))
+    assert page.locator("#sim-edit-E input.is-changed").count() == differs
+    assert "changed" in page.locator("#sim-weights-changed").text_content()
+    # a value that is not a number is refused, the page keeps its numbers
+    cell = page.get_by_label("E, ␣cat, column 1", exact=True)
+    cell.fill("abc")
+    assert cell.get_attribute("aria-invalid") == "true"
+    assert p_shown(page, "␣roof") == fixed(edited.p_last[edited.model.vocab.index(" roof")])
+    page.locator("#sim-weights-reset").click()
+    assert p_shown(page, "␣roof") == fixed(book.p_last[book.model.vocab.index(" roof")])
+    assert page.locator("#sim-edit-E input.is-changed").count() == 0
+
+
+def test_the_download_checks_and_builds_the_same_numbers(visit, tmp_path):
+    page = open_editor(visit)
+    edit_cat(page)
+    shown = page.locator("#sim-softmax").evaluate("t => [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent))")
+    with page.expect_download() as download:
+        page.locator("#sim-weights-download").click()
+    path = tmp_path / "toy.yaml"
+    download.value.save_as(path)
+    check = subprocess.run([sys.executable, "-m", "toycalc", "check", str(path)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    result = build_site(tmp_path / "site", path)
+    assert result.returncode == 0, result.stderr
+    soup = built_page(tmp_path / "site", "end-to-end")
+    table = soup.select_one("#table-softmax-h2") or soup.select_one("#table-softmax")
+    built = [[" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])] for tr in table.select("tbody tr")]
+    # the build's softmax table: token, z, e^z, p; the browser's: token, logit, z, e^z, p (T = 1)
+    assert [[r[0], r[-1]] for r in built] == [[r[0], r[-1]] for r in shown]
