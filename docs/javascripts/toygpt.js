@@ -607,65 +607,74 @@
       const weightsVec = (v) => vector(v, (x) => short(x, true));
       const dHeader = (s) => Array.from({ length: model.d }, (_, c) => `${s}${c + 1}`);
       const steps = [];
-      const step = (title, ...nodes) => steps.push({ n: steps.length + 1, title, nodes });
-      step("Tokens and ids",
+      // a step's nodes are built when first read: the path shows one step at a time
+      const step = (title, make) => {
+        const st = { n: steps.length + 1, title };
+        let nodes = null;
+        Object.defineProperty(st, "nodes", { enumerable: true, get: () => nodes || (nodes = make()) });
+        steps.push(st);
+      };
+      step("Tokens and ids", () => [
         table("sim-ids", "The sentence cut into tokens, and their ids", ["token"].concat(tokens),
-              [["id"].concat(tr.ids.map(String))], { rowHeader: true }));
-      step("The table E",
+              [["id"].concat(tr.ids.map(String))], { rowHeader: true })]);
+      step("The table E", () => [
         table("sim-E", "The embedding table E, the sentence's rows in bold", ["id", "token"].concat(dHeader("c")),
               model.vocab.map((t, i) => [String(i), show(t)].concat(Array.from(model.E[i], (v) => short(v)))),
-              { bold: new Set(tr.ids) }));
-      step("Position: X",
+              { bold: new Set(tr.ids) })]);
+      step("Position: X", () => [
         table("sim-X", "Each token's row of E plus its position's row of P",
               ["token", "E[id]", "P_t", "x_t = E[id] + P_t"],
               tokens.map((t, i) => [t, weightsVec(tr.E_ids[i]), weightsVec(tr.P_t[i]), weightsVec(tr.X[i])]),
-              { rowHeader: true }));
-      step("LayerNorm: u",
+              { rowHeader: true })]);
+      step("LayerNorm: u", () => [
         table("sim-u", "Each row of X shifted to mean 0 and scaled to standard deviation 1",
               ["token", "μ", "σ"].concat(dHeader("u")),
               tokens.map((t, i) => [t, fixed(tr.mu[i]), fixed(tr.sigma[i])].concat(Array.from(tr.u[i], (v) => fixed(v)))),
-              { rowHeader: true }));
-      step("Query, key and value",
+              { rowHeader: true })]);
+      step("Query, key and value", () => [
         table("sim-QKV", "Q = u W_Q, K = u W_K, V = u W_V",
               ["token", "Q", "K", "V"],
               tokens.map((t, i) => [t, vector(tr.Q[i]), vector(tr.K[i]), vector(tr.V[i])]),
-              { rowHeader: true }));
-      const heads = [];
-      for (let h = 0; h < H; h++) {
-        const head = h + 1;
-        heads.push(table(`sim-scores-${head}`,
-          `Head ${head}: scores s = q·k / √${model.d / H}, one row per position (−∞: hidden by the mask)`,
-          [`head ${head}`].concat(tokens),
-          tokens.map((t, i) => [t].concat(Array.from(tr.scores[h][i], (v) => (v === -Infinity ? "−∞" : fixed(v))))),
-          { rowHeader: true }));
-        heads.push(table(`sim-weights-${head}`,
-          `Head ${head}: the weights a = softmax(s) of each row (blank: masked)`,
-          [`head ${head}`].concat(tokens),
-          tokens.map((t, i) => [t].concat(Array.from(tr.weights[h][i], (v, j) => (j > i ? null : fixed(v))))),
-          { rowHeader: true }));
-      }
-      step(`The heads (${H})`, drawn(draw.attentionFigure(tokens, tr)), ...heads);
+              { rowHeader: true })]);
+      const headTables = () => {
+        const heads = [];
+        for (let h = 0; h < H; h++) {
+          const head = h + 1;
+          heads.push(table(`sim-scores-${head}`,
+            `Head ${head}: scores s = q·k / √${model.d / H}, one row per position (−∞: hidden by the mask)`,
+            [`head ${head}`].concat(tokens),
+            tokens.map((t, i) => [t].concat(Array.from(tr.scores[h][i], (v) => (v === -Infinity ? "−∞" : fixed(v))))),
+            { rowHeader: true }));
+          heads.push(table(`sim-weights-${head}`,
+            `Head ${head}: the weights a = softmax(s) of each row (blank: masked)`,
+            [`head ${head}`].concat(tokens),
+            tokens.map((t, i) => [t].concat(Array.from(tr.weights[h][i], (v, j) => (j > i ? null : fixed(v))))),
+            { rowHeader: true }));
+        }
+        return heads;
+      };
+      step(`The heads (${H})`, () => [drawn(draw.attentionFigure(tokens, tr)), ...headTables()]);
       const oHeader = Array.from({ length: H }, (_, h) => `o (head ${h + 1})`);
-      step("Mix the values, join the heads",
+      step("Mix the values, join the heads", () => [
         table("sim-mix", "Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O",
               ["token"].concat(oHeader, ["A", "A W_O", "h"]),
               tokens.map((t, i) => [t].concat(tr.outputs.map((o) => vector(o[i])),
                                               [vector(tr.A[i]), vector(tr.attn[i]), vector(tr.h[i])])),
-              { rowHeader: true }));
-      step("LayerNorm again, and the MLP",
+              { rowHeader: true })]);
+      step("LayerNorm again, and the MLP", () => [
         table("sim-mlp", "u' = LN(h), then GELU(u' W_1) W_2 = m, and y = h + m",
               ["token", "u'", "u' W_1", "GELU(u' W_1)", "m", "y"],
               tokens.map((t, i) => [t, vector(tr.u2[i]), vector(tr.mlp_pre[i]), vector(tr.mlp_post[i]),
                                     vector(tr.m[i]), vector(tr.y[i])]),
-              { rowHeader: true }));
+              { rowHeader: true })]);
       const z = tr.z[last], p = tr.p[last], logits = tr.logits[last];
       const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
-      step("Logits and probabilities", drawn(draw.probabilitiesFigure(vocabShown, tr)),
+      step("Logits and probabilities", () => [drawn(draw.probabilitiesFigure(vocabShown, tr)),
         el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[last])}; each logit is f_${T} times a column of W_U, then divided by T = ${short(tr.temperature)}.` }),
         table("sim-softmax", `The next token after position ${T}, most probable first`,
               ["token", "logit", "z = logit / T", "e^z", "p"],
               order.map((i) => [show(model.vocab[i]), fixed(logits[i]), fixed(z[i]), fixed(Math.exp(z[i])), fixed(p[i])]),
-              { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) }));
+              { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) })]);
       steps.forEach((st) => { st.drawing = draw.pathSvg(st.n, tokens, run, vocabShown); });
       return steps;
     }
@@ -699,11 +708,18 @@
             body.insertBefore(live, body.querySelector(":scope > .path-box"));
           }
           const variant = body.closest(".heads-variant");
+          live.pending = null;
           if (variant && variant.dataset.heads !== String(heads)) live.replaceChildren();
           else if (message !== undefined) live.replaceChildren(el("p", { class: "sim-message", text: message }));
-          else if (steps) live.replaceChildren(...steps[k].nodes);
-          else live.replaceChildren();
+          else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
+            live.replaceChildren(...steps[k].nodes);
+          } else {
+            // a closed step is built when it opens (see fillWhenOpened): one step, not nine
+            live.replaceChildren();
+            live.pending = steps ? steps[k] : null;
+          }
         });
+        fillWhenOpened(panel);
       });
     }
 
@@ -841,6 +857,32 @@
         setTimeout(() => URL.revokeObjectURL(a.href), 1000);
       });
       return section;
+    }
+
+    const watched = new WeakSet();
+
+    function fillPending(panel) {
+      if (!panel.classList.contains("is-open")) return;
+      panel.querySelectorAll(".path-live").forEach((live) => {
+        if (live.pending) {
+          const step = live.pending;
+          live.pending = null;
+          live.replaceChildren(...step.nodes);
+        }
+      });
+    }
+
+    /** When path.js opens a step, its pending live tables are built: on the
+     *  click (path.js has toggled the panel by the time it bubbles here), or
+     *  when the panel opens otherwise (a #step-N link). */
+    function fillWhenOpened(panel) {
+      if (watched.has(panel)) return;
+      watched.add(panel);
+      new MutationObserver(() => fillPending(panel)).observe(panel, { attributes: true, attributeFilter: ["class"] });
+      const button = document.querySelector(`[aria-controls="${panel.id}"]`);
+      if (button) button.parentNode.addEventListener("click", (event) => {
+        if (event.target.closest(".path-step") === button) fillPending(panel);
+      });
     }
 
     function start() {

@@ -37,8 +37,17 @@ def choose(page, text=None, heads=None, temperature=None):
         page.locator("#sim-text").fill(text)
 
 
+def open_every_step(page):
+    """On End to End a step's live tables are built when it opens: open
+    each in turn, as a reader would, so that every table is there."""
+    page.locator("#path .path-step").evaluate_all(
+        "steps => steps.forEach(b => { if (b.getAttribute('aria-expanded') !== 'true') b.click(); })")
+
+
 def assert_shows(page, ex: Example):
     """Every table of the path against toycalc's trace of the same run."""
+    if page.locator("#path").count():
+        open_every_step(page)
     tr, b, vocab = ex.trace, ex.block, ex.model.vocab
     tokens = [show(t) for t in ex.tokens]
     assert cells(page, "sim-ids") == [["token"] + tokens, ["id"] + [str(i) for i in ex.ids]]
@@ -282,6 +291,7 @@ def test_the_heads_chooser_drives_the_live_path(visit, toy):
     choose(page, "the dog climbed the")
     for heads in (4, 1, 2):
         page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
+        open_every_step(page)
         assert page.locator(f"#sim-weights-{heads}").count() == 1
         assert page.locator(f"#sim-weights-{heads + 1}").count() == 0
         assert_shows(page, Example(toy, text="the dog climbed the", heads=heads))
