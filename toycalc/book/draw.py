@@ -290,7 +290,7 @@ def series_key(names: list[str], x: int, y: int, mark: str = "box") -> str:
         if mark == "line":
             out.append(f'<path class="series {cls}" d="M{x} {y - 4}h18"/>')
         else:
-            out.append(f'<rect class="seg {cls}" x="{x}" y="{y - 9}" width="10" height="10"/>')
+            out.append(f'<rect class="key {cls}" x="{x}" y="{y - 9}" width="10" height="10"/>')
         out.append(label(x + (22 if mark == "line" else 14), y, name, cls="val"))
         x += (22 if mark == "line" else 14) + text_width(name) + 12
     return "".join(out)

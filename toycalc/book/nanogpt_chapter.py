@@ -726,9 +726,9 @@ def loss_figure(run: Run) -> str:
     """The training loss of each step, from the record beside the weights."""
     rec = run.model.record
     curve = rec.get("loss_curve")
-    if not curve:
-        raise ValueError(f"the training record {nanogpt.record_path(run.model.path)} has no loss_curve: "
-                         "expected the loss of each step; train again with python -m toycalc train")
+    if not curve:   # weights made elsewhere, or before the record kept the curve: say so, as training_table does
+        return ("<p><em>No loss curve in the training record beside the weights file; "
+                "<code>python -m toycalc train</code> writes one.</em></p>")
     steps = len(curve)
     points = [(k + 1, float(v)) for k, v in enumerate(curve)]
     titles = [f"step {s}: loss {fixed(v)}" for s, v in points]
