@@ -262,3 +262,157 @@ def number_line_svg(rows: list[tuple[str, list[float]]], marks: list[tuple[int, 
                     f"<title>{esc(name)} = {fixed(v)}</title></line>")
         body.append(label(int(float(x(v))), y - 12, name, "middle", "hdr"))
     return svg(left + span + 20, 20 + len(rows) * row, aria, "".join(body))
+
+# ---------------------------------------------------------------- charts: axes, lines, stacked bars, arrows
+# Not mirrored: the nano-gpt chapter and "What changed since 2017" draw
+# them at build time only. Coordinates keep one decimal at most (`at`), so
+# a build prints the same bytes every time.
+
+SERIES = 5  # series classes s1 .. s5 (figures.css), told apart by more than colour
+
+
+def at(v: float) -> str:
+    """A coordinate with one decimal at most: 12, 12.5, −0 never."""
+    tenths = math.floor(v * 10 + 0.5)
+    return str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"
+
+
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten apart) that cover
+    lo .. hi with about `count` steps; the first tick <= lo, the last >= hi."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo:
+        raise ValueError(f"ticks from {lo} to {hi}: expected two finite numbers, the first the smaller")
+    if hi == lo:
+        hi = lo + 1
+    raw = (hi - lo) / count
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw * (1 - 1e-9))
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [k * step for k in range(first, last + 1)]
+
+
+def line_chart_svg(series, aria: str, x_ticks, y_ticks, x_label: str = "", y_label: str = "",
+                   width: int = 480, height: int = 240) -> str:
+    """Lines with axes: series is a list of (name, points, titles), each
+    point (x, y) a dot whose <title> is titles[k]; x_ticks and y_ticks are
+    (value, text) pairs, and their first and last values set the axes'
+    ranges. Series k is drawn in class s{k+1}: its colour and its dash."""
+    left = max(text_width(t, 6) for _, t in y_ticks) + 10
+    top, bottom = (26 if len(series) > 1 else 10) + (14 if y_label else 0), 34
+    right = max(14, text_width(x_ticks[-1][1], 6) // 2 + 4)   # room for the last tick's text
+    x0, x1, y0, y1 = x_ticks[0][0], x_ticks[-1][0], y_ticks[0][0], y_ticks[-1][0]
+
+    def X(v):
+        return left + (v - x0) * (width - left - right) / ((x1 - x0) or 1)
+
+    def Y(v):
+        return height - bottom - (v - y0) * (height - top - bottom) / ((y1 - y0) or 1)
+    body = [f'<path class="axis" d="M{left} {top}V{height - bottom}H{width - right}"/>']
+    for v, text in x_ticks:
+        body.append(f'<path class="tick" d="M{at(X(v))} {height - bottom}v4"/>')
+        body.append(label(int(X(v) + 0.5), height - bottom + 16, text, "middle", "val"))
+    for v, text in y_ticks:
+        body.append(f'<path class="grid" d="M{left} {at(Y(v))}H{width - right}"/>')
+        body.append(label(left - 4, int(Y(v) + 4.5), text, "end", "val"))
+    if x_label:
+        body.append(label(width - right, height - 2, x_label, "end", "hdr"))
+    if y_label:
+        body.append(label(0, top - 10, y_label, cls="hdr"))
+    if len(series) > 1:
+        body.append(series_key([name for name, _, _ in series], left, 12, "line"))
+    for k, (name, points, titles) in enumerate(series):
+        cls = f"s{k % SERIES + 1}"
+        line = " ".join(f"{at(X(x))},{at(Y(y))}" for x, y in points)
+        body.append(f'<polyline class="series {cls}" points="{line}"/>')
+        r = 2 if len(points) <= 50 else 1   # many dots would hide the line
+        body.extend(f'<circle class="dot {cls}" cx="{at(X(x))}" cy="{at(Y(y))}" r="{r}">'
+                    f"<title>{esc(t)}</title></circle>" for (x, y), t in zip(points, titles))
+    return svg(width, height, aria, "".join(body))
+
+
+def series_key(names: list[str], x: int, y: int, mark: str = "box") -> str:
+    """A key to the series, in a row: a swatch (or a short line) and a name each."""
+    out = []
+    for k, name in enumerate(names):
+        cls = f"s{k % SERIES + 1}"
+        if mark == "line":
+            out.append(f'<path class="series {cls}" d="M{x} {y - 4}h18"/>')
+        else:
+            out.append(f'<rect class="key {cls}" x="{x}" y="{y - 9}" width="10" height="10"/>')
+        out.append(label(x + (22 if mark == "line" else 14), y, name, cls="val"))
+        x += (22 if mark == "line" else 14) + text_width(name) + 12
+    return "".join(out)
+
+
+def stacked_bars_svg(labels: list[str], names: list[str], rows, titles, aria: str,
+                     after: list[str] | None = None, span: int = 240) -> str:
+    """One horizontal bar per label, cut into segments, one per series in
+    `names` (class s1, s2, ...), each as long as its share of the row's sum;
+    titles[r][k] is segment k's <title>. A segment wide enough shows its
+    series' name; after[r] is printed past the end of row r."""
+    row, top = 22, 24
+    left = max(text_width(t) for t in labels) + 8
+    tail = max((text_width(t) for t in after), default=0) + 8 if after else 0
+    key = sum(text_width(n) + 26 for n in names)
+    bars = left + span + tail
+    body = [series_key(names, left if left + key <= bars else 0, 12)]   # over the bars if it fits
+    for r, (name, values) in enumerate(zip(labels, rows)):
+        y, total = top + r * row, sum(values)
+        body.append(label(left - 6, y + 14, name, "end"))
+        ends, running = [0], 0.0
+        for v in values:  # in tenths of a pixel, from the running sum: no gap between segments
+            running += v
+            ends.append(math.floor(running * span * 10 / (total or 1) + 0.5))
+        for k, v in enumerate(values):
+            x, w = left * 10 + ends[k], ends[k + 1] - ends[k]
+            cls = f"s{k % SERIES + 1}"
+            body.append(f'<rect class="seg {cls}" x="{at(x / 10)}" y="{y + 2}" width="{at(w / 10)}" '
+                        f'height="{row - 4}"><title>{esc(titles[r][k])}</title></rect>')
+            if w / 10 >= text_width(names[k], 6) + 6:
+                body.append(label(int((x + w / 2) / 10 + 0.5), y + 15, names[k], "middle", f"on-{cls}"))
+        if after:
+            body.append(label(left + span + 6, y + 15, after[r], cls="val"))
+    width = max(bars, key)
+    return svg(width, top + len(labels) * row, aria, "".join(body))
+
+
+def arrows_svg(arrows, aria: str, size: int = 180, arcs=()) -> str:
+    """Vectors in the plane from the origin at the centre: arrows is a list
+    of (name, x, y, cls, title); cls "s1".."s5", with " dashed" for a ghost.
+    arcs: (radius share, from angle, to angle, cls, title), angles in
+    radians counter-clockwise, drawn as the turn from one to the other.
+    The drawing's scale: the longest arrow reaches 70% of the half size."""
+    c, reach = size / 2, 0.7 * size / 2
+    longest = max((math.hypot(x, y) for _, x, y, _, _ in arrows), default=0.0) or 1.0
+    k = reach / longest
+    body = [f'<path class="axis" d="M0 {at(c)}H{size}M{at(c)} 0V{size}"/>',
+            f'<circle class="grid" cx="{at(c)}" cy="{at(c)}" r="{at(reach)}"/>']
+    for share, a, b, cls, title in arcs:
+        r = share * reach
+        large = 1 if abs(b - a) % (2 * math.pi) > math.pi else 0
+        sweep = 0 if b > a else 1   # SVG's y points down: counter-clockwise is sweep 0
+        body.append(f'<path class="arc {cls}" d="M{at(c + r * math.cos(a))} {at(c - r * math.sin(a))}'
+                    f'A{at(r)} {at(r)} 0 {large} {sweep} {at(c + r * math.cos(b))} {at(c - r * math.sin(b))}">'
+                    f"<title>{esc(title)}</title></path>")
+    placed = []
+    for name, x, y, cls, title in arrows:
+        tx, ty = c + x * k, c - y * k
+        angle = math.atan2(-(ty - c), tx - c)
+        # the head: a small triangle at the tip, drawn by hand (no marker ids to clash on the page)
+        l, s = 8, 0.45
+        p1 = (tx - l * math.cos(angle - s), ty + l * math.sin(angle - s))
+        p2 = (tx - l * math.cos(angle + s), ty + l * math.sin(angle + s))
+        body.append(f'<g class="arrow {cls}"><title>{esc(title)}</title>'
+                    f'<path d="M{at(c)} {at(c)}L{at(tx)} {at(ty)}"/>'
+                    f'<path class="head" d="M{at(tx)} {at(ty)}L{at(p1[0])} {at(p1[1])}L{at(p2[0])} {at(p2[1])}Z"/></g>')
+        # the name just beyond the tip, or beside it when an earlier name sits there
+        ux, uy = math.cos(angle), -math.sin(angle)
+        spots = [(tx + 10 * ux, ty + 10 * uy), (tx + 10 * ux - 12 * uy, ty + 10 * uy + 12 * ux),
+                 (tx + 10 * ux + 12 * uy, ty + 10 * uy - 12 * ux), (tx + 24 * ux, ty + 24 * uy)]
+        for sx, sy in spots:
+            lx, ly = int(sx + 0.5), int(sy + 4.5)
+            if all(abs(lx - px) >= text_width(name) + 2 or abs(ly - py) >= 12 for px, py in placed):
+                break
+        placed.append((lx, ly))
+        body.append(label(lx, ly, name, "middle", "val"))
+    return svg(size, size, aria, "".join(body))

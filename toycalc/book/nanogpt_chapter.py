@@ -638,3 +638,115 @@ NUMBERS = {
     "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
     "step_p": step_p_number, "min_step_p": min_step_p_number,
 }
+
+
+# ---------------------------------------------------------------- figures
+# Drawn from the same run as the tables beside them (draw.py's charts);
+# FIGURES is registered as nano_figure(...).
+
+from .draw import (figure, grid, label, line_chart_svg, nice_ticks, stacked_bars_svg,  # noqa: E402
+                   svg)
+
+NORM_SIGN = "\u2016"   # ‖, for the length of a column in a title
+
+
+def attention_figure(run: Run) -> str:
+    """Every head of every block: its attention matrix as a small heat-map,
+    a row of blocks per block, the masked future hatched."""
+    B, H, T = run.cfg.n_blocks, run.cfg.n_heads, run.T
+    letters = [nanogpt.VOCAB[i] for i in run.ids]
+    size, gap, left, top = 14, 14, 70, 32
+    body = []
+    for h in range(H):
+        x = left + h * (T * size + gap)
+        body.append(label(x + T * size // 2, 11, f"head {h + 1}", "middle", "hdr"))
+        body.extend(label(x + j * size + size // 2, top - 5, letters[j], "middle", "val") for j in range(T))
+    for b in range(B):
+        y = top + b * (T * size + gap)
+        body.append(label(0, y + T * size // 2 + 4, f"block {b + 1}", cls="hdr"))
+        body.extend(label(left - 4, y + i * size + 11, letters[i], "end", "val") for i in range(T))
+        for h in range(H):
+            a = run.block(b)["weights"][h]
+            M = [[float(a[t, j]) if j <= t else None for j in range(T)] for t in range(T)]
+            titles = [[f"block {b + 1}, head {h + 1}: t = {t} ({letters[t]}) reads j = {j} ({letters[j]})"
+                       for j in range(T)] for t in range(T)]
+            body.append(grid(M, titles, size, left + h * (T * size + gap), y, scale=1.0))
+    width, height = left + H * T * size + (H - 1) * gap + 2, top + B * T * size + (B - 1) * gap + 2
+    drawing = svg(width, height, f"The attention weights of the {H} heads (columns) of the {B} blocks (rows): "
+                                 f"in each small map a row per time step t reading a column per earlier "
+                                 f"step j, the darker the larger; the future is hatched", "".join(body))
+    return figure("nano-attention", drawing,
+                  f"The {B * H} attention matrices on {html.escape(run.text)}: rows are the queries t = 0 "
+                  f"to {T - 1}, columns the keys j, both labelled with their letters")
+
+
+def residual_figure(run: Run, t: int = 5) -> str:
+    """The length of column t of the residual stream as it passes the
+    blocks: on entering, after each block's attention, after its MLP."""
+    _t(run, t)
+    points, names = [], []
+    first = run.block(0)["X"][t]
+    points.append(float(np.linalg.norm(first)))
+    names.append((f"t = {t}, entering block 1: {NORM_SIGN}x{NORM_SIGN}", "x"))
+    for k, b in enumerate(run.trace["blocks"]):
+        for name, where in (("h", "attention"), ("y", "MLP")):
+            points.append(float(np.linalg.norm(b[name][t])))
+            names.append((f"t = {t}, after block {k + 1}'s {where}: {NORM_SIGN}{name}{NORM_SIGN}",
+                          f"{name}{k + 1}"))
+    titles = [f"{n} = {fixed(v)}" for (n, _), v in zip(names, points)]
+    ys = nice_ticks(0, max(points), 4)
+    drawing = line_chart_svg(
+        [("length", list(enumerate(points)), titles)],
+        f"A line: the length of the column t = {t} on entering the first block ({fixed(points[0])}), "
+        f"after each block's attention and after each MLP, to {fixed(points[-1])} on leaving the last",
+        [(k, short) for k, (_, short) in enumerate(names)], [(v, _tick(v)) for v in ys],
+        x_label="x: the input; h, y: after attention, after the MLP of block 1, 2, 3",
+        y_label=f"length of the column t = {t}", width=420, height=220)
+    return figure("nano-residual", drawing,
+                  f"The length of the column t = {t} after each part of each block; point at a dot "
+                  "for its value")
+
+
+def generate_figure(run: Run) -> str:
+    """The generation loop as stacked bars: at each step the probabilities
+    of A, B and C, and the letter appended."""
+    V = list(nanogpt.VOCAB)
+    labels = [f"step {k + 1}" for k in range(len(run.steps))]
+    rows = [[float(v) for v in s["p"]] for s in run.steps]
+    titles = [[f"step {k + 1}, p({l}) = {fixed(v)}" for l, v in zip(V, row)] for k, row in enumerate(rows)]
+    after = [f"→ {V[s['next']]}" for s in run.steps]
+    drawing = stacked_bars_svg(labels, V, rows, titles,
+                               f"Stacked bars, one per step of the generation loop: the probabilities of "
+                               f"{', '.join(V)} cut one bar, and the letter appended after it", after)
+    return figure("nano-generate", drawing,
+                  "Each bar is one step's probabilities, adding up to 1; the arrow gives the letter appended")
+
+
+def loss_figure(run: Run) -> str:
+    """The training loss of each step, from the record beside the weights."""
+    rec = run.model.record
+    curve = rec.get("loss_curve")
+    if not curve:   # weights made elsewhere, or before the record kept the curve: say so, as training_table does
+        return ("<p><em>No loss curve in the training record beside the weights file; "
+                "<code>python -m toycalc train</code> writes one.</em></p>")
+    steps = len(curve)
+    points = [(k + 1, float(v)) for k, v in enumerate(curve)]
+    titles = [f"step {s}: loss {fixed(v)}" for s, v in points]
+    xs, ys = nice_ticks(0, steps, 4), nice_ticks(0, max(curve), 4)
+    drawing = line_chart_svg(
+        [("loss", points, titles)],
+        f"A line: the training loss of each of the {count(steps)} steps, from {fixed(curve[0])} "
+        f"at the first to {fixed(curve[-1])} at the last",
+        [(v, _tick(v)) for v in xs], [(v, _tick(v)) for v in ys],
+        x_label="training step", y_label="loss on the step's batch", width=420, height=220)
+    return figure("nano-loss", drawing,
+                  f"The loss on each step's batch of {rec.get('batch', '?')} inputs; point at a dot for its value")
+
+
+def _tick(v: float) -> str:
+    """An axis tick: the value in as few places as it needs."""
+    return f"{v:.2f}".rstrip("0").rstrip(".").replace("-", "\u2212") if v else "0"
+
+
+FIGURES = {"attention": attention_figure, "residual": residual_figure, "generate": generate_figure,
+           "loss": loss_figure}

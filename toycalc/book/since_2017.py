@@ -386,3 +386,133 @@ NUMBERS = {
     "rope_gap": rope_gap_number, "generated": generated_number, "cache": cache_number,
     "kv_heads": kv_heads_number, "first_norm": first_norm_note, "size": size_number,
 }
+
+
+# ---------------------------------------------------------------- figures
+# Drawn from the same numbers as the tables beside them (draw.py's charts);
+# FIGURES is registered as modern_figure(...).
+
+import math  # noqa: E402
+
+from .draw import arrows_svg, figure, line_chart_svg, nice_ticks, stacked_bars_svg  # noqa: E402
+
+# Where the parameters sit: gpt.count_params' pieces, in four places and the rest
+PLACES = (("embedding", ("E", "P")), ("attention", ("W_QKV", "W_O")), ("MLP", ("W_MLP",)),
+          ("output", ("W_U",)), ("other", ("biases", "layernorm")))
+PLACE_SYMBOLS = {"embedding": "E, P", "attention": "W_Q, W_K, W_V, W_O", "MLP": "the MLP matrices",
+                 "output": "W_U", "other": "biases and norm weights"}
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def params_figure(ex: Example) -> str:
+    """GPT-2 small and Llama 2 7B: each model's parameters as one bar cut
+    into the places where they sit."""
+    models_ = (("GPT-2 small", GPT2_SMALL), ("Llama 2 7B", LLAMA2_7B))
+    names = [n for n, _ in PLACES]
+    rows, titles, totals = [], [], []
+    for model, cfg in models_:
+        c = gpt.count_params(cfg)
+        row = [sum(c[k] for k in pieces) for _, pieces in PLACES]
+        rows.append(row)
+        titles.append([f"{model}, {n} ({PLACE_SYMBOLS[n]}): {count(v)} of {count(c['total'])} parameters "
+                       f"({_share_text(v, c['total'])})" for n, v in zip(names, row)])
+        totals.append(count(c["total"]))
+    drawing = stacked_bars_svg([m for m, _ in models_], names, rows, titles,
+                               "Two stacked bars, GPT-2 small and Llama 2 7B, each cut into the shares of "
+                               "its parameters in the embedding, attention, the MLP, the output layer and "
+                               "the rest; the total is printed after each bar", totals, span=200)
+    return figure("modern-params", drawing,
+                  "Each bar is one model's parameters, whatever their number (printed after the bar); "
+                  "point at a piece for its count")
+
+
+def kv_figure(ex: Example, step: int = 64) -> str:
+    """GPT-2 small's work for one more token against the length of the
+    text, with and without the KV cache (gpt.multiply_adds, as
+    table kv_growth)."""
+    cfg = GPT2_SMALL
+    if not 1 <= step <= cfg.n_ctx:
+        raise ValueError(f"step = {step}: expected 1 to {cfg.n_ctx}, GPT-2 small's positions")
+    lengths = [1] + list(range(step, cfg.n_ctx + 1, step))
+    full = [(t, gpt.multiply_adds(cfg, t, t)) for t in lengths]
+    cached = [(t, gpt.multiply_adds(cfg, t, 1)) for t in lengths]
+    unit = 1e9
+    series = [(name, [(t, w / unit) for t, w in work],
+               [f"GPT-2 small, text length {count(t)}, {name}: {count(w)} multiply-adds" for t, w in work])
+              for name, work in (("the whole text again", full), ("with the KV cache", cached))]
+    xs, ys = [q * cfg.n_ctx // 4 for q in range(5)], nice_ticks(0, full[-1][1] / unit, 5)
+    drawing = line_chart_svg(
+        series, f"Two lines against the length of the text, 1 to {count(cfg.n_ctx)}: GPT-2 small's "
+                f"multiply-adds for one more token when it runs the whole text again (rising to "
+                f"{count(full[-1][1])}) and when it reads the KV cache (about flat, "
+                f"{count(cached[-1][1])} at the end)",
+        [(v, count(int(v))) for v in xs], [(v, _tick(v)) for v in ys],
+        x_label="length of the text (tokens)", y_label="multiply-adds for one more token, in billions",
+        width=440, height=240)
+    return figure("modern-kv", drawing,
+                  "The work for one more token: without the cache it grows with the text, with it it "
+                  "stays near the work of a single row; point at a dot for the exact count")
+
+
+def rope_figure(ex: Example, head: int = 1) -> str:
+    """The two vectors of table rope_scores, q of the last token and k of
+    the first, in the plane of their first pair of columns (the pair that
+    turns fastest), placed at each (m, n) of ROPE_PAIRS: before the turn
+    (dashed) and after. At the same distance m − n the turned q and k make
+    the same angle."""
+    if not 1 <= head <= ex.n_heads:
+        raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
+    b, cols = run(ex, positions="rope")["blocks"][0], ex.head_columns(head)
+    q, k = b["Q"][-1, cols], b["K"][0, cols]
+    d_head, base, last = len(q), ex.model.cfg.rope_base, len(ex.ids)
+    ghosts = [("q", q, "s1", f"q{_sub(last)} (token {last}), its first pair before any turn: {_pair(q)}"),
+              ("k", k, "s2", f"k₁ (token 1), its first pair before any turn: {_pair(k)}")]
+    parts = []
+    for m, n in ROPE_PAIRS:
+        arrows, arcs, turned = [], [], {}
+        for (name, v, cls, title), pos, radius in zip(ghosts, (m, n), (0.3, 0.4)):
+            c, s = gpt.rope_angles([pos - 1], d_head, base)
+            w = gpt.rope(v[None], c, s)[0][:2]
+            turn = float(pos - 1)   # the first pair turns by one radian a step (theta_0 = base^0)
+            turned[name] = w
+            if turn:   # unturned, the vector is its own ghost
+                arrows.insert(0, (name, float(v[0]), float(v[1]), cls + " dashed", title))
+                arcs.append((radius, _angle(v), _angle(v) + turn, cls,
+                             f"{name} turned for position {pos}: {fixed(turn)} radians"))
+            arrows.append((f"{name}{_sub(pos)}", float(w[0]), float(w[1]), cls,
+                           f"{name} placed at position {pos}, turned by {fixed(turn)} radians: {_pair(w)}"))
+        angle = _angle(turned["q"]) - _angle(turned["k"])
+        angle = math.atan2(math.sin(angle), math.cos(angle))
+        arcs.append((0.6, _angle(turned["k"]), _angle(turned["k"]) + angle, "s3",
+                     f"the angle from k at {n} to q at {m}: {fixed(angle)} radians"))
+        drawing = arrows_svg(arrows, f"In the plane of the first pair of columns of head {head}: q placed "
+                                     f"at position {m} and k at position {n}, each turned from its place "
+                                     f"before the turn (dashed), {fixed(angle)} radians apart", size=144,
+                             arcs=arcs)
+        parts.append(figure("modern-rope", drawing, f"q at {m}, k at {n}<br>distance {m - n}, angle "
+                                                    f"{fixed(angle)}", m=m, n=n))
+    return f'<div class="fig-row">{"".join(parts)}</div>'
+
+
+def _angle(v) -> float:
+    return math.atan2(float(v[1]), float(v[0]))
+
+
+def _pair(v) -> str:
+    return f"({fixed(v[0])}, {fixed(v[1])})"
+
+
+def _sub(n: int) -> str:
+    return str(n).translate(SUBSCRIPT)
+
+
+def _share_text(part: int, total: int) -> str:
+    """_share as plain text, for a <title>."""
+    return "< 0.1%" if 0 < part < total / 2000 else f"{100 * part / total:.1f}%"
+
+
+def _tick(v: float) -> str:
+    return f"{v:.2f}".rstrip("0").rstrip(".").replace("-", "\u2212") if v else "0"
+
+
+FIGURES = {"params": params_figure, "kv": kv_figure, "rope": rope_figure}

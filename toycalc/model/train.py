@@ -11,7 +11,8 @@ gpt.forward and gpt.backward, the same code that runs the toy model;
 training runs them in float32 for speed. Every `--every` steps it prints a
 progress line and checks greedy decoding on all 729 inputs; it stops when
 all 729 come out sorted (or after --max-steps), then writes
-weights/nanogpt.npz and weights/nanogpt.json.
+weights/nanogpt.npz and weights/nanogpt.json (the record, with the loss of
+every step: the chapter draws it).
 
 What it leaves out: dropout, a learning-rate schedule, gradient clipping.
 """
@@ -151,6 +152,8 @@ def _train(seed, max_steps, every, out, log) -> dict:
         "final_loss": round(float(np.mean(losses[-every:])), 8),
         "final_loss_means": f"mean training loss of the last {min(every, step)} steps",
         "loss_on_729": round(eval_loss(final), 8),
+        # the training loss of each step, on its batch: the chapter's loss curve
+        "loss_curve": [round(float(loss), 8) for loss in losses],
         "accuracy_on_729": nanogpt.accuracy(final),
         "seconds": round(seconds, 1),
         "made_with": machine,

@@ -10,9 +10,9 @@ for every part of the book (mkdocs.yml: `modules: [toycalc.site.macros]`).
     {{ chapter_table("order") }}      the toy chapter's own (book/toy_chapter.py): chapter_table,
                                         chapter_formula, chapter_number
     {{ nano_matrix("E") }}            the nano-gpt chapter (book/nanogpt_chapter.py): nano_matrix,
-                                        nano_table, nano_formula, nano_number
+                                        nano_table, nano_formula, nano_number, nano_figure
     {{ modern_table("models") }}      What changed since 2017 (book/since_2017.py): modern_table,
-                                        modern_formula, modern_number
+                                        modern_formula, modern_number, modern_figure
 
 Every toy call (but the modern_ ones, which run the weights file's default
 heads) may choose `heads` and `temperature`. Without `heads`, a call
@@ -172,9 +172,10 @@ TOY_KINDS = {"table": end_to_end.TABLES, "formula": end_to_end.FORMULAS, "number
              "chapter_table": toy_chapter.TABLES, "chapter_formula": toy_chapter.FORMULAS,
              "chapter_number": toy_chapter.NUMBERS, "chapter_figure": toy_chapter.FIGURES}
 MODERN_KINDS = {"modern_table": since_2017.TABLES, "modern_formula": since_2017.FORMULAS,
-                "modern_number": since_2017.NUMBERS}
+                "modern_number": since_2017.NUMBERS, "modern_figure": since_2017.FIGURES}
 NANO_KINDS = {"nano_matrix": nanogpt_chapter.MATRICES, "nano_table": nanogpt_chapter.TABLES,
-              "nano_formula": nanogpt_chapter.FORMULAS, "nano_number": nanogpt_chapter.NUMBERS}
+              "nano_formula": nanogpt_chapter.FORMULAS, "nano_number": nanogpt_chapter.NUMBERS,
+              "nano_figure": nanogpt_chapter.FIGURES}
 
 
 def define_env(env):
