@@ -69,20 +69,6 @@ def test_a_rebuild_reads_changed_code_again(tmp_path, monkeypatch):
         (tmp_path / "one" / "end-to-end" / "index.html").read_text(encoding="utf-8")
 
 
-def test_serve_watches_a_weights_file_chosen_elsewhere(tmp_path, monkeypatch):
-    import shutil
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    weights = tmp_path / "mine" / "toy.yaml"
-    weights.parent.mkdir()
-    shutil.copy(DEFAULT_TOY, weights)
-    monkeypatch.setenv("TOYCALC_WEIGHTS", str(weights))
-    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
-    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
-    build(config)
-    assert str(weights.parent) in config.watch
-
-
 def test_a_site_published_under_a_repository_path(tmp_path, monkeypatch):
     """GitHub Pages serves a project at https://USER.github.io/REPO/: the
     sitemap and the 404 page must point there. The address is given as
