@@ -89,8 +89,8 @@ def test_a_false_claim_fails_in_one_line(tmp_path):
     path = toy(tmp_path, TOY.replace("W_O:   # d x d: the identity, the joined heads pass unchanged\n  - [1, 0, 0, 0]",
                                      "W_O:   # d x d\n  - [2, 0, 0, 0]"))
     line = only_error_line(quiet_build(tmp_path / "site", weights=path))
-    assert line == (f"end-to-end.md: the text claims identity(name='W_O'), but with {path} "
-                    "W_O is not the identity matrix: rewrite the sentence or the weights")
+    assert line == (f"end-to-end.md: the text claims identity(name='W_O'), but W_O is not the "
+                    f"identity matrix: rewrite the sentence or the weights ({path})")
 
 
 def zip_bomb(path: Path) -> Path:

@@ -22,7 +22,7 @@ GOOD = DEFAULT_TOY.read_text(encoding="utf-8")
 # W_O is no longer the identity: the End-to-End page's claim about it is false
 BROKEN = GOOD.replace("W_O:   # d x d: the identity, the joined heads pass unchanged\n  - [1, 0, 0, 0]",
                       "W_O:   # d x d\n  - [2, 0, 0, 0]")
-CLAIM = "end-to-end.md: the text claims identity(name='W_O'), but with"
+CLAIM = "the text claims identity(name='W_O'), but W_O is not the identity matrix: rewrite the sentence or the weights"
 
 
 def free_port() -> int:
@@ -119,13 +119,11 @@ def test_serve_shows_a_false_claim_and_recovers(served):
     served.weights.write_text(BROKEN, encoding="utf-8")
     error = error_shown(served)
     assert error.startswith("This page could not be built")
-    assert f"{CLAIM} {served.weights} W_O is not the identity matrix" in error
+    assert f"end-to-end.md: {CLAIM} ({served.weights})" in error
     assert served.process.poll() is None, served.output()
     lines = [line for line in served.output().splitlines() if line.startswith("ERROR")]
-    assert lines == [f"ERROR   -  {CLAIM} {served.weights} W_O is not the identity matrix: "
-                     "rewrite the sentence or the weights",
-                     f"ERROR   -  toy/attention.md: {CLAIM[len('end-to-end.md: '):]} {served.weights} "
-                     "W_O is not the identity matrix: rewrite the sentence or the weights"], served.output()
+    assert lines == [f"ERROR   -  {page}: {CLAIM} ({served.weights})"
+                     for page in ("end-to-end.md", "toy/attention.md")], served.output()
 
     served.weights.write_text(GOOD, encoding="utf-8")
     good_page(served)

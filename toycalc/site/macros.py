@@ -237,8 +237,8 @@ def define_env(env):
             raise BookError(f"{page}: claim({what!r}): {e}") from None
         if false:
             args = ", ".join(f"{k}={v!r}" for k, v in options.items())
-            raise BookError(f"{page}: the text claims {what}({args}), but with {model.path} "
-                            f"{false}: rewrite the sentence or the weights")
+            raise BookError(f"{page}: the text claims {what}({args}), but {false}: "
+                            f"rewrite the sentence or the weights ({model.path})")
         return ""
     claim.registry = claims.CLAIMS
 
