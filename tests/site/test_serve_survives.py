@@ -52,7 +52,7 @@ def wait_for(what, timeout=180):
 class Served:
     """mkdocs serve on a free port with TOYCALC_WEIGHTS in a folder of its own."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path, cwd=ROOT):
         self.folder = tmp_path / "mine"
         self.folder.mkdir()
         self.weights = self.folder / "toy.yaml"
@@ -64,7 +64,7 @@ class Served:
         self.out = open(self.log, "w", encoding="utf-8")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{self.port}"],
-            cwd=ROOT, env=env, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True)
+            cwd=cwd, env=env, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True)
 
     def page(self, path="end-to-end/") -> str:
         return fetch(f"http://127.0.0.1:{self.port}/{path}")
@@ -150,3 +150,22 @@ def test_serve_survives_a_broken_weights_file_and_watches_only_the_file(served):
     good_page(served)
     assert served.builds() == builds + 1
     assert "Traceback" not in served.output()
+
+
+def test_serve_shows_a_bad_macro_call_and_recovers(project, tmp_path):
+    """A page's own mistake (here an unknown table) under mkdocs serve."""
+    bad = project / "docs" / "end-to-end.md"
+    good_text = bad.read_text(encoding="utf-8")
+    served = Served(tmp_path, cwd=project)
+    try:
+        good_page(served)
+        bad.write_text(good_text + '\n{{ table("nope") }}\n', encoding="utf-8")
+        error = error_shown(served)
+        assert "end-to-end.md: table('nope'): no such table; the tables are:" in error
+        assert served.process.poll() is None
+        bad.write_text(good_text, encoding="utf-8")
+        good_page(served)
+        assert served.process.poll() is None
+        assert "Traceback" not in served.output()
+    finally:
+        served.close()
