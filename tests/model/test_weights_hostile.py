@@ -253,3 +253,10 @@ def test_a_misshapen_array_is_refused_from_its_header(tmp_path):
     message = nano_refused(tmp_path / "w.npz")
     assert message.startswith("array 'P' expands to") or message == \
         "array 'P': expected shape (11, 48), found (20000, 48)"
+
+
+def test_a_record_nested_too_deep(tmp_path):
+    (tmp_path / "w.npz").write_bytes(nanogpt.DEFAULT_NPZ.read_bytes())
+    (tmp_path / "w.json").write_text("[" * 50_000, encoding="utf-8")
+    with pytest.raises(nanogpt.NanoWeightsError, match=r"w\.json: not valid JSON: maximum recursion depth"):
+        nanogpt.load(tmp_path / "w.npz")

@@ -159,3 +159,13 @@ def test_a_good_build_replaces_the_site(tmp_path):
     assert quiet_build(site).returncode == 0
     assert not (site / "stale").exists() and (site / "end-to-end" / "index.html").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_two_builds_at_once_into_one_folder(tmp_path):
+    site = tmp_path / "site"
+    builds = [quiet_build(site, wait=False) for _ in range(2)]
+    for build in builds:
+        _, err = build.communicate(timeout=300)
+        assert build.returncode == 0, err
+    assert (site / "end-to-end" / "index.html").is_file() and (site / "search" / "search_index.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

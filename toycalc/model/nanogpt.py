@@ -178,7 +178,7 @@ def load(path: str | Path | None = None) -> Nano:
             if rec.stat().st_size > MAX_RECORD_BYTES:
                 raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
             record = json.loads(rec.read_text(encoding="utf-8"))
-        except (ValueError, OSError) as e:
+        except (ValueError, OSError, RecursionError) as e:
             raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
     return Nano(path=path, params=params, record=record)
 

@@ -13,6 +13,7 @@ import importlib.util
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -110,10 +111,18 @@ def on_post_build(config):
         return   # --strict will fail this build: on_build_error removes the folder
     final = STAGING.pop(staging)
     old = final.parent / f".{final.name}.old-{os.getpid()}"
-    remove(old)
-    if final.exists():
-        final.rename(old)
-    Path(staging).rename(final)
+    for _ in range(10):      # another build may be moving its own site into place
+        remove(old)
+        try:
+            if final.exists():
+                final.rename(old)
+            Path(staging).rename(final)
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        remove(Path(staging))
+        raise PluginError(f"{final}: could not move the new site into place; the previous one stays")
     remove(old)
     config.site_dir = str(final)
 
