@@ -28,9 +28,6 @@ MATHJAX_FILES = {"es5/tex-svg-full.js": "javascripts/mathjax/tex-svg-full.js",
                  "LICENSE": "javascripts/mathjax/LICENSE"}
 
 
-log = logging.getLogger("mkdocs.toycalc")
-
-
 def mathjax_dir() -> Path:
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:

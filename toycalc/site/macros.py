@@ -260,6 +260,7 @@ PAGE_ERROR = "This page could not be built"
 
 
 def report(message: str) -> str:
+    message = message.replace("\r", " ").replace("\n", " ")   # one line, whatever the error held
     if message not in LOGGED:
         LOGGED.add(message)
         log.error(message)
