@@ -43,6 +43,9 @@ class Example:
 
     @cached_property
     def trace(self) -> dict:
+        if len(self.ids) > self.model.cfg.n_ctx:   # say which rows are missing: the weights file's P
+            raise ValueError(f"{len(self.ids)} tokens, but the model has {self.model.cfg.n_ctx} "
+                             "positions (the rows of P)")
         return gpt.checked_forward(self.model.params, self.model.cfg, self.ids,
                                    self.n_heads, self.temperature)
 

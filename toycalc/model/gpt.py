@@ -366,8 +366,7 @@ def forward(params, cfg: Config, ids, heads: int | None = None,
     start = 0 if past is None else past["length"]      # the first new token's position
     T = ids.shape[-1]
     if not 1 <= T <= cfg.n_ctx - start:
-        rows = " (the rows of P)" if cfg.positions == "learned" else ""
-        raise ValueError(f"{start + T} tokens, but the model has {cfg.n_ctx} positions{rows}")
+        raise ValueError(f"{start + T} tokens, but the model has {cfg.n_ctx} positions")
     trace = {"ids": ids, "heads": heads, "temperature": temperature,
              "E_ids": params["E"][ids]}
     angles = None
