@@ -18,7 +18,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["train"]:
 
 from .book.example import Example
 from .book.render import fixed
-from .model.tokenizer import show
+from .model.tokenizer import shorten, show
 from .model.tokenizer import TokenizerError
 from .model import train
 from .model.weights import WeightsError, load_toy
@@ -30,11 +30,14 @@ def check(path: str, text: str, heads: int | None) -> str:
     lines = [f"{path}: V = {cfg.vocab_size}, d = {cfg.d}, positions = {cfg.n_ctx}, "
              f"MLP width = {cfg.mlp_width}, default heads = {model.heads}"]
     base = Example(model, text=text)
-    for h in [heads] if heads else base.heads_choices:
-        ex = base.with_heads(h)
-        ranked = sorted(range(cfg.vocab_size), key=lambda i: -ex.p_last[i])[:3]
-        best = ", ".join(f"{show(model.vocab[i])} {fixed(ex.p_last[i])}" for i in ranked)
-        lines.append(f'"{text}" with {h} head{"s" * (h > 1)}: {best}')
+    try:
+        for h in [heads] if heads else base.heads_choices:
+            ex = base.with_heads(h)
+            ranked = sorted(range(cfg.vocab_size), key=lambda i: -ex.p_last[i])[:3]
+            best = ", ".join(f"{show(model.vocab[i])} {fixed(ex.p_last[i])}" for i in ranked)
+            lines.append(f'"{shorten(text)}" with {h} head{"s" * (h > 1)}: {best}')
+    except ValueError as e:   # the sentence, the heads, an overflow: name the file all the same
+        raise WeightsError(f"{path}: {e}") from None
     return "\n".join(lines)
 
 

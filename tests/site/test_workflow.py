@@ -1,6 +1,7 @@
 """The keepers' workflow: checking a weights file from the command line,
 reproducible builds."""
 import filecmp
+import re
 import subprocess
 import sys
 
@@ -68,20 +69,6 @@ def test_a_rebuild_reads_changed_code_again(tmp_path, monkeypatch):
         (tmp_path / "one" / "end-to-end" / "index.html").read_text(encoding="utf-8")
 
 
-def test_serve_watches_a_weights_file_chosen_elsewhere(tmp_path, monkeypatch):
-    import shutil
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    weights = tmp_path / "mine" / "toy.yaml"
-    weights.parent.mkdir()
-    shutil.copy(DEFAULT_TOY, weights)
-    monkeypatch.setenv("TOYCALC_WEIGHTS", str(weights))
-    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
-    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
-    build(config)
-    assert str(weights.parent) in config.watch
-
-
 def test_a_site_published_under_a_repository_path(tmp_path, monkeypatch):
     """GitHub Pages serves a project at https://USER.github.io/REPO/: the
     sitemap and the 404 page must point there. The address is given as
@@ -95,17 +82,53 @@ def test_a_site_published_under_a_repository_path(tmp_path, monkeypatch):
     assert 'href="/repo/end-to-end/"' in not_found and 'href="/end-to-end/"' not in not_found
 
 
-def test_the_pages_workflow_runs_the_tests_and_deploys():
+PINNED = re.compile(r"^\s*(?:- )?uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40})\s+# v\d+(\.\d+)*$")
+
+
+def workflow():
     import yaml
-    flow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    text = (ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
+    return text, yaml.safe_load(text)
+
+
+def uses(step) -> str:
+    """owner/name of an action, without the commit it is pinned to."""
+    return step.get("uses", "").split("@")[0]
+
+
+def test_the_pages_workflow_runs_the_tests_and_deploys():
+    _, flow = workflow()
     steps = flow["jobs"]["build"]["steps"]
     runs = [s.get("run", "") for s in steps]
-    uses = [s.get("uses", "") for s in steps] + [s.get("uses", "") for s in flow["jobs"]["deploy"]["steps"]]
+    used = [uses(s) for s in steps] + [uses(s) for s in flow["jobs"]["deploy"]["steps"]]
     assert "./.ci/run" in runs and "make build" in runs
-    assert {"actions/configure-pages@v5", "actions/upload-pages-artifact@v4", "actions/deploy-pages@v4"} <= set(uses)
-    assert flow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    assert {"actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"} <= set(used)
     # the site's address comes from the Pages settings, before the build uses it
     build = next(s for s in steps if s.get("run") == "make build")
-    pages = next(s for s in steps if s.get("uses") == "actions/configure-pages@v5")
+    pages = next(s for s in steps if uses(s) == "actions/configure-pages")
     assert steps.index(pages) < steps.index(build)
     assert build["env"]["TOYCALC_SITE_URL"] == "${{ steps.%s.outputs.base_url }}" % pages["id"]
+
+
+def test_the_pages_workflow_grants_the_least_it_can():
+    """Only the deploy job, which runs none of our code, may write to Pages;
+    the job that runs apt, pip and the tests can only read."""
+    _, flow = workflow()
+    assert flow["permissions"] == {"contents": "read"}
+    assert flow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    for name, job in flow["jobs"].items():
+        granted = job.get("permissions", {})
+        if name != "deploy":
+            assert all(v in ("read", "none") for v in granted.values()), (name, granted)
+        assert 0 < job["timeout-minutes"] <= 60, name
+    checkout = [s for job in flow["jobs"].values() for s in job["steps"] if uses(s) == "actions/checkout"]
+    assert checkout and all(s["with"]["persist-credentials"] is False for s in checkout)
+
+
+def test_the_pages_workflow_pins_every_action_by_commit():
+    text, flow = workflow()
+    lines = [line for line in text.splitlines() if "uses:" in line]
+    every = [s for job in flow["jobs"].values() for s in job["steps"] if "uses" in s]
+    assert len(lines) == len(every) >= 5
+    for line in lines:
+        assert PINNED.match(line), f"not pinned by commit with its version beside it: {line.strip()}"

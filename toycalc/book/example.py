@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from ..model import gpt
-from ..model.tokenizer import SPACE_SIGN, TokenizerError, show, tokenize
+from ..model.tokenizer import SPACE_SIGN, TokenizerError, show, shorten, tokenize, vocabulary
 from ..model.weights import Model
 
 
@@ -37,14 +37,17 @@ class Example:
     def target_id(self) -> int:
         token = self.target.replace(SPACE_SIGN, " ")
         if token not in self.model.vocab:
-            raise TokenizerError(f'the target "{show(token)}" is not a token of the vocabulary: '
-                                 f"{', '.join(show(t) for t in self.model.vocab)}")
+            raise TokenizerError(f'the target "{show(shorten(token))}" is not a token of the '
+                                 f"vocabulary. {vocabulary(self.model.vocab)}")
         return self.model.vocab.index(token)
 
     @cached_property
     def trace(self) -> dict:
-        return gpt.forward(self.model.params, self.model.cfg, self.ids,
-                           self.n_heads, self.temperature)
+        if len(self.ids) > self.model.cfg.n_ctx:   # say which rows are missing: the weights file's P
+            raise ValueError(f"{len(self.ids)} tokens, but the model has {self.model.cfg.n_ctx} "
+                             "positions (the rows of P)")
+        return gpt.checked_forward(self.model.params, self.model.cfg, self.ids,
+                                   self.n_heads, self.temperature)
 
     @property
     def block(self) -> dict:
@@ -81,7 +84,7 @@ class Example:
     @cached_property
     def stepped_trace(self) -> dict:
         params = dict(self.model.params, E=self.stepped_E)
-        return gpt.forward(params, self.model.cfg, self.ids, self.n_heads, self.temperature)
+        return gpt.checked_forward(params, self.model.cfg, self.ids, self.n_heads, self.temperature)
 
     @property
     def stepped_loss(self) -> float:

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +32,7 @@ import numpy as np
 
 from . import gpt
 from .configs import NANO_GPT
+from .yamlfile import excerpt
 
 CONFIG = NANO_GPT
 VOCAB = ("A", "B", "C")
@@ -126,40 +130,43 @@ def chosen_path() -> Path:
     return Path(os.environ.get(ENV) or DEFAULT_NPZ)
 
 
+MAX_RECORD_BYTES = 100_000     # nanogpt.json, the record
+
+
 def load(path: str | Path | None = None) -> Nano:
     """Read and validate the weights (and their record, if present); a
     missing, extra or misshapen array gets a message naming the file, the
-    array and the shape it must have. Parameters come back in float64."""
+    array and the shape it must have. Each array's size and header are
+    checked before its numbers are read, so a small archive that would
+    expand to gigabytes is refused at once. Parameters come back in float64."""
     path = chosen_path() if path is None else Path(path)
     where = str(path)
     shapes = gpt.param_shapes(CONFIG)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
+        with open(path, "rb") as f:
+            start = f.read(6)
+        archive = zipfile.ZipFile(path)
     except OSError as e:
         reason = e.strerror or str(e)
         raise NanoWeightsError(f"{where}: cannot read the nano-gpt weights ({reason}); "
                                "make them with: python -m toycalc train") from None
-    except ValueError as e:
-        raise NanoWeightsError(f"{where}: not a numpy .npz file ({e})") from None
-    missing = [n for n in shapes if n not in arrays]
-    if missing:
-        raise NanoWeightsError(f"{where}: array '{missing[0]}' is missing: expected shape "
-                               f"{_shape(shapes[missing[0]])}; the file needs {len(shapes)} arrays, "
-                               f"named as gpt.param_shapes names them ({', '.join(list(shapes)[:3])}, ...)")
-    unknown = [n for n in arrays if n not in shapes]
-    if unknown:
-        raise NanoWeightsError(f"{where}: unknown array '{unknown[0]}'; the arrays are "
-                               f"{', '.join(shapes)}")
+    except (zipfile.BadZipFile, ValueError, EOFError):
+        what = ("the file is empty" if not start else
+                "a single .npy array, not an .npz archive" if start == b"\x93NUMPY" else
+                "not a zip archive, or a truncated one")
+        raise NanoWeightsError(f"{where}: not a numpy .npz file ({what}); expected the "
+                               f"{len(shapes)} arrays np.savez writes, as python -m toycalc train "
+                               "makes them") from None
+    with archive:
+        try:
+            arrays = read_arrays(archive, shapes, where)
+        except NanoWeightsError:
+            raise
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as e:
+            reason = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
+            raise NanoWeightsError(f"{where}: the archive is corrupt or truncated ({reason})") from None
     params = {}
-    for name, shape in shapes.items():
-        a = arrays[name]
-        if a.shape != shape:
-            raise NanoWeightsError(f"{where}: array '{name}': expected shape {_shape(shape)}, "
-                                   f"found {_shape(a.shape)}")
-        if a.dtype.kind != "f":
-            raise NanoWeightsError(f"{where}: array '{name}': expected floating-point numbers, "
-                                   f"found {a.dtype}")
+    for name, a in arrays.items():
         if not np.isfinite(a).all():
             raise NanoWeightsError(f"{where}: array '{name}': holds a value that is not finite "
                                    f"(at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])})")
@@ -168,10 +175,48 @@ def load(path: str | Path | None = None) -> Nano:
     rec = record_path(path)
     if rec.is_file():
         try:
+            if rec.stat().st_size > MAX_RECORD_BYTES:
+                raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
             record = json.loads(rec.read_text(encoding="utf-8"))
-        except ValueError as e:
-            raise NanoWeightsError(f"{rec}: not valid JSON: {e}") from None
+        except (ValueError, OSError, RecursionError) as e:
+            raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
     return Nano(path=path, params=params, record=record)
+
+
+def read_arrays(archive: zipfile.ZipFile, shapes: dict, where: str) -> dict:
+    """The archive's arrays, each checked by name, stored size, shape and
+    type before its numbers are read."""
+    members = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
+    missing = [n for n in shapes if n not in members]
+    if missing:
+        raise NanoWeightsError(f"{where}: array '{missing[0]}' is missing: expected shape "
+                               f"{_shape(shapes[missing[0]])}; the file needs {len(shapes)} arrays, "
+                               f"named as gpt.param_shapes names them ({', '.join(list(shapes)[:3])}, ...)")
+    unknown = [n for n in members if n not in shapes]
+    if unknown:
+        raise NanoWeightsError(f"{where}: unknown array {excerpt(unknown[0])}; the arrays are "
+                               f"{', '.join(shapes)}")
+    arrays = {}
+    for name, shape in shapes.items():
+        info = members[name]
+        limit = math.prod(shape) * 8 + 4096          # float64 numbers and the .npy header
+        if info.file_size > limit:
+            raise NanoWeightsError(f"{where}: array '{name}' expands to {info.file_size:,} bytes, "
+                                   f"more than the {limit:,} of shape {_shape(shape)} in float64")
+        with archive.open(info) as f:
+            version = np.lib.format.read_magic(f)
+            header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                      else np.lib.format.read_array_header_2_0)
+            found, _, dtype = header(f)
+        if found != shape:
+            raise NanoWeightsError(f"{where}: array '{name}': expected shape {_shape(shape)}, "
+                                   f"found {_shape(found)}")
+        if dtype.kind != "f" or dtype.itemsize > 8:
+            raise NanoWeightsError(f"{where}: array '{name}': expected floating-point numbers, "
+                                   f"found {dtype}")
+        with archive.open(info) as f:
+            arrays[name] = np.lib.format.read_array(f, allow_pickle=False)
+    return arrays
 
 
 def _shape(shape) -> str:

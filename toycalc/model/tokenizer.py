@@ -16,6 +16,18 @@ def show(token: str) -> str:
     return token.replace(" ", SPACE_SIGN)
 
 
+def shorten(text: str, limit: int = 40) -> str:
+    """At most `limit` characters of a text a person typed, for a message."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def vocabulary(vocab: list[str], limit: int = 30) -> str:
+    """The vocabulary for a message: every token, when they are few."""
+    if len(vocab) > limit:
+        return f"The vocabulary has {len(vocab)} tokens, from {show(vocab[0])} to {show(vocab[-1])}."
+    return f"The vocabulary is: {', '.join(show(t) for t in vocab)}"
+
+
 def tokenize(text: str, vocab: list[str]) -> list[int]:
     """Cut text into ids of vocab, always taking the longest match."""
     by_length = sorted(range(len(vocab)), key=lambda i: -len(vocab[i]))
@@ -26,9 +38,8 @@ def tokenize(text: str, vocab: list[str]) -> list[int]:
             end = text.find(" ", at + 1)
             piece = text[at:] if end < 0 else text[at:end]
             raise TokenizerError(
-                f'cannot cut "{show(piece)}" (character {at + 1} of "{text}"): '
-                f"no token of the vocabulary starts it. "
-                f"The vocabulary is: {', '.join(show(t) for t in vocab)}")
+                f'cannot cut "{show(shorten(piece))}" (character {at + 1} of "{shorten(text)}"): '
+                f"no token of the vocabulary starts it. {vocabulary(vocab)}")
         ids.append(match)
         at += len(vocab[match])
     return ids

@@ -1,23 +1,47 @@
 """Load the toy model's YAML weights file, checking every entry.
 
 The file is typed by people, so each mistake gets one message that names
-the file, the key (and row) and what was expected.
+the file, the key (and row) and what was expected, and quotes at most a
+short excerpt of what was typed. The limits below are checked before any
+work, so that no file, however small or large, can hang the build or
+exhaust the memory: they leave room for every experiment a toy invites.
 """
 from __future__ import annotations
 
+import hashlib
 import math
+import reprlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from .gpt import Config, HeadsError, check_heads
 from .tokenizer import SPACE_SIGN, show
+from .yamlfile import Trap, YamlError, excerpt, load as load_yaml
 
 MATRICES = ("E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U")
 KEYS = ("heads", "vocab") + MATRICES
 DEFAULT_TOY = Path(__file__).parent.parent / "weights" / "toy.yaml"
+
+# The limits of a toy weights file (stated in the README).
+MAX_BYTES = 2_000_000     # the file
+MAX_V = 256               # tokens in vocab: rows of E, columns of W_U
+MAX_TOKEN = 32            # characters in one token
+MAX_D = 64                # columns of E: the width of the residual stream
+MAX_POSITIONS = 64        # rows of P
+MAX_WIDTH = 256           # columns of W_1: the MLP's hidden width
+MAX_WEIGHT = 1e6          # |w| of any weight: no sum of the forward pass can overflow
+
+_brief = reprlib.Repr()
+_brief.maxlevel, _brief.maxlist, _brief.maxdict, _brief.maxstring, _brief.maxother = 2, 4, 4, 30, 30
+
+
+def brief(value) -> str:
+    """What was found, in a few dozen characters, whatever its size."""
+    if isinstance(value, Trap):
+        return excerpt(value.text)
+    return _brief.repr(value)
 
 
 class WeightsError(ValueError):
@@ -41,16 +65,44 @@ class Model:
         return show(self.vocab[i])
 
 
+# The last file read, by its bytes: a build (the macros, the hooks, the
+# command line) reads the same file several times but parses it once.
+_LOADED: dict = {}
+
+
 def load_toy(path: str | Path = DEFAULT_TOY) -> Model:
     """Read and validate a toy weights file (see weights/toy.yaml)."""
     path = Path(path)
     where = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
     except OSError as e:
         raise WeightsError(f"{where}: cannot read the weights file ({e.strerror})") from None
-    except yaml.YAMLError as e:
-        raise WeightsError(f"{where}: not valid YAML: {e}") from None
+    if len(raw) > MAX_BYTES:
+        raise WeightsError(f"{where}: the file is larger than {MAX_BYTES:,} bytes, "
+                           "the limit of a toy weights file")
+    key = (str(path.resolve()), hashlib.sha256(raw).digest())
+    if key not in _LOADED:
+        model = parse_toy(raw, path)
+        _LOADED.clear()
+        _LOADED[key] = model
+    return _LOADED[key]
+
+
+def parse_toy(raw: bytes, path: Path) -> Model:
+    where = str(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise WeightsError(f"{where}: line {line}: not UTF-8 text (byte 0x{raw[e.start]:02x}); "
+                           "save the file as UTF-8") from None
+    try:
+        data = load_yaml(text.removeprefix("\ufeff"))
+    except YamlError as e:
+        at = f"line {e.line}: " if e.line else ""
+        raise WeightsError(f"{where}: {at}{e}") from None
     if not isinstance(data, dict):
         raise WeightsError(f"{where}: expected a mapping with the keys {', '.join(KEYS)}")
     unknown = [k for k in data if k not in KEYS]
@@ -64,21 +116,24 @@ def load_toy(path: str | Path = DEFAULT_TOY) -> Model:
     vocab = read_vocab(data["vocab"], where)
     V = len(vocab)
     per_token = f"one per token of vocab, V = {V}"
-    E = read_matrix(data, "E", where, rows=(V, per_token), row_names=[show(t) for t in vocab])
+    E = read_matrix(data, "E", where, rows=(V, per_token), row_names=[show(t) for t in vocab],
+                    max_cols=(MAX_D, "columns (d, the width of the model)"))
     d = E.shape[1]
     per_column = f"d = {d}, the width of E"
-    P = read_matrix(data, "P", where, cols=(d, per_column))
+    P = read_matrix(data, "P", where, cols=(d, per_column), max_rows=(MAX_POSITIONS, "rows (positions)"))
     square = {k: read_matrix(data, k, where, rows=(d, per_column), cols=(d, per_column))
               for k in ("W_Q", "W_K", "W_V", "W_O")}
-    W_1 = read_matrix(data, "W_1", where, rows=(d, per_column))
+    W_1 = read_matrix(data, "W_1", where, rows=(d, per_column), max_cols=(MAX_WIDTH, "columns (the MLP width)"))
     width = W_1.shape[1]
     W_2 = read_matrix(data, "W_2", where, rows=(width, f"the MLP width {width}, from W_1"),
                       cols=(d, per_column))
     W_U = read_matrix(data, "W_U", where, rows=(d, per_column), cols=(V, per_token))
 
     heads = data.get("heads", 1)
+    if isinstance(heads, Trap):
+        raise WeightsError(f"{where}: key 'heads': {brief(heads)} is not read as a number: {heads.why}")
     if isinstance(heads, bool) or not isinstance(heads, int):
-        raise WeightsError(f"{where}: key 'heads': expected a whole number, found {heads!r}")
+        raise WeightsError(f"{where}: key 'heads': expected a whole number, found {brief(heads)}")
     try:
         check_heads(d, heads)
     except HeadsError as e:
@@ -88,17 +143,25 @@ def load_toy(path: str | Path = DEFAULT_TOY) -> Model:
                  width=width, bias=False, ln_weights=False, tied=False)
     params = {"E": E, "P": P, "W_U": W_U, "blocks.0.W_1": W_1, "blocks.0.W_2": W_2}
     params.update({f"blocks.0.{k}": v for k, v in square.items()})
+    for array in params.values():
+        array.flags.writeable = False   # one loaded model serves the whole build
     return Model(path=path, cfg=cfg, params=params, vocab=vocab)
 
 
 def read_vocab(raw, where: str) -> list[str]:
     if not isinstance(raw, list) or not raw:
-        raise WeightsError(f"{where}: key 'vocab': expected a list of tokens, found {raw!r}")
+        raise WeightsError(f"{where}: key 'vocab': expected a list of tokens, found {brief(raw)}")
+    if len(raw) > MAX_V:
+        raise WeightsError(f"{where}: key 'vocab': {len(raw)} tokens, more than the limit "
+                           f"of {MAX_V} (V)")
     vocab, seen = [], {}
     for i, token in enumerate(raw):
         if not isinstance(token, str) or not token:
             raise WeightsError(f"{where}: key 'vocab', entry {i}: expected a non-empty "
-                               f"token in quotes, found {token!r}")
+                               f"token in quotes, found {brief(token)}")
+        if len(token) > MAX_TOKEN:
+            raise WeightsError(f"{where}: key 'vocab', entry {i}: {excerpt(token, 20)} has "
+                               f"{len(token)} characters, more than the limit of {MAX_TOKEN}")
         token = token.replace(SPACE_SIGN, " ")
         if token in seen:
             raise WeightsError(f"{where}: key 'vocab': token \"{show(token)}\" appears twice "
@@ -108,30 +171,44 @@ def read_vocab(raw, where: str) -> list[str]:
     return vocab
 
 
-def read_matrix(data, key, where, rows=None, cols=None, row_names=None) -> np.ndarray:
-    """A list of rows of finite numbers. rows and cols, when given, are
-    (expected count, why) pairs."""
+def read_matrix(data, key, where, rows=None, cols=None, row_names=None,
+                max_rows=None, max_cols=None) -> np.ndarray:
+    """A list of rows of numbers within ±MAX_WEIGHT. rows and cols, when
+    given, are (expected count, why) pairs; max_rows and max_cols are
+    (limit, what) pairs, checked before any row is read."""
     raw = data[key]
     if not isinstance(raw, list) or not raw:
         raise WeightsError(f"{where}: key '{key}': expected a matrix written as a list of rows "
-                           f"of numbers, found {raw!r}")
+                           f"of numbers, found {brief(raw)}")
+    if max_rows is not None and len(raw) > max_rows[0]:
+        raise WeightsError(f"{where}: key '{key}': {len(raw)} {max_rows[1]}, more than the "
+                           f"limit of {max_rows[0]}")
     if rows is not None and len(raw) != rows[0]:
         raise WeightsError(f"{where}: key '{key}': expected {rows[0]} rows ({rows[1]}), found {len(raw)}")
+    first = raw[0]
+    if max_cols is not None and isinstance(first, list) and len(first) > max_cols[0]:
+        raise WeightsError(f"{where}: key '{key}': row 0 has {len(first)} {max_cols[1]}, more "
+                           f"than the limit of {max_cols[0]}")
     width, why = cols if cols is not None else (None, "as many as in row 0")
     for r, row in enumerate(raw):
         label = f"row {r}" + (f" ({row_names[r]})" if row_names else "")
         if not isinstance(row, list) or not row:
-            raise WeightsError(f"{where}: key '{key}', {label}: expected a list of numbers, found {row!r}")
+            raise WeightsError(f"{where}: key '{key}', {label}: expected a list of numbers, "
+                               f"found {brief(row)}")
         if width is None:
             width = len(row)
         if len(row) != width:
             raise WeightsError(f"{where}: key '{key}', {label}: expected {width} numbers "
                                f"({why}), found {len(row)}")
         for c, value in enumerate(row):
+            at = f"{where}: key '{key}', {label}, column {c}"
+            if isinstance(value, Trap):
+                raise WeightsError(f"{at}: {brief(value)} is not read as a number: {value.why}")
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise WeightsError(f"{where}: key '{key}', {label}, column {c}: "
-                                   f"expected a number, found {value!r}")
+                raise WeightsError(f"{at}: expected a number, found {brief(value)}")
             if not math.isfinite(value):
-                raise WeightsError(f"{where}: key '{key}', {label}, column {c}: "
-                                   f"expected a finite number, found {value}")
+                raise WeightsError(f"{at}: expected a finite number, found {value}")
+            if abs(value) > MAX_WEIGHT:
+                raise WeightsError(f"{at}: {value:g} is beyond the limit of a weight, "
+                                   f"±{MAX_WEIGHT:,.0f}")
     return np.array(raw, dtype=np.float64)

@@ -1,5 +1,6 @@
 """MkDocs hooks: publish MathJax with the site, so no page loads a CDN,
-and the toy model's weights as JSON for the simulator (toycalc/export.py).
+and the toy model's weights as JSON for the simulator (toycalc/export.py);
+keep the last good site and keep `mkdocs serve` alive through mistakes.
 
 MathJax 3.2.2 comes from the pinned `django-static-mathjax` package (it
 carries the npm release's files; Apache-2.0). `es5/tex-svg-full.js` is the
@@ -7,11 +8,18 @@ one build that typesets every formula without fetching anything else.
 """
 from __future__ import annotations
 
+import atexit
 import importlib.util
+import logging
+import os
+import shutil
+import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
+from mkdocs.utils import CountHandler
 
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json, weights_path
@@ -50,6 +58,8 @@ def toy_weights(files, config) -> None:
     try:
         model = load_toy(path)
     except WeightsError as e:
+        if SERVING:       # the macros show the error on every page; the simulator waits
+            return
         raise PluginError(str(e)) from None
     files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
 
@@ -61,3 +71,107 @@ def nano_weights(files, config) -> None:
     except NanoWeightsError as e:
         raise PluginError(str(e)) from None
     files.append(File.generated(config, NANO_URI, content=nano_weights_json(nano)))
+
+
+# ---------------------------------------------------------------- build and serve
+#
+# `mkdocs build` empties site_dir before it starts, so a failing or
+# interrupted build would leave no site at all. Here it builds into a
+# hidden folder beside site_dir and moves that into place only when the
+# whole build succeeded (strict warnings included); otherwise the folder
+# goes and the previous site stays as it was.
+#
+# `mkdocs serve` builds into a temporary folder of its own: that is left
+# alone. There a mistake in a page or in the weights must not end the
+# server: the macros plugin's on_error_fail is turned off, so the page
+# shows the error (macros.py) and the next good edit brings it back.
+
+SERVING = False      # set once per process: the hooks module outlives serve's rebuilds
+DIRTY = False
+STAGING: dict = {}   # staging folder -> the site_dir it stands for
+
+
+def on_startup(command, dirty):
+    global SERVING, DIRTY
+    SERVING, DIRTY = command == "serve", dirty
+
+
+@event_priority(100)   # before the plugins, so that every one of them writes to the staging folder
+def on_config(config):
+    macros = config.plugins.get("macros")
+    if SERVING and macros is not None:
+        macros.config["on_error_fail"] = False
+    if not SERVING and not DIRTY:
+        final = Path(config.site_dir)
+        staging = final.parent / f".{final.name}.building-{os.getpid()}"
+        remove(staging)
+        STAGING[str(staging)] = final
+        config.site_dir = str(staging)
+    return config
+
+
+@event_priority(-100)  # after every other plugin has written its files
+def on_post_build(config):
+    staging = config.site_dir
+    if staging not in STAGING:
+        return
+    if any(isinstance(h, CountHandler) and h.get_counts() for h in logging.getLogger("mkdocs").handlers):
+        return   # --strict will fail this build: on_build_error removes the folder
+    final = STAGING.pop(staging)
+    old = final.parent / f".{final.name}.old-{os.getpid()}"
+    for _ in range(10):      # another build may be moving its own site into place
+        remove(old)
+        try:
+            if final.exists():
+                final.rename(old)
+            Path(staging).rename(final)
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        remove(Path(staging))
+        raise PluginError(f"{final}: could not move the new site into place; the previous one stays")
+    remove(old)
+    config.site_dir = str(final)
+
+
+def on_build_error(error):
+    for staging in list(STAGING):
+        remove(Path(staging))
+        del STAGING[staging]
+
+
+@atexit.register     # an interrupted build (Ctrl-C) or a macro's exit: never run on_build_error
+def _leftovers():
+    on_build_error(None)
+
+
+def remove(folder: Path) -> None:
+    if folder.is_dir():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def on_serve(server, config, builder):
+    """Watch a weights file kept outside the watched folders (TOYCALC_WEIGHTS):
+    the file itself, not its folder, which may hold anything (a log written
+    there would rebuild forever). Its folder is watched without descending,
+    and only events on the file count, so that an editor's save by rename
+    is seen too."""
+    path = weights_path(config)
+    if path is None:
+        return server
+    path = path.resolve()
+    watched = [Path(config.docs_dir).resolve()] + [Path(w).resolve() for w in config.watch]
+    if any(path.is_relative_to(w) for w in watched):
+        return server
+    import watchdog.events
+
+    class WeightsFile(watchdog.events.FileSystemEventHandler):
+        def on_any_event(self, event):
+            touched = {os.fsdecode(event.src_path), os.fsdecode(getattr(event, "dest_path", "") or "")}
+            if str(path) in touched:
+                with server._rebuild_cond:      # as mkdocs's own watch() does (mkdocs 1.6)
+                    server._want_rebuild = True
+                    server._rebuild_cond.notify_all()
+    server.observer.schedule(WeightsFile(), str(path.parent), recursive=False)
+    return server

@@ -19,8 +19,10 @@ heads) may choose `heads` and `temperature`. Without `heads`, a call
 renders every heads choice (see render.by_heads) for the chooser. The toy
 weights file is `extra.toycalc.weights` in mkdocs.yml, or the
 TOYCALC_WEIGHTS variable; nano-gpt's is model/nanogpt.DEFAULT_NPZ, or
-TOYCALC_NANOGPT. A mistake stops the build with one line naming the page
-and what exists.
+TOYCALC_NANOGPT. A mistake stops `mkdocs build` with one line at error
+level naming the page (or the weights file) and what exists; under
+`mkdocs serve` (hooks.py turns on_error_fail off) the page shows that line
+instead, and the server waits for the next edit.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ import os
 import sys
 from pathlib import Path
 
-from jinja2.exceptions import UndefinedError
+from jinja2.exceptions import TemplateSyntaxError, UndefinedError
 from mkdocs.exceptions import PluginError
 from mkdocs_macros.errors import format_error
 
@@ -71,6 +73,10 @@ def claims_mode() -> str:
     return mode
 
 
+log = logging.getLogger("mkdocs.toycalc")
+LOGGED: set = set()    # the lines logged in this build, each once
+
+
 def weights_path(env) -> Path:
     """TOYCALC_WEIGHTS, else extra.toycalc.weights (relative to mkdocs.yml)."""
     chosen = os.environ.get("TOYCALC_WEIGHTS") or env.conf["extra"].get("toycalc", {}).get("weights")
@@ -100,14 +106,15 @@ def fresh_toycalc():
 
 def toy_examples(env):
     """Load the toy weights (a bad file stops the build) and return
-    example(heads, temperature): the worked example, run once per choice."""
+    example(heads, temperature): the worked example, run once per choice.
+    The book's own example (extra.toycalc.example) is run here, so that a
+    vocabulary that cannot cut its sentence, a P too short for it, a
+    missing target or an overflow stops the build with the file's name."""
     path = weights_path(env)
     try:
         model = load_toy(path)
     except WeightsError as e:
         raise PluginError(str(e)) from None
-    if str(path.parent) not in env.conf["watch"]:  # a TOYCALC_WEIGHTS file elsewhere
-        env.conf["watch"].append(str(path.parent))
     settings = dict(env.conf["extra"].get("toycalc", {}).get("example", {}))
     examples: dict = {}
 
@@ -118,6 +125,11 @@ def toy_examples(env):
             examples[key] = Example(model, heads=heads, temperature=float(temperature), **settings)
             examples[key].trace  # fail here, on the call that chose it
         return examples[key]
+    try:
+        for heads in example().heads_choices:
+            example(heads).target_id
+    except ValueError as e:
+        raise PluginError(f"{path}: the book's example (extra.toycalc.example in mkdocs.yml): {e}") from None
     return example
 
 
@@ -178,10 +190,39 @@ NANO_KINDS = {"nano_matrix": nanogpt_chapter.MATRICES, "nano_table": nanogpt_cha
               "nano_figure": nanogpt_chapter.FIGURES}
 
 
+MACRO_NAMES = [*TOY_KINDS, *MODERN_KINDS, *NANO_KINDS, "path_diagram", "heads_chooser",
+               "macro_reference", "claim"]
+
+
+def load_nano_run() -> Run:
+    try:
+        return Run(load_nano())
+    except ValueError as e:   # NanoWeightsError names the file; a failing run needs it too
+        message = str(e)
+        raise PluginError(message if isinstance(e, NanoWeightsError) else
+                          f"nano-gpt's example: {message}") from None
+
+
+def failing(message: str):
+    def macro(*args, **options):
+        raise BookError(message)
+    return macro
+
+
 def define_env(env):
     if newest_source() > LOADED_AT:
         return fresh_toycalc().define_env(env)
-    example = toy_examples(env)
+    LOGGED.clear()
+    try:
+        example = toy_examples(env)
+        nano = load_nano_run()
+    except PluginError as e:
+        if env.config["on_error_fail"]:
+            raise
+        report(str(e))                   # mkdocs serve: every page shows it until it is fixed
+        for name in MACRO_NAMES:
+            env.macro(failing(str(e)), name)
+        return
     model = example().model
     for kind, registry in TOY_KINDS.items():
         # the End-to-End page's own macros name their kind as their noun ("no such table")
@@ -192,10 +233,6 @@ def define_env(env):
     for kind, registry in MODERN_KINDS.items():
         env.macro(registry_macro(env, kind, registry,
                                  lambda function, options: function(default_run, **options)), kind)
-    try:
-        nano = Run(load_nano())
-    except NanoWeightsError as e:
-        raise PluginError(str(e)) from None
     for kind, registry in NANO_KINDS.items():
         env.macro(registry_macro(env, kind, registry,
                                  lambda function, options: function(nano, **options)), kind)
@@ -226,7 +263,7 @@ def define_env(env):
         if false:
             args = ", ".join(f"{k}={v!r}" for k, v in options.items())
             message = (f"{page}: the text claims {what}({args}), but {false}: "
-                       "rewrite the sentence or the weights")
+                       f"rewrite the sentence or the weights ({model.path})")
             if mode == "strict":
                 raise BookError(message)
             claims_log.warning(message)
@@ -256,12 +293,54 @@ def on_post_page_macros(env):
         env.markdown = "\n".join(lines)
 
 
+# How a failing macro call is reported: one line at error level, once per
+# build, and (under mkdocs serve, where the build goes on) the same line in
+# place of the page. The plugin's own warning of the page's text is dropped.
+
+PAGE_ERROR = "This page could not be built"
+
+
+def report(message: str) -> str:
+    message = message.replace("\r", " ").replace("\n", " ")   # one line, whatever the error held
+    if message not in LOGGED:
+        LOGGED.add(message)
+        log.error(message)
+    shown = html.escape(message)
+    for c in "*_`[":                      # plain text, not Markdown
+        shown = shown.replace(c, f"&#{ord(c)};")
+    return f'!!! failure "{PAGE_ERROR}"\n\n    {shown}\n'
+
+
+class _Repeated(logging.Filter):
+    toycalc = True
+
+    def filter(self, record):
+        return not (record.levelno == logging.WARNING and PAGE_ERROR in record.getMessage())
+
+
+_plugin_log = logging.getLogger("mkdocs.plugins.mkdocs_macros.util")
+for _f in [f for f in _plugin_log.filters if getattr(f, "toycalc", False)]:
+    _plugin_log.removeFilter(_f)
+_plugin_log.addFilter(_Repeated())
+
+
 @format_error.register
 def _book_error(error: BookError, markdown, page) -> str:
-    return str(error)
+    return report(str(error))
 
 
 @format_error.register
 def _undefined(error: UndefinedError, markdown, page) -> str:
-    return (f"{page.file.src_path}: {error.message}; every macro is listed on the page "
-            "'Writing for the book' (docs/contributing.md)")
+    return report(f"{page.file.src_path}: {error.message}; every macro is listed on the page "
+                  "'Writing for the book' (docs/contributing.md)")
+
+
+@format_error.register
+def _template(error: TemplateSyntaxError, markdown, page) -> str:
+    return report(f"{page.file.src_path}: line {error.lineno}: {str(error.message)[:200]}")
+
+
+@format_error.register
+def _any(error: Exception, markdown, page) -> str:
+    text = str(error).splitlines()[0][:200] if str(error) else ""
+    return report(f"{page.file.src_path}: a macro failed: {type(error).__name__}: {text}")

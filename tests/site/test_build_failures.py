@@ -1,0 +1,171 @@
+"""A failing build says why in one line at error level (seen with
+`mkdocs build -q`), names the file, prints no traceback, and leaves the
+previous site as it was, byte for byte."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from toycalc.model.nanogpt import DEFAULT_NPZ
+from toycalc.model.weights import DEFAULT_TOY
+
+TOY = DEFAULT_TOY.read_text(encoding="utf-8")
+
+
+def quiet_build(site_dir: Path, weights: Path | None = None, nano: Path | None = None, wait=True):
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    for name, path in (("TOYCALC_WEIGHTS", weights), ("TOYCALC_NANOGPT", nano)):
+        env.pop(name, None)
+        if path is not None:
+            env[name] = str(path)
+    command = [sys.executable, "-m", "mkdocs", "build", "-q", "--strict", "-d", str(site_dir)]
+    if not wait:
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def only_error_line(result) -> str:
+    """The one thing -q prints: a single line at error level."""
+    assert result.returncode != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("ERROR   -  "), result.stderr
+    assert len(lines[0]) < 500
+    return lines[0][len("ERROR   -  "):]
+
+
+def toy(tmp_path, text, name="toy.yaml") -> Path:
+    path = tmp_path / name
+    (path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text, encoding="utf-8"))
+    return path
+
+
+SENTENCE = "the book's example (extra.toycalc.example in mkdocs.yml): "
+HEADS_LINE = next(i for i, line in enumerate(TOY.splitlines(), 1) if line.startswith("heads:"))
+P_ROWS = TOY[TOY.index("P:"):TOY.index("# W_Q")]
+WEIGHTS = [
+    ("duplicate key", TOY + "heads: 1\n",
+     f"key 'heads' appears twice (lines {HEADS_LINE} and {len(TOY.splitlines()) + 1})"),
+    ("alias", TOY.replace("heads: 2 ", "heads: &h 2 "), "anchor &h: anchors and aliases are not allowed"),
+    ("number trap", TOY.replace("heads: 2 ", "heads: 0x2 "),
+     "key 'heads': '0x2' is not read as a number: hexadecimal, octal or binary"),
+    ("400 digits", TOY.replace("  - [-0.5, -0.5,  0,    1  ]   # 0  the", f"  - [{'9' * 400}, 0, 0, 1]"),
+     "key 'E', row 0 (the), column 0: '9999999999999999999999999999999999999999…' is not read as a number"),
+    ("overflow", TOY.replace("  - [-0.5, -0.5,  0,    1  ]   # 0  the", "  - [1.0e+308, 0, 0, 1]"),
+     "key 'E', row 0 (the), column 0: 1e+308 is beyond the limit of a weight"),
+    ("not UTF-8", TOY.encode("utf-8").replace(b"# 0  the", b"# 0  the \xff"), "not UTF-8 text (byte 0xff)"),
+    ("too many positions", TOY.replace(P_ROWS, "P:\n" + "  - [0, 0, 0, 0]\n" * 20_000 + "\n"),
+     "key 'P': 20000 rows (positions), more than the limit of 64"),
+    ("P shorter than the sentence", TOY.replace(P_ROWS, "P:\n" + "  - [0, 0, 0, 0]\n" * 3 + "\n"),
+     SENTENCE + "5 tokens, but the model has 3 positions (the rows of P)"),
+    ("vocabulary cannot cut the sentence", TOY.replace('"␣climb"', '"␣clamb"'),
+     SENTENCE + 'cannot cut "␣climbed" (character 8 of "the cat climbed the")'),
+    ("target not in the vocabulary", TOY.replace('"␣roof"', '"␣roofs"'),
+     SENTENCE + 'the target "␣roof" is not a token of the vocabulary'),
+]
+
+
+@pytest.mark.parametrize("what, text, message", WEIGHTS, ids=[w[0] for w in WEIGHTS])
+def test_a_bad_weights_file_fails_in_one_line(tmp_path, what, text, message):
+    path = toy(tmp_path, text)
+    line = only_error_line(quiet_build(tmp_path / "site", weights=path))
+    assert line.startswith(f"{path}: ") and message in line
+
+
+def test_a_false_claim_fails_in_one_line(tmp_path):
+    path = toy(tmp_path, TOY.replace("W_O:   # d x d: the identity, the joined heads pass unchanged\n  - [1, 0, 0, 0]",
+                                     "W_O:   # d x d\n  - [2, 0, 0, 0]"))
+    line = only_error_line(quiet_build(tmp_path / "site", weights=path))
+    assert line == (f"end-to-end.md: the text claims identity(name='W_O'), but W_O is not the "
+                    f"identity matrix: rewrite the sentence or the weights ({path})")
+
+
+def zip_bomb(path: Path) -> Path:
+    shipped = zipfile.ZipFile(DEFAULT_NPZ)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for info in shipped.infolist():
+            data = shipped.read(info.filename)
+            z.writestr(info.filename, data + b"\0" * 2**26 if info.filename == "E.npy" else data)
+    return path
+
+
+NPZ = [
+    ("empty", lambda p: p.write_bytes(b"") or p, "not a numpy .npz file (the file is empty)"),
+    ("npy renamed", lambda p: np.save(p.with_suffix(".npy"), np.zeros(3)) or p.with_suffix(".npy").rename(p),
+     "not a numpy .npz file (a single .npy array, not an .npz archive)"),
+    ("truncated", lambda p: p.write_bytes(DEFAULT_NPZ.read_bytes()[:100_000]) or p,
+     "not a numpy .npz file (not a zip archive, or a truncated one)"),
+    ("zip bomb", zip_bomb, "array 'E' expands to 67,109,568 bytes"),
+]
+
+
+@pytest.mark.parametrize("what, make, message", NPZ, ids=[n[0] for n in NPZ])
+def test_a_bad_npz_fails_in_one_line(tmp_path, what, make, message):
+    path = tmp_path / "nano.npz"
+    make(path)
+    line = only_error_line(quiet_build(tmp_path / "site", nano=path))
+    assert line.startswith(f"{path}: {message}")
+
+
+def test_a_failing_build_leaves_the_previous_site_byte_identical(tmp_path):
+    site = tmp_path / "site"
+    assert quiet_build(site).returncode == 0
+    before = snapshot(site)
+    assert any(p.suffix == ".html" for p in before)
+    broken_claim = toy(tmp_path, TOY.replace("W_O:   # d x d: the identity, the joined heads pass unchanged\n"
+                                             "  - [1, 0, 0, 0]", "W_O:   # d x d\n  - [2, 0, 0, 0]"))
+    broken_file = toy(tmp_path, TOY + "heads: 1\n", "dup.yaml")
+    for weights in (broken_claim, broken_file):
+        assert quiet_build(site, weights=weights).returncode != 0
+        assert snapshot(site) == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["dup.yaml", "site", "toy.yaml"]
+
+
+def test_an_interrupted_build_leaves_the_previous_site(tmp_path):
+    site = tmp_path / "site"
+    (site / "old").mkdir(parents=True)
+    (site / "old" / "index.html").write_text("the previous site", encoding="utf-8")
+    before = snapshot(site)
+    build = quiet_build(site, wait=False)
+    staging = tmp_path / f".site.building-{build.pid}"
+    end = time.monotonic() + 120
+    while not (staging / "assets").exists() and time.monotonic() < end and build.poll() is None:
+        time.sleep(0.05)
+    assert build.poll() is None, "the build ended before it could be interrupted"
+    build.send_signal(signal.SIGINT)
+    build.wait(timeout=60)
+    assert build.returncode != 0
+    assert snapshot(site) == before
+    assert not staging.exists()
+
+
+def test_a_good_build_replaces_the_site(tmp_path):
+    site = tmp_path / "site"
+    (site / "stale").mkdir(parents=True)
+    (site / "stale" / "index.html").write_text("stale", encoding="utf-8")
+    assert quiet_build(site).returncode == 0
+    assert not (site / "stale").exists() and (site / "end-to-end" / "index.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_two_builds_at_once_into_one_folder(tmp_path):
+    site = tmp_path / "site"
+    builds = [quiet_build(site, wait=False) for _ in range(2)]
+    for build in builds:
+        _, err = build.communicate(timeout=300)
+        assert build.returncode == 0, err
+    assert (site / "end-to-end" / "index.html").is_file() and (site / "search" / "search_index.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

@@ -1,0 +1,171 @@
+"""mkdocs serve survives every mistake a keeper can make in the weights:
+the page shows the error, the terminal prints it once, and the next good
+edit brings the page back, from the same server."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT
+from toycalc.model.weights import DEFAULT_TOY
+
+GOOD = DEFAULT_TOY.read_text(encoding="utf-8")
+# W_O is no longer the identity: the End-to-End page's claim about it is false
+BROKEN = GOOD.replace("W_O:   # d x d: the identity, the joined heads pass unchanged\n  - [1, 0, 0, 0]",
+                      "W_O:   # d x d\n  - [2, 0, 0, 0]")
+CLAIM = "the text claims identity(name='W_O'), but W_O is not the identity matrix: rewrite the sentence or the weights"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetch(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=120) as response:
+        return response.read().decode("utf-8")
+
+
+def wait_for(what, timeout=180):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            value = what()
+        except OSError:
+            value = None
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what.__doc__}")
+
+
+class Served:
+    """mkdocs serve on a free port with TOYCALC_WEIGHTS in a folder of its own."""
+
+    def __init__(self, tmp_path, cwd=ROOT):
+        self.folder = tmp_path / "mine"
+        self.folder.mkdir()
+        self.weights = self.folder / "toy.yaml"
+        self.weights.write_text(GOOD, encoding="utf-8")
+        self.log = tmp_path / "serve.log"
+        self.port = free_port()
+        env = dict(os.environ, TOYCALC_WEIGHTS=str(self.weights), NO_MKDOCS_2_WARNING="1",
+                   TOYCALC_SITE_URL=f"http://127.0.0.1:{self.port}/")
+        self.out = open(self.log, "w", encoding="utf-8")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{self.port}"],
+            cwd=cwd, env=env, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def page(self, path="end-to-end/") -> str:
+        return fetch(f"http://127.0.0.1:{self.port}/{path}")
+
+    def error(self, path="end-to-end/") -> str | None:
+        """The error the page shows in place of its text, if any."""
+        box = BeautifulSoup(self.page(path), "html.parser").select_one(".admonition.failure")
+        return box.get_text(" ", strip=True) if box else None
+
+    def output(self) -> str:
+        return self.log.read_text(encoding="utf-8")
+
+    def builds(self) -> int:
+        return self.output().count("Building documentation")
+
+    def close(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.out.close()
+
+
+@pytest.fixture
+def served(tmp_path):
+    s = Served(tmp_path)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def good_page(served):
+    def good():
+        """the good page"""
+        page = served.page()
+        return page if 'id="step-1"' in page and served.error() is None else None
+    return wait_for(good)
+
+
+def error_shown(served):
+    def shown():
+        """the error on the page"""
+        return served.error()
+    return wait_for(shown)
+
+
+def test_serve_shows_a_false_claim_and_recovers(served):
+    good_page(served)
+    served.weights.write_text(BROKEN, encoding="utf-8")
+    error = error_shown(served)
+    assert error.startswith("This page could not be built")
+    assert f"end-to-end.md: {CLAIM} ({served.weights})" in error
+    assert served.process.poll() is None, served.output()
+    lines = [line for line in served.output().splitlines() if line.startswith("ERROR")]
+    assert lines == [f"ERROR   -  {page}: {CLAIM} ({served.weights})"
+                     for page in ("end-to-end.md", "toy/attention.md")], served.output()
+
+    served.weights.write_text(GOOD, encoding="utf-8")
+    good_page(served)
+    assert served.process.poll() is None
+    assert "Traceback" not in served.output()
+
+
+def test_serve_survives_a_broken_weights_file_and_watches_only_the_file(served):
+    good_page(served)
+    served.weights.write_text(GOOD.replace("heads: 2 ", "heads: 3 "), encoding="utf-8")
+    message = f"{served.weights}: key 'heads': heads = 3 does not divide d = 4; expected one of 1, 2, 4"
+    assert message in error_shown(served)
+    assert message in served.error("toy/mlp/")                    # every page says it
+    assert served.output().count(message) == 1                    # the terminal, once
+    assert served.process.poll() is None
+
+    # a file written beside the weights does not rebuild the site
+    builds = served.builds()
+    (served.folder / "notes.log").write_text("a log\n", encoding="utf-8")
+    time.sleep(3)
+    assert served.builds() == builds
+
+    served.weights.write_text(GOOD, encoding="utf-8")
+    good_page(served)
+    assert served.builds() == builds + 1
+    assert "Traceback" not in served.output()
+
+
+def test_serve_shows_a_bad_macro_call_and_recovers(project, tmp_path):
+    """A page's own mistake (here an unknown table) under mkdocs serve."""
+    bad = project / "docs" / "end-to-end.md"
+    good_text = bad.read_text(encoding="utf-8")
+    served = Served(tmp_path, cwd=project)
+    try:
+        good_page(served)
+        bad.write_text(good_text + '\n{{ table("nope") }}\n', encoding="utf-8")
+        error = error_shown(served)
+        assert "end-to-end.md: table('nope'): no such table; the tables are:" in error
+        assert served.process.poll() is None
+        bad.write_text(good_text, encoding="utf-8")
+        good_page(served)
+        assert served.process.poll() is None
+        assert "Traceback" not in served.output()
+    finally:
+        served.close()
