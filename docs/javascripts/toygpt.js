@@ -88,6 +88,22 @@
     return out;
   }
 
+  /** At most `limit` characters of a text a person typed, for a message
+   *  (toycalc's tokenizer.shorten). */
+  function shorten(text, limit) {
+    limit = limit || 40;
+    const chars = Array.from(text);
+    return chars.length <= limit ? text : chars.slice(0, limit).join("") + "\u2026";
+  }
+
+  function vocabulary(vocab, limit) {
+    limit = limit || 30;
+    if (vocab.length > limit) {
+      return `The vocabulary has ${vocab.length} tokens, from ${show(vocab[0])} to ${show(vocab[vocab.length - 1])}.`;
+    }
+    return `The vocabulary is: ${vocab.map(show).join(", ")}`;
+  }
+
   /** Greedy longest match, as toycalc/tokenizer.py: from the left, the
    *  longest token that fits. Positions count characters (code points). */
   function tokenize(text, vocab) {
@@ -107,9 +123,8 @@
         let end = chars.indexOf(" ", at + 1);
         const piece = chars.slice(at, end < 0 ? chars.length : end).join("");
         throw new TokenizerError(
-          `cannot cut "${show(piece)}" (character ${at + 1} of "${text}"): ` +
-          "no token of the vocabulary starts it. " +
-          `The vocabulary is: ${vocab.map(show).join(", ")}`);
+          `cannot cut "${show(shorten(piece))}" (character ${at + 1} of "${shorten(text)}"): ` +
+          `no token of the vocabulary starts it. ${vocabulary(vocab)}`);
       }
       ids.push(match);
       at += pieces[match].length;

@@ -45,7 +45,8 @@ SENTENCES = [
     " climbed",
     "the dog climbed the floor",
 ]
-BAD = ["the bird", "the cat sat", "xyz", "the  cat", "the cat climbed the roof.!", "the 🐈 cat"]
+BAD = ["the bird", "the cat sat", "xyz", "the  cat", "the cat climbed the roof.!", "the 🐈 cat",
+       "the " + "🐈" * 60, "the cat climbed the " * 5 + "moonlit rooftop of the old house"]  # long: cut short
 TEMPERATURES = [1.0, 0.5, 2.0, 0.1, 3.0]
 
 # the names of the trace that both sides compute: (toycalc name, in the block?)
