@@ -59,6 +59,7 @@ def pieces_table(ex: Example) -> str:
 
 
 def ids_table(ex: Example) -> str:
+    """The sentence's tokens with their ids, one column each."""
     return html_table("table-ids", ["token"] + [token_code(t) for t in ex.tokens],
                       [["id"] + [str(i) for i in ex.ids]])
 
@@ -78,12 +79,14 @@ def grad_E_table(ex: Example) -> str:
 
 
 def E_ids_table(ex: Example) -> str:
+    """The row of E that each token of the sentence reads, with its id."""
     E = ex.model.params["E"]
     rows = [[token_code(t), str(i), weights_vector(E[i])] for t, i in zip(ex.tokens, ex.ids)]
     return html_table("table-E-ids", ["token", "id", im("E[\\text{id}]")], rows)
 
 
 def X_table(ex: Example) -> str:
+    """x_t = E[id] + P_t for each token: the two rows and their sum."""
     tr = ex.trace
     rows = [[token_code(t), weights_vector(e), weights_vector(p), weights_vector(x)]
             for t, e, p, x in zip(ex.tokens, tr["E_ids"], tr["P_t"], tr["X"])]
@@ -92,11 +95,13 @@ def X_table(ex: Example) -> str:
 
 
 def u_table(ex: Example) -> str:
+    """The LayerNorm output u, one row per token of the sentence."""
     return html_table("table-u", ["token"] + _column_header("u", ex.model.cfg.d),
                       _rows_of(ex, ex.block["u"]))
 
 
 def QKV_table(ex: Example) -> str:
+    """Q, K and V for each token of the sentence."""
     b = ex.block
     rows = [[token_code(t), vector(q), vector(k), vector(v)]
             for t, q, k, v in zip(ex.tokens, b["Q"], b["K"], b["V"])]
@@ -160,10 +165,12 @@ def softmax_table(ex: Example) -> str:
 # ---------------------------------------------------------------- formulas
 
 def random_row_formula(ex: Example) -> str:
+    """A row of E drawn as GPT-2 draws it, N(0, 0.02²), from a fixed seed."""
     return math_block(tex_vector(random_row(ex.model.cfg.d, INIT_SEED)))
 
 
 def loss_formula(ex: Example) -> str:
+    """The loss L = −ln p(target) of the sentence, with its numbers."""
     t, p = token_tex(ex.model.vocab[ex.target_id]), ex.p_last[ex.target_id]
     return math_block(f"L = -\\ln p(\\text{{{t}}}) = -\\ln {tex(fixed(p))} = {tex(fixed(ex.loss))}")
 
@@ -178,8 +185,10 @@ def update_formula(ex: Example, token: str = "") -> str:
 
 
 def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
-    """Reading a row of E as a product with a one-hot row; compact puts
-    the zeros after the one as \\ldots (for the path's narrow box)."""
+    """Reading a row of E as a product with a one-hot row.
+
+    compact=True writes the zeros after the one as an ellipsis (for the
+    path's narrow box)."""
     i = token_id(ex, token) if token else ex.ids[-1]
     entries = ["1" if j == i else "0" for j in range(ex.model.cfg.vocab_size)]
     if compact and len(entries) - i > 3:
@@ -190,12 +199,14 @@ def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
 
 
 def layernorm_formula(ex: Example) -> str:
+    """μ, σ and u of the last token, in full."""
     b, t = ex.block, len(ex.ids)
     return aligned([("\\mu", tex(fixed(b["mu"][-1]))), ("\\sigma", tex(fixed(b["sigma"][-1]))),
                     (f"u_{t}", f"\\frac{{x_{t} - \\mu}}{{\\sigma}}"), ("", tex_vector(b["u"][-1]))])
 
 
 def mix_formula(ex: Example) -> str:
+    """Each head's weighted sum of values for the last token, and the heads joined."""
     b, t = ex.block, len(ex.ids)
     lines = [(f"o_{t}^{{({h + 1})}}", tex_vector(b["outputs"][h, -1])) for h in range(ex.n_heads)]
     lines[0] = (lines[0][0], f"\\sum_j a_{{{t},j}}\\, v_j = {lines[0][1]}")
@@ -203,6 +214,7 @@ def mix_formula(ex: Example) -> str:
 
 
 def mlp_formula(ex: Example) -> str:
+    """The last token through the first sum, LayerNorm, the MLP and the second sum."""
     b, t = ex.block, len(ex.ids)
     return aligned([
         (f"h_{t}", f"x_{t} + a_{t} W_O = {tex_vector(b['h'][-1])}"),
@@ -240,14 +252,17 @@ def p_number(ex: Example, token: str = "", places: int = 3) -> str:
 
 
 def top_token(ex: Example) -> str:
+    """The token the model finds most probable after the sentence."""
     return token_text(ex.model.vocab[ex.top_id])
 
 
 def loss_number(ex: Example, after_step: bool = False) -> str:
+    """The loss of the sentence; after_step=true: after one training step on E."""
     return fixed(ex.stepped_loss if after_step else ex.loss)
 
 
 def p_after_step(ex: Example) -> str:
+    """p(target) after one training step on E."""
     return fixed(ex.stepped_trace["p"][-1, ex.target_id])
 
 
@@ -289,15 +304,18 @@ def heads_summary(ex: Example) -> str:
 
 
 def token_number(ex: Example, position: int) -> str:
+    """The token at a position of the sentence (positions count from 1)."""
     return token_text(ex.tokens[position - 1])
 
 
 def masked_positions(ex: Example, position: int) -> str:
+    """The positions after a given one, which its row of attention may not see, in words."""
     later = list(range(position + 1, len(ex.ids) + 1))
     return ", ".join(map(str, later[:-1])) + (" and " if len(later) > 1 else "") + str(later[-1])
 
 
 def still_rows(ex: Example) -> str:
+    """How many rows of E a training step on the sentence leaves unchanged."""
     return str(len(ex.still_rows))
 
 
@@ -318,10 +336,12 @@ def text_number(ex: Example) -> str:
 
 
 def target_number(ex: Example) -> str:
+    """The token the sentence is trained to predict (extra.toycalc.example.target)."""
     return token_text(ex.model.vocab[ex.target_id])
 
 
 def eta_number(ex: Example) -> str:
+    """The learning rate of the training step (extra.toycalc.example.eta)."""
     return short(ex.eta)
 
 
@@ -340,6 +360,7 @@ def column_picks(ex: Example) -> str:
 
 
 def count_number(ex: Example, model: str = "toy", piece: str = "total") -> str:
+    """A parameter count of the toy or GPT-2 small, whole or by piece, with separators."""
     counts = gpt.count_params(_config(ex, model))
     if piece not in counts:
         raise ValueError(f"piece = {piece!r}: expected one of {', '.join(counts)}")
@@ -353,6 +374,7 @@ def share_number(ex: Example, model: str = "gpt2") -> str:
 
 
 def init_seed(ex: Example) -> str:
+    """The seed of the random row drawn for E."""
     return str(INIT_SEED)
 
 

@@ -113,6 +113,7 @@ def E_matrix(run: Run, rows: int = ROWS) -> str:
 
 
 def P_matrix(run: Run, rows: int = ROWS) -> str:
+    """nano-gpt's position embedding P as a grid of cells, first rows shown."""
     n = run.cfg.n_ctx
     return heat("nano-P", run.params["P"].T, "weight", list(range(rows)),
                 [f"c = {c}" for c in range(rows)], list(range(n)), [f"t = {t}" for t in range(n)],
@@ -123,16 +124,19 @@ def P_matrix(run: Run, rows: int = ROWS) -> str:
 
 
 def X_matrix(run: Run, rows: int = ROWS) -> str:
+    """The input embedding X = E[ids] + P as a grid of cells."""
     return activations(run, "nano-X", run.trace["X"], "Input embedding", "x", rows)
 
 
 def u_matrix(run: Run, block: int = 1, rows: int = ROWS) -> str:
+    """The normalised input u of one block as a grid of cells."""
     b = _block(run, block)
     return activations(run, f"nano-u-{block}", b["u"], f"Normalised input of block {block}",
                        "u = \\mathrm{LN}(x)", rows)
 
 
 def qkv_matrix(run: Run, which: str = "Q", head: int = 1, block: int = 1, rows: int = ROWS) -> str:
+    """The queries, keys or values of one head of one block as a grid of cells."""
     if which not in ("Q", "K", "V"):
         raise ValueError(f"which = {which!r}: expected one of Q, K, V")
     b, cols = _block(run, block), _head(run, head)
@@ -181,6 +185,7 @@ def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols
 
 
 def mlp_matrix(run: Run, which: str = "mlp_post", block: int = 1, rows: int = ROWS) -> str:
+    """One MLP stage of a block (before or after GELU, m, y or h) as a grid of cells."""
     names = {"mlp_pre": ("MLP hidden layer before GELU", "u' W_1 + b_1"),
              "mlp_post": ("MLP hidden layer after GELU", "\\mathrm{GELU}(u' W_1 + b_1)"),
              "m": ("MLP output", "m"), "y": ("Block output", "y"), "h": ("After attention", "h")}
@@ -201,6 +206,7 @@ def p_matrix(run: Run) -> str:
 # ---------------------------------------------------------------- tables
 
 def legend_table(run: Run) -> str:
+    """The legend: how a weight cell and an activation cell look."""
     w, a = run.params["E"][0, :3], run.trace["X"][0, :3]
     s = max(np.abs(w).max(), np.abs(a).max())
     row_a = "".join(cell(v, "act", f"an activation, value {i + 1}", s) for i, v in enumerate(a))
@@ -213,6 +219,7 @@ def legend_table(run: Run) -> str:
 
 
 def vocab_table(run: Run) -> str:
+    """nano-gpt's three tokens and their indices."""
     return html_table("nano-vocab", ["token"] + list(nanogpt.VOCAB),
                       [["index"] + [str(i) for i in range(len(nanogpt.VOCAB))]])
 
@@ -237,6 +244,7 @@ def params_table(run: Run) -> str:
 
 
 def training_table(run: Run) -> str:
+    """How the shipped weights were trained, read from their record."""
     rec = run.model.record
     if not rec:
         return "<p><em>No training record beside the weights file.</em></p>"
@@ -267,6 +275,7 @@ def embed_table(run: Run, t: int = 3, rows: int = ROWS) -> str:
 
 
 def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> str:
+    """LayerNorm of one position, channel by channel: x, x − μ, x̂, γ, β and u."""
     _t(run, t)
     b, B = _block(run, block), block - 1
     x, mu = b["X"][t], b["mu"][t]
@@ -303,6 +312,7 @@ def attention_row_table(run: Run, t: int = 5, head: int = 1, block: int = 1) -> 
 
 
 def residual_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    """The residual sum at one position: heads joined, W_O, x and h."""
     _t(run, t)
     b = _block(run, block)
     body = [[str(c), fixed(b["A"][t, c]), fixed(b["attn"][t, c]), fixed(b["X"][t, c]),
@@ -316,6 +326,7 @@ def residual_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> st
 
 
 def mlp_hidden_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    """The MLP's hidden layer at one position, before and after GELU."""
     _t(run, t)
     b = _block(run, block)
     body = [[str(c), fixed(b["mlp_pre"][t, c]), fixed(b["mlp_post"][t, c])] for c in range(rows)]
@@ -327,6 +338,7 @@ def mlp_hidden_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> 
 
 
 def mlp_out_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    """The MLP's way out at one position: h, u', m and y."""
     _t(run, t)
     b = _block(run, block)
     body = [[str(c), fixed(b["h"][t, c]), fixed(b["u2"][t, c]), fixed(b["m"][t, c]),
@@ -389,6 +401,7 @@ def generate_table(run: Run) -> str:
 # ---------------------------------------------------------------- formulas
 
 def layernorm_formula(run: Run, t: int = 3, block: int = 1) -> str:
+    """μ, σ² and one normalised channel of one position, in full."""
     _t(run, t)
     b = _block(run, block)
     x = b["X"][t]
@@ -413,6 +426,7 @@ def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 1, terms: int =
 
 
 def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, channels: int = 4) -> str:
+    """One head's output at one position as the weighted sum of values."""
     _t(run, t)
     b, h = _block(run, block), head - 1
     _head(run, head)  # checks the head
@@ -427,6 +441,7 @@ def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, cha
 
 
 def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 1) -> str:
+    """The GELU formula and its value for one hidden channel."""
     _t(run, t)
     b = _block(run, block)
     x = b["mlp_pre"][t, c]
@@ -436,6 +451,7 @@ def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 1) -> str:
 
 
 def logit_formula(run: Run, t: int = 5, letter: str = "A", terms: int = 3) -> str:
+    """One letter's logit as f_t · W_U, first terms shown."""
     _t(run, t)
     i = _letter(letter)
     f, W = run.trace["f"][t], run.params["W_U"][:, i]
@@ -445,6 +461,7 @@ def logit_formula(run: Run, t: int = 5, letter: str = "A", terms: int = 3) -> st
 
 
 def softmax_formula(run: Run, t: int = 5) -> str:
+    """The softmax of one position's logits, with the shift by the largest."""
     _t(run, t)
     z = run.trace["z"][t]
     m, e = z.max(), np.exp(z - z.max())
@@ -456,32 +473,39 @@ def softmax_formula(run: Run, t: int = 5) -> str:
 # ---------------------------------------------------------------- numbers
 
 def text_number(run: Run) -> str:
+    """The chapter's input, as letters."""
     return html.escape(run.text)
 
 
 def ids_number(run: Run) -> str:
+    """The chapter's input, as ids."""
     return " ".join(map(str, run.ids))
 
 
 def answer_number(run: Run) -> str:
+    """What the model writes after the input, by greedy decoding."""
     return nanogpt.letters(run.answer)
 
 
 def sorted_number(run: Run) -> str:
+    """The input sorted: the right answer."""
     return nanogpt.letters(sorted(run.ids))
 
 
 def letter_number(run: Run, t: int = 3) -> str:
+    """The letter at position t (0-based)."""
     _t(run, t)
     return nanogpt.VOCAB[run.ids[t]]
 
 
 def id_number(run: Run, t: int = 3) -> str:
+    """The id at position t (0-based)."""
     _t(run, t)
     return str(run.ids[t])
 
 
 def size_number(run: Run, name: str = "d") -> str:
+    """One size of nano-gpt: d, V, n_ctx, width, blocks, heads, A, T or inputs."""
     cfg = run.cfg
     sizes = {"d": cfg.d, "V": cfg.vocab_size, "n_ctx": cfg.n_ctx, "width": cfg.mlp_width,
              "blocks": cfg.n_blocks, "heads": cfg.n_heads, "A": cfg.d // cfg.n_heads, "T": run.T,
@@ -492,6 +516,7 @@ def size_number(run: Run, name: str = "d") -> str:
 
 
 def count_number(run: Run, piece: str = "total") -> str:
+    """nano-gpt's parameter count, whole, per block, by piece or as minGPT counts it."""
     counts = gpt.count_params(run.cfg)
     if piece == "block":
         return count(sum(np.prod(s) for s in gpt.block_shapes(run.cfg).values()))
@@ -503,6 +528,7 @@ def count_number(run: Run, piece: str = "total") -> str:
 
 
 def record_number(run: Run, key: str = "steps") -> str:
+    """One entry of the training record (steps, seconds, accuracy on all inputs, ...)."""
     rec = run.model.record
     keys = ("seed", "batch", "steps", "final_loss", "loss_on_729", "accuracy_on_729", "seconds")
     if key not in keys:
@@ -515,11 +541,13 @@ def record_number(run: Run, key: str = "steps") -> str:
 
 
 def mu_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The LayerNorm mean μ at position t of a block."""
     _t(run, t)
     return fixed(_block(run, block)["mu"][t], places)
 
 
 def sigma_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The LayerNorm σ at position t of a block."""
     _t(run, t)
     return fixed(_block(run, block)["sigma"][t], places)
 
@@ -559,11 +587,13 @@ def strongest_look_number(run: Run, t: int = 5, places: int = 3) -> str:
 
 
 def p_number(run: Run, letter: str = "A", t: int = 5, places: int = 3) -> str:
+    """The probability of a letter at position t."""
     _t(run, t)
     return fixed(run.trace["p"][t, _letter(letter)], places)
 
 
 def top_number(run: Run, t: int = 5) -> str:
+    """The most probable letter at position t."""
     _t(run, t)
     return nanogpt.VOCAB[int(np.argmax(run.trace["p"][t]))]
 
@@ -577,6 +607,7 @@ def step_p_number(run: Run, step: int = 1, places: int = 3) -> str:
 
 
 def min_step_p_number(run: Run, places: int = 3) -> str:
+    """The lowest probability the chosen letter has in any step of the generation."""
     return fixed(min(s["p"][s["next"]] for s in run.steps), places)
 
 

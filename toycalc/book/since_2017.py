@@ -172,6 +172,7 @@ def rope_scores(ex: Example, head: int = 1) -> list[tuple[int, int, float]]:
 
 
 def rope_scores_table(ex: Example, head: int = 1) -> str:
+    """RoPE: one head's score for the same query and key moved to other positions."""
     t = len(ex.ids)
     rows = [[str(m), str(n), str(m - n), fixed(s)] for m, n, s in rope_scores(ex, head)]
     return html_table("table-rope-scores", [im("m"), im("n"), "distance " + im("m - n"),
@@ -250,6 +251,7 @@ def kv_growth_table(ex: Example, lengths: str = "16 128 512 1024") -> str:
 
 
 def tied_table(ex: Example) -> str:
+    """The toy with its own W_U and with W_U = Eᵀ: weights, prediction and its p."""
     rows = []
     for name, tied in (("separate " + im("W_U") + " (the toy)", False), (im("W_U = E^\\top"), True)):
         cfg, params = variant(ex, tied=tied)
@@ -276,6 +278,7 @@ def rmsnorm_formula(ex: Example) -> str:
 # ---------------------------------------------------------------- numbers
 
 def count_number(ex: Example, model: str = "Llama 2 7B", piece: str = "total") -> str:
+    """A parameter count of one model of the comparison, whole or by piece."""
     cfgs = models(ex)
     if model not in cfgs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfgs)}")
@@ -302,6 +305,7 @@ def first_norm_note(ex: Example) -> str:
 
 
 def size_number(ex: Example, model: str = "Llama 2 7B", name: str = "n_ctx") -> str:
+    """One size of a model of the comparison: V, d, n_ctx, blocks or width."""
     cfgs = models(ex)
     if model not in cfgs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfgs)}")
@@ -313,6 +317,7 @@ def size_number(ex: Example, model: str = "Llama 2 7B", name: str = "n_ctx") -> 
 
 
 def h_mean_number(ex: Example) -> str:
+    """The mean of h for the last token (what RMSNorm would not subtract)."""
     return fixed(ex.block["h"][-1].mean())
 
 
@@ -325,11 +330,13 @@ def rope_gap_number(ex: Example) -> str:
 
 
 def generated_number(ex: Example) -> str:
+    """The sentence continued greedily until the context is full: one token per free position, and one more from the full context."""
     ids, _ = gpt.generate(ex.model.params, ex.model.cfg, ex.ids, _new_tokens(ex), ex.n_heads)
     return html_escape_tokens(ex, ids)
 
 
 def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
+    """The numbers a KV cache keeps per token for one model."""
     cfgs = models(ex)
     if model not in cfgs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfgs)}")
@@ -337,6 +344,7 @@ def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
 
 
 def kv_heads_number(ex: Example) -> str:
+    """The number of key/value heads in the grouped-query run."""
     return str(KV_HEADS_RUN)
 
 

@@ -13,6 +13,7 @@ def _signature(function, skip_first: bool) -> str:
 
 
 def _summary(function) -> str:
+    """The first paragraph of the docstring, on one line."""
     doc = inspect.getdoc(function) or ""
     return html.escape(" ".join(doc.split("\n\n")[0].split()))
 
