@@ -15,7 +15,7 @@ from ..model import gpt
 from ..model.configs import GPT2_SMALL
 from .example import Example, random_row
 from .render import (approx_count, aligned, aligned_rows, count, fixed, html_table, inline_math as im,
-                     math_block, short, tex, tex_vector, token_code, token_tex, token_text,
+                     math_block, short, signed_sum, tex, tex_vector, token_code, token_tex, token_text,
                      vector, weights_vector)
 from ..model.tokenizer import SPACE_SIGN
 
@@ -228,18 +228,19 @@ def mlp_formula(ex: Example) -> str:
 
 def logit_formula(ex: Example, token: str = "") -> str:
     """f for the last row and one logit written as its sum, two terms a line
-    (the path's box is narrow)."""
+    (the path's box is narrow). The column of W_U is named by its token."""
     i = token_id(ex, token) if token else ex.top_id
     f, W_U, t = ex.trace["f"][-1], ex.model.params["W_U"], len(ex.ids)
-    terms = [f"{tex(fixed(fc))} \\cdot ({tex(short(w, True))})" for fc, w in zip(f, W_U[:, i])]
-    sums = [" + ".join(terms[k:k + 2]) for k in range(0, len(terms), 2)]
+    name = f"\\text{{{token_tex(ex.model.vocab[i])}}}"
+    terms = [(fc, f"{tex(fixed(abs(fc)))} \\cdot ({tex(short(w, True))})") for fc, w in zip(f, W_U[:, i])]
+    sums = [signed_sum(terms[k:k + 2], first=k == 0) for k in range(0, len(terms), 2)]
     temp = "" if ex.temperature == 1 else f" / {tex(short(ex.temperature))}"
     if temp:
         sums[0], sums[-1] = "(" + sums[0], sums[-1] + ")" + temp
     lines = [f"f_{t} &= \\mathrm{{LN}}(y_{t}) = {tex_vector(f)}",
-             f"z_{{\\text{{{token_tex(ex.model.vocab[i])}}}}} &= "
-             + (f"(f_{t} \\cdot W_U^{{({i})}}){temp}" if temp else f"f_{t} \\cdot W_U^{{({i})}}"),
-             f"&= {sums[0]}"] + [f"&\\quad + {s}" for s in sums[1:]]
+             f"z_{{{name}}} &= "
+             + (f"(f_{t} \\cdot W_U^{{({name})}}){temp}" if temp else f"f_{t} \\cdot W_U^{{({name})}}"),
+             f"&= {sums[0]}"] + [f"&\\quad {s}" for s in sums[1:]]
     lines.append(f"&= {tex(fixed(ex.trace['z'][-1, i]))}")
     return aligned_rows(lines)
 
@@ -345,6 +346,21 @@ def eta_number(ex: Example) -> str:
     return short(ex.eta)
 
 
+def head_columns(ex: Example) -> str:
+    """Which columns of Q, K and V each head reads (columns count from 1), as a sentence."""
+    d, w = ex.model.cfg.d, ex.model.cfg.d // ex.n_heads
+    if ex.n_heads == 1:
+        return f"With 1 head, that head reads all {d} columns"
+    spans = [f"column {h + 1}" if w == 1 else f"columns {h * w + 1} and {h * w + 2}" if w == 2
+             else f"columns {h * w + 1} to {h * w + w}" for h in range(ex.n_heads)]
+    parts = [f"head {h + 1}{' reads' if h == 0 else ''} {span}" for h, span in enumerate(spans)]
+    return f"With {ex.n_heads} heads, each head reads {w} of the {d} columns: " + ", ".join(parts)
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def column_picks(ex: Example) -> str:
     """Q, K and V in terms of the columns of u, when W_Q, W_K, W_V only pick
     columns (a single 1 in each column); otherwise the products."""
@@ -416,5 +432,5 @@ NUMBERS = {
     "attention": attention_number, "attention_top": attention_top, "attention_row": attention_row,
     "query": query_number, "heads_summary": heads_summary, "token": token_number, "masked_positions": masked_positions, "still_rows": still_rows,
     "shape": shape_number, "text": text_number, "target": target_number, "eta": eta_number,
-    "column_picks": column_picks, "count": count_number, "share": share_number, "init_seed": init_seed,
+    "column_picks": column_picks, "head_columns": head_columns, "count": count_number, "share": share_number, "init_seed": init_seed,
 }

@@ -131,6 +131,20 @@ def math_block(body: str) -> str:
     return f'<div class="arithmatex">\\[{html.escape(body, quote=False)}\\]</div>'
 
 
+def signed_sum(terms, first: bool = True) -> str:
+    """TeX for a sum of (value, term) pairs, where term is written with the
+    value's size: "a - b + c", never "+ -b". first=False starts with the
+    sign of the first term, for a sum continued from the line above."""
+    out = ""
+    for k, (value, term) in enumerate(terms):
+        sign = "-" if value < 0 and float(fixed(value).replace(MINUS, "-")) != 0 else "+"
+        if k == 0 and first:
+            out = ("-" if sign == "-" else "") + term
+        else:
+            out += f" {sign} {term}"
+    return out.strip()
+
+
 def aligned(lines: list[tuple[str, str]]) -> str:
     """Display math, one 'left &= right' per line."""
     return aligned_rows(f"{l} &= {r}".lstrip() for l, r in lines)
