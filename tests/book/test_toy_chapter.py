@@ -175,10 +175,12 @@ def test_known_values_in_the_default_view(pages):
     assert "␣roof (0.761) , ␣roof (0.395) and ␣roof (0.208)" in text
     gen = view(pages["generation"])
     text = text_of(gen)
-    assert "So the toy writes “the cat climbed the roof climbed ”" in text
+    # 8 positions, 5 taken: one token per free position and one predicted at the last
+    assert "So the toy writes “the cat climbed the roof climbeded ”" in text
+    assert "can add at most 4 tokens" in text
     assert "the seed 7" in text
     steps = rows(gen, "table-generation-steps")[1:]
-    assert [r[-1] for r in steps] == ["␣roof", "␣climb", "ed"]
+    assert [r[-1] for r in steps] == ["␣roof", "␣climb", "ed", "ed"]
     filt = rows(gen, "table-filter")[1:]
     assert [r[3] != "" for r in filt].count(True) == 3
     assert [r[4] != "" for r in filt].count(True) == 8
@@ -204,9 +206,10 @@ def test_generate_stops_at_eot_or_the_last_position(ex):
     for rule in toy_chapter.RULES():
         for text in ("", "the"):
             ids, steps, why = toy_chapter.generate(ex, rule, text)
-            assert len(ids) <= n_ctx
+            # every step reads at most n_ctx tokens; the last one predicted is never read
+            assert all(len(step.ids) <= n_ctx for step in steps) and len(ids) <= n_ctx + 1
             ended = ex.model.vocab[ids[-1]] == toy_chapter.EOT
-            assert ended or len(ids) == n_ctx
+            assert ended or len(ids) == n_ctx + 1
             assert toy_chapter.EOT not in [ex.model.vocab[i] for i in ids[:-1]]
             assert ("&lt;eot&gt;" in why) == ended
             for step, nxt in zip(steps, steps[1:]):

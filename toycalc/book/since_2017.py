@@ -362,7 +362,7 @@ def _share(part: int, total: int) -> str:
 
 
 def _new_tokens(ex: Example) -> int:
-    return ex.model.cfg.n_ctx - len(ex.ids) + 1   # the last prediction needs no position of its own
+    return gpt.room(ex.model.cfg, len(ex.ids))
 
 
 def _generation(ex: Example) -> list[dict]:

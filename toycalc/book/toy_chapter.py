@@ -94,12 +94,12 @@ def generate(ex: Example, rule: Rule = Rule(), text: str = "") -> tuple[list[int
 
     stop = tuple(i for i, t in enumerate(model.vocab) if t == EOT)
     # the whole text again at every step, as the chapter tells it (no KV cache)
-    out, probs = gpt.generate(model.params, model.cfg, ids, model.cfg.n_ctx - len(ids), ex.n_heads,
+    out, probs = gpt.generate(model.params, model.cfg, ids, gpt.room(model.cfg, len(ids)), ex.n_heads,
                               cached=False, temperature=rule.temperature, choose=choose, stop=stop)
     steps = [Step(tuple(out[:len(ids) + n]), p, q, out[len(ids) + n])
              for n, (p, q) in enumerate(zip(probs, drawn_from))]
     why = (f"it wrote {token_code(EOT)}" if steps and out[-1] in stop
-           else f"all {model.cfg.n_ctx} positions used")
+           else f"all {model.cfg.n_ctx} positions are full")
     return out, steps, why
 
 
@@ -488,9 +488,9 @@ def stop_number(ex: Example, text: str = "") -> str:
 
 
 def room_number(ex: Example, text: str = "") -> str:
-    """How many positions are left after a text: n_ctx - T."""
+    """How many tokens generation can add after a text: n_ctx − T + 1 (gpt.room)."""
     T = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
-    return str(ex.model.cfg.n_ctx - T)
+    return str(gpt.room(ex.model.cfg, T))
 
 
 def model_count(ex: Example, model: str = "toy") -> str:
