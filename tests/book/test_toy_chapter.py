@@ -370,3 +370,19 @@ def test_one_heads_choice_holds_across_the_chapter(visit, toy):
     p.wait_for_function("[...document.querySelectorAll('.arithmatex')]"
                         ".every((e) => e.querySelector('mjx-container'))", timeout=30000)
     assert p.evaluate("window.mathjaxErrors") == []
+
+
+def test_longest_names_every_longest_piece(ex):
+    vocab = ex.model.vocab
+    n = max(map(len, vocab))
+    longest = [t.replace(" ", "␣") for t in vocab if len(t) == n]
+    assert len(longest) == 2  # ␣climb and ␣floor: the sentence must not say "the longest"
+    assert toy_chapter.longest_number(ex) == f"{longest[0]} and {longest[1]} ({n} characters each)"
+
+
+def test_no_piece_is_the_start_of_another(ex):
+    from types import SimpleNamespace
+    from toycalc.book import claims
+    assert claims.no_prefix_claim(ex) is None
+    bigger = SimpleNamespace(model=SimpleNamespace(vocab=list(ex.model.vocab) + [" climbed"]))
+    assert claims.no_prefix_claim(bigger) == "␣climb is the start of ␣climbed"

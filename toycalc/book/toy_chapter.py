@@ -382,9 +382,11 @@ def vocab_size(ex: Example) -> str:
 
 
 def longest_number(ex: Example) -> str:
-    """The longest token of the vocabulary and its length."""
-    t = max(ex.model.vocab, key=len)
-    return f"{token_text(t)} ({len(t)} characters)"
+    """The longest tokens of the vocabulary (all of them, if several) and their length."""
+    n = max(map(len, ex.model.vocab))
+    longest = [token_text(t) for t in ex.model.vocab if len(t) == n]
+    names = longest[0] if len(longest) == 1 else ", ".join(longest[:-1]) + " and " + longest[-1]
+    return f"{names} ({n} characters{' each' if len(longest) > 1 else ''})"
 
 
 def order_number(ex: Example, with_p: bool = False) -> str:
