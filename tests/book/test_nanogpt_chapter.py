@@ -248,7 +248,21 @@ def test_parameter_counts_on_the_page(site):
     soup = chapter(site, "preliminaries")
     body = cells(soup, "nano-params")
     assert body[-2][-1] == "85,728" and body[-1][-1] == "85,584"
-    assert "minGPT prints a smaller number, 85,584" in text_of(soup)
+    # minGPT prints the count as "%.2fM" % (n / 1e6) when it builds the model
+    assert ("minGPT counts a smaller number for the same model, 85,584, and prints it in millions, "
+            f"rounded: {85_584 / 1e6:.2f}M") in text_of(soup)
+
+
+def test_the_scored_positions_follow_the_task(site):
+    """Position t predicts id t + 1: the first five would predict input
+    letters (ignored); from the one reading the last input letter on, the
+    six sorted letters are scored."""
+    _, targets = nanogpt.examples(nanogpt.all_inputs())
+    scored = sorted(set(np.nonzero(targets >= 0)[1]))
+    assert scored == list(range(nanogpt.LENGTH - 1, 2 * nanogpt.LENGTH - 1))
+    text = text_of(chapter(site, "preliminaries"))
+    assert f"only the predictions made at positions {scored[0]} to {scored[-1]} are scored" in text
+    assert f"Those at positions 0 to {scored[0] - 1} would have to guess" in text
 
 
 def test_every_chapter_table_matches_its_renderer(site, run):

@@ -238,7 +238,7 @@ def params_table(run: Run) -> str:
         ["LayerNorm " + im("\\gamma, \\beta"), f"({2 * B} + 1) × 2 × {d}", count(c["layernorm"])],
         [f"output {im('W_U')} (no bias)", f"{d} × {V}", count(c["W_U"])],
         ["<strong>total</strong>", "", f"<strong>{count(c['total'])}</strong>"],
-        ["what minGPT prints (all but the output layer)", "", count(mingpt_count(run))],
+        ["what minGPT counts (all but the output layer)", "", count(mingpt_count(run))],
     ]
     return html_table("nano-params", ["piece", "shape", "parameters"], rows)
 
@@ -527,6 +527,18 @@ def count_number(run: Run, piece: str = "total") -> str:
     return count(counts[piece])
 
 
+def mingpt_printed_number(run: Run) -> str:
+    """The count as minGPT prints it when it builds the model: millions, two places ("0.09M")."""
+    return f"{mingpt_count(run) / 1e6:.2f}M"
+
+
+def targets_number(run: Run, scored: bool = True) -> str:
+    """The positions whose prediction training scores (scored=false: ignores), from the task's targets."""
+    _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
+    ts = [t for t in range(targets.shape[1]) if (targets[0, t] >= 0) == scored]
+    return f"{ts[0]} to {ts[-1]}" if ts == list(range(ts[0], ts[-1] + 1)) else ", ".join(map(str, ts))
+
+
 def record_number(run: Run, key: str = "steps") -> str:
     """One entry of the training record (steps, seconds, accuracy on all inputs, ...)."""
     rec = run.model.record
@@ -668,4 +680,5 @@ NUMBERS = {
     "record": record_number, "mu": mu_number, "sigma": sigma_number, "value": value_number,
     "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
     "step_p": step_p_number, "min_step_p": min_step_p_number,
+    "mingpt_printed": mingpt_printed_number, "targets": targets_number,
 }
