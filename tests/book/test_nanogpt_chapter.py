@@ -327,3 +327,19 @@ def test_what_the_prose_claims_holds(run):
     a_at = run.ids.index(0)
     assert all(int(np.argmax(run.block(0)["weights"][h, 5])) == a_at for h in range(3))  # transformer.md
     assert nanogpt.VOCAB[int(np.argmax(run.trace["p"][5]))] == "A"                        # index.md
+
+
+def test_untrained_columns_and_small_weights_are_explained(site, nano):
+    """Output says why the columns training ignored are sure anyway, with
+    their least sure probability; Embedding gives the largest entries."""
+    run = Run(nano)
+    p = gpt.forward(nano.params, nano.cfg, run.ids)["p"]
+    least = min(p[t].max() for t in range(nanogpt.LENGTH - 1))
+    assert least > 0.9
+    out = text_of(chapter(site, "output"))
+    assert f"Yet each of them is at least {fixed(least)} sure of some letter" in out
+    assert "z_A - z_B = \\ln (p_A / p_B)" in out
+    emb = text_of(chapter(site, "embedding"))
+    E, P = nano.params["E"], nano.params["P"]
+    assert (f"no entry of \\(E\\) is larger than {fixed(np.abs(E).max())} in size, none of \\(P\\) larger "
+            f"than {fixed(np.abs(P).max())}") in emb

@@ -386,3 +386,14 @@ def test_no_piece_is_the_start_of_another(ex):
     assert claims.no_prefix_claim(ex) is None
     bigger = SimpleNamespace(model=SimpleNamespace(vocab=list(ex.model.vocab) + [" climbed"]))
     assert claims.no_prefix_claim(bigger) == "␣climb is the start of ␣climbed"
+
+
+def test_repeated_rows_of_P_are_named(ex, pages):
+    """Positions' check-yourself says which rows of P repeat earlier ones
+    (1-based), computed; with the shipped P, period 4 from row 2 on."""
+    P = ex.model.params["P"]
+    repeats = [(t + 1, s + 1) for t in range(len(P)) for s in range(t)
+               if np.array_equal(P[s], P[t]) and not any(np.array_equal(P[r], P[t]) for r in range(s))]
+    assert repeats == [(6, 2), (7, 3), (8, 4)]
+    assert toy_chapter.P_repeats_number(ex) == "rows 6 to 8 repeat rows 2 to 4"
+    assert "In the toy that is sometimes nothing: rows 6 to 8 repeat rows 2 to 4" in text_of(pages["positions"])

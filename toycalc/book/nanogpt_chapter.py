@@ -539,6 +539,21 @@ def targets_number(run: Run, scored: bool = True) -> str:
     return f"{ts[0]} to {ts[-1]}" if ts == list(range(ts[0], ts[-1] + 1)) else ", ".join(map(str, ts))
 
 
+def largest_number(run: Run, name: str = "E") -> str:
+    """The largest entry, in size, of a weight matrix (E, P, W_U, ...)."""
+    if name not in run.params:
+        raise ValueError(f"name = {name!r}: expected one of {', '.join(run.params)}")
+    return fixed(np.abs(run.params[name]).max())
+
+
+def untrained_top_number(run: Run) -> str:
+    """The least sure of the positions whose targets training ignored: the
+    smallest of their largest probabilities."""
+    _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
+    ignored = [t for t in range(run.T) if targets[0, t] < 0]
+    return fixed(min(run.trace["p"][t].max() for t in ignored))
+
+
 def record_number(run: Run, key: str = "steps") -> str:
     """One entry of the training record (steps, seconds, accuracy on all inputs, ...)."""
     rec = run.model.record
@@ -681,4 +696,5 @@ NUMBERS = {
     "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
     "step_p": step_p_number, "min_step_p": min_step_p_number,
     "mingpt_printed": mingpt_printed_number, "targets": targets_number,
+    "largest": largest_number, "untrained_top": untrained_top_number,
 }

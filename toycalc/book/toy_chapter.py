@@ -531,11 +531,31 @@ TABLES = {
     "generation_steps": generation_steps_table, "filter": filter_table, "models": models_table,
 }
 FORMULAS = {"shift": shift_formula, "column": column_formula, "sample": sample_formula}
+def P_repeats_number(ex: Example) -> str:
+    """Which rows of P repeat an earlier row (positions count from 1), in
+    words, e.g. "rows 6 to 8 repeat rows 2 to 4"; "no row" when none does."""
+    P = ex.model.params["P"]
+    pairs = [(t, next(s for s in range(t) if np.array_equal(P[s], P[t])))
+             for t in range(len(P)) if any(np.array_equal(P[s], P[t]) for s in range(t))]
+    if not pairs:
+        return "no row repeats an earlier one"
+    later, earlier = [t + 1 for t, _ in pairs], [s + 1 for _, s in pairs]
+
+    def span(xs):
+        if len(xs) == 1:
+            return f"row {xs[0]}"
+        if xs == list(range(xs[0], xs[-1] + 1)):
+            return f"rows {xs[0]} to {xs[-1]}"
+        return "rows " + ", ".join(map(str, xs[:-1])) + f" and {xs[-1]}"
+    verb = "repeats" if len(later) == 1 else "repeat"
+    return f"{span(later)} {verb} {span(earlier)}"
+
+
 NUMBERS = {
     "eps": eps_number, "ln_mean": ln_mean, "ln_std": ln_std, "sqrt_d_head": sqrt_d_head, "pieces": pieces_number, "unknown": unknown_number,
     "vocab_size": vocab_size, "typed_row": typed_row, "longest": longest_number, "order": order_number, "gelu": gelu_number, "gelu_min": gelu_min,
     "shift": shift_number, "shift_diff": shift_diff, "temperatures": temperatures_number,
     "top_at": top_at, "same_order": same_order, "seed": seed_number, "k": k_number,
     "top_p": top_p_number, "kept": kept_number, "written": written_number, "new_tokens": new_tokens,
-    "room": room_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
+    "room": room_number, "P_repeats": P_repeats_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
 }
