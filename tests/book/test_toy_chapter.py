@@ -397,3 +397,17 @@ def test_repeated_rows_of_P_are_named(ex, pages):
     assert repeats == [(6, 2), (7, 3), (8, 4)]
     assert toy_chapter.P_repeats_number(ex) == "rows 6 to 8 repeat rows 2 to 4"
     assert "In the toy that is sometimes nothing: rows 6 to 8 repeat rows 2 to 4" in text_of(pages["positions"])
+
+
+def test_the_centring_shows_on_h(toy, pages):
+    """Rows of E and P sum to zero, so X is centred already; LayerNorm's
+    centring is shown on the last row of h, where the mean is not zero."""
+    assert np.allclose(toy.params["E"].sum(axis=1), 0) and np.allclose(toy.params["P"].sum(axis=1), 0)
+    ex = Example(toy, heads=2)
+    h = ex.block["h"][-1]
+    mu, sigma = h.mean(), np.sqrt(h.var() + 1e-5)
+    assert abs(mu) > 0.05
+    assert np.allclose((h - mu) / sigma, ex.block["u2"][-1])
+    text = text_of(pages["layernorm"])
+    vec = lambda v: "[" + ", ".join(f"{x:.3f}" for x in v) + "]"
+    assert f"\\mu &= {mu:.3f} \\\\ h_5 - \\mu &= {vec(h - mu)} \\\\ \\sigma &= {sigma:.3f}" in text

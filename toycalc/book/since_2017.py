@@ -16,7 +16,7 @@ import numpy as np
 from ..model import gpt, nanogpt
 from .example import Example
 from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector,
-                     token_code, vector)
+                     token_code, token_text, vector)
 from ..model.configs import GPT2_SMALL, LLAMA2_7B
 
 KV_HEADS_RUN = 4        # the toy runs the sharing comparison with 4 heads: 4, 2 or 1 K/V heads
@@ -335,6 +335,23 @@ def generated_number(ex: Example) -> str:
     return html_escape_tokens(ex, ids)
 
 
+def tied_note_number(ex: Example) -> str:
+    """A sentence on the tied and separate outputs' top probabilities when
+    they print alike at three places: a coincidence, shown to four."""
+    tops = []
+    for tied in (False, True):
+        cfg, params = variant(ex, tied=tied)
+        p = gpt.forward(params, cfg, ex.ids, ex.n_heads)["p"][-1]
+        tops.append((token_text(ex.model.vocab[int(np.argmax(p))]), p.max()))
+    (a, pa), (b, pb) = tops
+    if fixed(pa) != fixed(pb):
+        return ""
+    tokens = f"the same token, {a}" if a == b else f"two different tokens, {a} and {b}"
+    return (f"The two top probabilities both print as {fixed(pa)}, for {tokens}. That is a "
+            f"coincidence, not a property of tying: to four places they are {fixed(pa, 4)} "
+            f"and {fixed(pb, 4)}.")
+
+
 def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
     """The numbers a KV cache keeps per token for one model."""
     cfgs = models(ex)
@@ -392,5 +409,5 @@ FORMULAS = {"rmsnorm": rmsnorm_formula}
 NUMBERS = {
     "count": count_number, "x_mean": x_mean_number, "h_mean": h_mean_number,
     "rope_gap": rope_gap_number, "generated": generated_number, "cache": cache_number,
-    "kv_heads": kv_heads_number, "first_norm": first_norm_note, "size": size_number,
+    "kv_heads": kv_heads_number, "tied_note": tied_note_number, "first_norm": first_norm_note, "size": size_number,
 }

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..model import gpt, nanogpt
 from .example import Example
-from .render import (MINUS, count, fixed, html_table, inline_math as im, math_block, short, tex,
-                     token_code, token_tex, token_text, vector)
+from .render import (MINUS, aligned, count, fixed, html_table, inline_math as im, math_block, short, tex,
+                     tex_vector, token_code, token_tex, token_text, vector)
 from ..model.configs import GPT2_SMALL
 from ..model.tokenizer import SPACE_SIGN, TokenizerError, show, tokenize
 
@@ -530,7 +530,20 @@ TABLES = {
     "shift": shift_table, "temperatures": temperatures_table, "generation": generation_table,
     "generation_steps": generation_steps_table, "filter": filter_table, "models": models_table,
 }
-FORMULAS = {"shift": shift_formula, "column": column_formula, "sample": sample_formula}
+def ln_h_formula(ex: Example) -> str:
+    """The second LayerNorm on the last row of h, where the mean is not zero: μ, h − μ, σ, u'."""
+    b, t = ex.block, len(ex.ids)
+    h = b["h"][-1]
+    return aligned([(f"h_{t}", tex_vector(h)), ("\\mu", tex(fixed(b["mu2"][-1]))),
+                    (f"h_{t} - \\mu", tex_vector(h - b["mu2"][-1])),
+                    ("\\sigma", tex(fixed(b["sigma2"][-1]))),
+                    (f"u'_{t} = (h_{t} - \\mu) / \\sigma", tex_vector(b["u2"][-1]))])
+
+
+FORMULAS = {"shift": shift_formula, "column": column_formula, "sample": sample_formula,
+            "ln_h": ln_h_formula}
+
+
 def P_repeats_number(ex: Example) -> str:
     """Which rows of P repeat an earlier row (positions count from 1), in
     words, e.g. "rows 6 to 8 repeat rows 2 to 4"; "no row" when none does."""
