@@ -411,3 +411,4 @@ def test_the_centring_shows_on_h(toy, pages):
     text = text_of(pages["layernorm"])
     vec = lambda v: "[" + ", ".join(f"{x:.3f}" for x in v) + "]"
     assert f"\\mu &= {mu:.3f} \\\\ h_5 - \\mu &= {vec(h - mu)} \\\\ \\sigma &= {sigma:.3f}" in text
+    assert "In the toy the rows of \\(X\\) already have mean zero" in text

@@ -152,16 +152,6 @@ def _block_weight(ex: Example, name: str) -> np.ndarray:
     return W
 
 
-def rows_sum_to_zero_claim(ex: Example, name: str) -> str | None:
-    """Every row of the table `name` (E or P) sums to zero, so every row of
-    X = E[ids] + P has mean zero and LayerNorm's centring does nothing there."""
-    if name not in ("E", "P"):
-        raise ValueError(f"name = {name!r}: expected E or P")
-    sums = ex.model.params[name].sum(axis=1)
-    bad = np.flatnonzero(np.abs(sums) > 1e-12)
-    return None if not len(bad) else f"row {bad[0] + 1} of {name} sums to {sums[bad[0]]:g}"
-
-
 def no_prefix_claim(ex: Example) -> str | None:
     """No token of the vocabulary is the start of another, so at any place
     of a text at most one token fits and longest match never chooses."""
@@ -178,5 +168,5 @@ CLAIMS = {
     "default_heads": default_heads_claim, "attends": attends_claim, "top_token": top_token_claim,
     "step_lowers_loss": step_lowers_loss_claim, "order_matters": order_matters_claim,
     "greedy_loops": greedy_loops_claim, "cuts": cuts_claim, "cannot_cut": cannot_cut_claim,
-    "no_prefix": no_prefix_claim, "rows_sum_to_zero": rows_sum_to_zero_claim,
+    "no_prefix": no_prefix_claim,
 }

@@ -328,7 +328,7 @@ def shape_number(ex: Example, name: str, model: str = "toy") -> str:
              "blocks": cfg.n_blocks, "heads": heads, "d_head": cfg.d // heads, "T": len(ex.ids)}
     if name not in sizes:
         raise ValueError(f"name = {name!r}: expected one of {', '.join(sizes)}")
-    return str(sizes[name])
+    return count(sizes[name])  # 50,257 as everywhere in the book: keep it out of TeX
 
 
 def text_number(ex: Example) -> str:

@@ -539,6 +539,12 @@ def targets_number(run: Run, scored: bool = True) -> str:
     return f"{ts[0]} to {ts[-1]}" if ts == list(range(ts[0], ts[-1] + 1)) else ", ".join(map(str, ts))
 
 
+def variance_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The population variance of the column at t that enters a block's first LayerNorm."""
+    _t(run, t)
+    return fixed(_block(run, block)["X"][t].var(), places)
+
+
 def largest_number(run: Run, name: str = "E") -> str:
     """The largest entry, in size, of a weight matrix (E, P, W_U, ...)."""
     if name not in run.params:
@@ -696,5 +702,5 @@ NUMBERS = {
     "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
     "step_p": step_p_number, "min_step_p": min_step_p_number,
     "mingpt_printed": mingpt_printed_number, "targets": targets_number,
-    "largest": largest_number, "untrained_top": untrained_top_number,
+    "largest": largest_number, "variance": variance_number, "untrained_top": untrained_top_number,
 }

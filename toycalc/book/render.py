@@ -54,6 +54,15 @@ def tex_vector(values, fmt=fixed) -> str:
     return tex(vector(values, fmt))
 
 
+def tiny(x: float) -> str:
+    """A value that is zero or nearly so, as the book writes it: 0 when it
+    is exactly zero, else 5.6 × 10<sup>−17</sup> (one rule for a column)."""
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{float(x):.1e}".split("e")
+    return f"{mantissa.replace('-', MINUS)} × 10<sup>{str(int(exponent)).replace('-', MINUS)}</sup>"
+
+
 def count(n: int) -> str:
     """A whole count with thousands separators: 124,439,808."""
     return f"{int(n):,}"

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..model import gpt, nanogpt
 from .example import Example
-from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector,
+from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector, tiny,
                      token_code, token_text, vector)
 from ..model.configs import GPT2_SMALL, LLAMA2_7B
 
@@ -226,7 +226,7 @@ def kv_cache_table(ex: Example) -> str:
     the probabilities and the work of each step."""
     steps = _generation(ex)
     rows = [[str(s["length"]), token_code(ex.model.vocab[s["token"]]), fixed(s["p_full"]),
-             fixed(s["p_cached"]), f"{s['gap']:.1e}".replace("-", "−"), count(s["work_full"]),
+             fixed(s["p_cached"]), tiny(s['gap']), count(s["work_full"]),
              count(s["work_cached"])] for s in steps]
     rows.append(["<strong>all steps</strong>", "", "", "", "",
                  f"<strong>{count(sum(s['work_full'] for s in steps))}</strong>",
@@ -326,7 +326,7 @@ def rope_gap_number(ex: Example) -> str:
     by_distance: dict[int, list[float]] = {}
     for m, n, s in rope_scores(ex):
         by_distance.setdefault(m - n, []).append(s)
-    return f"{max(max(v) - min(v) for v in by_distance.values()):.1e}".replace("-", "−")
+    return tiny(max(max(v) - min(v) for v in by_distance.values()))
 
 
 def generated_number(ex: Example) -> str:

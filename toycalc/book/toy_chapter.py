@@ -544,6 +544,16 @@ FORMULAS = {"shift": shift_formula, "column": column_formula, "sample": sample_f
             "ln_h": ln_h_formula}
 
 
+def x_centred_number(ex: Example) -> str:
+    """Whether the rows of X already have mean zero (every row of E and of P
+    summing to zero), as a sentence; else their means."""
+    E, P, X = ex.model.params["E"], ex.model.params["P"], ex.trace["X"]
+    if np.allclose(E.sum(axis=1), 0, atol=1e-12) and np.allclose(P.sum(axis=1), 0, atol=1e-12):
+        return (f"In the toy the rows of {im('X')} already have mean zero, because every row of "
+                f"{im('E')} and every row of {im('P')} sums to zero: on {im('X')}, LayerNorm only divides")
+    return f"The rows of {im('X')} have the means {vector(X.mean(axis=1))}, and LayerNorm subtracts them"
+
+
 def P_repeats_number(ex: Example) -> str:
     """Which rows of P repeat an earlier row (positions count from 1), in
     words, e.g. "rows 6 to 8 repeat rows 2 to 4"; "no row" when none does."""
@@ -570,5 +580,5 @@ NUMBERS = {
     "shift": shift_number, "shift_diff": shift_diff, "temperatures": temperatures_number,
     "top_at": top_at, "same_order": same_order, "seed": seed_number, "k": k_number,
     "top_p": top_p_number, "kept": kept_number, "written": written_number, "new_tokens": new_tokens,
-    "room": room_number, "P_repeats": P_repeats_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
+    "room": room_number, "P_repeats": P_repeats_number, "x_centred": x_centred_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
 }
