@@ -412,3 +412,36 @@ def test_the_centring_shows_on_h(toy, pages):
     vec = lambda v: "[" + ", ".join(f"{x:.3f}" for x in v) + "]"
     assert f"\\mu &= {mu:.3f} \\\\ h_5 - \\mu &= {vec(h - mu)} \\\\ \\sigma &= {sigma:.3f}" in text
     assert "In the toy the rows of \\(X\\) already have mean zero" in text
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_head_ablation_equals_a_block_rerun_by_hand(toy, heads):
+    """Switching a head off = its columns of A set to zero before W_O; the
+    rest of the block redone here from the trace, step by step."""
+    ex = Example(toy, heads=heads)
+    b, p = ex.block, gpt.block_params(toy.params, 0)
+    w = toy.cfg.d // heads
+    for head in range(1, heads + 1):
+        A = b["A"].copy()
+        A[:, (head - 1) * w:head * w] = 0
+        h = b["X"] + A @ p["W_O"]
+        u2 = (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-5)
+        y = h + gpt.gelu(u2 @ p["W_1"]) @ p["W_2"]
+        f = (y - y.mean(-1, keepdims=True)) / np.sqrt(y.var(-1, keepdims=True) + 1e-5)
+        z = f[-1] @ toy.params["W_U"]
+        want = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        np.testing.assert_allclose(toy_chapter.ablated_p(ex, head), want, rtol=1e-12)
+
+
+def test_head_ablation_on_the_page(pages, toy):
+    """With 2 heads: head 1 off gives ␣cat 0.466, head 2 off leaves ␣roof at 0.350."""
+    soup = pages["attention"]
+    table = soup.find("table", id="table-ablation-h2")
+    assert cells(table)[1:] == [["none", "␣roof", "0.395", "0.395"], ["head 1", "␣cat", "0.466", "0.139"],
+                                ["head 2", "␣roof", "0.350", "0.350"]]
+    assert ("without head 1 it predicts ␣cat (0.466) and without head 2 it still predicts ␣roof (0.350)"
+            in text_of(soup))
+    for heads in (1, 4):
+        rows = cells(soup.find("table", id=f"table-ablation-h{heads}"))[1:]
+        ex = Example(toy, heads=heads)
+        assert [r[2] for r in rows[1:]] == [f"{toy_chapter.ablated_p(ex, h).max():.3f}" for h in range(1, heads + 1)]

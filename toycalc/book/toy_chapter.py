@@ -515,6 +515,47 @@ def _last_p(ex: Example, ids, with_p: bool) -> np.ndarray:
     return gpt.forward(params, ex.model.cfg, list(ids), ex.n_heads, ex.temperature)["p"][-1]
 
 
+def ablated_p(ex: Example, head: int | None) -> np.ndarray:
+    """The last row's p with one head switched off: its output, before W_O,
+    set to zero (the same as zeroing its rows of W_O). head=None: none off."""
+    params = dict(ex.model.params)
+    if head is not None:
+        _check_head(ex, head)
+        w = ex.model.cfg.d // ex.n_heads
+        W_O = params["blocks.0.W_O"].copy()
+        W_O[(head - 1) * w:head * w] = 0
+        params["blocks.0.W_O"] = W_O
+    return gpt.forward(params, ex.model.cfg, ex.ids, ex.n_heads, ex.temperature)["p"][-1]
+
+
+def ablation_table(ex: Example) -> str:
+    """Each head switched off in turn (its output before W_O set to zero):
+    what the model then predicts, and p of the sentence's target."""
+    t = token_text(ex.model.vocab[ex.target_id])
+    rows = []
+    for head in [None] + list(range(1, ex.n_heads + 1)):
+        p = ablated_p(ex, head)
+        top = int(np.argmax(p))
+        rows.append(["none" if head is None else f"head {head}", token_code(ex.model.vocab[top]),
+                     fixed(p[top]), fixed(p[ex.target_id])])
+    return html_table("table-ablation", ["head switched off", "prediction", "its p", f"p({t})"], rows)
+
+
+def ablation_number(ex: Example) -> str:
+    """What switching off each head does to the prediction, as a sentence."""
+    base = int(np.argmax(ablated_p(ex, None)))
+    parts = []
+    for head in range(1, ex.n_heads + 1):
+        p = ablated_p(ex, head)
+        top = int(np.argmax(p))
+        word = token_text(ex.model.vocab[top])
+        parts.append(f"without head {head} it {'still predicts' if top == base else 'predicts'} "
+                     f"{word} ({fixed(p[top])})")
+    if ex.n_heads == 1:
+        return f"With its only head switched off, the model {parts[0][len('without head 1 it '):]}"
+    return "Switched off one at a time: " + ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def _check_head(ex: Example, head: int) -> None:
     if not 1 <= head <= ex.n_heads:
         raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
@@ -529,7 +570,10 @@ TABLES = {
     "scores": scores_table, "gelu": gelu_table, "gelu_curve": gelu_curve, "residual": residual_table,
     "shift": shift_table, "temperatures": temperatures_table, "generation": generation_table,
     "generation_steps": generation_steps_table, "filter": filter_table, "models": models_table,
+    "ablation": ablation_table,
 }
+
+
 def ln_h_formula(ex: Example) -> str:
     """The second LayerNorm on the last row of h, where the mean is not zero: μ, h − μ, σ, u'."""
     b, t = ex.block, len(ex.ids)
@@ -580,5 +624,5 @@ NUMBERS = {
     "shift": shift_number, "shift_diff": shift_diff, "temperatures": temperatures_number,
     "top_at": top_at, "same_order": same_order, "seed": seed_number, "k": k_number,
     "top_p": top_p_number, "kept": kept_number, "written": written_number, "new_tokens": new_tokens,
-    "room": room_number, "P_repeats": P_repeats_number, "x_centred": x_centred_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
+    "room": room_number, "P_repeats": P_repeats_number, "ablation": ablation_number, "x_centred": x_centred_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
 }
