@@ -445,3 +445,28 @@ def test_head_ablation_on_the_page(pages, toy):
         rows = cells(soup.find("table", id=f"table-ablation-h{heads}"))[1:]
         ex = Example(toy, heads=heads)
         assert [r[2] for r in rows[1:]] == [f"{toy_chapter.ablated_p(ex, h).max():.3f}" for h in range(1, heads + 1)]
+
+
+def test_W_U_is_printed_by_its_columns(pages, toy):
+    rows = cells(pages["output"].find("table", id="table-W-U"))[1:]
+    W = toy.params["W_U"]
+    short = lambda v: f"{v:g}".replace("-", M)
+    assert rows == [[str(i), t.replace(" ", "␣")] + [short(v) for v in W[:, i]] for i, t in enumerate(toy.vocab)]
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_why_roof_against_cat(pages, toy, heads):
+    """The contrast's terms are f_c (W_U[c, ␣roof] − W_U[c, ␣cat]) and add up
+    to z(␣roof) − z(␣cat); only entry 2 differs, and f_2's sign decides."""
+    ex = Example(toy, heads=heads)
+    roof, cat = toy.vocab.index(" roof"), toy.vocab.index(" cat")
+    f, W, z = ex.trace["f"][-1], toy.params["W_U"], ex.trace["z"][-1]
+    terms = f * (W[:, roof] - W[:, cat])
+    assert np.isclose(terms.sum(), z[roof] - z[cat])
+    rows = cells(pages["output"].find("table", id=f"table-contrast-h{heads}"))[1:]
+    assert [r[-1] for r in rows] == [f"{v + 0.0:.3f}".replace("-", M).replace(M + "0.000", "0.000")
+                                     for v in list(terms) + [terms.sum()]]
+    text = text_of(pages["output"])
+    winner = "␣roof" if terms.sum() > 0 else "␣cat"
+    assert winner == ("␣roof" if heads == 2 else "␣cat")
+    assert (f"Here \\(f_2\\) = {f[1]:.3f}".replace("-", M) + f", so {winner} wins this contest") in text

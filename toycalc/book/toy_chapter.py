@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import gpt, nanogpt
+from .end_to_end import token_id
 from .example import Example
 from .render import (MINUS, aligned, count, fixed, html_table, inline_math as im, math_block, short, tex,
                      tex_vector, token_code, token_tex, token_text, vector)
@@ -515,6 +516,68 @@ def _last_p(ex: Example, ids, with_p: bool) -> np.ndarray:
     return gpt.forward(params, ex.model.cfg, list(ids), ex.n_heads, ex.temperature)["p"][-1]
 
 
+def W_U_table(ex: Example) -> str:
+    """W_U printed by its columns: one row per token, the column of W_U
+    that gives that token's logit, in the E table's layout."""
+    W = ex.model.params["W_U"]
+    rows = [[str(i), token_code(t)] + [short(v) for v in W[:, i]] for i, t in enumerate(ex.model.vocab)]
+    return html_table("table-W-U", ["id", "token"] + [im(f"c_{{{c + 1}}}") for c in range(ex.model.cfg.d)],
+                      rows)
+
+
+def _contrast(ex: Example, a: str, b: str):
+    ia, ib = token_id(ex, a), token_id(ex, b)
+    f, W = ex.trace["f"][-1], ex.model.params["W_U"]
+    return ia, ib, f, W, f * (W[:, ia] - W[:, ib])
+
+
+def contrast_table(ex: Example, a: str = "", b: str = "␣cat") -> str:
+    """Why one token's logit beats another's, column by column of f:
+    f_c, the two columns of W_U, and f_c times their difference; the terms
+    add up to z_a − z_b. a defaults to the sentence's target."""
+    a = a or ex.model.vocab[ex.target_id]
+    ia, ib, f, W, terms = _contrast(ex, a, b)
+    ta, tb = token_text(ex.model.vocab[ia]), token_text(ex.model.vocab[ib])
+    rows = [[im(f"c_{{{c + 1}}}"), fixed(f[c]), short(W[c, ia]), short(W[c, ib]), fixed(terms[c])]
+            for c in range(len(f))]
+    rows.append(["sum", "", "", "", fixed(ex.trace["z"][-1, ia] * ex.temperature
+                                          - ex.trace["z"][-1, ib] * ex.temperature)])
+    return html_table("table-contrast", ["column", im("f_c"), f"{im('W_U')} of {ta}", f"{im('W_U')} of {tb}",
+                                         "difference × " + im("f_c")], rows)
+
+
+def contrast_number(ex: Example, a: str = "", b: str = "␣cat", carrier: str = "␣climb") -> str:
+    """Which column of f decides between two tokens' logits, as sentences:
+    where their columns of W_U differ, the token whose row of E is largest
+    in the deciding column (carrier) and the head that writes there; then
+    where b's own row of E is largest, and whether W_U tells a from b there."""
+    a = a or ex.model.vocab[ex.target_id]
+    ia, ib, f, W, terms = _contrast(ex, a, b)
+    ta, tb, tc = (token_text(ex.model.vocab[i]) for i in (ia, ib, token_id(ex, carrier)))
+    differ = [c for c in range(len(f)) if W[c, ia] != W[c, ib]]
+    k = int(np.argmax(np.abs(terms)))
+    total = fixed(terms.sum())
+    if len(differ) == 1:
+        out = (f"The columns of {im('W_U')} for {ta} and {tb} differ only in entry {k + 1}, so the "
+               f"difference of their logits, {total}, is that entry's term alone.")
+    else:
+        out = f"Of the difference of their logits, {total}, the largest term is column {k + 1}'s, {fixed(terms[k])}."
+    E = ex.model.params["E"]
+    ic = token_id(ex, carrier)
+    head = k // (ex.model.cfg.d // ex.n_heads) + 1
+    weight = sum(ex.block["weights"][head - 1, -1, j] for j, i in enumerate(ex.ids) if i == ic)
+    winner = ta if terms.sum() > 0 else tb
+    out += (f" Column {k + 1} of the residual stream is where {tc}'s row of {im('E')}, {vector(E[ic], short)}, is largest, and "
+            f"where head {head} writes, a head that gives {fixed(weight)} of its weight to {tc}. "
+            f"Here {im(f'f_{k + 1}')} = {fixed(f[k])}, so {winner} wins this contest.")
+    kb = int(np.argmax(E[ib]))
+    same = W[kb, ia] == W[kb, ib]
+    out += (f" {tb}'s own row of {im('E')} is largest in column {kb + 1}, where the two columns of "
+            f"{im('W_U')} " + ("agree: what the block carries about the cat there does not choose "
+                               "between the two" if same else "differ too"))
+    return out
+
+
 def ablated_p(ex: Example, head: int | None) -> np.ndarray:
     """The last row's p with one head switched off: its output, before W_O,
     set to zero (the same as zeroing its rows of W_O). head=None: none off."""
@@ -570,7 +633,7 @@ TABLES = {
     "scores": scores_table, "gelu": gelu_table, "gelu_curve": gelu_curve, "residual": residual_table,
     "shift": shift_table, "temperatures": temperatures_table, "generation": generation_table,
     "generation_steps": generation_steps_table, "filter": filter_table, "models": models_table,
-    "ablation": ablation_table,
+    "ablation": ablation_table, "W_U": W_U_table, "contrast": contrast_table,
 }
 
 
@@ -624,5 +687,5 @@ NUMBERS = {
     "shift": shift_number, "shift_diff": shift_diff, "temperatures": temperatures_number,
     "top_at": top_at, "same_order": same_order, "seed": seed_number, "k": k_number,
     "top_p": top_p_number, "kept": kept_number, "written": written_number, "new_tokens": new_tokens,
-    "room": room_number, "P_repeats": P_repeats_number, "ablation": ablation_number, "x_centred": x_centred_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
+    "room": room_number, "P_repeats": P_repeats_number, "ablation": ablation_number, "contrast": contrast_number, "x_centred": x_centred_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
 }
