@@ -470,3 +470,33 @@ def test_why_roof_against_cat(pages, toy, heads):
     winner = "␣roof" if terms.sum() > 0 else "␣cat"
     assert winner == ("␣roof" if heads == 2 else "␣cat")
     assert (f"Here \\(f_2\\) = {f[1]:.3f}".replace("-", M) + f", so {winner} wins this contest") in text
+
+
+def test_the_gradients_can_be_checked(pages, toy):
+    """Embedding shows dL/dz = p − onehot (␣roof: 0.395 − 1 = −0.605), dL/df,
+    the last link to a row of E, and a central difference beside the
+    backward pass, all recomputed here."""
+    ex = Example(toy, heads=2)
+    soup = pages["embedding"]
+    math = " ".join(m.get_text() for m in soup.select(".arithmatex"))
+    assert "\\frac{\\partial L}{\\partial z_{\\text{␣roof}}} &= 0.395 - 1 = -0.605" in math
+    p = ex.p_last
+    dz = p.copy()
+    dz[ex.target_id] -= 1
+    df = dz @ toy.params["W_U"].T
+    assert "\\frac{\\partial L}{\\partial f_5} &= \\sum_i" in math
+    assert "[" + ", ".join(f"{v:.3f}" for v in df) + "]" in math
+    row = ex.grads["E"][1]
+    assert "\\frac{\\partial L}{\\partial E[1]} &= \\frac{\\partial L}{\\partial x_5}" in math
+    assert "[" + ", ".join(f"{v + 0:.3f}" for v in row) + "]" in math
+    c = int(np.argmax(np.abs(row)))
+    losses = []
+    for step in (1e-4, -1e-4):
+        E = toy.params["E"].astype(float).copy()
+        E[1, c] += step
+        q = gpt.forward(dict(toy.params, E=E), toy.cfg, ex.ids, 2)["p"][-1]
+        losses.append(-np.log(q[ex.target_id]))
+    numeric = (losses[0] - losses[1]) / 2e-4
+    assert abs(numeric - row[c]) < 1e-6
+    assert f"= {numeric:.6f} \\\\ \\frac{{\\partial L}}{{\\partial E_{{1,{c + 1}}}}}" in math
+    assert f"\\text{{(backward pass)}} &= {row[c]:.6f}" in math

@@ -516,6 +516,70 @@ def _last_p(ex: Example, ids, with_p: bool) -> np.ndarray:
     return gpt.forward(params, ex.model.cfg, list(ids), ex.n_heads, ex.temperature)["p"][-1]
 
 
+FD_STEP = 1e-4   # the finite-difference step h of the gradient check
+
+
+def gradient_formula(ex: Example, other: str = "␣wall") -> str:
+    """The backward pass's first step: dL/dz = p − onehot(target) for the
+    target and one other token, then dL/df_t = (dL/dz) W_Uᵀ for the last row."""
+    i, j, t = ex.target_id, token_id(ex, other), len(ex.ids)
+    p = ex.p_last
+    dz = p - np.eye(len(p))[i]
+    df = (dz / ex.temperature) @ ex.model.params["W_U"].T
+    name = lambda k: f"\\text{{{token_tex(ex.model.vocab[k])}}}"
+    return aligned([
+        ("\\frac{\\partial L}{\\partial z_i}", "p_i - [\\, i = \\text{target} \\,]"),
+        (f"\\frac{{\\partial L}}{{\\partial z_{{{name(i)}}}}}", f"{tex(fixed(p[i]))} - 1 = {tex(fixed(dz[i]))}"),
+        (f"\\frac{{\\partial L}}{{\\partial z_{{{name(j)}}}}}", f"{tex(fixed(p[j]))} - 0 = {tex(fixed(dz[j]))}"),
+        (f"\\frac{{\\partial L}}{{\\partial f_{t}}}",
+         f"\\sum_i \\frac{{\\partial L}}{{\\partial z_i}}\\, W_U^{{(i)}} = {tex_vector(df)}")])
+
+
+def chain_E_formula(ex: Example) -> str:
+    """The chain rule's last link for the last token: x_t = E[id] + P_t, so
+    dL/dE[id] is dL/dx_t (summed over the positions where the token stands)."""
+    i, t = ex.ids[-1], len(ex.ids)
+    where = [k for k, j in enumerate(ex.ids) if j == i]
+    dx = ex.grads["P"]   # P_t enters x_t alone, so dL/dP_t = dL/dx_t
+    total = " + ".join(f"\\frac{{\\partial L}}{{\\partial x_{k + 1}}}" for k in where)
+    return aligned([(f"\\frac{{\\partial L}}{{\\partial E[{i}]}}", total),
+                    ("", tex_vector(sum(dx[k] for k in where)))])
+
+
+def _loss_with(ex: Example, E) -> float:
+    tr = gpt.forward(dict(ex.model.params, E=E), ex.model.cfg, ex.ids, ex.n_heads, ex.temperature)
+    return gpt.cross_entropy(tr["p"], ex.targets)
+
+
+def finite_difference(ex: Example, row: int, column: int) -> tuple[float, float, float]:
+    """(L with E[row, column] + h, L with it − h, their central difference)."""
+    E = ex.model.params["E"].astype(float)
+    up, down = E.copy(), E.copy()
+    up[row, column] += FD_STEP
+    down[row, column] -= FD_STEP
+    Lu, Ld = _loss_with(ex, up), _loss_with(ex, down)
+    return Lu, Ld, (Lu - Ld) / (2 * FD_STEP)
+
+
+def finite_difference_formula(ex: Example, places: int = 6) -> str:
+    """The check of one entry of dL/dE, the largest of the last token's row:
+    the central difference with step h beside the backward pass's value,
+    both to `places` places (more than the book's three, to show them agree)."""
+    i = ex.ids[-1]
+    c = int(np.argmax(np.abs(ex.grads["E"][i])))
+    Lu, Ld, numeric = finite_difference(ex, i, c)
+    h = f"{FD_STEP:.0e}".replace("e-0", "e-")
+    mant, exp = h.split("e")
+    h_tex = f"10^{{{int(exp)}}}" if mant == "1" else f"{mant} \\cdot 10^{{{int(exp)}}}"
+    entry = f"E_{{{i},{c + 1}}}"
+    return aligned([
+        (f"\\frac{{L({entry} + h) - L({entry} - h)}}{{2h}}",
+         f"\\frac{{{tex(fixed(Lu, places + 2))} - {tex(fixed(Ld, places + 2))}}}{{2 \\cdot {h_tex}}}"
+         f" = {tex(fixed(numeric, places))}"),
+        (f"\\frac{{\\partial L}}{{\\partial {entry}}}\\ \\text{{(backward pass)}}",
+         tex(fixed(ex.grads["E"][i, c], places)))])
+
+
 def W_U_table(ex: Example) -> str:
     """W_U printed by its columns: one row per token, the column of W_U
     that gives that token's logit, in the E table's layout."""
@@ -648,7 +712,8 @@ def ln_h_formula(ex: Example) -> str:
 
 
 FORMULAS = {"shift": shift_formula, "column": column_formula, "sample": sample_formula,
-            "ln_h": ln_h_formula}
+            "ln_h": ln_h_formula, "gradient": gradient_formula, "chain_E": chain_E_formula,
+            "finite_difference": finite_difference_formula}
 
 
 def x_centred_number(ex: Example) -> str:
