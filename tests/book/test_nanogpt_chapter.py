@@ -343,3 +343,39 @@ def test_untrained_columns_and_small_weights_are_explained(site, nano):
     E, P = nano.params["E"], nano.params["P"]
     assert (f"no entry of \\(E\\) is larger than {fixed(np.abs(E).max())} in size, none of \\(P\\) larger "
             f"than {fixed(np.abs(P).max())}") in emb
+
+
+def test_the_head_that_finds_the_smallest_letter(site, nano):
+    """Over the 726 inputs that mix letters, count per head of each block how
+    often the largest weight at t = 5 falls on the smallest letter; the page
+    shows the counts and follows the best head (block 1's head 2, 726 of 726)."""
+    inputs = nanogpt.all_inputs()
+    mixed = inputs[inputs.min(1) != inputs.max(1)]
+    hits = np.zeros((nano.cfg.n_blocks, nano.cfg.n_heads), int)
+    for k, x in enumerate(mixed):
+        trace = gpt.forward(nano.params, nano.cfg, x)
+        for b, blk in enumerate(trace["blocks"]):
+            for h in range(nano.cfg.n_heads):
+                hits[b, h] += x[int(np.argmax(blk["weights"][h, 5]))] == x.min()
+    assert len(mixed) == 726 and hits[0, 1] == 726 and hits[0, 0] == 515
+    table = cells(chapter(site, "self-attention"), "nano-smallest-looks")[1:]
+    assert table == [[f"block {b + 1}"] + [str(v) for v in hits[b]] for b in range(len(hits))]
+    text = text_of(chapter(site, "self-attention"))
+    assert "follows one of them, head 2 of block 1" in text
+    assert "does it for 726 of them, which is why this page follows it; head 1 of block 1 does it for 515" in text
+
+
+def test_what_the_walkthrough_covers_is_kept(site, run):
+    """The walkthrough's history, credit, lookup analogy, W_2, sampling odds,
+    temperature and T x C, in the chapter's own words (and numbers)."""
+    text = lambda name: text_of(chapter(site, name))
+    assert "GPT-2 in 2019" in text("preliminaries") and "GPT-4 (2023)" in text("preliminaries")
+    assert "Zero to Hero" in text("")
+    assert chapter(site, "self-attention").find("code", string=lambda s: s and "ages[" in s) is not None
+    mlp = chapter(site, "mlp")
+    assert mlp.find(id="nano-W_1-1") is not None and mlp.find(id="nano-W_2-1") is not None
+    p = run.trace["p"][5, 0]
+    assert f"a letter with probability {p:.3f} comes out in that share of the draws, {100 * p:.1f} % of them" \
+        in text("output")
+    assert "stretches the gaps between large logits" in text("output")
+    assert "\\(T\\) for time" in text("embedding") and "\\(C\\) for channels" in text("embedding")

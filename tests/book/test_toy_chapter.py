@@ -119,13 +119,14 @@ def test_home_page(pages, ex):
 TABLES = [
     ("tokens", toy_chapter.TABLES, "vocab", {}), ("tokens", toy_chapter.TABLES, "tokenize", {}),
     ("tokens", end_to_end.TABLES, "ids", {}),
-    ("embedding", end_to_end.TABLES, "grad_E", {}), ("embedding", end_to_end.TABLES, "E", {}),
+    ("embedding", end_to_end.TABLES, "grad_E", {"heads_shown": (2,)}), ("embedding", end_to_end.TABLES, "E", {}),
     ("embedding", end_to_end.TABLES, "E_ids", {}),
-    ("positions", end_to_end.TABLES, "X", {}), ("positions", toy_chapter.TABLES, "order", {}),
+    ("positions", end_to_end.TABLES, "X", {}), ("positions", toy_chapter.TABLES, "order", {"heads_shown": (2,)}),
     ("layernorm", toy_chapter.TABLES, "ln_rows", {}), ("layernorm", end_to_end.TABLES, "u", {}),
     ("attention", end_to_end.TABLES, "QKV", {}), ("attention", toy_chapter.TABLES, "scores", {}),
     ("attention", end_to_end.TABLES, "weights", {}), ("attention", end_to_end.TABLES, "attention", {}),
-    ("attention", end_to_end.TABLES, "heads", {}),
+    ("attention", end_to_end.TABLES, "heads", {}), ("attention", toy_chapter.TABLES, "ablation", {}),
+    ("output", toy_chapter.TABLES, "W_U", {}), ("output", toy_chapter.TABLES, "contrast", {}),
     ("mlp", toy_chapter.TABLES, "residual", {}), ("mlp", toy_chapter.TABLES, "gelu", {}),
     ("output", end_to_end.TABLES, "softmax", {}), ("output", toy_chapter.TABLES, "shift", {}),
     ("output", toy_chapter.TABLES, "temperatures", {}),
@@ -137,7 +138,8 @@ TABLES = [
 def check_tables(built: dict, model, entries=TABLES):
     for name, registry, table, kwargs in entries:
         soup = built[name]
-        for heads in Example(model).heads_choices:
+        kwargs = dict(kwargs)   # heads_shown: a page that shows only these (before heads are met)
+        for heads in kwargs.pop("heads_shown", Example(model).heads_choices):
             want = fragment_tables(registry[table](Example(model, heads=heads), **kwargs))
             for table_id, body in want.items():
                 found = soup.find("table", id=f"{table_id}-h{heads}") or soup.find("table", id=table_id)
@@ -155,8 +157,9 @@ def test_known_values_in_the_default_view(pages):
     assert "So the word becomes ␣climb + ed." in tokens
     assert 'cannot cut "␣moon" (character 20 of "the cat climbed the moon")' in tokens
     positions = view(pages["positions"])
-    assert rows(positions, "table-order")[1][2:5] == ["␣roof", "0.395", "0.395"]
-    assert rows(positions, "table-order")[1][5:] == rows(positions, "table-order")[2][5:]
+    order = rows(positions, "table-order")
+    assert order[1][2:] == ["with P", "␣roof", "0.395", "0.395"]
+    assert order[2][3:] == order[4][3:] and order[2][2] == order[4][2] == "without P"  # without P, same p
     assert "the largest difference between their probabilities is 0.000" in text_of(positions)
     layernorm = text_of(view(pages["layernorm"]))
     assert "every row has mean 0.000 and standard deviation 1.000" in layernorm

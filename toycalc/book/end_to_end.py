@@ -105,7 +105,7 @@ def QKV_table(ex: Example) -> str:
     b = ex.block
     rows = [[token_code(t), vector(q), vector(k), vector(v)]
             for t, q, k, v in zip(ex.tokens, b["Q"], b["K"], b["V"])]
-    return html_table("table-QKV", ["token", im("Q"), im("K"), im("V")], rows)
+    return html_table("table-QKV", ["token", im("Q"), im("K"), im("V")], rows, wrap={1, 2, 3})
 
 
 def attention_table(ex: Example, head: int = 0) -> str:
@@ -122,7 +122,7 @@ def attention_table(ex: Example, head: int = 0) -> str:
     return html_table(f"table-attention-{head}",
                       [im("j"), im("k_j"), im(f"q_{{{last + 1}}} \\cdot k_j"),
                        im(f"s_{{{last + 1},j}}"), im("e^{s}"), im(f"a_{{{last + 1},j}}")], rows,
-                      caption=caption)
+                      caption=caption, wrap={1})
 
 
 def weights_matrix_table(ex: Example, head: int = 0) -> str:
@@ -151,7 +151,7 @@ def heads_table(ex: Example) -> str:
                      token_code(other.model.vocab[other.top_id]), fixed(other.p_last.max())])
     return html_table("table-heads", ["heads", "where each head looks most (weight)",
                                       f"p({token_text(ex.model.vocab[ex.target_id])})",
-                                      "prediction", "its p"], rows)
+                                      "prediction", "its p"], rows, wrap={1})
 
 
 def softmax_table(ex: Example) -> str:

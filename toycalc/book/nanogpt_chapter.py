@@ -137,6 +137,7 @@ def u_matrix(run: Run, block: int = 1, rows: int = ROWS) -> str:
 
 def qkv_matrix(run: Run, which: str = "Q", head: int = 1, block: int = 1, rows: int = ROWS) -> str:
     """The queries, keys or values of one head of one block as a grid of cells."""
+    block, head = _follow(run, block, head)
     if which not in ("Q", "K", "V"):
         raise ValueError(f"which = {which!r}: expected one of Q, K, V")
     b, cols = _block(run, block), _head(run, head)
@@ -147,6 +148,7 @@ def qkv_matrix(run: Run, which: str = "Q", head: int = 1, block: int = 1, rows: 
 
 def attention_matrix(run: Run, head: int = 1, block: int = 1) -> str:
     """A head's attention weights: one row per query t, one column per key j."""
+    block, head = _follow(run, block, head)
     b = _block(run, block)
     _head(run, head)
     a = b["weights"][head - 1]
@@ -285,14 +287,16 @@ def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> s
              fixed(b["u"][t, c])] for c in range(rows)]
     body.append(["⋮"] * 7)
     return html_table(f"nano-layernorm-{block}-{t}",
-                      ["channel", im(f"x_{t}"), im("x - \\mu"), im("\\hat x = (x - \\mu)/\\sigma"),
-                       im("\\gamma"), im("\\beta"), im("u = \\gamma \\hat x + \\beta")], body,
+                      ["channel", im(f"x_{t}"), im("x - \\mu"), im("\\hat x"),
+                       im("\\gamma"), im("\\beta"), im("u")], body,
                       caption=f"LayerNorm of the column t = {t} in block {block}, "
-                              f"first {rows} of {run.cfg.d} channels")
+                              f"first {rows} of {run.cfg.d} channels: "
+                              + im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"))
 
 
 def attention_row_table(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
     """Row t of a head: q.k, the scaled score, its softmax, for each key j <= t."""
+    block, head = _follow(run, block, head)
     _t(run, t)
     b, h = _block(run, block), head - 1
     _head(run, head)
@@ -305,10 +309,11 @@ def attention_row_table(run: Run, t: int = 5, head: int = 1, block: int = 1) -> 
                  f"<strong>{fixed(a[: t + 1].sum())}</strong>"])
     A = run.cfg.d // run.cfg.n_heads
     return html_table(f"nano-attention-row-{block}-{head}-{t}",
-                      [im("j"), "letter", im(f"q_{t} \\cdot k_j"), im(f"s = q_{t} \\cdot k_j / \\sqrt{{{A}}}"),
+                      [im("j"), "letter", im(f"q_{t} \\cdot k_j"), im("s"),
                        im("s - \\max s"), im("e^{s - \\max s}"), im(f"a_{{{t},j}}")], body,
                       caption=f"Head {head} of block {block}, the query of t = {t} against every key "
-                              f"up to it: max of the scores {fixed(m)}, sum of the exponentials {fixed(e.sum())}")
+                              f"up to it, " + im(f"s = q_{t} \\cdot k_j / \\sqrt{{{A}}}") + ": max of the scores "
+                              f"{fixed(m)}, sum of the exponentials {fixed(e.sum())}")
 
 
 def residual_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
@@ -427,6 +432,7 @@ def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 1, terms: int =
 
 def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, channels: int = 4) -> str:
     """One head's output at one position as the weighted sum of values."""
+    block, head = _follow(run, block, head)
     _t(run, t)
     b, h = _block(run, block), head - 1
     _head(run, head)  # checks the head
@@ -545,6 +551,35 @@ def variance_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> st
     return fixed(_block(run, block)["X"][t].var(), places)
 
 
+def smallest_looks_table(run: Run) -> str:
+    """For each head of each block, over every input that mixes letters: how
+    often the last input position's largest weight falls on the smallest letter."""
+    hits, n = run.smallest_looks
+    body = [[f"block {b + 1}"] + [str(hits[b, h]) for h in range(run.cfg.n_heads)] for b in range(len(hits))]
+    return html_table("nano-smallest-looks", [""] + [f"head {h + 1}" for h in range(run.cfg.n_heads)], body,
+                      caption=f"How often the largest weight at t = {nanogpt.LENGTH - 1} falls on the smallest "
+                              f"letter, out of the {n} inputs that mix letters")
+
+
+def smallest_looks_number(run: Run, block=1, head=1) -> str:
+    """How many inputs that mix letters see a head's largest weight at the last input position on the smallest letter; head="best": the best head."""
+    block, head = _follow(run, block, head)
+    _head(run, head)
+    return str(run.smallest_looks[0][block - 1, head - 1])
+
+
+def best_head_number(run: Run, part: str = "head") -> str:
+    """The head (part="block": its block) that most often looks at the smallest letter."""
+    if part not in ("head", "block"):
+        raise ValueError(f"part = {part!r}: expected head or block")
+    return str(run.best_head[0 if part == "block" else 1])
+
+
+def mixed_number(run: Run) -> str:
+    """How many of the possible inputs mix letters (not all one letter)."""
+    return str(run.smallest_looks[1])
+
+
 def largest_number(run: Run, name: str = "E") -> str:
     """The largest entry, in size, of a weight matrix (E, P, W_U, ...)."""
     if name not in run.params:
@@ -608,6 +643,7 @@ def weight_number(run: Run, t: int = 5, j: int = 2, head: int = 1, block: int = 
 
 def look_number(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
     """Where a head's row t looks most: 'j = 2 (A), 0.335'."""
+    block, head = _follow(run, block, head)
     _t(run, t)
     _head(run, head)
     return _look(run, _block(run, block)["weights"][head - 1, t], t)
@@ -623,6 +659,12 @@ def p_number(run: Run, letter: str = "A", t: int = 5, places: int = 3) -> str:
     """The probability of a letter at position t."""
     _t(run, t)
     return fixed(run.trace["p"][t, _letter(letter)], places)
+
+
+def percent_number(run: Run, letter: str = "A", t: int = 5) -> str:
+    """The probability of a letter at position t as a percentage, one place: 99.4 %."""
+    _t(run, t)
+    return f"{100 * run.trace['p'][t, _letter(letter)]:.1f} %"
 
 
 def top_number(run: Run, t: int = 5) -> str:
@@ -668,6 +710,12 @@ def _block(run: Run, block: int) -> dict:
     return run.block(block - 1)
 
 
+def _follow(run: Run, block, head) -> tuple[int, int]:
+    """head="best": the block and head that most often look at the smallest
+    letter (Run.best_head), which the Self Attention page follows."""
+    return run.best_head if head == "best" else (block, head)
+
+
 def _head(run: Run, head: int) -> slice:
     n = run.cfg.n_heads
     if isinstance(head, bool) or not isinstance(head, int) or not 1 <= head <= n:
@@ -688,6 +736,7 @@ MATRICES = {
 TABLES = {
     "legend": legend_table, "vocab": vocab_table, "params": params_table, "training": training_table,
     "embed": embed_table, "layernorm": layernorm_table, "attention_row": attention_row_table,
+    "smallest_looks": smallest_looks_table,
     "residual": residual_table, "mlp_hidden": mlp_hidden_table, "mlp_out": mlp_out_table,
     "blocks": blocks_table, "looks": looks_table, "softmax": softmax_table, "generate": generate_table,
 }
@@ -702,5 +751,6 @@ NUMBERS = {
     "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
     "step_p": step_p_number, "min_step_p": min_step_p_number,
     "mingpt_printed": mingpt_printed_number, "targets": targets_number,
-    "largest": largest_number, "variance": variance_number, "untrained_top": untrained_top_number,
+    "largest": largest_number, "smallest_looks": smallest_looks_number, "best_head": best_head_number,
+    "mixed": mixed_number, "percent": percent_number, "variance": variance_number, "untrained_top": untrained_top_number,
 }

@@ -100,22 +100,29 @@ def token_tex(token: str) -> str:
 # ---------------------------------------------------------------- tables
 
 def html_table(table_id: str, header: list[str], rows: list[list[str]],
-               bold_rows: set[int] = frozenset(), caption: str = "") -> str:
+               bold_rows: set[int] = frozenset(), caption: str = "",
+               wrap: set[int] = frozenset()) -> str:
     """An HTML table with a stable id. Cells arrive as safe HTML.
 
     No class attribute, so Material styles it like a Markdown table. One
-    line per row, no blank lines, so Markdown leaves the block alone."""
+    line per row, no blank lines, so Markdown leaves the block alone.
+    Cells keep to one line (book.css), but those of the columns in `wrap`
+    may break at a space, so that a wide table fits the text column."""
     lines = [f'<table id="{html.escape(table_id)}">']
     if caption:
         lines.append(f"<caption>{caption}</caption>")
     lines.append("<thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead>")
     lines.append("<tbody>")
+
+    def cells(row):
+        return "".join(f'<td class="wrap">{c}</td>' if k in wrap else f"<td>{c}</td>"
+                       for k, c in enumerate(row))
     for r, row in enumerate(rows):
         if r in bold_rows:
             row = [f"<strong>{c}</strong>" for c in row]
-            lines.append('<tr class="in-sentence">' + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+            lines.append('<tr class="in-sentence">' + cells(row) + "</tr>")
         else:
-            lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+            lines.append("<tr>" + cells(row) + "</tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 

@@ -106,7 +106,7 @@ def models_table(ex: Example) -> str:
         row("norm weights", lambda n, c: count(counts[n]["layernorm"])),
         row("<strong>total</strong>", lambda n, c: f"<strong>{count(counts[n]['total'])}</strong>"),
     ]
-    return html_table("table-models", [""] + list(cfgs), rows)
+    return html_table("table-models", [""] + list(cfgs), rows, wrap=set(range(len(cfgs) + 1)))
 
 
 def growth_table(ex: Example) -> str:
@@ -137,7 +137,8 @@ def norms_table(ex: Example) -> str:
         b = tr["blocks"][0]
         rows.append([name, vector(b["u"][-1]), vector(b["u2"][-1])] + _prediction(ex, tr))
     return html_table("table-norms", ["norm", im(f"u_{t}") + " (attention reads)",
-                                      im(f"u'_{t}") + " (the MLP reads)", "prediction", "its p"], rows)
+                                      im(f"u'_{t}") + " (the MLP reads)", "prediction", "its p"], rows,
+                      wrap={0, 1, 2})
 
 
 def rope_table(ex: Example, head: int = 1) -> str:
@@ -152,7 +153,8 @@ def rope_table(ex: Example, head: int = 1) -> str:
             for i, tok in enumerate(ex.tokens)]
     return html_table("table-rope", ["position", "token", "turn (radians)",
                                      im("q"), im("q") + " turned", im("k"), im("k") + " turned"], rows,
-                      caption=f"Head {head} of {ex.n_heads}, with rotary positions instead of {im('P')}")
+                      caption=f"Head {head} of {ex.n_heads}, with rotary positions instead of {im('P')}",
+                      wrap={3, 4, 5, 6})
 
 
 def rope_scores(ex: Example, head: int = 1) -> list[tuple[int, int, float]]:
@@ -218,7 +220,7 @@ def kv_heads_table(ex: Example) -> str:
     return html_table("table-kv-heads", ["attention", "K/V heads", "who reads each K/V head",
                                          f"{im('W_Q')}, {im('W_K')}, {im('W_V')}",
                                          "cache per token (numbers)", "prediction", "its p"], rows,
-                      caption=f"The toy with {H} query heads")
+                      caption=f"The toy with {H} query heads", wrap={0, 2})
 
 
 def kv_cache_table(ex: Example) -> str:

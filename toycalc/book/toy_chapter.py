@@ -121,8 +121,11 @@ def written(ex: Example, ids: list[int], start: int) -> str:
 def vocab_table(ex: Example) -> str:
     """The whole vocabulary: each token under its id."""
     vocab = ex.model.vocab
-    return html_table("table-vocab", ["id"] + [str(i) for i in range(len(vocab))],
-                      [["token"] + [token_code(t) for t in vocab]])
+    half = (len(vocab) + 1) // 2   # two pairs of columns, so the table fits the page
+    rows = [[str(i), token_code(vocab[i])] + ([str(i + half), token_code(vocab[i + half])]
+                                              if i + half < len(vocab) else ["", ""])
+            for i in range(half)]
+    return html_table("table-vocab", ["id", "token", "id", "token"], rows)
 
 
 def tokenize_table(ex: Example, text: str = "") -> str:
@@ -143,15 +146,15 @@ def order_table(ex: Example) -> str:
     with P and with P set to zero: the last row's prediction."""
     rows = []
     for label, ids in (("as written", ex.ids), ("earlier tokens reversed", _reordered(ex.ids))):
-        cells = [label, " ".join(token_code(ex.model.vocab[i]) for i in ids)]
         for with_p in (True, False):
             p = _last_p(ex, ids, with_p)
             top = int(np.argmax(p))
-            cells += [token_code(ex.model.vocab[top]), fixed(p[top]), fixed(p[ex.target_id])]
-        rows.append(cells)
+            rows.append([label, " ".join(token_code(ex.model.vocab[i]) for i in ids),
+                         "with " + im("P") if with_p else "without " + im("P"),
+                         token_code(ex.model.vocab[top]), fixed(p[top]), fixed(p[ex.target_id])])
     t = token_text(ex.model.vocab[ex.target_id])
-    return html_table("table-order", ["order", "tokens", "with P: prediction", "its p", f"p({t})",
-                                      "without P: prediction", "its p", f"p({t})"], rows)
+    return html_table("table-order", ["order", "tokens", "positions", "prediction", "its p", f"p({t})"],
+                      rows, wrap={0, 1})
 
 
 def ln_rows_table(ex: Example) -> str:
@@ -214,7 +217,7 @@ def residual_table(ex: Example) -> str:
     rows = [[token_code(t), vector(x), vector(a), vector(h), vector(m), vector(y)]
             for t, x, a, h, m, y in zip(ex.tokens, b["X"], b["attn"], b["h"], b["m"], b["y"])]
     return html_table("table-residual", ["token", im("x_t"), im("a_t W_O"), im("h_t = x_t + a_t W_O"),
-                                         im("m_t"), im("y_t = h_t + m_t")], rows)
+                                         im("m_t"), im("y_t = h_t + m_t")], rows, wrap={1, 2, 3, 4, 5})
 
 
 def shift_table(ex: Example) -> str:
@@ -250,7 +253,7 @@ def generation_table(ex: Example, text: str = "") -> str:
                      " ".join(token_code(ex.model.vocab[i]) for i in ids[start:]), why])
     suffix = "" if not text else "-" + _slug(text)
     return html_table(f"table-generation{suffix}", ["rule", "what the toy writes", "new tokens",
-                                                    "it stops because"], rows)
+                                                    "it stops because"], rows, wrap={0, 1, 2, 3})
 
 
 def generation_steps_table(ex: Example, text: str = "") -> str:
@@ -265,7 +268,7 @@ def generation_steps_table(ex: Example, text: str = "") -> str:
     suffix = "" if not text else "-" + _slug(text)
     return html_table(f"table-generation-steps{suffix}",
                       ["new token", "tokens read", "last one read", "three most probable (p)", "chosen"],
-                      rows)
+                      rows, wrap={3})
 
 
 def filter_table(ex: Example) -> str:
