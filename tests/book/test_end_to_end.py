@@ -4,6 +4,7 @@ import re
 
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 
 from conftest import build_site, page
 from toycalc.book import end_to_end
@@ -345,3 +346,14 @@ def test_links_to_the_full_table_of_models(site, e2e):
     assert link is not None and link["href"] == "../what-changed/#four-models-counted-by-one-function"
     assert page(site, "what-changed").find(id="four-models-counted-by-one-function") is not None
     assert page(site, "what-changed").find("table", id="table-models") is not None
+
+
+def test_no_formula_adds_a_negative_number(site):
+    """A sum of terms is written a − b, never a + −b (typography, every page)."""
+    bad = {}
+    for html in site.rglob("index.html"):
+        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        found = [m.get_text()[:60] for m in soup.select(".arithmatex") if re.search(r"\+\s*-\s*\d", m.get_text())]
+        if found:
+            bad[html.parent.name] = found
+    assert bad == {}

@@ -158,8 +158,8 @@ def test_known_values_in_the_default_view(pages):
     assert 'cannot cut "␣moon" (character 20 of "the cat climbed the moon")' in tokens
     positions = view(pages["positions"])
     order = rows(positions, "table-order")
-    assert order[1][2:] == ["with P", "␣roof", "0.395", "0.395"]
-    assert order[2][3:] == order[4][3:] and order[2][2] == order[4][2] == "without P"  # without P, same p
+    assert order[1][2:] == ["with \\(P\\)", "␣roof", "0.395", "0.395"]
+    assert order[2][3:] == order[4][3:] and order[2][2] == order[4][2] == "without \\(P\\)"  # same p
     assert "the largest difference between their probabilities is 0.000" in text_of(positions)
     layernorm = text_of(view(pages["layernorm"]))
     assert "every row has mean 0.000 and standard deviation 1.000" in layernorm
@@ -436,14 +436,16 @@ def test_head_ablation_equals_a_block_rerun_by_hand(toy, heads):
         np.testing.assert_allclose(toy_chapter.ablated_p(ex, head), want, rtol=1e-12)
 
 
-def test_head_ablation_on_the_page(pages, toy):
+def test_head_ablation_on_the_page(site, toy):
     """With 2 heads: head 1 off gives ␣cat 0.466, head 2 off leaves ␣roof at 0.350."""
-    soup = pages["attention"]
+    soup = page(site, "toy/attention")   # every heads variant (the shared pages lose the hidden ones)
     table = soup.find("table", id="table-ablation-h2")
     assert cells(table)[1:] == [["none", "␣roof", "0.395", "0.395"], ["head 1", "␣cat", "0.466", "0.139"],
                                 ["head 2", "␣roof", "0.350", "0.350"]]
     assert ("without head 1 it predicts ␣cat (0.466) and without head 2 it still predicts ␣roof (0.350)"
             in text_of(soup))
+    assert ("Head 1 carries the prediction: without it the model predicts ␣cat instead of ␣roof. Head 2 "
+            "looks hardest at ␣cat, yet without it ␣roof still wins, at 0.350 instead of 0.395.") in text_of(soup)
     for heads in (1, 4):
         rows = cells(soup.find("table", id=f"table-ablation-h{heads}"))[1:]
         ex = Example(toy, heads=heads)
@@ -458,7 +460,7 @@ def test_W_U_is_printed_by_its_columns(pages, toy):
 
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
-def test_why_roof_against_cat(pages, toy, heads):
+def test_why_roof_against_cat(site, toy, heads):
     """The contrast's terms are f_c (W_U[c, ␣roof] − W_U[c, ␣cat]) and add up
     to z(␣roof) − z(␣cat); only entry 2 differs, and f_2's sign decides."""
     ex = Example(toy, heads=heads)
@@ -466,10 +468,11 @@ def test_why_roof_against_cat(pages, toy, heads):
     f, W, z = ex.trace["f"][-1], toy.params["W_U"], ex.trace["z"][-1]
     terms = f * (W[:, roof] - W[:, cat])
     assert np.isclose(terms.sum(), z[roof] - z[cat])
-    rows = cells(pages["output"].find("table", id=f"table-contrast-h{heads}"))[1:]
+    output = page(site, "toy/output")   # every heads variant
+    rows = cells(output.find("table", id=f"table-contrast-h{heads}"))[1:]
     assert [r[-1] for r in rows] == [f"{v + 0.0:.3f}".replace("-", M).replace(M + "0.000", "0.000")
                                      for v in list(terms) + [terms.sum()]]
-    text = text_of(pages["output"])
+    text = text_of(output)
     winner = "␣roof" if terms.sum() > 0 else "␣cat"
     assert winner == ("␣roof" if heads == 2 else "␣cat")
     assert (f"Here \\(f_2\\) = {f[1]:.3f}".replace("-", M) + f", so {winner} wins this contest") in text

@@ -152,16 +152,6 @@ def _block_weight(ex: Example, name: str) -> np.ndarray:
     return W
 
 
-def ablation_claim(ex: Example, head: int, predicts: str) -> str | None:
-    """With head `head` switched off (its output before W_O set to zero),
-    the model's most probable next token is `predicts`."""
-    want = token_id(ex, predicts)
-    p = toy_chapter.ablated_p(ex, head)
-    top = int(np.argmax(p))
-    return None if top == want else (f"with head {head} off it predicts "
-                                     f"{token_text(ex.model.vocab[top])} ({fixed(p[top])})")
-
-
 def no_prefix_claim(ex: Example) -> str | None:
     """No token of the vocabulary is the start of another, so at any place
     of a text at most one token fits and longest match never chooses."""
@@ -178,5 +168,5 @@ CLAIMS = {
     "default_heads": default_heads_claim, "attends": attends_claim, "top_token": top_token_claim,
     "step_lowers_loss": step_lowers_loss_claim, "order_matters": order_matters_claim,
     "greedy_loops": greedy_loops_claim, "cuts": cuts_claim, "cannot_cut": cannot_cut_claim,
-    "no_prefix": no_prefix_claim, "ablation": ablation_claim,
+    "no_prefix": no_prefix_claim,
 }

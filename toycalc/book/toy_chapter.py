@@ -23,7 +23,7 @@ import numpy as np
 from ..model import gpt, nanogpt
 from .end_to_end import token_id
 from .example import Example
-from .render import (MINUS, aligned, count, fixed, html_table, inline_math as im, math_block, short, tex,
+from .render import (MINUS, aligned, count, signed_sum, fixed, html_table, inline_math as im, math_block, short, tex,
                      tex_vector, token_code, token_tex, token_text, vector)
 from ..model.configs import GPT2_SMALL
 from ..model.tokenizer import SPACE_SIGN, TokenizerError, show, tokenize
@@ -317,7 +317,7 @@ def column_formula(ex: Example) -> str:
     """One cell of Q as a dot product of the last row of u with a column of W_Q."""
     u, W = ex.block["u"][-1], ex.model.params["blocks.0.W_Q"]
     t = len(ex.ids)
-    terms = " + ".join(f"{tex(fixed(a))} \\cdot {tex(short(w))}" for a, w in zip(u, W[:, 0]))
+    terms = signed_sum([(a, f"{tex(fixed(abs(a)))} \\cdot {tex(short(w))}") for a, w in zip(u, W[:, 0])])
     return math_block(f"Q_{{{t},1}} = u_{t} \\cdot W_Q^{{(1)}} = {terms} = {tex(fixed(ex.block['Q'][-1, 0]))}")
 
 
@@ -686,6 +686,30 @@ def ablation_number(ex: Example) -> str:
     return "Switched off one at a time: " + ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def ablation_reading_number(ex: Example) -> str:
+    """What the head ablation says about the heads' division of work, as
+    sentences: which heads the prediction needs, and where a head that it
+    does not need looks hardest."""
+    base = int(np.argmax(ablated_p(ex, None)))
+    tops = {h: ablated_p(ex, h) for h in range(1, ex.n_heads + 1)}
+    needed = [h for h, p in tops.items() if int(np.argmax(p)) != base]
+    spare = [h for h in tops if h not in needed]
+    word = token_text(ex.model.vocab[base])
+    if not spare:
+        return f"Every head is needed here: without any one of them the model stops predicting {word}"
+    if not needed:
+        return f"No single head decides: without any one of them the model still predicts {word}"
+    h, k = needed[0], spare[0]
+    looks = ex.tokens[int(np.argmax(ex.block["weights"][k - 1, -1]))]
+    return (f"Head {h} carries the prediction: without it the model predicts "
+            f"{token_text(ex.model.vocab[int(np.argmax(tops[h]))])} instead of {word}. Head {k} "
+            f"looks hardest at {token_text(looks)}, yet without it {word} still wins, at "
+            f"{fixed(tops[k][base])} instead of {fixed(ablated_p(ex, None)[base])}. So the heads do "
+            f"not share the work equally: one is needed for {word}, the other only changes how "
+            f"sure the model is, and a name taken from where a head looks (a subject head, say) "
+            f"would not tell what the prediction needs from it")
+
+
 def _check_head(ex: Example, head: int) -> None:
     if not 1 <= head <= ex.n_heads:
         raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
@@ -755,5 +779,5 @@ NUMBERS = {
     "shift": shift_number, "shift_diff": shift_diff, "temperatures": temperatures_number,
     "top_at": top_at, "same_order": same_order, "seed": seed_number, "k": k_number,
     "top_p": top_p_number, "kept": kept_number, "written": written_number, "new_tokens": new_tokens,
-    "room": room_number, "P_repeats": P_repeats_number, "ablation": ablation_number, "contrast": contrast_number, "x_centred": x_centred_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
+    "room": room_number, "P_repeats": P_repeats_number, "ablation": ablation_number, "ablation_reading": ablation_reading_number, "contrast": contrast_number, "x_centred": x_centred_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
 }
