@@ -140,7 +140,8 @@ def test_reader_text_is_shown_as_text(visit):
 def test_clicking_tokens_and_appending(visit, toy):
     page = open_simulator(visit)
     page.locator("#sim-text").fill("")
-    assert page.locator("#sim-message").text_content() == "0 tokens, but the model has 8 positions"
+    assert page.locator("#sim-message").text_content() == ("The sentence is empty: type one, or add tokens "
+                                                           "of the vocabulary.")
     for label in ["the", "␣dog", "␣climb", "ed", "␣the"]:
         button = page.locator(f'.sim-token[data-id="{toy.vocab.index(label.replace("␣", " "))}"]')
         assert button.text_content() == label
