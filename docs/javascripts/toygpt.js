@@ -998,12 +998,14 @@
         try {
           tr = run(model, text.value, o.heads, o.temperature);
         } catch (e) {
-          message.textContent = e.message;
+          // one message, above; the path and the button only point to it
+          message.textContent = whatIsWrong(e);
           message.hidden = false;
           summary.textContent = "";
           results.hidden = true;
-          if (path) showInPath(path, null, o.heads, "No tables: " + e.message);
+          if (path) showInPath(path, null, o.heads, "No tables: the sentence above cannot be run.");
           append.disabled = true;
+          append.textContent = "Append the next token and run again";
           text.setAttribute("aria-invalid", "true");
           s.trace = null;
           enableTokens(tokenCount());
@@ -1039,6 +1041,13 @@
         append.disabled = full;
         append.textContent = full ? `All ${model.nCtx} positions are used` : `Append ${token} and run again`;
         enableTokens(tr.ids.length);
+      }
+
+      function whatIsWrong(e) {
+        if (text.value.trim() === "") return "The sentence is empty: type one, or add tokens of the vocabulary.";
+        const lower = model.vocab.every((t) => t === t.toLowerCase());
+        return e.message + (lower && text.value !== text.value.toLowerCase()
+          ? " Every token of the vocabulary is in lower case: write the sentence in lower case." : "");
       }
 
       function tokenCount() {

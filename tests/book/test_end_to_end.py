@@ -4,10 +4,12 @@ import re
 
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 
 from conftest import build_site, page
 from toycalc.book import end_to_end
 from toycalc.book.example import Example
+from toycalc.book.render import token_text
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 
 M = "\u2212"
@@ -173,9 +175,37 @@ def test_steps7_to_9(e2e):
                      "[-0.149, 0.802, -0.166, 0.874, 0.952, -0.162, 0.726, -0.156]",
                      "[0.803, 0.640, 0.560, 0.718]", "[-0.436, 1.551, -0.461, 1.698]",
                      "[-0.987, 0.928, -1.011, 1.069]",
-                     "&= -0.987 \\cdot (-0.5) + 0.928 \\cdot (1.0) \\\\ &\\quad + -1.011 \\cdot (0.0) "
+                     "&= -0.987 \\cdot (-0.5) + 0.928 \\cdot (1.0) \\\\ &\\quad - 1.011 \\cdot (0.0) "
                      "+ 1.069 \\cdot (1.0) \\\\ &= 2.491"]:
         assert expected in math
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_step9_names_the_token_of_its_formula(site, toy, heads):
+    """The sentence above the logit's sum names the token whose column the
+    sum uses, for every heads choice; no sum prints "+ -"."""
+    ex, soup = Example(toy, heads=heads), page(site, "end-to-end")
+    top = toy.vocab[ex.top_id]
+    paragraph = soup.find(id="step-9-the-next-token").find_next("p")
+    variant = paragraph.find("span", attrs={"data-heads": str(heads)})
+    assert paragraph.get_text().endswith(", the most probable:")
+    assert variant.get_text() == token_text(top)
+    block = paragraph.find_next("div", attrs={"data-heads": str(heads)})
+    assert f"z_{{\\text{{{token_text(top)}}}}} &= f_5 \\cdot W_U^{{(\\text{{{token_text(top)}}})}}" in block.get_text()
+    assert "+ -" not in " ".join(maths(soup))
+
+
+@pytest.mark.parametrize("heads, words", [
+    (1, "With 1 head, that head reads all 4 columns"),
+    (2, "With 2 heads, each head reads 2 of the 4 columns: head 1 reads columns 1 and 2, head 2 columns 3 and 4"),
+    (4, "With 4 heads, each head reads 1 of the 4 columns: head 1 reads column 1, head 2 column 2, "
+        "head 3 column 3, head 4 column 4"),
+])
+def test_step5_names_the_heads_of_the_choice(site, toy, heads, words):
+    assert end_to_end.head_columns(Example(toy, heads=heads)) == words
+    paragraph = page(site, "end-to-end").find(id="step-5-query-key-and-value").find_next("p")
+    variant = paragraph.find("span", attrs={"data-heads": str(heads)})
+    assert variant.get_text() == words
 
 
 def test_step9_softmax_sorted(e2e):
@@ -309,3 +339,21 @@ def test_every_internal_link_and_anchor_resolves(site):
                     broken.append(f"{path.relative_to(site)}: {ref} (no id {url.fragment!r})")
     assert checked > 1000
     assert broken == [], "\n".join(broken)
+
+
+def test_links_to_the_full_table_of_models(site, e2e):
+    link = e2e.find("a", string="full table of models")
+    assert link is not None and link["href"] == "../what-changed/#four-models-counted-by-one-function"
+    assert page(site, "what-changed").find(id="four-models-counted-by-one-function") is not None
+    assert page(site, "what-changed").find("table", id="table-models") is not None
+
+
+def test_no_formula_adds_a_negative_number(site):
+    """A sum of terms is written a − b, never a + −b (typography, every page)."""
+    bad = {}
+    for html in site.rglob("index.html"):
+        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        found = [m.get_text()[:60] for m in soup.select(".arithmatex") if re.search(r"\+\s*-\s*\d", m.get_text())]
+        if found:
+            bad[html.parent.name] = found
+    assert bad == {}

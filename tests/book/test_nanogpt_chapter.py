@@ -230,9 +230,9 @@ def test_layernorm_numbers_match_the_model(site, nano):
 
 def test_attention_and_output_match_the_model(site, nano):
     tr = gpt.forward(nano.params, nanogpt.CONFIG, np.array([2, 1, 0, 1, 1, 2]))
-    a = tr["blocks"][0]["weights"][0, 5]
-    s = tr["blocks"][0]["scores"][0, 5]
-    body = cells(chapter(site, "self-attention"), "nano-attention-row-1-1-5")[1:]
+    a = tr["blocks"][0]["weights"][1, 5]   # the page follows block 1's head 2 (see below)
+    s = tr["blocks"][0]["scores"][1, 5]
+    body = cells(chapter(site, "self-attention"), "nano-attention-row-1-2-5")[1:]
     assert [r[-1] for r in body[:-1]] == [f3(v) for v in a]
     assert body[-1][-2:] == [f3(np.exp(s - s.max()).sum()), "1.000"]
     soup = chapter(site, "output")
@@ -248,7 +248,21 @@ def test_parameter_counts_on_the_page(site):
     soup = chapter(site, "preliminaries")
     body = cells(soup, "nano-params")
     assert body[-2][-1] == "85,728" and body[-1][-1] == "85,584"
-    assert "minGPT prints a smaller number, 85,584" in text_of(soup)
+    # minGPT prints the count as "%.2fM" % (n / 1e6) when it builds the model
+    assert ("minGPT counts a smaller number for the same model, 85,584, and prints it in millions, "
+            f"rounded: {85_584 / 1e6:.2f}M") in text_of(soup)
+
+
+def test_the_scored_positions_follow_the_task(site):
+    """Position t predicts id t + 1: the first five would predict input
+    letters (ignored); from the one reading the last input letter on, the
+    six sorted letters are scored."""
+    _, targets = nanogpt.examples(nanogpt.all_inputs())
+    scored = sorted(set(np.nonzero(targets >= 0)[1]))
+    assert scored == list(range(nanogpt.LENGTH - 1, 2 * nanogpt.LENGTH - 1))
+    text = text_of(chapter(site, "preliminaries"))
+    assert f"only the predictions made at positions {scored[0]} to {scored[-1]} are scored" in text
+    assert f"Those at positions 0 to {scored[0] - 1} would have to guess" in text
 
 
 def test_every_chapter_table_matches_its_renderer(site, run):
@@ -313,3 +327,55 @@ def test_what_the_prose_claims_holds(run):
     a_at = run.ids.index(0)
     assert all(int(np.argmax(run.block(0)["weights"][h, 5])) == a_at for h in range(3))  # transformer.md
     assert nanogpt.VOCAB[int(np.argmax(run.trace["p"][5]))] == "A"                        # index.md
+
+
+def test_untrained_columns_and_small_weights_are_explained(site, nano):
+    """Output says why the columns training ignored are sure anyway, with
+    their least sure probability; Embedding gives the largest entries."""
+    run = Run(nano)
+    p = gpt.forward(nano.params, nano.cfg, run.ids)["p"]
+    least = min(p[t].max() for t in range(nanogpt.LENGTH - 1))
+    assert least > 0.9
+    out = text_of(chapter(site, "output"))
+    assert f"Yet each of them is at least {fixed(least)} sure of some letter" in out
+    assert "z_A - z_B = \\ln (p_A / p_B)" in out
+    emb = text_of(chapter(site, "embedding"))
+    E, P = nano.params["E"], nano.params["P"]
+    assert (f"no entry of \\(E\\) is larger than {fixed(np.abs(E).max())} in size, none of \\(P\\) larger "
+            f"than {fixed(np.abs(P).max())}") in emb
+
+
+def test_the_head_that_finds_the_smallest_letter(site, nano):
+    """Over the 726 inputs that mix letters, count per head of each block how
+    often the largest weight at t = 5 falls on the smallest letter; the page
+    shows the counts and follows the best head (block 1's head 2, 726 of 726)."""
+    inputs = nanogpt.all_inputs()
+    mixed = inputs[inputs.min(1) != inputs.max(1)]
+    hits = np.zeros((nano.cfg.n_blocks, nano.cfg.n_heads), int)
+    for k, x in enumerate(mixed):
+        trace = gpt.forward(nano.params, nano.cfg, x)
+        for b, blk in enumerate(trace["blocks"]):
+            for h in range(nano.cfg.n_heads):
+                hits[b, h] += x[int(np.argmax(blk["weights"][h, 5]))] == x.min()
+    assert len(mixed) == 726 and hits[0, 1] == 726 and hits[0, 0] == 515
+    table = cells(chapter(site, "self-attention"), "nano-smallest-looks")[1:]
+    assert table == [[f"block {b + 1}"] + [str(v) for v in hits[b]] for b in range(len(hits))]
+    text = text_of(chapter(site, "self-attention"))
+    assert "follows one of them, head 2 of block 1" in text
+    assert "does it for 726 of them, which is why this page follows it; head 1 of block 1 does it for 515" in text
+
+
+def test_what_the_walkthrough_covers_is_kept(site, run):
+    """The walkthrough's history, credit, lookup analogy, W_2, sampling odds,
+    temperature and T x C, in the chapter's own words (and numbers)."""
+    text = lambda name: text_of(chapter(site, name))
+    assert "GPT-2 in 2019" in text("preliminaries") and "GPT-4 (2023)" in text("preliminaries")
+    assert "Zero to Hero" in text("")
+    assert any("ages[" in c.get_text() for c in chapter(site, "self-attention").select("pre code"))
+    mlp = chapter(site, "mlp")
+    assert mlp.find(id="nano-W_1-1") is not None and mlp.find(id="nano-W_2-1") is not None
+    p = run.trace["p"][5, 0]
+    assert f"a letter with probability {p:.3f} comes out in that share of the draws, {100 * p:.1f} % of them" \
+        in text("output")
+    assert "stretches the gaps between large logits" in text("output")
+    assert "\\(T\\) for time" in text("embedding") and "\\(C\\) for channels" in text("embedding")

@@ -336,3 +336,20 @@ def test_every_formula_is_typeset_in_a_browser(visit):
                             " document.querySelectorAll('.arithmatex mjx-container').length]")
     assert typeset[0] > 20 and typeset[0] == typeset[1]
     assert "\\(" not in page.locator("article").inner_text()
+
+
+def test_the_tied_coincidence_is_named(site, toy):
+    """Tied and separate outputs print the same top p for different tokens:
+    the page says it is a coincidence and gives both to four places."""
+    ex = Example(toy)
+    E = toy.params["E"]
+    tied = dict(toy.params, W_U=E.T)
+    tops = []
+    for params, cfg in ((toy.params, toy.cfg), (tied, dataclasses.replace(toy.cfg, tied=True))):
+        p = gpt.forward(params, cfg, ex.ids, ex.n_heads)["p"][-1]
+        tops.append((toy.vocab[int(np.argmax(p))].replace(" ", "␣"), p.max()))
+    (a, pa), (b, pb) = tops
+    assert f"{pa:.3f}" == f"{pb:.3f}" and a != b
+    text = " ".join(page(site, "what-changed").get_text(" ").split())
+    assert (f"both print as {pa:.3f}, for two different tokens, {a} and {b}. That is a coincidence, "
+            f"not a property of tying: to four places they are {pa:.4f} and {pb:.4f}.") in text

@@ -119,13 +119,14 @@ def test_home_page(pages, ex):
 TABLES = [
     ("tokens", toy_chapter.TABLES, "vocab", {}), ("tokens", toy_chapter.TABLES, "tokenize", {}),
     ("tokens", end_to_end.TABLES, "ids", {}),
-    ("embedding", end_to_end.TABLES, "grad_E", {}), ("embedding", end_to_end.TABLES, "E", {}),
+    ("embedding", end_to_end.TABLES, "grad_E", {"heads_shown": (2,)}), ("embedding", end_to_end.TABLES, "E", {}),
     ("embedding", end_to_end.TABLES, "E_ids", {}),
-    ("positions", end_to_end.TABLES, "X", {}), ("positions", toy_chapter.TABLES, "order", {}),
+    ("positions", end_to_end.TABLES, "X", {}), ("positions", toy_chapter.TABLES, "order", {"heads_shown": (2,)}),
     ("layernorm", toy_chapter.TABLES, "ln_rows", {}), ("layernorm", end_to_end.TABLES, "u", {}),
     ("attention", end_to_end.TABLES, "QKV", {}), ("attention", toy_chapter.TABLES, "scores", {}),
     ("attention", end_to_end.TABLES, "weights", {}), ("attention", end_to_end.TABLES, "attention", {}),
-    ("attention", end_to_end.TABLES, "heads", {}),
+    ("attention", end_to_end.TABLES, "heads", {}), ("attention", toy_chapter.TABLES, "ablation", {}),
+    ("output", toy_chapter.TABLES, "W_U", {}), ("output", toy_chapter.TABLES, "contrast", {}),
     ("mlp", toy_chapter.TABLES, "residual", {}), ("mlp", toy_chapter.TABLES, "gelu", {}),
     ("output", end_to_end.TABLES, "softmax", {}), ("output", toy_chapter.TABLES, "shift", {}),
     ("output", toy_chapter.TABLES, "temperatures", {}),
@@ -137,7 +138,8 @@ TABLES = [
 def check_tables(built: dict, model, entries=TABLES):
     for name, registry, table, kwargs in entries:
         soup = built[name]
-        for heads in Example(model).heads_choices:
+        kwargs = dict(kwargs)   # heads_shown: a page that shows only these (before heads are met)
+        for heads in kwargs.pop("heads_shown", Example(model).heads_choices):
             want = fragment_tables(registry[table](Example(model, heads=heads), **kwargs))
             for table_id, body in want.items():
                 found = soup.find("table", id=f"{table_id}-h{heads}") or soup.find("table", id=table_id)
@@ -155,8 +157,9 @@ def test_known_values_in_the_default_view(pages):
     assert "So the word becomes ␣climb + ed." in tokens
     assert 'cannot cut "␣moon" (character 20 of "the cat climbed the moon")' in tokens
     positions = view(pages["positions"])
-    assert rows(positions, "table-order")[1][2:5] == ["␣roof", "0.395", "0.395"]
-    assert rows(positions, "table-order")[1][5:] == rows(positions, "table-order")[2][5:]
+    order = rows(positions, "table-order")
+    assert order[1][2:] == ["with \\(P\\)", "␣roof", "0.395", "0.395"]
+    assert order[2][3:] == order[4][3:] and order[2][2] == order[4][2] == "without \\(P\\)"  # same p
     assert "the largest difference between their probabilities is 0.000" in text_of(positions)
     layernorm = text_of(view(pages["layernorm"]))
     assert "every row has mean 0.000 and standard deviation 1.000" in layernorm
@@ -175,10 +178,12 @@ def test_known_values_in_the_default_view(pages):
     assert "␣roof (0.761) , ␣roof (0.395) and ␣roof (0.208)" in text
     gen = view(pages["generation"])
     text = text_of(gen)
-    assert "So the toy writes “the cat climbed the roof climbed ”" in text
+    # 8 positions, 5 taken: one token per free position and one predicted at the last
+    assert "So the toy writes “the cat climbed the roof climbeded ”" in text
+    assert "can add at most 4 tokens" in text
     assert "the seed 7" in text
     steps = rows(gen, "table-generation-steps")[1:]
-    assert [r[-1] for r in steps] == ["␣roof", "␣climb", "ed"]
+    assert [r[-1] for r in steps] == ["␣roof", "␣climb", "ed", "ed"]
     filt = rows(gen, "table-filter")[1:]
     assert [r[3] != "" for r in filt].count(True) == 3
     assert [r[4] != "" for r in filt].count(True) == 8
@@ -204,9 +209,10 @@ def test_generate_stops_at_eot_or_the_last_position(ex):
     for rule in toy_chapter.RULES():
         for text in ("", "the"):
             ids, steps, why = toy_chapter.generate(ex, rule, text)
-            assert len(ids) <= n_ctx
+            # every step reads at most n_ctx tokens; the last one predicted is never read
+            assert all(len(step.ids) <= n_ctx for step in steps) and len(ids) <= n_ctx + 1
             ended = ex.model.vocab[ids[-1]] == toy_chapter.EOT
-            assert ended or len(ids) == n_ctx
+            assert ended or len(ids) == n_ctx + 1
             assert toy_chapter.EOT not in [ex.model.vocab[i] for i in ids[:-1]]
             assert ("&lt;eot&gt;" in why) == ended
             for step, nxt in zip(steps, steps[1:]):
@@ -367,3 +373,136 @@ def test_one_heads_choice_holds_across_the_chapter(visit, toy):
     p.wait_for_function("[...document.querySelectorAll('.arithmatex')]"
                         ".every((e) => e.querySelector('mjx-container'))", timeout=30000)
     assert p.evaluate("window.mathjaxErrors") == []
+
+
+def test_longest_names_every_longest_piece(ex):
+    vocab = ex.model.vocab
+    n = max(map(len, vocab))
+    longest = [t.replace(" ", "␣") for t in vocab if len(t) == n]
+    assert len(longest) == 2  # ␣climb and ␣floor: the sentence must not say "the longest"
+    assert toy_chapter.longest_number(ex) == f"{longest[0]} and {longest[1]} ({n} characters each)"
+
+
+def test_no_piece_is_the_start_of_another(ex):
+    from types import SimpleNamespace
+    from toycalc.book import claims
+    assert claims.no_prefix_claim(ex) is None
+    bigger = SimpleNamespace(model=SimpleNamespace(vocab=list(ex.model.vocab) + [" climbed"]))
+    assert claims.no_prefix_claim(bigger) == "␣climb is the start of ␣climbed"
+
+
+def test_repeated_rows_of_P_are_named(ex, pages):
+    """Positions' check-yourself says which rows of P repeat earlier ones
+    (1-based), computed; with the shipped P, period 4 from row 2 on."""
+    P = ex.model.params["P"]
+    repeats = [(t + 1, s + 1) for t in range(len(P)) for s in range(t)
+               if np.array_equal(P[s], P[t]) and not any(np.array_equal(P[r], P[t]) for r in range(s))]
+    assert repeats == [(6, 2), (7, 3), (8, 4)]
+    assert toy_chapter.P_repeats_number(ex) == "rows 6 to 8 repeat rows 2 to 4"
+    assert "In the toy that is sometimes nothing: rows 6 to 8 repeat rows 2 to 4" in text_of(pages["positions"])
+
+
+def test_the_centring_shows_on_h(toy, pages):
+    """Rows of E and P sum to zero, so X is centred already; LayerNorm's
+    centring is shown on the last row of h, where the mean is not zero."""
+    assert np.allclose(toy.params["E"].sum(axis=1), 0) and np.allclose(toy.params["P"].sum(axis=1), 0)
+    ex = Example(toy, heads=2)
+    h = ex.block["h"][-1]
+    mu, sigma = h.mean(), np.sqrt(h.var() + 1e-5)
+    assert abs(mu) > 0.05
+    assert np.allclose((h - mu) / sigma, ex.block["u2"][-1])
+    text = text_of(pages["layernorm"])
+    vec = lambda v: "[" + ", ".join(f"{x:.3f}" for x in v) + "]"
+    assert f"\\mu &= {mu:.3f} \\\\ h_5 - \\mu &= {vec(h - mu)} \\\\ \\sigma &= {sigma:.3f}" in text
+    assert "In the toy the rows of \\(X\\) already have mean zero" in text
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_head_ablation_equals_a_block_rerun_by_hand(toy, heads):
+    """Switching a head off = its columns of A set to zero before W_O; the
+    rest of the block redone here from the trace, step by step."""
+    ex = Example(toy, heads=heads)
+    b, p = ex.block, gpt.block_params(toy.params, 0)
+    w = toy.cfg.d // heads
+    for head in range(1, heads + 1):
+        A = b["A"].copy()
+        A[:, (head - 1) * w:head * w] = 0
+        h = b["X"] + A @ p["W_O"]
+        u2 = (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-5)
+        y = h + gpt.gelu(u2 @ p["W_1"]) @ p["W_2"]
+        f = (y - y.mean(-1, keepdims=True)) / np.sqrt(y.var(-1, keepdims=True) + 1e-5)
+        z = f[-1] @ toy.params["W_U"]
+        want = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        np.testing.assert_allclose(toy_chapter.ablated_p(ex, head), want, rtol=1e-12)
+
+
+def test_head_ablation_on_the_page(site, toy):
+    """With 2 heads: head 1 off gives ␣cat 0.466, head 2 off leaves ␣roof at 0.350."""
+    soup = page(site, "toy/attention")   # every heads variant (the shared pages lose the hidden ones)
+    table = soup.find("table", id="table-ablation-h2")
+    assert cells(table)[1:] == [["none", "␣roof", "0.395", "0.395"], ["head 1", "␣cat", "0.466", "0.139"],
+                                ["head 2", "␣roof", "0.350", "0.350"]]
+    assert ("without head 1 it predicts ␣cat (0.466) and without head 2 it still predicts ␣roof (0.350)"
+            in text_of(soup))
+    assert ("Head 1 carries the prediction: without it the model predicts ␣cat instead of ␣roof. Head 2 "
+            "looks hardest at ␣cat, yet without it ␣roof still wins, at 0.350 instead of 0.395.") in text_of(soup)
+    for heads in (1, 4):
+        rows = cells(soup.find("table", id=f"table-ablation-h{heads}"))[1:]
+        ex = Example(toy, heads=heads)
+        assert [r[2] for r in rows[1:]] == [f"{toy_chapter.ablated_p(ex, h).max():.3f}" for h in range(1, heads + 1)]
+
+
+def test_W_U_is_printed_by_its_columns(pages, toy):
+    rows = cells(pages["output"].find("table", id="table-W-U"))[1:]
+    W = toy.params["W_U"]
+    short = lambda v: f"{v:g}".replace("-", M)
+    assert rows == [[str(i), t.replace(" ", "␣")] + [short(v) for v in W[:, i]] for i, t in enumerate(toy.vocab)]
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_why_roof_against_cat(site, toy, heads):
+    """The contrast's terms are f_c (W_U[c, ␣roof] − W_U[c, ␣cat]) and add up
+    to z(␣roof) − z(␣cat); only entry 2 differs, and f_2's sign decides."""
+    ex = Example(toy, heads=heads)
+    roof, cat = toy.vocab.index(" roof"), toy.vocab.index(" cat")
+    f, W, z = ex.trace["f"][-1], toy.params["W_U"], ex.trace["z"][-1]
+    terms = f * (W[:, roof] - W[:, cat])
+    assert np.isclose(terms.sum(), z[roof] - z[cat])
+    output = page(site, "toy/output")   # every heads variant
+    rows = cells(output.find("table", id=f"table-contrast-h{heads}"))[1:]
+    assert [r[-1] for r in rows] == [f"{v + 0.0:.3f}".replace("-", M).replace(M + "0.000", "0.000")
+                                     for v in list(terms) + [terms.sum()]]
+    text = text_of(output)
+    winner = "␣roof" if terms.sum() > 0 else "␣cat"
+    assert winner == ("␣roof" if heads == 2 else "␣cat")
+    assert (f"Here \\(f_2\\) = {f[1]:.3f}".replace("-", M) + f", so {winner} wins this contest") in text
+
+
+def test_the_gradients_can_be_checked(pages, toy):
+    """Embedding shows dL/dz = p − onehot (␣roof: 0.395 − 1 = −0.605), dL/df,
+    the last link to a row of E, and a central difference beside the
+    backward pass, all recomputed here."""
+    ex = Example(toy, heads=2)
+    soup = pages["embedding"]
+    math = " ".join(m.get_text() for m in soup.select(".arithmatex"))
+    assert "\\frac{\\partial L}{\\partial z_{\\text{␣roof}}} &= 0.395 - 1 = -0.605" in math
+    p = ex.p_last
+    dz = p.copy()
+    dz[ex.target_id] -= 1
+    df = dz @ toy.params["W_U"].T
+    assert "\\frac{\\partial L}{\\partial f_5} &= \\sum_i" in math
+    assert "[" + ", ".join(f"{v:.3f}" for v in df) + "]" in math
+    row = ex.grads["E"][1]
+    assert "\\frac{\\partial L}{\\partial E[1]} &= \\frac{\\partial L}{\\partial x_5}" in math
+    assert "[" + ", ".join(f"{v + 0:.3f}" for v in row) + "]" in math
+    c = int(np.argmax(np.abs(row)))
+    losses = []
+    for step in (1e-4, -1e-4):
+        E = toy.params["E"].astype(float).copy()
+        E[1, c] += step
+        q = gpt.forward(dict(toy.params, E=E), toy.cfg, ex.ids, 2)["p"][-1]
+        losses.append(-np.log(q[ex.target_id]))
+    numeric = (losses[0] - losses[1]) / 2e-4
+    assert abs(numeric - row[c]) < 1e-6
+    assert f"= {numeric:.6f} \\\\ \\frac{{\\partial L}}{{\\partial E_{{1,{c + 1}}}}}" in math
+    assert f"\\text{{(backward pass)}} &= {row[c]:.6f}" in math

@@ -24,7 +24,8 @@ def test_every_chapter_page_on_a_phone(visit, path):
 
 def test_a_cell_says_its_value_on_focus(visit):
     page = visit().open("/nano-gpt/self-attention/")
-    cell = page.locator("#nano-attention-1-1 td.nano-cell[tabindex='0']").first
+    # the page follows block 1's head 2 (the head that finds the smallest letter)
+    cell = page.locator("#nano-attention-1-2 td.nano-cell[tabindex='0']").first
     cell.focus()
     said = page.evaluate("document.activeElement.getAttribute('aria-label')")
     title, text = cell.get_attribute("title"), cell.inner_text().strip()

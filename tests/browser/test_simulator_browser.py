@@ -120,6 +120,23 @@ def test_an_unknown_word_shows_the_message_and_nothing_breaks(visit, toy):
     assert_shows(page, Example(toy, text="the dog climbed the", heads=4))
 
 
+@pytest.mark.parametrize("text, says", [
+    ("", "The sentence is empty: type one, or add tokens of the vocabulary."),
+    ("The cat", 'cannot cut "The" (character 1 of "The cat")'),
+])
+def test_an_empty_or_capitalised_sentence_says_what_is_wrong_once(visit, toy, text, says):
+    page = open_simulator(visit)
+    choose(page, text)
+    message = page.locator("#sim-message").text_content()
+    assert message.startswith(says)
+    assert all(t == t.lower() for t in toy.vocab)
+    if text:
+        assert message.endswith("Every token of the vocabulary is in lower case: write the sentence in lower case.")
+    append = page.locator("#sim-append")
+    assert append.is_disabled() and append.text_content() == "Append the next token and run again"
+    assert "positions" not in message + append.text_content()
+
+
 def test_reader_text_is_shown_as_text(visit):
     page = open_simulator(visit)
     evil = '<img src=x onerror="window.hacked=1"><b>bold</b>'
@@ -132,7 +149,8 @@ def test_reader_text_is_shown_as_text(visit):
 def test_clicking_tokens_and_appending(visit, toy):
     page = open_simulator(visit)
     page.locator("#sim-text").fill("")
-    assert page.locator("#sim-message").text_content() == "0 tokens, but the model has 8 positions"
+    assert page.locator("#sim-message").text_content() == ("The sentence is empty: type one, or add tokens "
+                                                           "of the vocabulary.")
     for label in ["the", "␣dog", "␣climb", "ed", "␣the"]:
         button = page.locator(f'.sim-token[data-id="{toy.vocab.index(label.replace("␣", " "))}"]')
         assert button.text_content() == label
@@ -318,12 +336,13 @@ def test_an_unknown_word_in_the_path(visit, toy):
         tokenize("the bird climbed the", toy.vocab)
     assert page.locator("#sim-message").text_content() == str(e.value)
     page.locator("#path-step-6").click()
-    assert live_panel(page, 6).inner_text() == f"No tables: {e.value}"
+    # the message is said once, above; the panel points to it
+    assert live_panel(page, 6).inner_text() == "No tables: the sentence above cannot be run."
     assert page.locator("#step-6 .path-matrices:visible").count() == 0
     assert page.locator("#sim-append").is_disabled()
     evil = '<img src=x onerror="window.hacked=1">'
     choose(page, evil)
-    assert evil in live_panel(page, 6).inner_text()
+    assert evil in page.locator("#sim-message").text_content()
     assert page.locator("#path img, #live-simulator img").count() == 0
     choose(page, "the dog")
     assert_shows(page, Example(toy, text="the dog"))

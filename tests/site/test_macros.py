@@ -202,3 +202,35 @@ def test_an_unknown_claims_mode_is_named(tmp_path):
         del os.environ["TOYCALC_CLAIMS"]
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "TOYCALC_CLAIMS='loose': expected strict" in result.stderr
+
+
+@pytest.mark.parametrize("text", [
+    'The loss, {{ formula("loss") }} and so on.',       # after text on its line
+    'The loss is\n{{ formula("loss", heads=2) }}\n',    # the paragraph runs into it
+    'The table:\n{{ table("E") }}\n',
+])
+def test_display_math_inside_a_paragraph_stops_the_build(project, text):
+    """Markdown keeps raw HTML only as a block of its own: inside a sentence
+    the formula lands in a <p> and the reader sees raw TeX."""
+    result = build_with_page(project, f"# Bad\n\n{text}\n")
+    assert result.returncode != 0
+    assert "bad.md: a formula, table or figure sits inside a paragraph" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_display_math_on_its_own_line_builds(project):
+    result = build_with_page(project, '# Good\n\nThe loss is\n\n{{ formula("loss") }}\n\n'
+                             '!!! note\n\n    {{ table("E") | indent(4) }}\n')
+    assert result.returncode == 0, result.stderr
+
+
+def test_every_macro_has_a_description(site):
+    """The contributor page lists every macro with the first paragraph of
+    its docstring: none may be empty, and no TeX leaks into it."""
+    from conftest import page
+    tables = page(site, "contributing").select("table[id^=table-macro-]")
+    rows = [tr.find_all("td") for t in tables for tr in t.select("tbody tr")]
+    assert len(rows) > 150
+    empty = [cells[0].get_text() for cells in rows if not cells[1].get_text().strip()]
+    assert empty == []
+    assert "\\ldots" not in page(site, "contributing").get_text()

@@ -4,7 +4,6 @@ edit brings the page back, from the same server."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess

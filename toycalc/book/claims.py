@@ -152,9 +152,21 @@ def _block_weight(ex: Example, name: str) -> np.ndarray:
     return W
 
 
+def no_prefix_claim(ex: Example) -> str | None:
+    """No token of the vocabulary is the start of another, so at any place
+    of a text at most one token fits and longest match never chooses."""
+    vocab = ex.model.vocab
+    for a in vocab:
+        for b in vocab:
+            if a != b and b.startswith(a):
+                return f"{token_text(a)} is the start of {token_text(b)}"
+    return None
+
+
 CLAIMS = {
     "identity": identity_claim, "picks_columns": picks_columns_claim, "blocks": blocks_claim,
     "default_heads": default_heads_claim, "attends": attends_claim, "top_token": top_token_claim,
     "step_lowers_loss": step_lowers_loss_claim, "order_matters": order_matters_claim,
     "greedy_loops": greedy_loops_claim, "cuts": cuts_claim, "cannot_cut": cannot_cut_claim,
+    "no_prefix": no_prefix_claim,
 }

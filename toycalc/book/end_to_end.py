@@ -16,7 +16,7 @@ from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
 from .example import Example, random_row
 from .render import (approx_count, aligned, aligned_rows, count, fixed, html_table, inline_math as im,
-                     math_block, short, tex, tex_vector, token_code, token_tex, token_text,
+                     math_block, short, signed_sum, tex, tex_vector, token_code, token_tex, token_text,
                      vector, weights_vector)
 from ..model.tokenizer import SPACE_SIGN
 
@@ -60,6 +60,7 @@ def pieces_table(ex: Example) -> str:
 
 
 def ids_table(ex: Example) -> str:
+    """The sentence's tokens with their ids, one column each."""
     return html_table("table-ids", ["token"] + [token_code(t) for t in ex.tokens],
                       [["id"] + [str(i) for i in ex.ids]])
 
@@ -79,12 +80,14 @@ def grad_E_table(ex: Example) -> str:
 
 
 def E_ids_table(ex: Example) -> str:
+    """The row of E that each token of the sentence reads, with its id."""
     E = ex.model.params["E"]
     rows = [[token_code(t), str(i), weights_vector(E[i])] for t, i in zip(ex.tokens, ex.ids)]
     return html_table("table-E-ids", ["token", "id", im("E[\\text{id}]")], rows)
 
 
 def X_table(ex: Example) -> str:
+    """x_t = E[id] + P_t for each token: the two rows and their sum."""
     tr = ex.trace
     rows = [[token_code(t), weights_vector(e), weights_vector(p), weights_vector(x)]
             for t, e, p, x in zip(ex.tokens, tr["E_ids"], tr["P_t"], tr["X"])]
@@ -93,15 +96,17 @@ def X_table(ex: Example) -> str:
 
 
 def u_table(ex: Example) -> str:
+    """The LayerNorm output u, one row per token of the sentence."""
     return html_table("table-u", ["token"] + _column_header("u", ex.model.cfg.d),
                       _rows_of(ex, ex.block["u"]))
 
 
 def QKV_table(ex: Example) -> str:
+    """Q, K and V for each token of the sentence."""
     b = ex.block
     rows = [[token_code(t), vector(q), vector(k), vector(v)]
             for t, q, k, v in zip(ex.tokens, b["Q"], b["K"], b["V"])]
-    return html_table("table-QKV", ["token", im("Q"), im("K"), im("V")], rows)
+    return html_table("table-QKV", ["token", im("Q"), im("K"), im("V")], rows, wrap={1, 2, 3})
 
 
 def attention_table(ex: Example, head: int = 0) -> str:
@@ -118,7 +123,7 @@ def attention_table(ex: Example, head: int = 0) -> str:
     return html_table(f"table-attention-{head}",
                       [im("j"), im("k_j"), im(f"q_{{{last + 1}}} \\cdot k_j"),
                        im(f"s_{{{last + 1},j}}"), im("e^{s}"), im(f"a_{{{last + 1},j}}")], rows,
-                      caption=caption)
+                      caption=caption, wrap={1})
 
 
 def weights_matrix_table(ex: Example, head: int = 0) -> str:
@@ -147,7 +152,7 @@ def heads_table(ex: Example) -> str:
                      token_code(other.model.vocab[other.top_id]), fixed(other.p_last.max())])
     return html_table("table-heads", ["heads", "where each head looks most (weight)",
                                       f"p({token_text(ex.model.vocab[ex.target_id])})",
-                                      "prediction", "its p"], rows)
+                                      "prediction", "its p"], rows, wrap={1})
 
 
 def softmax_table(ex: Example) -> str:
@@ -161,10 +166,12 @@ def softmax_table(ex: Example) -> str:
 # ---------------------------------------------------------------- formulas
 
 def random_row_formula(ex: Example) -> str:
+    """A row of E drawn as GPT-2 draws it, N(0, 0.02²), from a fixed seed."""
     return math_block(tex_vector(random_row(ex.model.cfg.d, INIT_SEED)))
 
 
 def loss_formula(ex: Example) -> str:
+    """The loss L = −ln p(target) of the sentence, with its numbers."""
     t, p = token_tex(ex.model.vocab[ex.target_id]), ex.p_last[ex.target_id]
     return math_block(f"L = -\\ln p(\\text{{{t}}}) = -\\ln {tex(fixed(p))} = {tex(fixed(ex.loss))}")
 
@@ -179,8 +186,10 @@ def update_formula(ex: Example, token: str = "") -> str:
 
 
 def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
-    """Reading a row of E as a product with a one-hot row; compact puts
-    the zeros after the one as \\ldots (for the path's narrow box)."""
+    """Reading a row of E as a product with a one-hot row.
+
+    compact=True writes the zeros after the one as an ellipsis (for the
+    path's narrow box)."""
     i = token_id(ex, token) if token else ex.ids[-1]
     entries = ["1" if j == i else "0" for j in range(ex.model.cfg.vocab_size)]
     if compact and len(entries) - i > 3:
@@ -191,12 +200,14 @@ def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
 
 
 def layernorm_formula(ex: Example) -> str:
+    """μ, σ and u of the last token, in full."""
     b, t = ex.block, len(ex.ids)
     return aligned([("\\mu", tex(fixed(b["mu"][-1]))), ("\\sigma", tex(fixed(b["sigma"][-1]))),
                     (f"u_{t}", f"\\frac{{x_{t} - \\mu}}{{\\sigma}}"), ("", tex_vector(b["u"][-1]))])
 
 
 def mix_formula(ex: Example) -> str:
+    """Each head's weighted sum of values for the last token, and the heads joined."""
     b, t = ex.block, len(ex.ids)
     lines = [(f"o_{t}^{{({h + 1})}}", tex_vector(b["outputs"][h, -1])) for h in range(ex.n_heads)]
     lines[0] = (lines[0][0], f"\\sum_j a_{{{t},j}}\\, v_j = {lines[0][1]}")
@@ -204,6 +215,7 @@ def mix_formula(ex: Example) -> str:
 
 
 def mlp_formula(ex: Example) -> str:
+    """The last token through the first sum, LayerNorm, the MLP and the second sum."""
     b, t = ex.block, len(ex.ids)
     return aligned([
         (f"h_{t}", f"x_{t} + a_{t} W_O = {tex_vector(b['h'][-1])}"),
@@ -217,18 +229,19 @@ def mlp_formula(ex: Example) -> str:
 
 def logit_formula(ex: Example, token: str = "") -> str:
     """f for the last row and one logit written as its sum, two terms a line
-    (the path's box is narrow)."""
+    (the path's box is narrow). The column of W_U is named by its token."""
     i = token_id(ex, token) if token else ex.top_id
     f, W_U, t = ex.trace["f"][-1], ex.model.params["W_U"], len(ex.ids)
-    terms = [f"{tex(fixed(fc))} \\cdot ({tex(short(w, True))})" for fc, w in zip(f, W_U[:, i])]
-    sums = [" + ".join(terms[k:k + 2]) for k in range(0, len(terms), 2)]
+    name = f"\\text{{{token_tex(ex.model.vocab[i])}}}"
+    terms = [(fc, f"{tex(fixed(abs(fc)))} \\cdot ({tex(short(w, True))})") for fc, w in zip(f, W_U[:, i])]
+    sums = [signed_sum(terms[k:k + 2], first=k == 0) for k in range(0, len(terms), 2)]
     temp = "" if ex.temperature == 1 else f" / {tex(short(ex.temperature))}"
     if temp:
         sums[0], sums[-1] = "(" + sums[0], sums[-1] + ")" + temp
     lines = [f"f_{t} &= \\mathrm{{LN}}(y_{t}) = {tex_vector(f)}",
-             f"z_{{\\text{{{token_tex(ex.model.vocab[i])}}}}} &= "
-             + (f"(f_{t} \\cdot W_U^{{({i})}}){temp}" if temp else f"f_{t} \\cdot W_U^{{({i})}}"),
-             f"&= {sums[0]}"] + [f"&\\quad + {s}" for s in sums[1:]]
+             f"z_{{{name}}} &= "
+             + (f"(f_{t} \\cdot W_U^{{({name})}}){temp}" if temp else f"f_{t} \\cdot W_U^{{({name})}}"),
+             f"&= {sums[0]}"] + [f"&\\quad {s}" for s in sums[1:]]
     lines.append(f"&= {tex(fixed(ex.trace['z'][-1, i]))}")
     return aligned_rows(lines)
 
@@ -241,14 +254,17 @@ def p_number(ex: Example, token: str = "", places: int = 3) -> str:
 
 
 def top_token(ex: Example) -> str:
+    """The token the model finds most probable after the sentence."""
     return token_text(ex.model.vocab[ex.top_id])
 
 
 def loss_number(ex: Example, after_step: bool = False) -> str:
+    """The loss of the sentence; after_step=true: after one training step on E."""
     return fixed(ex.stepped_loss if after_step else ex.loss)
 
 
 def p_after_step(ex: Example) -> str:
+    """p(target) after one training step on E."""
     return fixed(ex.stepped_trace["p"][-1, ex.target_id])
 
 
@@ -290,15 +306,18 @@ def heads_summary(ex: Example) -> str:
 
 
 def token_number(ex: Example, position: int) -> str:
+    """The token at a position of the sentence (positions count from 1)."""
     return token_text(ex.tokens[position - 1])
 
 
 def masked_positions(ex: Example, position: int) -> str:
+    """The positions after a given one, which its row of attention may not see, in words."""
     later = list(range(position + 1, len(ex.ids) + 1))
     return ", ".join(map(str, later[:-1])) + (" and " if len(later) > 1 else "") + str(later[-1])
 
 
 def still_rows(ex: Example) -> str:
+    """How many rows of E a training step on the sentence leaves unchanged."""
     return str(len(ex.still_rows))
 
 
@@ -310,7 +329,7 @@ def shape_number(ex: Example, name: str, model: str = "toy") -> str:
              "blocks": cfg.n_blocks, "heads": heads, "d_head": cfg.d // heads, "T": len(ex.ids)}
     if name not in sizes:
         raise ValueError(f"name = {name!r}: expected one of {', '.join(sizes)}")
-    return str(sizes[name])
+    return count(sizes[name])  # 50,257 as everywhere in the book: keep it out of TeX
 
 
 def text_number(ex: Example) -> str:
@@ -319,11 +338,28 @@ def text_number(ex: Example) -> str:
 
 
 def target_number(ex: Example) -> str:
+    """The token the sentence is trained to predict (extra.toycalc.example.target)."""
     return token_text(ex.model.vocab[ex.target_id])
 
 
 def eta_number(ex: Example) -> str:
+    """The learning rate of the training step (extra.toycalc.example.eta)."""
     return short(ex.eta)
+
+
+def head_columns(ex: Example) -> str:
+    """Which columns of Q, K and V each head reads (columns count from 1), as a sentence."""
+    d, w = ex.model.cfg.d, ex.model.cfg.d // ex.n_heads
+    if ex.n_heads == 1:
+        return f"With 1 head, that head reads all {d} columns"
+    spans = [f"column {h + 1}" if w == 1 else f"columns {h * w + 1} and {h * w + 2}" if w == 2
+             else f"columns {h * w + 1} to {h * w + w}" for h in range(ex.n_heads)]
+    parts = [f"head {h + 1}{' reads' if h == 0 else ''} {span}" for h, span in enumerate(spans)]
+    return f"With {ex.n_heads} heads, each head reads {w} of the {d} columns: " + ", ".join(parts)
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def column_picks(ex: Example) -> str:
@@ -341,6 +377,7 @@ def column_picks(ex: Example) -> str:
 
 
 def count_number(ex: Example, model: str = "toy", piece: str = "total") -> str:
+    """A parameter count of the toy or GPT-2 small, whole or by piece, with separators."""
     counts = gpt.count_params(_config(ex, model))
     if piece not in counts:
         raise ValueError(f"piece = {piece!r}: expected one of {', '.join(counts)}")
@@ -354,6 +391,7 @@ def share_number(ex: Example, model: str = "gpt2") -> str:
 
 
 def init_seed(ex: Example) -> str:
+    """The seed of the random row drawn for E."""
     return str(INIT_SEED)
 
 
@@ -430,6 +468,6 @@ NUMBERS = {
     "attention": attention_number, "attention_top": attention_top, "attention_row": attention_row,
     "query": query_number, "heads_summary": heads_summary, "token": token_number, "masked_positions": masked_positions, "still_rows": still_rows,
     "shape": shape_number, "text": text_number, "target": target_number, "eta": eta_number,
-    "column_picks": column_picks, "count": count_number, "share": share_number, "init_seed": init_seed,
+    "column_picks": column_picks, "head_columns": head_columns, "count": count_number, "share": share_number, "init_seed": init_seed,
 }
 FIGURES = {"attention": attention_figure, "probabilities": probabilities_figure, "legend": legend_figure}

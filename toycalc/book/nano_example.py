@@ -64,6 +64,27 @@ class Run:
     def answer(self) -> list[int]:
         return [s["next"] for s in self.steps]
 
+    @cached_property
+    def smallest_looks(self) -> tuple[np.ndarray, int]:
+        """For each block and head (blocks x heads): over the inputs that mix
+        letters, how often the largest attention weight of the last input
+        position falls on a copy of the input's smallest letter; and how
+        many such inputs there are. (Causal: the first six ids suffice.)"""
+        inputs = nanogpt.all_inputs()
+        mixed = inputs[inputs.min(1) != inputs.max(1)]
+        trace = gpt.forward(self.params, self.cfg, mixed)
+        t, rows = nanogpt.LENGTH - 1, np.arange(len(mixed))
+        hits = [[int((mixed[rows, b["weights"][:, h, t].argmax(-1)] == mixed.min(1)).sum())
+                 for h in range(self.cfg.n_heads)] for b in trace["blocks"]]
+        return np.array(hits), len(mixed)
+
+    @property
+    def best_head(self) -> tuple[int, int]:
+        """(block, head), from 1: the head that most often looks at the smallest letter."""
+        hits, _ = self.smallest_looks
+        b, h = np.unravel_index(int(np.argmax(hits)), hits.shape)
+        return int(b) + 1, int(h) + 1
+
     def head_columns(self, head: int) -> slice:
         """Head h (from 1) reads columns (h-1) A .. h A - 1 of Q, K, V."""
         A = self.cfg.d // self.cfg.n_heads

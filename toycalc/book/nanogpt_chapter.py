@@ -113,6 +113,7 @@ def E_matrix(run: Run, rows: int = ROWS) -> str:
 
 
 def P_matrix(run: Run, rows: int = ROWS) -> str:
+    """nano-gpt's position embedding P as a grid of cells, first rows shown."""
     n = run.cfg.n_ctx
     return heat("nano-P", run.params["P"].T, "weight", list(range(rows)),
                 [f"c = {c}" for c in range(rows)], list(range(n)), [f"t = {t}" for t in range(n)],
@@ -123,16 +124,20 @@ def P_matrix(run: Run, rows: int = ROWS) -> str:
 
 
 def X_matrix(run: Run, rows: int = ROWS) -> str:
+    """The input embedding X = E[ids] + P as a grid of cells."""
     return activations(run, "nano-X", run.trace["X"], "Input embedding", "x", rows)
 
 
 def u_matrix(run: Run, block: int = 1, rows: int = ROWS) -> str:
+    """The normalised input u of one block as a grid of cells."""
     b = _block(run, block)
     return activations(run, f"nano-u-{block}", b["u"], f"Normalised input of block {block}",
                        "u = \\mathrm{LN}(x)", rows)
 
 
 def qkv_matrix(run: Run, which: str = "Q", head: int = 1, block: int = 1, rows: int = ROWS) -> str:
+    """The queries, keys or values of one head of one block as a grid of cells."""
+    block, head = _follow(run, block, head)
     if which not in ("Q", "K", "V"):
         raise ValueError(f"which = {which!r}: expected one of Q, K, V")
     b, cols = _block(run, block), _head(run, head)
@@ -143,6 +148,7 @@ def qkv_matrix(run: Run, which: str = "Q", head: int = 1, block: int = 1, rows: 
 
 def attention_matrix(run: Run, head: int = 1, block: int = 1) -> str:
     """A head's attention weights: one row per query t, one column per key j."""
+    block, head = _follow(run, block, head)
     b = _block(run, block)
     _head(run, head)
     a = b["weights"][head - 1]
@@ -181,6 +187,7 @@ def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols
 
 
 def mlp_matrix(run: Run, which: str = "mlp_post", block: int = 1, rows: int = ROWS) -> str:
+    """One MLP stage of a block (before or after GELU, m, y or h) as a grid of cells."""
     names = {"mlp_pre": ("MLP hidden layer before GELU", "u' W_1 + b_1"),
              "mlp_post": ("MLP hidden layer after GELU", "\\mathrm{GELU}(u' W_1 + b_1)"),
              "m": ("MLP output", "m"), "y": ("Block output", "y"), "h": ("After attention", "h")}
@@ -201,6 +208,7 @@ def p_matrix(run: Run) -> str:
 # ---------------------------------------------------------------- tables
 
 def legend_table(run: Run) -> str:
+    """The legend: how a weight cell and an activation cell look."""
     w, a = run.params["E"][0, :3], run.trace["X"][0, :3]
     s = max(np.abs(w).max(), np.abs(a).max())
     row_a = "".join(cell(v, "act", f"an activation, value {i + 1}", s) for i, v in enumerate(a))
@@ -213,6 +221,7 @@ def legend_table(run: Run) -> str:
 
 
 def vocab_table(run: Run) -> str:
+    """nano-gpt's three tokens and their indices."""
     return html_table("nano-vocab", ["token"] + list(nanogpt.VOCAB),
                       [["index"] + [str(i) for i in range(len(nanogpt.VOCAB))]])
 
@@ -231,12 +240,13 @@ def params_table(run: Run) -> str:
         ["LayerNorm " + im("\\gamma, \\beta"), f"({2 * B} + 1) × 2 × {d}", count(c["layernorm"])],
         [f"output {im('W_U')} (no bias)", f"{d} × {V}", count(c["W_U"])],
         ["<strong>total</strong>", "", f"<strong>{count(c['total'])}</strong>"],
-        ["what minGPT prints (all but the output layer)", "", count(mingpt_count(run))],
+        ["what minGPT counts (all but the output layer)", "", count(mingpt_count(run))],
     ]
     return html_table("nano-params", ["piece", "shape", "parameters"], rows)
 
 
 def training_table(run: Run) -> str:
+    """How the shipped weights were trained, read from their record."""
     rec = run.model.record
     if not rec:
         return "<p><em>No training record beside the weights file.</em></p>"
@@ -267,6 +277,7 @@ def embed_table(run: Run, t: int = 3, rows: int = ROWS) -> str:
 
 
 def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> str:
+    """LayerNorm of one position, channel by channel: x, x − μ, x̂, γ, β and u."""
     _t(run, t)
     b, B = _block(run, block), block - 1
     x, mu = b["X"][t], b["mu"][t]
@@ -276,14 +287,16 @@ def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> s
              fixed(b["u"][t, c])] for c in range(rows)]
     body.append(["⋮"] * 7)
     return html_table(f"nano-layernorm-{block}-{t}",
-                      ["channel", im(f"x_{t}"), im("x - \\mu"), im("\\hat x = (x - \\mu)/\\sigma"),
-                       im("\\gamma"), im("\\beta"), im("u = \\gamma \\hat x + \\beta")], body,
+                      ["channel", im(f"x_{t}"), im("x - \\mu"), im("\\hat x"),
+                       im("\\gamma"), im("\\beta"), im("u")], body,
                       caption=f"LayerNorm of the column t = {t} in block {block}, "
-                              f"first {rows} of {run.cfg.d} channels")
+                              f"first {rows} of {run.cfg.d} channels: "
+                              + im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"))
 
 
 def attention_row_table(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
     """Row t of a head: q.k, the scaled score, its softmax, for each key j <= t."""
+    block, head = _follow(run, block, head)
     _t(run, t)
     b, h = _block(run, block), head - 1
     _head(run, head)
@@ -296,13 +309,15 @@ def attention_row_table(run: Run, t: int = 5, head: int = 1, block: int = 1) -> 
                  f"<strong>{fixed(a[: t + 1].sum())}</strong>"])
     A = run.cfg.d // run.cfg.n_heads
     return html_table(f"nano-attention-row-{block}-{head}-{t}",
-                      [im("j"), "letter", im(f"q_{t} \\cdot k_j"), im(f"s = q_{t} \\cdot k_j / \\sqrt{{{A}}}"),
+                      [im("j"), "letter", im(f"q_{t} \\cdot k_j"), im("s"),
                        im("s - \\max s"), im("e^{s - \\max s}"), im(f"a_{{{t},j}}")], body,
                       caption=f"Head {head} of block {block}, the query of t = {t} against every key "
-                              f"up to it: max of the scores {fixed(m)}, sum of the exponentials {fixed(e.sum())}")
+                              f"up to it, " + im(f"s = q_{t} \\cdot k_j / \\sqrt{{{A}}}") + ": max of the scores "
+                              f"{fixed(m)}, sum of the exponentials {fixed(e.sum())}")
 
 
 def residual_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    """The residual sum at one position: heads joined, W_O, x and h."""
     _t(run, t)
     b = _block(run, block)
     body = [[str(c), fixed(b["A"][t, c]), fixed(b["attn"][t, c]), fixed(b["X"][t, c]),
@@ -316,6 +331,7 @@ def residual_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> st
 
 
 def mlp_hidden_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    """The MLP's hidden layer at one position, before and after GELU."""
     _t(run, t)
     b = _block(run, block)
     body = [[str(c), fixed(b["mlp_pre"][t, c]), fixed(b["mlp_post"][t, c])] for c in range(rows)]
@@ -327,6 +343,7 @@ def mlp_hidden_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> 
 
 
 def mlp_out_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+    """The MLP's way out at one position: h, u', m and y."""
     _t(run, t)
     b = _block(run, block)
     body = [[str(c), fixed(b["h"][t, c]), fixed(b["u2"][t, c]), fixed(b["m"][t, c]),
@@ -389,6 +406,7 @@ def generate_table(run: Run) -> str:
 # ---------------------------------------------------------------- formulas
 
 def layernorm_formula(run: Run, t: int = 3, block: int = 1) -> str:
+    """μ, σ² and one normalised channel of one position, in full."""
     _t(run, t)
     b = _block(run, block)
     x = b["X"][t]
@@ -413,6 +431,8 @@ def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 1, terms: int =
 
 
 def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, channels: int = 4) -> str:
+    """One head's output at one position as the weighted sum of values."""
+    block, head = _follow(run, block, head)
     _t(run, t)
     b, h = _block(run, block), head - 1
     _head(run, head)  # checks the head
@@ -427,6 +447,7 @@ def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, cha
 
 
 def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 1) -> str:
+    """The GELU formula and its value for one hidden channel."""
     _t(run, t)
     b = _block(run, block)
     x = b["mlp_pre"][t, c]
@@ -436,6 +457,7 @@ def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 1) -> str:
 
 
 def logit_formula(run: Run, t: int = 5, letter: str = "A", terms: int = 3) -> str:
+    """One letter's logit as f_t · W_U, first terms shown."""
     _t(run, t)
     i = _letter(letter)
     f, W = run.trace["f"][t], run.params["W_U"][:, i]
@@ -445,6 +467,7 @@ def logit_formula(run: Run, t: int = 5, letter: str = "A", terms: int = 3) -> st
 
 
 def softmax_formula(run: Run, t: int = 5) -> str:
+    """The softmax of one position's logits, with the shift by the largest."""
     _t(run, t)
     z = run.trace["z"][t]
     m, e = z.max(), np.exp(z - z.max())
@@ -456,32 +479,39 @@ def softmax_formula(run: Run, t: int = 5) -> str:
 # ---------------------------------------------------------------- numbers
 
 def text_number(run: Run) -> str:
+    """The chapter's input, as letters."""
     return html.escape(run.text)
 
 
 def ids_number(run: Run) -> str:
+    """The chapter's input, as ids."""
     return " ".join(map(str, run.ids))
 
 
 def answer_number(run: Run) -> str:
+    """What the model writes after the input, by greedy decoding."""
     return nanogpt.letters(run.answer)
 
 
 def sorted_number(run: Run) -> str:
+    """The input sorted: the right answer."""
     return nanogpt.letters(sorted(run.ids))
 
 
 def letter_number(run: Run, t: int = 3) -> str:
+    """The letter at position t (0-based)."""
     _t(run, t)
     return nanogpt.VOCAB[run.ids[t]]
 
 
 def id_number(run: Run, t: int = 3) -> str:
+    """The id at position t (0-based)."""
     _t(run, t)
     return str(run.ids[t])
 
 
 def size_number(run: Run, name: str = "d") -> str:
+    """One size of nano-gpt: d, V, n_ctx, width, blocks, heads, A, T or inputs."""
     cfg = run.cfg
     sizes = {"d": cfg.d, "V": cfg.vocab_size, "n_ctx": cfg.n_ctx, "width": cfg.mlp_width,
              "blocks": cfg.n_blocks, "heads": cfg.n_heads, "A": cfg.d // cfg.n_heads, "T": run.T,
@@ -492,6 +522,7 @@ def size_number(run: Run, name: str = "d") -> str:
 
 
 def count_number(run: Run, piece: str = "total") -> str:
+    """nano-gpt's parameter count, whole, per block, by piece or as minGPT counts it."""
     counts = gpt.count_params(run.cfg)
     if piece == "block":
         return count(sum(np.prod(s) for s in gpt.block_shapes(run.cfg).values()))
@@ -502,7 +533,70 @@ def count_number(run: Run, piece: str = "total") -> str:
     return count(counts[piece])
 
 
+def mingpt_printed_number(run: Run) -> str:
+    """The count as minGPT prints it when it builds the model: millions, two places ("0.09M")."""
+    return f"{mingpt_count(run) / 1e6:.2f}M"
+
+
+def targets_number(run: Run, scored: bool = True) -> str:
+    """The positions whose prediction training scores (scored=false: ignores), from the task's targets."""
+    _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
+    ts = [t for t in range(targets.shape[1]) if (targets[0, t] >= 0) == scored]
+    return f"{ts[0]} to {ts[-1]}" if ts == list(range(ts[0], ts[-1] + 1)) else ", ".join(map(str, ts))
+
+
+def variance_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The population variance of the column at t that enters a block's first LayerNorm."""
+    _t(run, t)
+    return fixed(_block(run, block)["X"][t].var(), places)
+
+
+def smallest_looks_table(run: Run) -> str:
+    """For each head of each block, over every input that mixes letters: how
+    often the last input position's largest weight falls on the smallest letter."""
+    hits, n = run.smallest_looks
+    body = [[f"block {b + 1}"] + [str(hits[b, h]) for h in range(run.cfg.n_heads)] for b in range(len(hits))]
+    return html_table("nano-smallest-looks", [""] + [f"head {h + 1}" for h in range(run.cfg.n_heads)], body,
+                      caption=f"How often the largest weight at t = {nanogpt.LENGTH - 1} falls on the smallest "
+                              f"letter, out of the {n} inputs that mix letters")
+
+
+def smallest_looks_number(run: Run, block=1, head=1) -> str:
+    """How many inputs that mix letters see a head's largest weight at the last input position on the smallest letter; head="best": the best head."""
+    block, head = _follow(run, block, head)
+    _head(run, head)
+    return str(run.smallest_looks[0][block - 1, head - 1])
+
+
+def best_head_number(run: Run, part: str = "head") -> str:
+    """The head (part="block": its block) that most often looks at the smallest letter."""
+    if part not in ("head", "block"):
+        raise ValueError(f"part = {part!r}: expected head or block")
+    return str(run.best_head[0 if part == "block" else 1])
+
+
+def mixed_number(run: Run) -> str:
+    """How many of the possible inputs mix letters (not all one letter)."""
+    return str(run.smallest_looks[1])
+
+
+def largest_number(run: Run, name: str = "E") -> str:
+    """The largest entry, in size, of a weight matrix (E, P, W_U, ...)."""
+    if name not in run.params:
+        raise ValueError(f"name = {name!r}: expected one of {', '.join(run.params)}")
+    return fixed(np.abs(run.params[name]).max())
+
+
+def untrained_top_number(run: Run) -> str:
+    """The least sure of the positions whose targets training ignored: the
+    smallest of their largest probabilities."""
+    _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
+    ignored = [t for t in range(run.T) if targets[0, t] < 0]
+    return fixed(min(run.trace["p"][t].max() for t in ignored))
+
+
 def record_number(run: Run, key: str = "steps") -> str:
+    """One entry of the training record (steps, seconds, accuracy on all inputs, ...)."""
     rec = run.model.record
     keys = ("seed", "batch", "steps", "final_loss", "loss_on_729", "accuracy_on_729", "seconds")
     if key not in keys:
@@ -515,11 +609,13 @@ def record_number(run: Run, key: str = "steps") -> str:
 
 
 def mu_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The LayerNorm mean μ at position t of a block."""
     _t(run, t)
     return fixed(_block(run, block)["mu"][t], places)
 
 
 def sigma_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The LayerNorm σ at position t of a block."""
     _t(run, t)
     return fixed(_block(run, block)["sigma"][t], places)
 
@@ -547,6 +643,7 @@ def weight_number(run: Run, t: int = 5, j: int = 2, head: int = 1, block: int = 
 
 def look_number(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
     """Where a head's row t looks most: 'j = 2 (A), 0.335'."""
+    block, head = _follow(run, block, head)
     _t(run, t)
     _head(run, head)
     return _look(run, _block(run, block)["weights"][head - 1, t], t)
@@ -559,11 +656,19 @@ def strongest_look_number(run: Run, t: int = 5, places: int = 3) -> str:
 
 
 def p_number(run: Run, letter: str = "A", t: int = 5, places: int = 3) -> str:
+    """The probability of a letter at position t."""
     _t(run, t)
     return fixed(run.trace["p"][t, _letter(letter)], places)
 
 
+def percent_number(run: Run, letter: str = "A", t: int = 5) -> str:
+    """The probability of a letter at position t as a percentage, one place: 99.4 %."""
+    _t(run, t)
+    return f"{100 * run.trace['p'][t, _letter(letter)]:.1f} %"
+
+
 def top_number(run: Run, t: int = 5) -> str:
+    """The most probable letter at position t."""
     _t(run, t)
     return nanogpt.VOCAB[int(np.argmax(run.trace["p"][t]))]
 
@@ -577,6 +682,7 @@ def step_p_number(run: Run, step: int = 1, places: int = 3) -> str:
 
 
 def min_step_p_number(run: Run, places: int = 3) -> str:
+    """The lowest probability the chosen letter has in any step of the generation."""
     return fixed(min(s["p"][s["next"]] for s in run.steps), places)
 
 
@@ -604,6 +710,12 @@ def _block(run: Run, block: int) -> dict:
     return run.block(block - 1)
 
 
+def _follow(run: Run, block, head) -> tuple[int, int]:
+    """head="best": the block and head that most often look at the smallest
+    letter (Run.best_head), which the Self Attention page follows."""
+    return run.best_head if head == "best" else (block, head)
+
+
 def _head(run: Run, head: int) -> slice:
     n = run.cfg.n_heads
     if isinstance(head, bool) or not isinstance(head, int) or not 1 <= head <= n:
@@ -624,6 +736,7 @@ MATRICES = {
 TABLES = {
     "legend": legend_table, "vocab": vocab_table, "params": params_table, "training": training_table,
     "embed": embed_table, "layernorm": layernorm_table, "attention_row": attention_row_table,
+    "smallest_looks": smallest_looks_table,
     "residual": residual_table, "mlp_hidden": mlp_hidden_table, "mlp_out": mlp_out_table,
     "blocks": blocks_table, "looks": looks_table, "softmax": softmax_table, "generate": generate_table,
 }
@@ -637,6 +750,9 @@ NUMBERS = {
     "record": record_number, "mu": mu_number, "sigma": sigma_number, "value": value_number,
     "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
     "step_p": step_p_number, "min_step_p": min_step_p_number,
+    "mingpt_printed": mingpt_printed_number, "targets": targets_number,
+    "largest": largest_number, "smallest_looks": smallest_looks_number, "best_head": best_head_number,
+    "mixed": mixed_number, "percent": percent_number, "variance": variance_number, "untrained_top": untrained_top_number,
 }
 
 

@@ -54,6 +54,15 @@ def tex_vector(values, fmt=fixed) -> str:
     return tex(vector(values, fmt))
 
 
+def tiny(x: float) -> str:
+    """A value that is zero or nearly so, as the book writes it: 0 when it
+    is exactly zero, else 5.6 × 10<sup>−17</sup> (one rule for a column)."""
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{float(x):.1e}".split("e")
+    return f"{mantissa.replace('-', MINUS)} × 10<sup>{str(int(exponent)).replace('-', MINUS)}</sup>"
+
+
 def count(n: int) -> str:
     """A whole count with thousands separators: 124,439,808."""
     return f"{int(n):,}"
@@ -91,22 +100,29 @@ def token_tex(token: str) -> str:
 # ---------------------------------------------------------------- tables
 
 def html_table(table_id: str, header: list[str], rows: list[list[str]],
-               bold_rows: set[int] = frozenset(), caption: str = "") -> str:
+               bold_rows: set[int] = frozenset(), caption: str = "",
+               wrap: set[int] = frozenset()) -> str:
     """An HTML table with a stable id. Cells arrive as safe HTML.
 
     No class attribute, so Material styles it like a Markdown table. One
-    line per row, no blank lines, so Markdown leaves the block alone."""
+    line per row, no blank lines, so Markdown leaves the block alone.
+    Cells keep to one line (book.css), but those of the columns in `wrap`
+    may break at a space, so that a wide table fits the text column."""
     lines = [f'<table id="{html.escape(table_id)}">']
     if caption:
         lines.append(f"<caption>{caption}</caption>")
     lines.append("<thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead>")
     lines.append("<tbody>")
+
+    def cells(row):
+        return "".join(f'<td class="wrap">{c}</td>' if k in wrap else f"<td>{c}</td>"
+                       for k, c in enumerate(row))
     for r, row in enumerate(rows):
         if r in bold_rows:
             row = [f"<strong>{c}</strong>" for c in row]
-            lines.append('<tr class="in-sentence">' + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+            lines.append('<tr class="in-sentence">' + cells(row) + "</tr>")
         else:
-            lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+            lines.append("<tr>" + cells(row) + "</tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 
@@ -129,6 +145,20 @@ def math_block(body: str) -> str:
     """Display math as arithmatex (generic mode) writes it, so that it also
     works inside raw HTML."""
     return f'<div class="arithmatex">\\[{html.escape(body, quote=False)}\\]</div>'
+
+
+def signed_sum(terms, first: bool = True) -> str:
+    """TeX for a sum of (value, term) pairs, where term is written with the
+    value's size: "a - b + c", never "+ -b". first=False starts with the
+    sign of the first term, for a sum continued from the line above."""
+    out = ""
+    for k, (value, term) in enumerate(terms):
+        sign = "-" if value < 0 and float(fixed(value).replace(MINUS, "-")) != 0 else "+"
+        if k == 0 and first:
+            out = ("-" if sign == "-" else "") + term
+        else:
+            out += f" {sign} {term}"
+    return out.strip()
 
 
 def aligned(lines: list[tuple[str, str]]) -> str:

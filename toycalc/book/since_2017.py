@@ -15,8 +15,8 @@ import numpy as np
 
 from ..model import gpt, nanogpt
 from .example import Example
-from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector,
-                     token_code, vector)
+from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector, tiny,
+                     token_code, token_text, vector)
 from ..model.configs import GPT2_SMALL, LLAMA2_7B
 
 KV_HEADS_RUN = 4        # the toy runs the sharing comparison with 4 heads: 4, 2 or 1 K/V heads
@@ -106,7 +106,7 @@ def models_table(ex: Example) -> str:
         row("norm weights", lambda n, c: count(counts[n]["layernorm"])),
         row("<strong>total</strong>", lambda n, c: f"<strong>{count(counts[n]['total'])}</strong>"),
     ]
-    return html_table("table-models", [""] + list(cfgs), rows)
+    return html_table("table-models", [""] + list(cfgs), rows, wrap=set(range(len(cfgs) + 1)))
 
 
 def growth_table(ex: Example) -> str:
@@ -137,7 +137,8 @@ def norms_table(ex: Example) -> str:
         b = tr["blocks"][0]
         rows.append([name, vector(b["u"][-1]), vector(b["u2"][-1])] + _prediction(ex, tr))
     return html_table("table-norms", ["norm", im(f"u_{t}") + " (attention reads)",
-                                      im(f"u'_{t}") + " (the MLP reads)", "prediction", "its p"], rows)
+                                      im(f"u'_{t}") + " (the MLP reads)", "prediction", "its p"], rows,
+                      wrap={0, 1, 2})
 
 
 def rope_table(ex: Example, head: int = 1) -> str:
@@ -152,7 +153,8 @@ def rope_table(ex: Example, head: int = 1) -> str:
             for i, tok in enumerate(ex.tokens)]
     return html_table("table-rope", ["position", "token", "turn (radians)",
                                      im("q"), im("q") + " turned", im("k"), im("k") + " turned"], rows,
-                      caption=f"Head {head} of {ex.n_heads}, with rotary positions instead of {im('P')}")
+                      caption=f"Head {head} of {ex.n_heads}, with rotary positions instead of {im('P')}",
+                      wrap={3, 4, 5, 6})
 
 
 def rope_scores(ex: Example, head: int = 1) -> list[tuple[int, int, float]]:
@@ -172,6 +174,7 @@ def rope_scores(ex: Example, head: int = 1) -> list[tuple[int, int, float]]:
 
 
 def rope_scores_table(ex: Example, head: int = 1) -> str:
+    """RoPE: one head's score for the same query and key moved to other positions."""
     t = len(ex.ids)
     rows = [[str(m), str(n), str(m - n), fixed(s)] for m, n, s in rope_scores(ex, head)]
     return html_table("table-rope-scores", [im("m"), im("n"), "distance " + im("m - n"),
@@ -217,7 +220,7 @@ def kv_heads_table(ex: Example) -> str:
     return html_table("table-kv-heads", ["attention", "K/V heads", "who reads each K/V head",
                                          f"{im('W_Q')}, {im('W_K')}, {im('W_V')}",
                                          "cache per token (numbers)", "prediction", "its p"], rows,
-                      caption=f"The toy with {H} query heads")
+                      caption=f"The toy with {H} query heads", wrap={0, 2})
 
 
 def kv_cache_table(ex: Example) -> str:
@@ -225,7 +228,7 @@ def kv_cache_table(ex: Example) -> str:
     the probabilities and the work of each step."""
     steps = _generation(ex)
     rows = [[str(s["length"]), token_code(ex.model.vocab[s["token"]]), fixed(s["p_full"]),
-             fixed(s["p_cached"]), f"{s['gap']:.1e}".replace("-", "−"), count(s["work_full"]),
+             fixed(s["p_cached"]), tiny(s['gap']), count(s["work_full"]),
              count(s["work_cached"])] for s in steps]
     rows.append(["<strong>all steps</strong>", "", "", "", "",
                  f"<strong>{count(sum(s['work_full'] for s in steps))}</strong>",
@@ -250,6 +253,7 @@ def kv_growth_table(ex: Example, lengths: str = "16 128 512 1024") -> str:
 
 
 def tied_table(ex: Example) -> str:
+    """The toy with its own W_U and with W_U = Eᵀ: weights, prediction and its p."""
     rows = []
     for name, tied in (("separate " + im("W_U") + " (the toy)", False), (im("W_U = E^\\top"), True)):
         cfg, params = variant(ex, tied=tied)
@@ -276,6 +280,7 @@ def rmsnorm_formula(ex: Example) -> str:
 # ---------------------------------------------------------------- numbers
 
 def count_number(ex: Example, model: str = "Llama 2 7B", piece: str = "total") -> str:
+    """A parameter count of one model of the comparison, whole or by piece."""
     cfgs = models(ex)
     if model not in cfgs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfgs)}")
@@ -302,6 +307,7 @@ def first_norm_note(ex: Example) -> str:
 
 
 def size_number(ex: Example, model: str = "Llama 2 7B", name: str = "n_ctx") -> str:
+    """One size of a model of the comparison: V, d, n_ctx, blocks or width."""
     cfgs = models(ex)
     if model not in cfgs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfgs)}")
@@ -313,6 +319,7 @@ def size_number(ex: Example, model: str = "Llama 2 7B", name: str = "n_ctx") -> 
 
 
 def h_mean_number(ex: Example) -> str:
+    """The mean of h for the last token (what RMSNorm would not subtract)."""
     return fixed(ex.block["h"][-1].mean())
 
 
@@ -321,15 +328,34 @@ def rope_gap_number(ex: Example) -> str:
     by_distance: dict[int, list[float]] = {}
     for m, n, s in rope_scores(ex):
         by_distance.setdefault(m - n, []).append(s)
-    return f"{max(max(v) - min(v) for v in by_distance.values()):.1e}".replace("-", "−")
+    return tiny(max(max(v) - min(v) for v in by_distance.values()))
 
 
 def generated_number(ex: Example) -> str:
+    """The sentence continued greedily until the context is full: one token per free position, and one more from the full context."""
     ids, _ = gpt.generate(ex.model.params, ex.model.cfg, ex.ids, _new_tokens(ex), ex.n_heads)
     return html_escape_tokens(ex, ids)
 
 
+def tied_note_number(ex: Example) -> str:
+    """A sentence on the tied and separate outputs' top probabilities when
+    they print alike at three places: a coincidence, shown to four."""
+    tops = []
+    for tied in (False, True):
+        cfg, params = variant(ex, tied=tied)
+        p = gpt.forward(params, cfg, ex.ids, ex.n_heads)["p"][-1]
+        tops.append((token_text(ex.model.vocab[int(np.argmax(p))]), p.max()))
+    (a, pa), (b, pb) = tops
+    if fixed(pa) != fixed(pb):
+        return ""
+    tokens = f"the same token, {a}" if a == b else f"two different tokens, {a} and {b}"
+    return (f"The two top probabilities both print as {fixed(pa)}, for {tokens}. That is a "
+            f"coincidence, not a property of tying: to four places they are {fixed(pa, 4)} "
+            f"and {fixed(pb, 4)}.")
+
+
 def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
+    """The numbers a KV cache keeps per token for one model."""
     cfgs = models(ex)
     if model not in cfgs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfgs)}")
@@ -337,6 +363,7 @@ def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
 
 
 def kv_heads_number(ex: Example) -> str:
+    """The number of key/value heads in the grouped-query run."""
     return str(KV_HEADS_RUN)
 
 
@@ -354,7 +381,7 @@ def _share(part: int, total: int) -> str:
 
 
 def _new_tokens(ex: Example) -> int:
-    return ex.model.cfg.n_ctx - len(ex.ids) + 1   # the last prediction needs no position of its own
+    return gpt.room(ex.model.cfg, len(ex.ids))
 
 
 def _generation(ex: Example) -> list[dict]:
@@ -384,7 +411,7 @@ FORMULAS = {"rmsnorm": rmsnorm_formula}
 NUMBERS = {
     "count": count_number, "x_mean": x_mean_number, "h_mean": h_mean_number,
     "rope_gap": rope_gap_number, "generated": generated_number, "cache": cache_number,
-    "kv_heads": kv_heads_number, "first_norm": first_norm_note, "size": size_number,
+    "kv_heads": kv_heads_number, "tied_note": tied_note_number, "first_norm": first_norm_note, "size": size_number,
 }
 
 

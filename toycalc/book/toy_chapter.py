@@ -22,9 +22,10 @@ import numpy as np
 
 from ..model import gpt, nanogpt
 from .draw import bars_svg, figure, number_line_svg, paired_bars_svg
+from .end_to_end import token_id
 from .example import Example
-from .render import (MINUS, count, fixed, html_table, inline_math as im, math_block, short, tex,
-                     token_code, token_tex, token_text, vector)
+from .render import (MINUS, aligned, count, signed_sum, fixed, html_table, inline_math as im, math_block, short, tex,
+                     tex_vector, token_code, token_tex, token_text, vector)
 from ..model.configs import GPT2_SMALL
 from ..model.tokenizer import SPACE_SIGN, TokenizerError, show, tokenize
 
@@ -95,12 +96,12 @@ def generate(ex: Example, rule: Rule = Rule(), text: str = "") -> tuple[list[int
 
     stop = tuple(i for i, t in enumerate(model.vocab) if t == EOT)
     # the whole text again at every step, as the chapter tells it (no KV cache)
-    out, probs = gpt.generate(model.params, model.cfg, ids, model.cfg.n_ctx - len(ids), ex.n_heads,
+    out, probs = gpt.generate(model.params, model.cfg, ids, gpt.room(model.cfg, len(ids)), ex.n_heads,
                               cached=False, temperature=rule.temperature, choose=choose, stop=stop)
     steps = [Step(tuple(out[:len(ids) + n]), p, q, out[len(ids) + n])
              for n, (p, q) in enumerate(zip(probs, drawn_from))]
     why = (f"it wrote {token_code(EOT)}" if steps and out[-1] in stop
-           else f"all {model.cfg.n_ctx} positions used")
+           else f"all {model.cfg.n_ctx} positions are full")
     return out, steps, why
 
 
@@ -121,8 +122,11 @@ def written(ex: Example, ids: list[int], start: int) -> str:
 def vocab_table(ex: Example) -> str:
     """The whole vocabulary: each token under its id."""
     vocab = ex.model.vocab
-    return html_table("table-vocab", ["id"] + [str(i) for i in range(len(vocab))],
-                      [["token"] + [token_code(t) for t in vocab]])
+    half = (len(vocab) + 1) // 2   # two pairs of columns, so the table fits the page
+    rows = [[str(i), token_code(vocab[i])] + ([str(i + half), token_code(vocab[i + half])]
+                                              if i + half < len(vocab) else ["", ""])
+            for i in range(half)]
+    return html_table("table-vocab", ["id", "token", "id", "token"], rows)
 
 
 def tokenize_table(ex: Example, text: str = "") -> str:
@@ -143,15 +147,15 @@ def order_table(ex: Example) -> str:
     with P and with P set to zero: the last row's prediction."""
     rows = []
     for label, ids in (("as written", ex.ids), ("earlier tokens reversed", _reordered(ex.ids))):
-        cells = [label, " ".join(token_code(ex.model.vocab[i]) for i in ids)]
         for with_p in (True, False):
             p = _last_p(ex, ids, with_p)
             top = int(np.argmax(p))
-            cells += [token_code(ex.model.vocab[top]), fixed(p[top]), fixed(p[ex.target_id])]
-        rows.append(cells)
+            rows.append([label, " ".join(token_code(ex.model.vocab[i]) for i in ids),
+                         "with " + im("P") if with_p else "without " + im("P"),
+                         token_code(ex.model.vocab[top]), fixed(p[top]), fixed(p[ex.target_id])])
     t = token_text(ex.model.vocab[ex.target_id])
-    return html_table("table-order", ["order", "tokens", "with P: prediction", "its p", f"p({t})",
-                                      "without P: prediction", "its p", f"p({t})"], rows)
+    return html_table("table-order", ["order", "tokens", "positions", "prediction", "its p", f"p({t})"],
+                      rows, wrap={0, 1})
 
 
 def ln_rows_table(ex: Example) -> str:
@@ -214,7 +218,7 @@ def residual_table(ex: Example) -> str:
     rows = [[token_code(t), vector(x), vector(a), vector(h), vector(m), vector(y)]
             for t, x, a, h, m, y in zip(ex.tokens, b["X"], b["attn"], b["h"], b["m"], b["y"])]
     return html_table("table-residual", ["token", im("x_t"), im("a_t W_O"), im("h_t = x_t + a_t W_O"),
-                                         im("m_t"), im("y_t = h_t + m_t")], rows)
+                                         im("m_t"), im("y_t = h_t + m_t")], rows, wrap={1, 2, 3, 4, 5})
 
 
 def shift_table(ex: Example) -> str:
@@ -250,7 +254,7 @@ def generation_table(ex: Example, text: str = "") -> str:
                      " ".join(token_code(ex.model.vocab[i]) for i in ids[start:]), why])
     suffix = "" if not text else "-" + _slug(text)
     return html_table(f"table-generation{suffix}", ["rule", "what the toy writes", "new tokens",
-                                                    "it stops because"], rows)
+                                                    "it stops because"], rows, wrap={0, 1, 2, 3})
 
 
 def generation_steps_table(ex: Example, text: str = "") -> str:
@@ -265,7 +269,7 @@ def generation_steps_table(ex: Example, text: str = "") -> str:
     suffix = "" if not text else "-" + _slug(text)
     return html_table(f"table-generation-steps{suffix}",
                       ["new token", "tokens read", "last one read", "three most probable (p)", "chosen"],
-                      rows)
+                      rows, wrap={3})
 
 
 def filter_table(ex: Example) -> str:
@@ -314,7 +318,7 @@ def column_formula(ex: Example) -> str:
     """One cell of Q as a dot product of the last row of u with a column of W_Q."""
     u, W = ex.block["u"][-1], ex.model.params["blocks.0.W_Q"]
     t = len(ex.ids)
-    terms = " + ".join(f"{tex(fixed(a))} \\cdot {tex(short(w))}" for a, w in zip(u, W[:, 0]))
+    terms = signed_sum([(a, f"{tex(fixed(abs(a)))} \\cdot {tex(short(w))}") for a, w in zip(u, W[:, 0])])
     return math_block(f"Q_{{{t},1}} = u_{t} \\cdot W_Q^{{(1)}} = {terms} = {tex(fixed(ex.block['Q'][-1, 0]))}")
 
 
@@ -383,9 +387,11 @@ def vocab_size(ex: Example) -> str:
 
 
 def longest_number(ex: Example) -> str:
-    """The longest token of the vocabulary and its length."""
-    t = max(ex.model.vocab, key=len)
-    return f"{token_text(t)} ({len(t)} characters)"
+    """The longest tokens of the vocabulary (all of them, if several) and their length."""
+    n = max(map(len, ex.model.vocab))
+    longest = [token_text(t) for t in ex.model.vocab if len(t) == n]
+    names = longest[0] if len(longest) == 1 else ", ".join(longest[:-1]) + " and " + longest[-1]
+    return f"{names} ({n} characters{' each' if len(longest) > 1 else ''})"
 
 
 def order_number(ex: Example, with_p: bool = False) -> str:
@@ -489,9 +495,9 @@ def stop_number(ex: Example, text: str = "") -> str:
 
 
 def room_number(ex: Example, text: str = "") -> str:
-    """How many positions are left after a text: n_ctx - T."""
+    """How many tokens generation can add after a text: n_ctx − T + 1 (gpt.room)."""
     T = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
-    return str(ex.model.cfg.n_ctx - T)
+    return str(gpt.room(ex.model.cfg, T))
 
 
 def model_count(ex: Example, model: str = "toy") -> str:
@@ -514,6 +520,197 @@ def _last_p(ex: Example, ids, with_p: bool) -> np.ndarray:
     return gpt.forward(params, ex.model.cfg, list(ids), ex.n_heads, ex.temperature)["p"][-1]
 
 
+FD_STEP = 1e-4   # the finite-difference step h of the gradient check
+
+
+def gradient_formula(ex: Example, other: str = "␣wall") -> str:
+    """The backward pass's first step: dL/dz = p − onehot(target) for the
+    target and one other token, then dL/df_t = (dL/dz) W_Uᵀ for the last row."""
+    i, j, t = ex.target_id, token_id(ex, other), len(ex.ids)
+    p = ex.p_last
+    dz = p - np.eye(len(p))[i]
+    df = (dz / ex.temperature) @ ex.model.params["W_U"].T
+    name = lambda k: f"\\text{{{token_tex(ex.model.vocab[k])}}}"
+    return aligned([
+        ("\\frac{\\partial L}{\\partial z_i}", "p_i - [\\, i = \\text{target} \\,]"),
+        (f"\\frac{{\\partial L}}{{\\partial z_{{{name(i)}}}}}", f"{tex(fixed(p[i]))} - 1 = {tex(fixed(dz[i]))}"),
+        (f"\\frac{{\\partial L}}{{\\partial z_{{{name(j)}}}}}", f"{tex(fixed(p[j]))} - 0 = {tex(fixed(dz[j]))}"),
+        (f"\\frac{{\\partial L}}{{\\partial f_{t}}}",
+         f"\\sum_i \\frac{{\\partial L}}{{\\partial z_i}}\\, W_U^{{(i)}} = {tex_vector(df)}")])
+
+
+def chain_E_formula(ex: Example) -> str:
+    """The chain rule's last link for the last token: x_t = E[id] + P_t, so
+    dL/dE[id] is dL/dx_t (summed over the positions where the token stands)."""
+    i = ex.ids[-1]
+    where = [k for k, j in enumerate(ex.ids) if j == i]
+    dx = ex.grads["P"]   # P_t enters x_t alone, so dL/dP_t = dL/dx_t
+    total = " + ".join(f"\\frac{{\\partial L}}{{\\partial x_{k + 1}}}" for k in where)
+    return aligned([(f"\\frac{{\\partial L}}{{\\partial E[{i}]}}", total),
+                    ("", tex_vector(sum(dx[k] for k in where)))])
+
+
+def _loss_with(ex: Example, E) -> float:
+    tr = gpt.forward(dict(ex.model.params, E=E), ex.model.cfg, ex.ids, ex.n_heads, ex.temperature)
+    return gpt.cross_entropy(tr["p"], ex.targets)
+
+
+def finite_difference(ex: Example, row: int, column: int) -> tuple[float, float, float]:
+    """(L with E[row, column] + h, L with it − h, their central difference)."""
+    E = ex.model.params["E"].astype(float)
+    up, down = E.copy(), E.copy()
+    up[row, column] += FD_STEP
+    down[row, column] -= FD_STEP
+    Lu, Ld = _loss_with(ex, up), _loss_with(ex, down)
+    return Lu, Ld, (Lu - Ld) / (2 * FD_STEP)
+
+
+def finite_difference_formula(ex: Example, places: int = 6) -> str:
+    """The check of one entry of dL/dE, the largest of the last token's row:
+    the central difference with step h beside the backward pass's value,
+    both to `places` places (more than the book's three, to show them agree)."""
+    i = ex.ids[-1]
+    c = int(np.argmax(np.abs(ex.grads["E"][i])))
+    Lu, Ld, numeric = finite_difference(ex, i, c)
+    h = f"{FD_STEP:.0e}".replace("e-0", "e-")
+    mant, exp = h.split("e")
+    h_tex = f"10^{{{int(exp)}}}" if mant == "1" else f"{mant} \\cdot 10^{{{int(exp)}}}"
+    entry = f"E_{{{i},{c + 1}}}"
+    return aligned([
+        (f"\\frac{{L({entry} + h) - L({entry} - h)}}{{2h}}",
+         f"\\frac{{{tex(fixed(Lu, places + 2))} - {tex(fixed(Ld, places + 2))}}}{{2 \\cdot {h_tex}}}"
+         f" = {tex(fixed(numeric, places))}"),
+        (f"\\frac{{\\partial L}}{{\\partial {entry}}}\\ \\text{{(backward pass)}}",
+         tex(fixed(ex.grads["E"][i, c], places)))])
+
+
+def W_U_table(ex: Example) -> str:
+    """W_U printed by its columns: one row per token, the column of W_U
+    that gives that token's logit, in the E table's layout."""
+    W = ex.model.params["W_U"]
+    rows = [[str(i), token_code(t)] + [short(v) for v in W[:, i]] for i, t in enumerate(ex.model.vocab)]
+    return html_table("table-W-U", ["id", "token"] + [im(f"c_{{{c + 1}}}") for c in range(ex.model.cfg.d)],
+                      rows)
+
+
+def _contrast(ex: Example, a: str, b: str):
+    ia, ib = token_id(ex, a), token_id(ex, b)
+    f, W = ex.trace["f"][-1], ex.model.params["W_U"]
+    return ia, ib, f, W, f * (W[:, ia] - W[:, ib])
+
+
+def contrast_table(ex: Example, a: str = "", b: str = "␣cat") -> str:
+    """Why one token's logit beats another's, column by column of f:
+    f_c, the two columns of W_U, and f_c times their difference; the terms
+    add up to z_a − z_b. a defaults to the sentence's target."""
+    a = a or ex.model.vocab[ex.target_id]
+    ia, ib, f, W, terms = _contrast(ex, a, b)
+    ta, tb = token_text(ex.model.vocab[ia]), token_text(ex.model.vocab[ib])
+    rows = [[im(f"c_{{{c + 1}}}"), fixed(f[c]), short(W[c, ia]), short(W[c, ib]), fixed(terms[c])]
+            for c in range(len(f))]
+    rows.append(["sum", "", "", "", fixed(ex.trace["z"][-1, ia] * ex.temperature
+                                          - ex.trace["z"][-1, ib] * ex.temperature)])
+    return html_table("table-contrast", ["column", im("f_c"), f"{im('W_U')} of {ta}", f"{im('W_U')} of {tb}",
+                                         "difference × " + im("f_c")], rows)
+
+
+def contrast_number(ex: Example, a: str = "", b: str = "␣cat", carrier: str = "␣climb") -> str:
+    """Which column of f decides between two tokens' logits, as sentences:
+    where their columns of W_U differ, the token whose row of E is largest
+    in the deciding column (carrier) and the head that writes there; then
+    where b's own row of E is largest, and whether W_U tells a from b there."""
+    a = a or ex.model.vocab[ex.target_id]
+    ia, ib, f, W, terms = _contrast(ex, a, b)
+    ta, tb, tc = (token_text(ex.model.vocab[i]) for i in (ia, ib, token_id(ex, carrier)))
+    differ = [c for c in range(len(f)) if W[c, ia] != W[c, ib]]
+    k = int(np.argmax(np.abs(terms)))
+    total = fixed(terms.sum())
+    if len(differ) == 1:
+        out = (f"The columns of {im('W_U')} for {ta} and {tb} differ only in entry {k + 1}, so the "
+               f"difference of their logits, {total}, is that entry's term alone.")
+    else:
+        out = f"Of the difference of their logits, {total}, the largest term is column {k + 1}'s, {fixed(terms[k])}."
+    E = ex.model.params["E"]
+    ic = token_id(ex, carrier)
+    head = k // (ex.model.cfg.d // ex.n_heads) + 1
+    weight = sum(ex.block["weights"][head - 1, -1, j] for j, i in enumerate(ex.ids) if i == ic)
+    winner = ta if terms.sum() > 0 else tb
+    out += (f" Column {k + 1} of the residual stream is where {tc}'s row of {im('E')}, {vector(E[ic], short)}, is largest, and "
+            f"where head {head} writes, a head that gives {fixed(weight)} of its weight to {tc}. "
+            f"Here {im(f'f_{k + 1}')} = {fixed(f[k])}, so {winner} wins this contest.")
+    kb = int(np.argmax(E[ib]))
+    same = W[kb, ia] == W[kb, ib]
+    out += (f" {tb}'s own row of {im('E')} is largest in column {kb + 1}, where the two columns of "
+            f"{im('W_U')} " + ("agree: what the block carries about the cat there does not choose "
+                               "between the two" if same else "differ too"))
+    return out
+
+
+def ablated_p(ex: Example, head: int | None) -> np.ndarray:
+    """The last row's p with one head switched off: its output, before W_O,
+    set to zero (the same as zeroing its rows of W_O). head=None: none off."""
+    params = dict(ex.model.params)
+    if head is not None:
+        _check_head(ex, head)
+        w = ex.model.cfg.d // ex.n_heads
+        W_O = params["blocks.0.W_O"].copy()
+        W_O[(head - 1) * w:head * w] = 0
+        params["blocks.0.W_O"] = W_O
+    return gpt.forward(params, ex.model.cfg, ex.ids, ex.n_heads, ex.temperature)["p"][-1]
+
+
+def ablation_table(ex: Example) -> str:
+    """Each head switched off in turn (its output before W_O set to zero):
+    what the model then predicts, and p of the sentence's target."""
+    t = token_text(ex.model.vocab[ex.target_id])
+    rows = []
+    for head in [None] + list(range(1, ex.n_heads + 1)):
+        p = ablated_p(ex, head)
+        top = int(np.argmax(p))
+        rows.append(["none" if head is None else f"head {head}", token_code(ex.model.vocab[top]),
+                     fixed(p[top]), fixed(p[ex.target_id])])
+    return html_table("table-ablation", ["head switched off", "prediction", "its p", f"p({t})"], rows)
+
+
+def ablation_number(ex: Example) -> str:
+    """What switching off each head does to the prediction, as a sentence."""
+    base = int(np.argmax(ablated_p(ex, None)))
+    parts = []
+    for head in range(1, ex.n_heads + 1):
+        p = ablated_p(ex, head)
+        top = int(np.argmax(p))
+        word = token_text(ex.model.vocab[top])
+        parts.append(f"without head {head} it {'still predicts' if top == base else 'predicts'} "
+                     f"{word} ({fixed(p[top])})")
+    if ex.n_heads == 1:
+        return f"With its only head switched off, the model {parts[0][len('without head 1 it '):]}"
+    return "Switched off one at a time: " + ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def ablation_reading_number(ex: Example) -> str:
+    """What the head ablation says about the heads' division of work, as
+    sentences: which heads the prediction needs, and where a head that it
+    does not need looks hardest."""
+    base = int(np.argmax(ablated_p(ex, None)))
+    tops = {h: ablated_p(ex, h) for h in range(1, ex.n_heads + 1)}
+    needed = [h for h, p in tops.items() if int(np.argmax(p)) != base]
+    spare = [h for h in tops if h not in needed]
+    word = token_text(ex.model.vocab[base])
+    if not spare:
+        return f"Every head is needed here: without any one of them the model stops predicting {word}"
+    if not needed:
+        return f"No single head decides: without any one of them the model still predicts {word}"
+    h, k = needed[0], spare[0]
+    looks = ex.tokens[int(np.argmax(ex.block["weights"][k - 1, -1]))]
+    return (f"Head {h} carries the prediction: without it the model predicts "
+            f"{token_text(ex.model.vocab[int(np.argmax(tops[h]))])} instead of {word}. Head {k} "
+            f"looks hardest at {token_text(looks)}, yet without it {word} still wins, at "
+            f"{fixed(tops[k][base])} instead of {fixed(ablated_p(ex, None)[base])}. So the heads do "
+            f"not share the work equally: one is needed for {word}, the other only changes how "
+            f"sure the model is, and a name taken from where a head looks (a subject head, say) "
+            f"would not tell what the prediction needs from it")
+
+
 def _check_head(ex: Example, head: int) -> None:
     if not 1 <= head <= ex.n_heads:
         raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
@@ -528,15 +725,62 @@ TABLES = {
     "scores": scores_table, "gelu": gelu_table, "gelu_curve": gelu_curve, "residual": residual_table,
     "shift": shift_table, "temperatures": temperatures_table, "generation": generation_table,
     "generation_steps": generation_steps_table, "filter": filter_table, "models": models_table,
+    "ablation": ablation_table, "W_U": W_U_table, "contrast": contrast_table,
 }
-FORMULAS = {"shift": shift_formula, "column": column_formula, "sample": sample_formula}
+
+
+def ln_h_formula(ex: Example) -> str:
+    """The second LayerNorm on the last row of h, where the mean is not zero: μ, h − μ, σ, u'."""
+    b, t = ex.block, len(ex.ids)
+    h = b["h"][-1]
+    return aligned([(f"h_{t}", tex_vector(h)), ("\\mu", tex(fixed(b["mu2"][-1]))),
+                    (f"h_{t} - \\mu", tex_vector(h - b["mu2"][-1])),
+                    ("\\sigma", tex(fixed(b["sigma2"][-1]))),
+                    (f"u'_{t} = (h_{t} - \\mu) / \\sigma", tex_vector(b["u2"][-1]))])
+
+
+FORMULAS = {"shift": shift_formula, "column": column_formula, "sample": sample_formula,
+            "ln_h": ln_h_formula, "gradient": gradient_formula, "chain_E": chain_E_formula,
+            "finite_difference": finite_difference_formula}
+
+
+def x_centred_number(ex: Example) -> str:
+    """Whether the rows of X already have mean zero (every row of E and of P
+    summing to zero), as a sentence; else their means."""
+    E, P, X = ex.model.params["E"], ex.model.params["P"], ex.trace["X"]
+    if np.allclose(E.sum(axis=1), 0, atol=1e-12) and np.allclose(P.sum(axis=1), 0, atol=1e-12):
+        return (f"In the toy the rows of {im('X')} already have mean zero, because every row of "
+                f"{im('E')} and every row of {im('P')} sums to zero: on {im('X')}, LayerNorm only divides")
+    return f"The rows of {im('X')} have the means {vector(X.mean(axis=1))}, and LayerNorm subtracts them"
+
+
+def P_repeats_number(ex: Example) -> str:
+    """Which rows of P repeat an earlier row (positions count from 1), in
+    words, e.g. "rows 6 to 8 repeat rows 2 to 4"; "no row" when none does."""
+    P = ex.model.params["P"]
+    pairs = [(t, next(s for s in range(t) if np.array_equal(P[s], P[t])))
+             for t in range(len(P)) if any(np.array_equal(P[s], P[t]) for s in range(t))]
+    if not pairs:
+        return "no row repeats an earlier one"
+    later, earlier = [t + 1 for t, _ in pairs], [s + 1 for _, s in pairs]
+
+    def span(xs):
+        if len(xs) == 1:
+            return f"row {xs[0]}"
+        if xs == list(range(xs[0], xs[-1] + 1)):
+            return f"rows {xs[0]} to {xs[-1]}"
+        return "rows " + ", ".join(map(str, xs[:-1])) + f" and {xs[-1]}"
+    verb = "repeats" if len(later) == 1 else "repeat"
+    return f"{span(later)} {verb} {span(earlier)}"
+
+
 NUMBERS = {
     "eps": eps_number, "ln_mean": ln_mean, "ln_std": ln_std, "sqrt_d_head": sqrt_d_head, "pieces": pieces_number, "unknown": unknown_number,
     "vocab_size": vocab_size, "typed_row": typed_row, "longest": longest_number, "order": order_number, "gelu": gelu_number, "gelu_min": gelu_min,
     "shift": shift_number, "shift_diff": shift_diff, "temperatures": temperatures_number,
     "top_at": top_at, "same_order": same_order, "seed": seed_number, "k": k_number,
     "top_p": top_p_number, "kept": kept_number, "written": written_number, "new_tokens": new_tokens,
-    "room": room_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
+    "room": room_number, "P_repeats": P_repeats_number, "ablation": ablation_number, "ablation_reading": ablation_reading_number, "contrast": contrast_number, "x_centred": x_centred_number, "eot": eot_number, "stop": stop_number, "model_count": model_count,
 }
 
 

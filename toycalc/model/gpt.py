@@ -629,6 +629,13 @@ def loss_and_grads(params, cfg, ids, targets, heads=None, temperature=1.0):
 
 # ---------------------------------------------------------------- generation, cost
 
+def room(cfg: Config, length: int) -> int:
+    """How many tokens generation can add after a text of `length` tokens:
+    one per free position, plus the one predicted at the last position,
+    which is never read back and so needs no position of its own."""
+    return max(cfg.n_ctx - length + 1, 0)
+
+
 def generate(params, cfg: Config, ids, n_new: int, heads: int | None = None,
              cached: bool = True, temperature: float = 1.0, choose=None,
              stop: tuple[int, ...] = ()) -> tuple[list[int], list[np.ndarray]]:

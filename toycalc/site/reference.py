@@ -13,6 +13,7 @@ def _signature(function, skip_first: bool) -> str:
 
 
 def _summary(function) -> str:
+    """The first paragraph of the docstring, on one line."""
     doc = inspect.getdoc(function) or ""
     return html.escape(" ".join(doc.split("\n\n")[0].split()))
 
@@ -30,14 +31,14 @@ def macro_reference(macros: dict) -> str:
             plain.append((name, function))
             continue
         rows = "".join(
-            f"<tr><td><code>&#123;&#123; {name}(\"{key}\"{', ' if _signature(f, True) else ''}"
-            f"{html.escape(_signature(f, True))}) &#125;&#125;</code></td><td>{_summary(f)}</td></tr>"
+            f"<tr><td class=\"wrap\"><code>&#123;&#123; {name}(\"{key}\"{', ' if _signature(f, True) else ''}"
+            f"{html.escape(_signature(f, True))}) &#125;&#125;</code></td><td class=\"wrap\">{_summary(f)}</td></tr>"
             for key, f in registry.items())
         parts.append(f'<h3 id="macro-{name}"><code>{name}</code></h3>\n'
                      f'<table id="table-macro-{name}"><thead><tr><th>call (defaults shown)</th>'
                      f"<th>what it gives</th></tr></thead><tbody>{rows}</tbody></table>")
-    rows = "".join(f"<tr><td><code>&#123;&#123; {name}({html.escape(_signature(f, False))}) &#125;&#125;</code></td>"
-                   f"<td>{_summary(f)}</td></tr>" for name, f in plain)
+    rows = "".join(f"<tr><td class=\"wrap\"><code>&#123;&#123; {name}({html.escape(_signature(f, False))}) &#125;&#125;</code></td>"
+                   f"<td class=\"wrap\">{_summary(f)}</td></tr>" for name, f in plain)
     parts.append('<h3 id="macro-other">Other macros</h3>\n'
                  '<table id="table-macro-other"><thead><tr><th>call</th><th>what it gives</th></tr></thead>'
                  f"<tbody>{rows}</tbody></table>")
