@@ -125,7 +125,7 @@ def test_chapter_figures(site, ex):
     want |= {f"u′_{T}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["u2"][-1])}
     assert {k: v for k, v in titles(f).items() if "column" in k} == want
     assert f.select_one("line.mark title").get_text() == f"μ = {fixed(ex.block['mu2'][-1])}"
-    ex = ex.with_heads(heads)
+    ex = ex.with_heads(ex.model.heads)  # Positions shows the weights file's heads only
     positions = variant(page(site, "toy/positions"), ex.n_heads)
     orders = positions.select('figure[data-figure="order"]')
     assert [f["data-order"] for f in orders] == ["as written", "earlier tokens reversed"]
