@@ -54,6 +54,20 @@ def test_no_serious_violation_in_either_scheme(visit, path, scheme):
             if x["impact"] in ("serious", "critical", "moderate")] == []
 
 
+@pytest.mark.parametrize("path", ["/", "/toy/attention/", "/end-to-end/"])
+def test_no_serious_violation_on_a_dark_phone(visit, path):
+    """On a phone the nav is a drawer, its sections (with their index pages)
+    in the page though off screen: each needs a name of its own."""
+    from axe_playwright_python.sync_playwright import Axe
+    v = visit(375)
+    v.page.emulate_media(color_scheme="dark")
+    page = v.open(path)
+    violations = Axe().run(page).response["violations"]
+    assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
+            if x["impact"] in ("serious", "critical", "moderate")] == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
 def test_a_term_shows_its_definition_on_focus_and_on_hover(visit):
     page = visit().open("/toy/attention/")
     first = page.locator("article abbr[tabindex='0']").first
