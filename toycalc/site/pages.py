@@ -1,16 +1,16 @@
 """MkDocs hooks for what a reader of a Material site expects of each page:
-the glossary and a description.
+the glossary, a description, edit links, a chapter's list of pages.
 
 The glossary lives in one file, docs/includes/abbreviations.md, one
 `*[term]: definition` a line. pymdownx.snippets appends it to every page,
 so each use of a term becomes an <abbr> that Material shows as a tooltip
 (content.tooltips); this hook checks the file, lists it on the page
 docs/glossary.md, and lets the keyboard reach the first use of each term on
-a page. An index page lists its chapter's pages in place of the line
-`<!-- chapter pages -->`. A page's description (search engines, link previews) is its front
-matter's `description`, or else its first paragraph. With a repo_url,
-each page links to its Markdown there (edit_uri, set here from
-TOYCALC_EDIT_BRANCH).
+a page. A page's description (search engines, link previews) is its front
+matter's `description`, or else its first paragraph. With a repo_url, each
+page links to its Markdown there (edit_uri, set here from
+TOYCALC_EDIT_BRANCH). An index page lists its chapter's pages in place of
+the line `<!-- chapter pages -->`.
 """
 from __future__ import annotations
 
@@ -47,8 +47,8 @@ def read_glossary(path: Path) -> dict[str, str]:
         term, text = m["term"].strip(), m["text"].strip()
         if not text:
             raise PluginError(f"{path}, line {n}: the term '{term}' has no definition")
-        # "softmax" and "Softmax", "head" and "heads" are one term: a second
-        # spelling must carry the same definition, word for word.
+        # "softmax" and "Softmax" are one term: a second spelling that
+        # differs only in case must carry the same definition, word for word.
         same = next((t for t in terms if t == term or (t.lower() == term.lower() and terms[t] != text)), None)
         if same is not None:
             raise PluginError(f"{path}, line {n}: the term '{term}' is defined twice "
