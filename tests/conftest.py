@@ -20,10 +20,15 @@ from toycalc.model.weights import DEFAULT_TOY, load_toy
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def build_site(site_dir: Path, weights: Path | None = None) -> subprocess.CompletedProcess:
-    """mkdocs build --strict into site_dir, optionally with another weights file."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    env.pop("TOYCALC_WEIGHTS", None)
+ADDRESS = ("TOYCALC_SITE_URL", "TOYCALC_REPO_URL", "TOYCALC_EDIT_BRANCH")
+
+
+def build_site(site_dir: Path, weights: Path | None = None, address: dict | None = None) -> subprocess.CompletedProcess:
+    """mkdocs build --strict into site_dir, optionally with another weights
+    file; address: the site's and its repository's (else a local build's
+    none), as the Pages workflow sets them."""
+    env = {k: v for k, v in os.environ.items() if k not in ADDRESS and k != "TOYCALC_WEIGHTS"}
+    env |= dict(address or {}, NO_MKDOCS_2_WARNING="1")
     if weights is not None:
         env["TOYCALC_WEIGHTS"] = str(weights)
     return subprocess.run(
@@ -91,18 +96,19 @@ def chromium():
         browser.close()
 
 
+FORK = "https://github.com/a-reader/toycalc-fork"
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    """The site, built for and served at http://127.0.0.1:PORT/."""
+    """The site, built for and served at http://127.0.0.1:PORT/, as a fork's
+    Pages workflow builds it (with the address of its repository, FORK)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     root = tmp_path_factory.mktemp("served")
-    os.environ["TOYCALC_SITE_URL"] = f"http://127.0.0.1:{port}/"
-    try:
-        result = build_site(root)
-    finally:
-        del os.environ["TOYCALC_SITE_URL"]
+    result = build_site(root, address={"TOYCALC_SITE_URL": f"http://127.0.0.1:{port}/",
+                                       "TOYCALC_REPO_URL": FORK, "TOYCALC_EDIT_BRANCH": "trunk"})
     assert result.returncode == 0, result.stderr
     handler = functools.partial(Quiet, directory=str(root))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)

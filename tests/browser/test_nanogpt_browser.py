@@ -28,7 +28,15 @@ def test_a_cell_says_its_value_on_focus(visit):
     cell = page.locator("#nano-attention-1-2 td.nano-cell[tabindex='0']").first
     cell.focus()
     said = page.evaluate("document.activeElement.getAttribute('aria-label')")
-    title, text = cell.get_attribute("title"), cell.inner_text().strip()
+    # the cell's title shows as Material's tooltip (content.tooltips), on
+    # hover and on focus
+    page.wait_for_function("document.getElementById(document.activeElement.getAttribute('aria-describedby'))"
+                           "?.classList.contains('md-tooltip2--active')")
+    title = page.evaluate("""() => {
+        const tip = document.getElementById(document.activeElement.getAttribute('aria-describedby'));
+        return tip && tip.classList.contains('md-tooltip2--active') ? tip.textContent.trim() : null;
+    }""")
+    text = cell.inner_text().strip()
     page.keyboard.press("Tab")
     assert said == title and said.endswith(text) and "weight of t = 0 on j = 0" in said
     assert page.evaluate("document.activeElement.classList.contains('nano-cell')")

@@ -73,8 +73,7 @@ def test_a_site_published_under_a_repository_path(tmp_path, monkeypatch):
     """GitHub Pages serves a project at https://USER.github.io/REPO/: the
     sitemap and the 404 page must point there. The address is given as
     configure-pages' base_url gives it, without the last slash."""
-    monkeypatch.setenv("TOYCALC_SITE_URL", "https://user.github.io/repo")
-    result = build_site(tmp_path / "site")
+    result = build_site(tmp_path / "site", address={"TOYCALC_SITE_URL": "https://user.github.io/repo"})
     assert result.returncode == 0, result.stderr
     sitemap = (tmp_path / "site" / "sitemap.xml").read_text(encoding="utf-8")
     assert "<loc>https://user.github.io/repo/end-to-end/</loc>" in sitemap
@@ -108,6 +107,9 @@ def test_the_pages_workflow_runs_the_tests_and_deploys():
     pages = next(s for s in steps if uses(s) == "actions/configure-pages")
     assert steps.index(pages) < steps.index(build)
     assert build["env"]["TOYCALC_SITE_URL"] == "${{ steps.%s.outputs.base_url }}" % pages["id"]
+    # and the edit links point to the repository and branch being built
+    assert build["env"]["TOYCALC_REPO_URL"] == "${{ github.server_url }}/${{ github.repository }}"
+    assert build["env"]["TOYCALC_EDIT_BRANCH"] == "${{ github.ref_name }}"
 
 
 def test_the_pages_workflow_grants_the_least_it_can():

@@ -1,0 +1,186 @@
+"""What a reader of a Material site expects, in chromium: the light and dark
+schemes (system preference first, then the toggle) with no serious
+accessibility violation in either, the glossary's tooltips on hover and
+focus, edit links that make no outside request, search, the table of
+contents following the scroll, the code copy button, the nav on a phone,
+and the whole book printed to PDF. Fixtures chromium, server and visit:
+conftest.py; the built HTML: tests/site/test_reader_conventions.py."""
+import re
+
+import pytest
+
+from conftest import FORK
+
+MAIN_PAGES = ["/", "/toy/attention/", "/nano-gpt/self-attention/", "/end-to-end/", "/simulator/",
+              "/what-changed/", "/glossary/", "/contributing/"]
+
+
+def scheme_of(page):
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def variable(page, name):
+    return page.evaluate(f"getComputedStyle(document.body).getPropertyValue('{name}').trim()")
+
+
+def test_the_scheme_follows_the_system_then_the_toggle(visit):
+    v = visit()
+    v.page.emulate_media(color_scheme="dark")
+    page = v.open("/nano-gpt/self-attention/")
+    assert scheme_of(page) == "slate"
+    dark = {n: variable(page, n) for n in ("--toy-neg", "--toy-pos", "--toy-ink", "--toy-nano-act")}
+    cell = page.locator("td.nano-act").first
+    dark_cell = cell.evaluate("c => [getComputedStyle(c).backgroundColor, getComputedStyle(c).color]")
+    page.locator("label[title='Switch to the light scheme']").click()
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+    light = {n: variable(page, n) for n in dark}
+    assert all(dark[n] and light[n] and dark[n] != light[n] for n in dark), (dark, light)
+    assert cell.evaluate("c => [getComputedStyle(c).backgroundColor, getComputedStyle(c).color]") != dark_cell
+    # the choice is kept on the next page, over the system's preference
+    page.goto(v.base + "/toy/attention/")
+    assert scheme_of(page) == "default"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", MAIN_PAGES)
+def test_no_serious_violation_in_either_scheme(visit, path, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+    v = visit()
+    v.page.emulate_media(color_scheme=scheme)
+    page = v.open(path)
+    assert scheme_of(page) == {"light": "default", "dark": "slate"}[scheme]
+    violations = Axe().run(page).response["violations"]
+    assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
+            if x["impact"] in ("serious", "critical", "moderate")] == []
+
+
+@pytest.mark.parametrize("path", ["/", "/toy/attention/", "/end-to-end/"])
+def test_no_serious_violation_on_a_dark_phone(visit, path):
+    """On a phone the nav is a drawer, its sections (with their index pages)
+    in the page though off screen: each needs a name of its own."""
+    from axe_playwright_python.sync_playwright import Axe
+    v = visit(375)
+    v.page.emulate_media(color_scheme="dark")
+    page = v.open(path)
+    violations = Axe().run(page).response["violations"]
+    assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
+            if x["impact"] in ("serious", "critical", "moderate")] == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_a_term_shows_its_definition_on_focus_and_on_hover(visit):
+    page = visit().open("/toy/attention/")
+    first = page.locator("article abbr[tabindex='0']").first
+    definition = first.get_attribute("title")
+    first.focus()
+    tip = page.locator(".md-tooltip2--active")
+    tip.wait_for()
+    assert " ".join(tip.inner_text().split()) == definition
+    tip_id = tip.get_attribute("id")
+    assert first.get_attribute("aria-describedby") == tip_id
+    # it closes when the focus moves on
+    page.keyboard.press("Tab")
+    page.wait_for_function("id => !document.getElementById(id).classList.contains('md-tooltip2--active')",
+                           arg=tip_id)
+    # a later use (not a tab stop) opens on hover
+    page.mouse.move(0, 0)
+    later = page.locator("article abbr:not([tabindex])").nth(2)
+    later.scroll_into_view_if_needed()
+    later.hover()
+    page.wait_for_function("a => document.getElementById(a.getAttribute('aria-describedby'))"
+                           "?.classList.contains('md-tooltip2--active')", arg=later.element_handle())
+    assert later.get_attribute("aria-describedby")
+
+
+def test_edit_and_view_links_ask_nothing_of_another_host(visit):
+    """The repository link would make Material ask GitHub's API for stars
+    (an outside request; the visit fixture fails on any)."""
+    page = visit().open("/toy/embedding/")
+    edit = page.locator("a.md-content__button[rel=edit]")
+    assert edit.is_visible() and edit.get_attribute("href") == f"{FORK}/edit/trunk/docs/toy/embedding.md"
+    assert page.locator("a.md-source").first.get_attribute("href") == FORK
+    page.wait_for_timeout(1000)   # time for a repository-facts request, were it made
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_search_suggests_and_highlights(visit, width):
+    page = visit(width).open("/")
+    if width < 1220:
+        page.locator("label.md-header__button[for=__search]").click()
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("softm")
+    page.locator(".md-search-result__item").first.wait_for()
+    assert page.locator(".md-search__suggest").inner_text().strip().startswith("softmax")
+    page.locator(".md-search-result__item a").first.click()
+    page.wait_for_url(re.compile(r"\?h=softm"))
+    page.wait_for_selector("body[data-mathjax=done]")
+    assert page.locator("article mark[data-md-highlight]").count() > 0
+    # once the new page is laid out, nothing is wider than the screen
+    page.wait_for_function("w => document.documentElement.scrollWidth <= w", arg=width)
+
+
+def test_the_table_of_contents_follows_the_scroll(visit):
+    page = visit().open("/toy/attention/")
+    active = ".md-sidebar--secondary .md-nav__link--active"
+    first = page.evaluate(f"document.querySelector('{active}')?.textContent.trim() ?? ''")
+    last = page.locator("article h2").last
+    last.scroll_into_view_if_needed()
+    page.wait_for_function(f"(t) => (document.querySelector('{active}')?.textContent.trim() ?? '') !== t", arg=first)
+    assert page.locator(active).inner_text().strip() == last.inner_text().replace("¶", "").strip()
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_code_blocks_have_a_copy_button(visit, width):
+    page = visit(width).open("/contributing/")
+    button = page.locator("pre .md-code__button[data-md-type=copy]").first
+    assert button.is_visible() and button.get_attribute("title") == "Copy to clipboard"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_the_nav_on_a_phone(visit):
+    page = visit(375).open("/toy/tokens/")
+    page.locator("label.md-header__button[for=__drawer]").click()
+    nav = page.locator("nav.md-nav--primary")
+    nav.wait_for()
+    sections = [t.strip() for t in nav.locator(":scope > ul > li > label, :scope > ul > li > div > a, "
+                                               ":scope > ul > li > a").all_inner_texts()]
+    assert sections.index("The toy model") < sections.index("nano-gpt")
+    assert "Writing for the book" not in nav.inner_text()
+    footer = page.locator(".book-footer-links a")
+    assert footer.all_inner_texts() == ["The whole book, to print", "Writing for the book"]
+    # previous and next at the foot of the page
+    assert page.locator(".md-footer__link--next").get_attribute("aria-label") == "Next: Embedding"
+
+
+def test_the_whole_book_prints(visit):
+    """The print page in chromium's print media: every step of End to End
+    laid open with its matrices, nothing to click left; printed to PDF, the
+    book's chapter titles are its outline, in order."""
+    page = visit().open("/print_page/")
+    page.emulate_media(media="print")
+    shown = page.evaluate("""() => {
+        const seen = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+        const panels = [...document.querySelectorAll('.path-panel')];
+        return {
+          panels: panels.length,
+          // a step that depends on the heads shows one variant: the book's
+          open: panels.filter(p => seen(p) && [...p.querySelectorAll('.path-matrices')].filter(
+              m => seen(m) && m.textContent.trim() !== '').length === 1).length,
+          controls: [...document.querySelectorAll(
+              'input, select, textarea, .heads-chooser, .simulator, .md-content__button, .md-code__button, .headerlink')]
+              .filter(seen).map(e => e.outerHTML.slice(0, 80)),
+          stepBorders: [...document.querySelectorAll('.path-step')].filter(
+              b => seen(b) && getComputedStyle(b).borderTopStyle !== 'none').length,
+          chapters: [...document.querySelectorAll('#print-site-page section.print-page > h1')].map(
+              h => h.textContent.replace('¶', '').trim()),
+        };
+    }""")
+    assert shown["panels"] == 9 and shown["open"] == 9
+    assert shown["controls"] == [] and shown["stepBorders"] == 0
+    pdf = page.pdf(format="A4", outline=True, tagged=True, print_background=True)
+    pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
+    outline = [t.decode("latin-1") for t in re.findall(rb"/Title\s*\(([^)]*)\)", pdf)]
+    chapters = [c for c in shown["chapters"] if c.isascii()]
+    assert len(chapters) >= 20
+    assert [t for t in outline if t in chapters] == chapters
+    assert pages >= len(chapters)

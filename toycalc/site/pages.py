@@ -1,0 +1,156 @@
+"""MkDocs hooks for what a reader of a Material site expects of each page:
+the glossary, a description, edit links, a chapter's list of pages.
+
+The glossary lives in one file, docs/includes/abbreviations.md, one
+`*[term]: definition` a line. pymdownx.snippets appends it to every page,
+so each use of a term becomes an <abbr> that Material shows as a tooltip
+(content.tooltips); this hook checks the file, lists it on the page
+docs/glossary.md, and lets the keyboard reach the first use of each term on
+a page. A page's description (search engines, link previews) is its front
+matter's `description`, or else its first paragraph. With a repo_url, each
+page links to its Markdown there (edit_uri, set here from
+TOYCALC_EDIT_BRANCH). An index page lists its chapter's pages in place of
+the line `<!-- chapter pages -->`.
+"""
+from __future__ import annotations
+
+import html as htmllib
+import os
+import posixpath
+import re
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+GLOSSARY = "docs/includes/abbreviations.md"
+GLOSSARY_PAGE = "glossary.md"
+MARKER = "<!-- glossary -->"
+CHAPTER_MARKER = "<!-- chapter pages -->"
+DESCRIPTION_CHARS = 160
+
+_terms: dict[str, str] = {}
+_LINE = re.compile(r"\*\[(?P<term>[^\]]+)\]:(?P<text>.*)")
+
+
+def read_glossary(path: Path) -> dict[str, str]:
+    """term -> definition, in the file's order. A term twice, a line that is
+    not `*[term]: definition`, or an empty definition is an error naming the
+    file and the line."""
+    terms: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        m = _LINE.fullmatch(line.strip())
+        if m is None:
+            raise PluginError(f"{path}, line {n}: expected '*[term]: definition', got {line.strip()!r}")
+        term, text = m["term"].strip(), m["text"].strip()
+        if not text:
+            raise PluginError(f"{path}, line {n}: the term '{term}' has no definition")
+        # "softmax" and "Softmax" are one term: a second spelling that
+        # differs only in case must carry the same definition, word for word.
+        same = next((t for t in terms if t == term or (t.lower() == term.lower() and terms[t] != text)), None)
+        if same is not None:
+            raise PluginError(f"{path}, line {n}: the term '{term}' is defined twice "
+                              f"(first as '{same}' on line {first_line[same]}); keep one definition")
+        terms[term] = text
+        first_line[term] = n
+    return terms
+
+
+def glossary_markdown(terms: dict[str, str]) -> str:
+    """A definition list, alphabetical; spellings sharing a definition
+    (token, tokens) share an entry."""
+    entries: dict[str, list[str]] = {}
+    for term, text in terms.items():
+        entries.setdefault(text, []).append(term)
+    items = sorted(entries.items(), key=lambda e: e[1][0].lower())
+    return "\n\n".join(f"{', '.join(spellings)}\n:   {text}" for text, spellings in items) + "\n"
+
+
+def on_config(config):
+    if config["repo_url"]:
+        branch = os.environ.get("TOYCALC_EDIT_BRANCH") or "main"
+        config["edit_uri"] = f"edit/{branch}/docs/"
+    path = Path(config["config_file_path"]).parent / GLOSSARY
+    if not path.is_file():
+        raise PluginError(f"{path} is missing: it holds the glossary, one '*[term]: definition' a line")
+    global _terms
+    _terms = read_glossary(path)
+    return config
+
+
+def chapter_pages(page) -> str:
+    """The pages of the section an index page opens, as a numbered list of
+    links (the nav is their one list)."""
+    here = posixpath.dirname(page.file.src_uri)
+    siblings = [p for p in page.parent.children if p.is_page and p is not page]
+    return "\n".join(f"1. [{p.title}]({posixpath.relpath(p.file.src_uri, here)})" for p in siblings) + "\n"
+
+
+def on_page_markdown(markdown, page, config, files):
+    if CHAPTER_MARKER in markdown:
+        if page.parent is None:
+            raise PluginError(f"docs/{page.file.src_uri}: {CHAPTER_MARKER} lists the pages of a section, "
+                              "and this page is in none")
+        markdown = markdown.replace(CHAPTER_MARKER, chapter_pages(page))
+    if page.file.src_uri == GLOSSARY_PAGE:
+        if MARKER not in markdown:
+            raise PluginError(f"docs/{GLOSSARY_PAGE}: the line {MARKER} is missing: "
+                              "the glossary's list is written in its place")
+        markdown = markdown.replace(MARKER, glossary_markdown(_terms))
+    return markdown
+
+
+_ABBR = re.compile(r"<abbr title=\"([^\"]*)\">([^<]*)</abbr>")
+
+
+def focusable_first_uses(html: str) -> str:
+    """The first use of each term on a page takes the keyboard's focus, so
+    its tooltip opens on focus too; the others open on hover only (a tab
+    stop per use would make the keyboard walk every word)."""
+    seen: set[str] = set()
+
+    def one(m):
+        if m[1] in seen:
+            return m[0]
+        seen.add(m[1])
+        return f'<abbr title="{m[1]}" tabindex="0">{m[2]}</abbr>'
+    return _ABBR.sub(one, html)
+
+
+_HEADING = re.compile(r"<h([1-6])\b.*?</h\1>", re.S)
+_LINK = re.compile(r"<a\b.*?</a>", re.S)
+_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
+
+
+def first_paragraph_text(html: str) -> str:
+    """The text of the page's first paragraph, without tags or TeX
+    delimiters, cut at a word to at most DESCRIPTION_CHARS characters."""
+    m = _PARAGRAPH.search(html)
+    if m is None:
+        return ""
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", m[1]))
+    text = re.sub(r"\\[()\[\]]", "", text)                  # \( \) \[ \]
+    text = re.sub(r"\\(?:mathrm|text|mathbf|operatorname)\{([^}]*)\}", r"\1", text)
+    text = " ".join(text.split())
+    if len(text) <= DESCRIPTION_CHARS:
+        return text
+    cut = text[:DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
+def on_page_content(html, page, config, files):
+    if not page.meta.get("description"):
+        description = first_paragraph_text(html)
+        if description:
+            # the theme writes it into an attribute unescaped
+            page.meta["description"] = htmllib.escape(description, quote=True)
+    if page.file.src_uri == GLOSSARY_PAGE:
+        # the definitions are on the page itself: no tooltips there
+        return _ABBR.sub(r"\2", html)
+    # nor in headings, which are titles (and the table of contents' entries),
+    # nor in links, which must not hold a second thing to focus
+    html = _HEADING.sub(lambda m: _ABBR.sub(r"\2", m[0]), html)
+    html = _LINK.sub(lambda m: _ABBR.sub(r"\2", m[0]), html)
+    return focusable_first_uses(html)
