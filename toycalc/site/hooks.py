@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
 
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json, weights_path
@@ -61,3 +62,20 @@ def nano_weights(files, config) -> None:
     except NanoWeightsError as e:
         raise PluginError(str(e)) from None
     files.append(File.generated(config, NANO_URI, content=nano_weights_json(nano)))
+
+
+# The pages with a live part of nano-gpt (the "Letters to sort" field, a
+# matrix that opens in full) and only those load the browser GPT, inside
+# the page's content, so that instant navigation runs them too.
+NANO_LIVE = ("data-nano-sort", "data-nano-full")
+NANO_ASSETS = ('<link rel="stylesheet" href="{}stylesheets/nanogpt.css">\n'
+               '<script src="{}javascripts/toygpt.js"></script>\n'
+               '<script src="{}javascripts/nanogpt.js"></script>\n')
+
+
+def on_page_content(html, page, config, files):
+    if not any(marker in html for marker in NANO_LIVE):
+        return html
+    root = get_relative_url(".", page.url)
+    root = "" if root == "." else root + "/"
+    return html + "\n" + NANO_ASSETS.format(root, root, root)
