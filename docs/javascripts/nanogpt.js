@@ -177,25 +177,30 @@
                                   "on the weights every number of this chapter comes from." });
     const form = el("form", { class: "nano-sorter-form" }, [
       el("label", { for: id, text: "Letters to sort" }), " ", input, " ",
-      el("button", { type: "submit", class: "md-button md-button--primary", text: "Sort" }),
+      el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Sort" }),
       el("p", { id: `${id}-hint`, class: "nano-hint",
                 text: `${length} letters, each A, B or C (any case; spaces are ignored).` }),
       message]);
-    const results = el("div", { class: "nano-sorted", "aria-live": "polite" });
+    // only the answer's sentence is announced, not the table under it
+    const answer = el("p", { class: "nano-answer", "aria-live": "polite" });
+    const results = el("div", { class: "nano-sorted" }, [answer, el("div")]);
     root.replaceChildren(intro, form, results);
+    let asked = 0;
     root.hidden = false;
 
     const fail = (text) => {
       message.textContent = text;
       input.setAttribute("aria-invalid", "true");
-      results.replaceChildren();
+      answer.replaceChildren();
+      results.lastChild.replaceChildren();
     };
     input.addEventListener("focus", () => model().catch(() => {}), { once: true });
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const text = input.value;
+      const text = input.value, ask = ++asked;
+      answer.textContent = "Loading nano-gpt…";
       model().then((m) => {
-        if (input.value !== text) return;  // typed again meanwhile: that submit will answer
+        if (ask !== asked) return;  // sorted again meanwhile: the last one answers
         let ids;
         try {
           ids = parseLetters(text, m.vocab, length);
@@ -205,15 +210,15 @@
         }
         message.textContent = "";
         input.removeAttribute("aria-invalid");
-        showSorted(results, m, ids, sortLetters(m, ids, length), `${id}-steps`);
-      }).catch((e) => fail(`nano-gpt could not run (${e.message}); the chapter's numbers still hold.`));
+        showSorted(answer, results.lastChild, m, ids, sortLetters(m, ids, length), `${id}-steps`);
+      }).catch((e) => ask === asked && fail(`nano-gpt could not run (${e.message}); the chapter's numbers still hold.`));
     });
   }
 
   /** The answer, a table of the steps (as the Output page's generation
    *  table) and each step's probabilities as bars (toygpt.draw, the
    *  figures' SVG conventions). */
-  function showSorted(results, model, ids, steps, tableId) {
+  function showSorted(answerLine, results, model, ids, steps, tableId) {
     const g = toygpt(), vocab = model.vocab;
     const answer = steps.map((s) => vocab[s.next]).join(" ");
     const table = el("table", { id: tableId }, [
@@ -230,9 +235,9 @@
     bars.innerHTML = steps.map((s, k) => g.draw.figure("probabilities",
       g.draw.barsSvg(vocab, s.p, `Step ${k + 1}: the probability of each letter, ${vocab[s.next]} the largest`, s.next),
       `Step ${k + 1}: appends ${g.draw.esc(vocab[s.next])}`, { step: k + 1 })).join("");
+    answerLine.replaceChildren("nano-gpt writes ", el("strong", { class: "nano-answer-letters", text: answer }),
+                               ` for ${ids.map((i) => vocab[i]).join(" ")}.`);
     results.replaceChildren(
-      el("p", { class: "nano-answer" }, ["nano-gpt writes ", el("strong", { class: "nano-answer-letters", text: answer }),
-                                         ` for ${ids.map((i) => vocab[i]).join(" ")}.`]),
       el("div", { class: "nano-scroll", tabindex: "0", role: "region", "aria-label": "The steps of the sort" }, [table]),
       bars);
   }
@@ -243,7 +248,7 @@
     const rows = Number(table.dataset.rows), cols = Number(table.dataset.cols);
     const shownCols = table.querySelectorAll("thead th").length;
     const all = `Show all ${rows} rows` + (shownCols < cols ? ` and ${cols} columns` : "");
-    const button = el("button", { type: "button", class: "md-button nano-full-button", "aria-controls": table.id,
+    const button = el("button", { type: "button", class: "nano-button", "aria-controls": table.id,
                                   "aria-expanded": "false", text: all });
     const status = el("span", { class: "nano-full-status", role: "status" });
     table.after(el("p", { class: "nano-full" }, [button, " ", status]));
