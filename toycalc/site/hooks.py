@@ -8,6 +8,7 @@ one build that typesets every formula without fetching anything else.
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -67,14 +68,14 @@ def nano_weights(files, config) -> None:
 # The pages with a live part of nano-gpt (the "Letters to sort" field, a
 # matrix that opens in full) and only those load the browser GPT, inside
 # the page's content, so that instant navigation runs them too.
-NANO_LIVE = ("data-nano-sort", "data-nano-full")
+NANO_LIVE = re.compile(r"<(?:div|table)\b[^>]*\sdata-nano-(?:sort|full)\b")   # a tag, not words about it
 NANO_ASSETS = ('<link rel="stylesheet" href="{}stylesheets/nanogpt.css">\n'
                '<script src="{}javascripts/toygpt.js"></script>\n'
                '<script src="{}javascripts/nanogpt.js"></script>\n')
 
 
 def on_page_content(html, page, config, files):
-    if not any(marker in html for marker in NANO_LIVE):
+    if not NANO_LIVE.search(html):
         return html
     root = get_relative_url(".", page.url)
     root = "" if root == "." else root + "/"
