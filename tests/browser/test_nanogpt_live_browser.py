@@ -166,6 +166,8 @@ def test_reached_by_instant_navigation(visit, nano):
     page = visit().open("/nano-gpt/")
     page.locator("a[href$='output/']").first.click()
     page.wait_for_url(re.compile(r"/nano-gpt/output/$"))
+    # the new page's own parts, set up by its scripts (the URL may change before the page does)
+    page.wait_for_selector("button[aria-controls='nano-W_U']")
     page.wait_for_selector("[data-nano-sort]:not([hidden]) input")
     sort(page, "bbbaaa")
     assert_sorted_as_toycalc(page, nano, "bbbaaa")
