@@ -9,7 +9,10 @@ is shown, with the range of all their values.
 """
 from __future__ import annotations
 
+import functools
 import html
+import inspect
+import re
 
 import numpy as np
 
@@ -866,3 +869,45 @@ def _tick(v: float) -> str:
 
 FIGURES = {"attention": attention_figure, "residual": residual_figure, "generate": generate_figure,
            "loss": loss_figure}
+
+# ---------------------------------------------------------------- opened in full, in the browser
+
+def openable(name: str, function):
+    """`function`, whose table, when it stops at "N more rows" (or columns),
+    also names what it shows in data attributes: the registry name, its
+    options (block, head, which, ...) and the example's letters, so that
+    docs/javascripts/nanogpt.js can compute the whole matrix in the page
+    and draw every cell in the same markup (tests/book/test_nanogpt_live.py
+    holds the two to the same strings)."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def drawn(run: Run, **options) -> str:
+        out = function(run, **options)
+        if 'class="nano-more"' not in out:
+            return out
+        bound = signature.bind(run, **options)
+        bound.apply_defaults()
+        data = {"nano-full": name, "example": run.text}
+        data.update({k: v for k, v in list(bound.arguments.items())[1:] if k not in ("rows", "cols")})
+        data.update(zip(("rows", "cols"), full_shape(out)))
+        attrs = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in data.items())
+        return out.replace("<table ", f"<table{attrs} ", 1)
+    return drawn
+
+
+def full_shape(table: str) -> tuple[int, int]:
+    """The rows and columns of the whole matrix behind a table of `heat`:
+    those shown plus the "N more" ones."""
+    lines = table.split("\n")
+    head = next(line for line in lines if line.startswith("<thead>"))
+    cols = head.count('<th scope="col">')
+    rows = sum(1 for line in lines if line.startswith('<tr><th scope="row">') and "colspan=" not in line)
+    more_rows = re.search(r">(\d+) more rows<", table)
+    more_cols = re.search(r">… (\d+) more<", head)
+    if more_cols:
+        cols += int(more_cols.group(1)) - 1
+    return rows + (int(more_rows.group(1)) if more_rows else 0), cols
+
+
+MATRICES = {name: openable(name, function) for name, function in MATRICES.items()}

@@ -13,6 +13,7 @@ import importlib.util
 import logging
 import os
 import shutil
+import re
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 from mkdocs.utils import CountHandler
+from mkdocs.utils import get_relative_url
 
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json, weights_path
@@ -175,3 +177,19 @@ def on_serve(server, config, builder):
                     server._rebuild_cond.notify_all()
     server.observer.schedule(WeightsFile(), str(path.parent), recursive=False)
     return server
+
+# The pages with a live part of nano-gpt (the "Letters to sort" field, a
+# matrix that opens in full) and only those load the browser GPT, inside
+# the page's content, so that instant navigation runs them too.
+NANO_LIVE = re.compile(r"<(?:div|table)\b[^>]*\sdata-nano-(?:sort|full)\b")   # a tag, not words about it
+NANO_ASSETS = ('<link rel="stylesheet" href="{}stylesheets/nanogpt.css">\n'
+               '<script src="{}javascripts/toygpt.js"></script>\n'
+               '<script src="{}javascripts/nanogpt.js"></script>\n')
+
+
+def on_page_content(html, page, config, files):
+    if not NANO_LIVE.search(html):
+        return html
+    root = get_relative_url(".", page.url)
+    root = "" if root == "." else root + "/"
+    return html + "\n" + NANO_ASSETS.format(root, root, root)

@@ -1,0 +1,125 @@
+"""Benchmark (not a test): the weight of a nano-gpt page with the model.
+
+Loads the chapter's Output page in headless chromium, sorts six letters
+(which fetches nano-gpt's weights) and opens a matrix in full, then sums
+the gzip size (level 9, as a server would send it) of everything the page
+asked for: the HTML, the stylesheets, the scripts and the weights. MathJax
+is counted apart, since every page of the book loads it. The issue's goal
+is 300 KiB for the page with the model. Beside the weights as published,
+what a byte shuffle before base64 would make of them (each float32's four
+bytes split into four planes, which gzip packs better), measured, not
+guessed.
+
+    .venv/bin/python benchmarks/nano_page_weight.py [--page nano-gpt/output/]
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import json
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+
+from served_site import served_site
+
+GOAL_KIB = 300
+
+
+def gz(data: bytes) -> int:
+    return len(gzip.compress(data, 9))
+
+
+def in_goal(name: str) -> bool:
+    """What the goal counts: the HTML, the scripts and the weights (not
+    the stylesheets, nor Material's search index and worker)."""
+    file = name.split()[0]
+    return name.startswith("the page") or (file.endswith((".js", ".json")) and "search" not in file)
+
+
+def shuffle_bytes(raw: bytes, width: int) -> bytes:
+    """Byte k of every number together, for k = 0 .. width - 1."""
+    return np.frombuffer(raw, dtype=np.uint8).reshape(-1, width).T.tobytes()
+
+
+def arrays(data: dict) -> list[dict]:
+    return [v for v in data.values() if isinstance(v, dict) and "f32" in v] + \
+           [a for b in data["blocks"] for a in b.values()]
+
+
+def shuffled(weights: bytes) -> bytes:
+    """The same JSON with every packed array's bytes shuffled by plane."""
+    def shuffle(a: dict) -> dict:
+        raw = shuffle_bytes(base64.b64decode(a["f32"]), 4)
+        return {"shape": a["shape"], "f32": base64.b64encode(raw).decode("ascii")}
+
+    data = json.loads(weights)
+    for k, v in list(data.items()):
+        if isinstance(v, dict) and "f32" in v:
+            data[k] = shuffle(v)
+    data["blocks"] = [{n: shuffle(a) for n, a in b.items()} for b in data["blocks"]]
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--page", default="nano-gpt/output/")
+    args = parser.parse_args()
+    with served_site() as (base, site, browser):
+        page = browser.new_page()
+        page.goto(f"{base}/{args.page}")
+        page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
+        at_load = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+        if page.locator("[data-nano-sort] input").count():
+            page.locator("[data-nano-sort] input").fill("cbabbc")
+            page.locator("[data-nano-sort] input").press("Enter")
+            page.wait_for_selector(".nano-answer-letters")
+        if page.locator(".nano-full button").count():
+            page.locator(".nano-full button").first.click()
+            page.wait_for_selector(".nano-full button[aria-expanded=true]")
+        urls = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+        page.close()
+
+        def local(url: str) -> Path:
+            path = urlparse(url).path.lstrip("/")
+            return site / (path + "index.html" if path.endswith("/") or not path else path)
+
+        rows, mathjax, lazy = [("the page's HTML", gz(local(f"{base}/{args.page}").read_bytes()))], 0, 0
+        for url in dict.fromkeys(urls):
+            file = local(url)
+            if not file.is_file():
+                continue
+            size = gz(file.read_bytes())
+            if "/mathjax/" in url:
+                mathjax += size
+                continue
+            rows.append((file.relative_to(site).as_posix() + ("" if url in at_load else "  (on first use)"), size))
+            if url not in at_load:
+                lazy += size
+        weights = (site / "javascripts" / "nanogpt-weights.json").read_bytes()
+    total = sum(s for _, s in rows)
+    counted = sum(s for name, s in rows if in_goal(name))
+    print(f"{args.page} with nano-gpt loaded, gzip -9 of each file (KiB):")
+    for name, size in rows:
+        print(f"  {size / 1024:8.1f}  {name}")
+    verdict = lambda kib: (f"under by {GOAL_KIB - kib:.1f}" if kib <= GOAL_KIB  # noqa: E731
+                           else f"OVER by {kib - GOAL_KIB:.1f}")
+    print(f"  {counted / 1024:8.1f}  the HTML, the scripts and the weights: goal {GOAL_KIB}, "
+          f"{verdict(counted / 1024)}")
+    print(f"  {total / 1024:8.1f}  everything the page asked for: {verdict(total / 1024)}")
+    print(f"  {(total - lazy) / 1024:8.1f}  of it before the reader asks for the model")
+    print(f"  {mathjax / 1024:8.1f}  MathJax, apart (every page loads it)")
+    now, then = gz(weights), gz(shuffled(weights))
+    raw = b"".join(base64.b64decode(a["f32"]) for a in arrays(json.loads(weights)))
+    half = np.frombuffer(raw, dtype="<f4").astype("<f2").tobytes()
+    print(f"The weights ({len(raw) // 4:,} float32): {now / 1024:.1f} KiB gzipped as published (base64 in JSON);")
+    for what, size in [("byte-shuffled before base64", then), ("raw float32 bytes, no base64", gz(raw)),
+                       ("raw float32, byte-shuffled", gz(shuffle_bytes(raw, 4))),
+                       ("rounded to float16 (other numbers)", gz(half))]:
+        print(f"  {size / 1024:8.1f}  {what}: the HTML, scripts and weights would be "
+              f"{(counted - now + size) / 1024:.1f} KiB ({verdict((counted - now + size) / 1024)})")
+
+if __name__ == "__main__":
+    main()
