@@ -103,7 +103,6 @@ def test_the_path_draws_each_steps_data(site, ex):
 
 
 def test_chapter_figures(site, ex):
-    heads = ex.n_heads
     z = ex.trace["logits"][-1]
     generation = variant(page(site, "toy/generation"), ex.n_heads)
     panels = generation.select('figure[data-figure="temperatures"]')

@@ -12,8 +12,8 @@ import atexit
 import importlib.util
 import logging
 import os
-import shutil
 import re
+import shutil
 import time
 from pathlib import Path
 
