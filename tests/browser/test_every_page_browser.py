@@ -24,13 +24,12 @@ RAW_TEX = r"""() => {
 # Tables and display formulas wider than the article's text column: a
 # table overflows the scrolling box Material wraps it in (which reaches
 # 0.8rem into the margins), a formula its own box. Left out: the path's
-# panels (their own test), and the live simulator, whose tables the
-# browser draws (toygpt.js).
+# panels (their own test).
 TOO_WIDE = r"""() => {
     const column = document.querySelector('article').clientWidth;
     const box = el => el.closest('.md-typeset__scrollwrap') || el;
     return [...document.querySelectorAll('article table, article div.arithmatex')]
-        .filter(el => el.checkVisibility() && !el.closest('.path, #live-simulator'))
+        .filter(el => el.checkVisibility() && !el.closest('.path'))
         .filter(el => box(el).scrollWidth > Math.max(box(el).clientWidth, column) + 1)
         .map(el => [el.id || el.textContent.trim().slice(0, 40), Math.round(el.scrollWidth)]);
 }"""
