@@ -754,13 +754,10 @@
 
     const copyOf = (model) => Object.fromEntries(EDITABLE.map((n) => [n, model[n].map((row) => Float64Array.from(row))]));
 
-    /** A number as YAML reads it back to the same double, never in the
-     *  exponent form (YAML 1.1 would read 1e-7 as text). */
-    function yamlNumber(v) {
-      let text = String(v);
-      if (/e/i.test(text)) text = v.toFixed(100).replace(/\.?0+$/, "");
-      return text;
-    }
+    /** A number as toycalc's loader reads it back to the same double:
+     *  JavaScript's shortest form (1e-7 included: the loader reads numbers
+     *  as people write them). */
+    const yamlNumber = (v) => String(v);
 
     /** The weights as a toy.yaml in the repository's layout. The book's
      *  comments stay where what they describe is unchanged. */

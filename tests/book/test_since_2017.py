@@ -350,6 +350,6 @@ def test_the_tied_coincidence_is_named(site, toy):
         tops.append((toy.vocab[int(np.argmax(p))].replace(" ", "␣"), p.max()))
     (a, pa), (b, pb) = tops
     assert f"{pa:.3f}" == f"{pb:.3f}" and a != b
-    text = " ".join(page(site, "what-changed").get_text(" ").split())
+    text = " ".join(page(site, "what-changed").get_text().split())
     assert (f"both print as {pa:.3f}, for two different tokens, {a} and {b}. That is a coincidence, "
             f"not a property of tying: to four places they are {pa:.4f} and {pb:.4f}.") in text
