@@ -39,7 +39,7 @@ window.__firstScreen = null;
     const math = window.__withoutMathJax ? [] : [...document.querySelectorAll('.arithmatex')];
     const onScreen = math.filter(el => {
       const r = el.getBoundingClientRect();       // forces layout, so fonts get asked for
-      return r.height > 0 && r.bottom > 0 && r.top < innerHeight;
+      return el.checkVisibility() && r.bottom > 0 && r.top < innerHeight;
     });
     const typeset = onScreen.every(el => el.querySelector('mjx-container')
                                          && !el.querySelector('mjx-lazy'));

@@ -2,8 +2,10 @@
 and the toy model's weights as JSON for the simulator (toycalc/export.py).
 
 MathJax 3.2.2 comes from the pinned `django-static-mathjax` package (it
-carries the npm release's files; Apache-2.0). `es5/tex-svg-full.js` is the
-one build that typesets every formula without fetching anything else.
+carries the npm release's files; Apache-2.0). The site loads
+`tex-chtml.js` (TeX in, HTML and CSS out; half the size of the SVG build),
+whose CSS fetches the woff fonts it needs from beside it: they are
+published at the same paths, so nothing is fetched from elsewhere.
 """
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from mkdocs.structure.files import File
 from toycalc.site.export import WEIGHTS_URI, weights_json, weights_path
 from toycalc.model.weights import WeightsError, load_toy
 
-MATHJAX_FILES = {"es5/tex-svg-full.js": "javascripts/mathjax/tex-svg-full.js",
+FONTS = "output/chtml/fonts/woff-v2"
+# file in the package -> where the site serves it ([mathjax] is javascripts/mathjax)
+MATHJAX_FILES = {"es5/tex-chtml.js": "javascripts/mathjax/tex-chtml.js",
                  "LICENSE": "javascripts/mathjax/LICENSE"}
 
 
@@ -28,9 +32,18 @@ def mathjax_dir() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax"
 
 
+def mathjax_files(source: Path) -> dict[str, str]:
+    """Every file the site publishes: the scripts, the license and the fonts."""
+    fonts = sorted((source / "es5" / FONTS).glob("*.woff"))
+    if not fonts:
+        raise PluginError(f"MathJax's fonts are missing from {source / 'es5' / FONTS}: "
+                          "reinstall django-static-mathjax==3.2.2.1")
+    return MATHJAX_FILES | {f"es5/{FONTS}/{f.name}": f"javascripts/mathjax/{FONTS}/{f.name}" for f in fonts}
+
+
 def on_files(files, config):
     source = mathjax_dir()
-    for name, uri in MATHJAX_FILES.items():
+    for name, uri in mathjax_files(source).items():
         path = source / name
         if not path.is_file():
             raise PluginError(f"MathJax file {path} is missing: reinstall django-static-mathjax==3.2.2.1")
