@@ -119,6 +119,8 @@ def test_every_formula_is_typeset(visit):
     assert result["count"] > 50
     assert result["untypeset"] == 0 and result["errors"] == [] and result["raw"] == []
     assert page.locator("mjx-container merror").count() == 0
+    # screen readers get each formula as MathML
+    assert page.locator(".arithmatex mjx-assistive-mml").count() == result["count"]
 
 
 def test_mathjax_after_instant_navigation(visit):

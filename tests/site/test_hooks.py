@@ -11,15 +11,17 @@ from toycalc.site import hooks
 def test_mathjax_files_exist():
     files = hooks.mathjax_files(hooks.mathjax_dir())
     assert any(name.endswith("MathJax_Main-Regular.woff") for name in files)
-    for name in files:
+    for name in [*files, *hooks.MATHJAX_PARTS]:
         assert (hooks.mathjax_dir() / name).is_file(), name
 
 
-def test_a_build_without_mathjax_fonts_fails(tmp_path):
+def test_a_build_without_mathjax_fonts_or_parts_fails(tmp_path):
     (tmp_path / "es5").mkdir()
-    (tmp_path / "es5" / "tex-chtml.js").write_text("")
+    (tmp_path / "es5" / "startup.js").write_text("")
     with pytest.raises(PluginError, match="MathJax's fonts are missing"):
         hooks.mathjax_files(tmp_path)
+    with pytest.raises(PluginError, match="MathJax files es5/core.js, es5/input/tex.js, .* are missing"):
+        hooks.mathjax_script(tmp_path)
 
 
 def test_a_build_without_mathjax_fails(monkeypatch):
@@ -32,8 +34,9 @@ def test_a_build_without_mathjax_fails(monkeypatch):
 
 def test_the_site_serves_its_own_mathjax(site):
     mathjax = site / "javascripts" / "mathjax"
-    assert (mathjax / "tex-chtml.js").stat().st_size > 1_000_000
-    # the fonts tex-chtml.js asks for, from beside itself, and those the config preloads
+    script = (mathjax / "mathjax.js").read_text(encoding="utf-8")
+    assert len(script) > 700_000 and script.startswith((hooks.mathjax_dir() / "es5/startup.js").read_text()[:200])
+    # the fonts the script asks for, from beside itself, and those the config preloads
     fonts = {f.name for f in (mathjax / hooks.FONTS).glob("*.woff")}
     config = (site / "javascripts" / "mathjax-config.js").read_text(encoding="utf-8")
     preloaded = re.findall(r'"([\w-]+)"', re.search(r'for \(const name of \[(.*?)\]\)', config).group(1))
