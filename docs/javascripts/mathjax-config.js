@@ -51,9 +51,9 @@ function typesetWhenSeen() {
   if (seen) seen.disconnect();
   const formulas = document.querySelectorAll(".arithmatex");
   if (!formulas.length) return mark("done");
-  seen = new IntersectionObserver((entries) => {
+  seen = new IntersectionObserver((entries, observer) => {
     const now = entries.filter((e) => e.isIntersecting).map((e) => e.target);
-    now.forEach((el) => seen.unobserve(el));
+    now.forEach((el) => observer.unobserve(el));
     mark("busy");
     MathJax.startup.promise = MathJax.startup.promise
       .then(() => now.length && MathJax.typesetPromise(now))
