@@ -22,3 +22,11 @@ build: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The benchmarks (scripts printing figures with their goals; see README).
+# PyTorch, for train_speed.py's side-by-side: pip install -e '.[bench]'.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/page_load.py
+	$(BIN)/python benchmarks/simulator_speed.py
+	$(BIN)/python benchmarks/build_speed.py
+	$(BIN)/python benchmarks/train_speed.py --full

@@ -1,135 +1,209 @@
-"""Benchmark (not a test): how fast toycalc trains nano-gpt.
+"""Benchmark (not a test): how fast toycalc trains nano-gpt, against PyTorch.
 
-Prints the seconds per training step (numpy, float32, batch 64, the
-config of toycalc.nanogpt) and the time until greedy decoding sorts all
-729 inputs. Where PyTorch is installed, the same config, batch and
-optimiser are timed in PyTorch on the CPU, and the ratio is printed; where
-it is not, the script says so (it never installs it).
+numpy (toycalc.model.gpt, float32) and PyTorch (the same config, minGPT's
+model, float32, on the CPU) take training steps in turn in one loop, on
+the same batches, with the same number of threads (BLAS threads for
+numpy, torch.set_num_threads for PyTorch), and which goes first alternates
+from step to step, so a change of load on the machine hits both. It prints
+the median time per step of each and the median of the per-step ratios,
+with the goal beside it (numpy <= 1.5 x PyTorch).
 
-    .venv/bin/python benchmarks/train_speed.py [--steps 50] [--full]
+--full goes on, still in turn, until greedy decoding sorts all 729 inputs
+on each side (checked every 100 steps, as `python -m toycalc train` does;
+the checks count in each side's time) and prints the steps and seconds of
+each. Nothing is written.
 
---full also times a whole training run to 729/729 (about as long as
-python -m toycalc train; nothing is written).
+PyTorch is an optional extra (`pip install -e '.[bench]'`): without it the
+script times numpy alone and says so. It never installs anything.
+
+    .venv/bin/python benchmarks/train_speed.py [--steps 200] [--threads 2] [--full]
 """
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import math
-import os
+import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from toycalc.model import blas  # noqa: E402
+
+blas.pin_kernel()   # the kernel training uses, before numpy loads
+
+import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
 from toycalc.model import gpt, nanogpt, train  # noqa: E402
 from toycalc.model.nanogpt import CONFIG  # noqa: E402
 
-
-def numpy_seconds_per_step(steps: int) -> float:
-    params, opt, data = train.start()
-    for _ in range(3):                      # warm up
-        train.train_step(params, opt, data)
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        train.train_step(params, opt, data)
-    return (time.perf_counter() - t0) / steps
+GOAL = 1.5
+EVERY = train.EVERY
 
 
-def torch_seconds_per_step(steps: int) -> float:
-    """The same model in PyTorch (CPU, float32), minGPT-style, AdamW."""
-    import numpy as np
-    import torch
-    from torch import nn
-    from torch.nn import functional as F
+class Numpy:
+    name = "numpy"
 
-    cfg = CONFIG
-    torch.manual_seed(train.SEED)
+    def __init__(self):
+        self.params, self.opt, self.data = train.start()
 
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln_1, self.ln_2 = nn.LayerNorm(cfg.d), nn.LayerNorm(cfg.d)
-            self.c_attn, self.c_proj = nn.Linear(cfg.d, 3 * cfg.d), nn.Linear(cfg.d, cfg.d)
-            self.fc, self.proj = nn.Linear(cfg.d, cfg.mlp_width), nn.Linear(cfg.mlp_width, cfg.d)
-            self.register_buffer("mask", torch.tril(torch.ones(cfg.n_ctx, cfg.n_ctx)).bool())
+    def step(self):
+        train.train_step(self.params, self.opt, self.data)
 
-        def forward(self, x):
-            B, T, C = x.shape
-            H = cfg.n_heads
-            q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
-            q, k, v = (a.view(B, T, H, C // H).transpose(1, 2) for a in (q, k, v))
-            att = (q @ k.transpose(-2, -1)) / math.sqrt(C // H)
-            att = att.masked_fill(~self.mask[:T, :T], float("-inf")).softmax(-1)
-            y = (att @ v).transpose(1, 2).reshape(B, T, C)
-            x = x + self.c_proj(y)
-            return x + self.proj(F.gelu(self.fc(self.ln_2(x)), approximate="tanh"))
+    def accuracy(self) -> int:
+        return nanogpt.accuracy(self.params)
 
-    class GPT(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.wte, self.wpe = nn.Embedding(cfg.vocab_size, cfg.d), nn.Embedding(cfg.n_ctx, cfg.d)
-            self.blocks = nn.ModuleList(Block() for _ in range(cfg.n_blocks))
-            self.ln_f = nn.LayerNorm(cfg.d)
-            self.head = nn.Linear(cfg.d, cfg.vocab_size, bias=False)
 
-        def forward(self, ids):
-            x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1]))
-            for b in self.blocks:
-                x = b(x)
-            return self.head(self.ln_f(x))
+class Torch:
+    """minGPT's model for nano-gpt's config, with the same AdamW."""
 
-    model = GPT()
-    decay = [p for n, p in model.named_parameters() if p.dim() == 2 and not n.startswith(("wte", "wpe"))]
-    other = [p for n, p in model.named_parameters() if not (p.dim() == 2 and not n.startswith(("wte", "wpe")))]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": train.WEIGHT_DECAY},
-                             {"params": other, "weight_decay": 0.0}], lr=train.LR, betas=train.BETAS)
-    rng = np.random.default_rng(train.SEED)
-    data = train.batches(rng)
+    def __init__(self):
+        import torch
+        from torch import nn
+        from torch.nn import functional as F
+        self.torch, self.F = torch, F
+        cfg = CONFIG
+        torch.manual_seed(train.SEED)
 
-    def step():
-        ids, targets = next(data)
-        logits = model(torch.from_numpy(ids))
-        loss = F.cross_entropy(logits.view(-1, cfg.vocab_size), torch.from_numpy(targets).view(-1),
-                               ignore_index=-1)
-        opt.zero_grad(set_to_none=True)
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln_1, self.ln_2 = nn.LayerNorm(cfg.d), nn.LayerNorm(cfg.d)
+                self.c_attn, self.c_proj = nn.Linear(cfg.d, 3 * cfg.d), nn.Linear(cfg.d, cfg.d)
+                self.fc, self.proj = nn.Linear(cfg.d, cfg.mlp_width), nn.Linear(cfg.mlp_width, cfg.d)
+                self.register_buffer("mask", torch.tril(torch.ones(cfg.n_ctx, cfg.n_ctx)).bool())
+
+            def forward(self, x):
+                B, T, C = x.shape
+                H = cfg.n_heads
+                q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
+                q, k, v = (a.view(B, T, H, C // H).transpose(1, 2) for a in (q, k, v))
+                att = (q @ k.transpose(-2, -1)) / math.sqrt(C // H)
+                att = att.masked_fill(~self.mask[:T, :T], float("-inf")).softmax(-1)
+                y = (att @ v).transpose(1, 2).reshape(B, T, C)
+                x = x + self.c_proj(y)
+                return x + self.proj(F.gelu(self.fc(self.ln_2(x)), approximate="tanh"))
+
+        class GPT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.wte, self.wpe = nn.Embedding(cfg.vocab_size, cfg.d), nn.Embedding(cfg.n_ctx, cfg.d)
+                self.blocks = nn.ModuleList(Block() for _ in range(cfg.n_blocks))
+                self.ln_f = nn.LayerNorm(cfg.d)
+                self.head = nn.Linear(cfg.d, cfg.vocab_size, bias=False)
+
+            def forward(self, ids):
+                x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1]))
+                for b in self.blocks:
+                    x = b(x)
+                return self.head(self.ln_f(x))
+
+        self.model = GPT()
+        named = list(self.model.named_parameters())
+        decay = [p for n, p in named if p.dim() == 2 and not n.startswith(("wte", "wpe"))]
+        other = [p for n, p in named if not (p.dim() == 2 and not n.startswith(("wte", "wpe")))]
+        self.opt = torch.optim.AdamW([{"params": decay, "weight_decay": train.WEIGHT_DECAY},
+                                      {"params": other, "weight_decay": 0.0}],
+                                     lr=train.LR, betas=train.BETAS, eps=train.ADAM_EPS)
+        self.data = train.batches(np.random.default_rng(train.SEED))   # the same batches as numpy's
+        self.name = f"PyTorch {torch.__version__}"
+
+    def step(self):
+        ids, targets = next(self.data)
+        logits = self.model(self.torch.from_numpy(ids))
+        loss = self.F.cross_entropy(logits.view(-1, CONFIG.vocab_size),
+                                    self.torch.from_numpy(targets).view(-1), ignore_index=-1)
+        self.opt.zero_grad(set_to_none=True)
         loss.backward()
-        opt.step()
+        self.opt.step()
 
-    for _ in range(3):
-        step()
+    def accuracy(self) -> int:
+        """Greedy decoding of all 729 inputs, as nanogpt.accuracy does it."""
+        inputs = nanogpt.all_inputs()
+        ids = self.torch.from_numpy(inputs)
+        with self.torch.no_grad():
+            for _ in range(nanogpt.LENGTH):
+                ids = self.torch.cat([ids, self.model(ids)[:, -1].argmax(-1, keepdim=True)], dim=1)
+        return int((ids[:, nanogpt.LENGTH:].numpy() == np.sort(inputs, axis=1)).all(axis=1).sum())
+
+
+def timed(f) -> float:
     t0 = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return (time.perf_counter() - t0) / steps
+    f()
+    return time.perf_counter() - t0
+
+
+def per_step(sides, steps: int) -> dict:
+    """Seconds of each step of each side, taken in turn, the first alternating."""
+    for side in sides:                     # warm up
+        for _ in range(3):
+            side.step()
+    times = {side.name: [] for side in sides}
+    for i in range(steps):
+        for side in (sides if i % 2 == 0 else sides[::-1]):
+            times[side.name].append(timed(side.step))
+    return times
+
+
+def to_729(sides, max_steps: int) -> dict:
+    """(steps, seconds) until each side sorts all 729, in turn."""
+    result, spent, done = {}, {side.name: 0.0 for side in sides}, set()
+    for step in range(1, max_steps + 1):
+        for side in (sides if step % 2 == 0 else sides[::-1]):
+            if side.name in done:
+                continue
+            spent[side.name] += timed(side.step)
+            if step % EVERY == 0:
+                t0 = time.perf_counter()
+                correct = side.accuracy()
+                spent[side.name] += time.perf_counter() - t0
+                if correct == 729:
+                    done.add(side.name)
+                    result[side.name] = (step, spent[side.name])
+        if len(done) == len(sides):
+            break
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--full", action="store_true", help="also time a whole run to 729/729")
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--threads", type=int, default=blas.THREADS,
+                        help=f"threads for both sides (default {blas.THREADS}, as training uses)")
+    parser.add_argument("--full", action="store_true", help="also train both to 729/729, in turn")
     args = parser.parse_args()
-    print(f"nano-gpt {gpt.count_params(CONFIG)['total']:,} parameters, batch {train.BATCH}, "
-          f"{os.cpu_count()} CPUs")
-    ours = numpy_seconds_per_step(args.steps)
-    print(f"numpy (toycalc.model.gpt, float32): {ours * 1000:.1f} ms per step")
-    if args.full:
-        t0 = time.perf_counter()
-        record = train.train(out=None, log=lambda s: None)
-        print(f"numpy: {record['accuracy_on_729']}/729 sorted after {record['steps']} steps, "
-              f"{time.perf_counter() - t0:.1f} s (progress checks included)")
-    else:
-        print("(add --full to time a whole run to 729/729)")
-    if importlib.util.find_spec("torch") is None:
-        print("PyTorch is not installed here: no side-by-side comparison "
-              "(this script does not install it).")
-        return
-    import torch
-    torch.set_num_threads(os.cpu_count() or 1)
-    theirs = torch_seconds_per_step(args.steps)
-    print(f"PyTorch {torch.__version__} (CPU, float32): {theirs * 1000:.1f} ms per step")
-    print(f"numpy / PyTorch: {ours / theirs:.2f}x the time per step")
+    with threadpool_limits(limits=args.threads, user_api="blas"):
+        sides = [Numpy()]
+        if importlib.util.find_spec("torch") is None:
+            print("PyTorch is not installed here (pip install -e '.[bench]'): numpy alone, no ratio.")
+        else:
+            import torch
+            torch.set_num_threads(args.threads)
+            sides.append(Torch())
+        machine = blas.describe()
+        print(f"nano-gpt {gpt.count_params(CONFIG)['total']:,} parameters, batch {train.BATCH}, float32, "
+              f"{args.threads} threads each ({machine['blas']} {machine['kernel']} for numpy), "
+              f"{args.steps} steps each, in turn")
+        times = per_step(sides, args.steps)
+        for name, seconds in times.items():
+            print(f"  {name + ':':22s} {statistics.median(seconds) * 1000:7.2f} ms per step (median)")
+        if len(sides) == 2:
+            ratios = [a / b for a, b in zip(*times.values())]
+            print(f"  numpy / PyTorch:       {statistics.median(ratios):7.2f} x per step "
+                  f"(median of the per-step ratios)   goal <= {GOAL} x")
+        if args.full:
+            for side in sides:            # start again from step 0
+                side.__init__()
+            result = to_729(sides, train.MAX_STEPS)
+            for side in sides:
+                steps, seconds = result.get(side.name, (None, None))
+                print(f"  {side.name + ':':22s} " + (f"729/729 after {steps} steps, {seconds:.1f} s"
+                      if steps else f"not 729/729 after {train.MAX_STEPS} steps"))
+        else:
+            print("  (--full also trains both to 729/729, in turn)")
 
 
 if __name__ == "__main__":

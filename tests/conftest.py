@@ -122,6 +122,29 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+# mathjax-config.js typesets a formula only when it comes into view. To
+# check them all, a test shows what it wants (opens a step, a question) and
+# then brings each formula that is shown, one not yet typeset, into view
+# until MathJax has typeset it. Returns the first formula that never got
+# typeset, or null.
+TYPESET_SHOWN = r"""async (scope) => {
+  const typeset = (el) => el.querySelector('mjx-container');
+  const shown = () => [...document.querySelectorAll(scope + ' .arithmatex')]
+      .filter((el) => el.checkVisibility() && !typeset(el));   // not in a closed <details>
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  for (let el; (el = shown()[0]); ) {
+    el.scrollIntoView({block: 'center'});
+    const start = performance.now();
+    while (!typeset(el) && performance.now() - start < 20000) {
+      await frame();
+      await MathJax.startup.promise;
+    }
+    if (!typeset(el)) return el.textContent.slice(0, 80);
+  }
+  return null;
+}"""
+
+
 class Visit:
     """A fresh browser context (linked choices live in localStorage) that
     lets only the local server through and records what else was asked."""
@@ -145,6 +168,11 @@ class Visit:
         self.page.goto(self.base + path)
         self.page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
         return self.page
+
+    def typeset_shown(self, scope: str = "article") -> None:
+        """Bring every formula shown in scope into view, and wait until each is typeset."""
+        stuck = self.page.evaluate(TYPESET_SHOWN, scope)
+        assert stuck is None, f"never typeset, though shown: {stuck}"
 
 
 @pytest.fixture

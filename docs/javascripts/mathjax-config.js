@@ -1,6 +1,12 @@
 // MathJax reads this before it loads. Formulas are typeset from the
 // \( \) and \[ \] that arithmatex leaves; TeX errors are recorded so the
 // browser tests can tell a formula that failed.
+//
+// Only what the reader is about to see is typeset: a formula waits until
+// it comes within a margin of the viewport. A closed step of the path, a
+// hidden heads variant or a closed question is display:none, so its
+// formulas wait until it is shown (and scrolled to). The first screen is
+// typeset first, instead of after every formula of the page.
 window.mathjaxErrors = [];
 window.MathJax = {
   tex: {
@@ -18,24 +24,53 @@ window.MathJax = {
     processHtmlClass: "arithmatex"
   },
   startup: {
-    pageReady: () => MathJax.startup.defaultPageReady().then(markTypeset)
+    typeset: false,  // typesetWhenSeen decides what, and when
+    pageReady: () => MathJax.startup.defaultPageReady().then(typesetWhenSeen)
   }
 };
 
-function markTypeset() {
-  document.body.dataset.mathjax = "done";
+// The fonts nearly every formula uses are fetched now, beside MathJax,
+// rather than once the first formula is laid out.
+(function preloadFonts(script) {
+  if (!document.querySelector(".arithmatex")) return;
+  for (const name of ["Zero", "Main-Regular", "Math-Italic"]) {
+    const link = document.createElement("link");
+    Object.assign(link, { rel: "preload", as: "font", type: "font/woff", crossOrigin: "anonymous",
+      href: new URL(`mathjax/output/chtml/fonts/woff-v2/MathJax_${name}.woff`, script.src).href });
+    document.head.appendChild(link);
+  }
+})(document.currentScript);
+
+// body[data-mathjax=done]: every formula seen so far is typeset.
+function mark(state) {
+  document.body.dataset.mathjax = state;
 }
 
-// Material's instant navigation swaps the content without a reload:
-// typeset each new page (the first one MathJax typesets on its own).
+let seen = null;
+function typesetWhenSeen() {
+  if (seen) seen.disconnect();
+  const formulas = document.querySelectorAll(".arithmatex");
+  if (!formulas.length) return mark("done");
+  seen = new IntersectionObserver((entries, observer) => {
+    const now = entries.filter((e) => e.isIntersecting).map((e) => e.target);
+    now.forEach((el) => observer.unobserve(el));
+    mark("busy");
+    MathJax.startup.promise = MathJax.startup.promise
+      .then(() => now.length && MathJax.typesetPromise(now))
+      .then(() => mark("done"));
+  }, { rootMargin: "50% 0px" });
+  formulas.forEach((el) => seen.observe(el));
+}
+
+// Material's instant navigation swaps the content without a reload: start
+// again on each new page, as Material's own MathJax snippet does.
 document$.subscribe(() => {
-  if (!(window.MathJax && MathJax.typesetPromise)) return;
-  document.body.dataset.mathjax = "busy";
+  if (!(window.MathJax && MathJax.typesetPromise)) return;  // first page: pageReady
+  mark("busy");
   MathJax.startup.promise = MathJax.startup.promise.then(() => {
-    // SVG output has no clearCache (that is CHTML's); its font cache is this
-    if (MathJax.startup.output.clearFontCache) MathJax.startup.output.clearFontCache();
+    MathJax.startup.output.clearCache();
     MathJax.typesetClear();
     MathJax.texReset();
-    return MathJax.typesetPromise();
-  }).then(markTypeset);
+    typesetWhenSeen();
+  });
 });

@@ -331,7 +331,10 @@ def test_the_page_sits_after_end_to_end(changed):
 
 
 def test_every_formula_is_typeset_in_a_browser(visit):
-    page = visit().open("/what-changed/")
+    v = visit()
+    page = v.open("/what-changed/")
+    page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
+    v.typeset_shown()   # a formula is typeset when it comes into view
     typeset = page.evaluate("[document.querySelectorAll('.arithmatex').length,"
                             " document.querySelectorAll('.arithmatex mjx-container').length]")
     assert typeset[0] > 20 and typeset[0] == typeset[1]

@@ -371,8 +371,7 @@ def test_one_heads_choice_holds_across_the_chapter(visit, toy):
     first_row = [c.strip() for c in shown.locator("tbody tr").first.locator("td").all_inner_texts()]
     want = fragment_tables(end_to_end.softmax_table(ex))["table-softmax"][1]
     assert first_row == want
-    p.wait_for_function("[...document.querySelectorAll('.arithmatex')]"
-                        ".every((e) => e.querySelector('mjx-container'))", timeout=30000)
+    v.typeset_shown()
     assert p.evaluate("window.mathjaxErrors") == []
 
 

@@ -80,8 +80,31 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
     assert f"The winner is {top} with p = {p}" in " ".join(page.locator("article").inner_text().split())
 
 
-def test_every_formula_is_typeset(visit):
+def test_a_formula_is_typeset_when_it_is_shown(visit):
+    """A closed step's formulas wait; opening the step typesets them."""
     page = visit().open()
+    step_4 = "#step-4 .arithmatex"
+    assert page.locator(step_4).count() > 0
+    assert page.locator(f"{step_4} mjx-container").count() == 0
+    page.locator("#path-step-4").click()
+    page.wait_for_function(f"""[...document.querySelectorAll('{step_4}')].filter(el => {{
+        const r = el.getBoundingClientRect(); return r.height > 0 && r.top < innerHeight; }})
+        .every(el => el.querySelector('mjx-container'))""", timeout=30000)
+    assert page.locator(f"{step_4} mjx-container").count() > 0
+
+
+def test_every_formula_is_typeset(visit):
+    """Each heads variant of each step, and each question, once shown."""
+    v = visit()
+    page = v.open()
+    for heads in (1, 2, 4):
+        page.locator(f'.heads-chooser[data-ready] input[value="{heads}"]').first.check()
+        for n in range(1, 10):
+            page.locator(f"#path-step-{n}").click()
+            assert page.locator(f"#step-{n}").is_visible()
+            v.typeset_shown()
+    page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
+    v.typeset_shown()
     result = page.evaluate(r"""() => {
         const all = [...document.querySelectorAll('.arithmatex')];
         return {count: all.length,
@@ -96,16 +119,21 @@ def test_every_formula_is_typeset(visit):
     assert result["count"] > 50
     assert result["untypeset"] == 0 and result["errors"] == [] and result["raw"] == []
     assert page.locator("mjx-container merror").count() == 0
+    # screen readers get each formula as MathML
+    assert page.locator(".arithmatex mjx-assistive-mml").count() == result["count"]
 
 
 def test_mathjax_after_instant_navigation(visit):
-    page = visit().open("/")
+    v = visit()
+    page = v.open("/")
     page.locator("article a[href$='end-to-end/']").first.click()
     page.wait_for_url("**/end-to-end/")
-    page.wait_for_function("document.querySelectorAll('.arithmatex mjx-container').length"
-                           " === document.querySelectorAll('.arithmatex').length", timeout=60000)
+    page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
     page.locator("#path-step-4").click()
     assert page.locator("#step-4").is_visible()
+    v.typeset_shown("#step-4")
+    assert page.locator("#step-4 .arithmatex mjx-container").count() > 0
+    assert page.evaluate("window.mathjaxErrors") == []
 
 
 def test_no_serious_accessibility_violation(visit):
@@ -138,15 +166,16 @@ def test_without_javascript_every_step_is_readable(chromium, server):
 
 def test_every_formula_of_the_path_fits_at_full_size(visit):
     """On a desktop no formula of the path is cut off or shrunk: each fits
-    its column at the size of the text around it (book.css keeps the
-    theme's svg max-width from shrinking a wide one)."""
-    page = visit().open()
+    its column at the size of the text around it."""
+    v = visit()
+    page = v.open()
     for n in range(1, 10):
         page.locator(f"#path-step-{n}").click()
+        v.typeset_shown(f"#step-{n}")
         cut = page.evaluate("""n => [...document.querySelectorAll(`#step-${n} div.arithmatex`)]
             .filter(el => el.offsetParent !== null)
             .filter(el => el.scrollWidth > el.clientWidth + 1
-                          || el.querySelector('svg').getBoundingClientRect().height < 10)
+                          || el.querySelector('mjx-container').getBoundingClientRect().height < 10)
             .map(el => el.textContent.slice(0, 60))""", n)
         assert cut == [], f"step {n}: {cut}"
 
@@ -162,6 +191,7 @@ def test_every_page_on_a_desktop(visit, site):
     cut, flagged = {}, {}
     for path in paths:
         page = visitor.open(path)
+        visitor.typeset_shown()
         wide = page.evaluate("""() => [...document.querySelectorAll('div.arithmatex')]
             .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
             .map(el => el.textContent.slice(0, 60))""")

@@ -11,7 +11,10 @@ PAGES = ["", "preliminaries/", "embedding/", "layer-norm/", "self-attention/", "
 @pytest.mark.parametrize("path", PAGES)
 def test_every_chapter_page_on_a_phone(visit, path):
     from axe_playwright_python.sync_playwright import Axe
-    page = visit(width=375).open("/nano-gpt/" + path)
+    v = visit(width=375)
+    page = v.open("/nano-gpt/" + path)
+    page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
+    v.typeset_shown()
     untypeset, tex_errors = page.evaluate("""() => {
         const all = [...document.querySelectorAll('.arithmatex')];
         return [all.filter(m => !m.querySelector('mjx-container')).length, window.mathjaxErrors];

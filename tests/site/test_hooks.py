@@ -1,5 +1,6 @@
 """MathJax is published with the site; a build without it fails."""
 import importlib.util
+import re
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -8,8 +9,19 @@ from toycalc.site import hooks
 
 
 def test_mathjax_files_exist():
-    for name in hooks.MATHJAX_FILES:
+    files = hooks.mathjax_files(hooks.mathjax_dir())
+    assert any(name.endswith("MathJax_Main-Regular.woff") for name in files)
+    for name in [*files, *hooks.MATHJAX_PARTS]:
         assert (hooks.mathjax_dir() / name).is_file(), name
+
+
+def test_a_build_without_mathjax_fonts_or_parts_fails(tmp_path):
+    (tmp_path / "es5").mkdir()
+    (tmp_path / "es5" / "startup.js").write_text("")
+    with pytest.raises(PluginError, match="MathJax's fonts are missing"):
+        hooks.mathjax_files(tmp_path)
+    with pytest.raises(PluginError, match="MathJax files es5/core.js, es5/input/tex.js, .* are missing"):
+        hooks.mathjax_script(tmp_path)
 
 
 def test_a_build_without_mathjax_fails(monkeypatch):
@@ -21,7 +33,15 @@ def test_a_build_without_mathjax_fails(monkeypatch):
 
 
 def test_the_site_serves_its_own_mathjax(site):
-    assert (site / "javascripts" / "mathjax" / "tex-svg-full.js").stat().st_size > 2_000_000
+    mathjax = site / "javascripts" / "mathjax"
+    script = (mathjax / "mathjax.js").read_text(encoding="utf-8")
+    assert len(script) > 700_000 and script.startswith((hooks.mathjax_dir() / "es5/startup.js").read_text()[:200])
+    # the fonts the script asks for, from beside itself, and those the config preloads
+    fonts = {f.name for f in (mathjax / hooks.FONTS).glob("*.woff")}
+    config = (site / "javascripts" / "mathjax-config.js").read_text(encoding="utf-8")
+    preloaded = re.findall(r'"([\w-]+)"', re.search(r'for \(const name of \[(.*?)\]\)', config).group(1))
+    assert len(preloaded) == 3 and {f"MathJax_{name}.woff" for name in preloaded} <= fonts
+    assert {"MathJax_Main-Regular.woff", "MathJax_Math-Italic.woff", "MathJax_Size1-Regular.woff"} <= fonts
     html = (site / "end-to-end" / "index.html").read_text(encoding="utf-8")
     assert "cdn" not in html.lower() and "https://" not in html.replace(
         'href="https://example.github.io', "")

@@ -232,13 +232,18 @@ def norm(cfg: Config, x, gamma=None, beta=None):
     return layernorm(x, gamma, beta) if cfg.norm == "layer" else rmsnorm(x, gamma)
 
 
-def gelu(x):
-    """GELU in GPT-2's tanh form."""
-    return 0.5 * x * (1.0 + np.tanh(GELU_C * (x + 0.044715 * x * x * x)))
+def gelu_tanh(x):
+    """The tanh inside GELU: the forward pass keeps it for the backward pass."""
+    return np.tanh(GELU_C * (x + 0.044715 * x * x * x))
 
 
-def gelu_backward(dout, x):
-    t = np.tanh(GELU_C * (x + 0.044715 * x * x * x))
+def gelu(x, t=None):
+    """GELU in GPT-2's tanh form; t: gelu_tanh(x), if already computed."""
+    return 0.5 * x * (1.0 + (gelu_tanh(x) if t is None else t))
+
+
+def gelu_backward(dout, x, t=None):
+    t = gelu_tanh(x) if t is None else t
     dt = (1.0 - t * t) * GELU_C * (1.0 + 3 * 0.044715 * x * x)
     return dout * (0.5 * (1.0 + t) + 0.5 * x * dt)
 
@@ -338,7 +343,8 @@ def mlp(u2, p, cfg: Config) -> dict:
     where u' W_3 is a second, ungated copy that the gate scales."""
     out = {"mlp_pre": linear(u2, p["W_1"], p.get("b_1"))}
     if cfg.mlp == "gelu":
-        out["mlp_post"] = gelu(out["mlp_pre"])
+        out["mlp_tanh"] = gelu_tanh(out["mlp_pre"])
+        out["mlp_post"] = gelu(out["mlp_pre"], out["mlp_tanh"])
     else:
         out["mlp_up"] = linear(u2, p["W_3"], p.get("b_3"))
         out["mlp_post"] = silu(out["mlp_pre"]) * out["mlp_up"]
@@ -352,9 +358,10 @@ def forward(params, cfg: Config, ids, heads: int | None = None,
 
     Trace names: ids, E_ids, P_t, X, blocks (one dict each: X, u, mu, sigma,
     Q, K, V, dots, scores, weights, outputs, A, attn, h, u2 (u'), mu2,
-    sigma2, mlp_pre, mlp_post, m, y), f, mu_f, sigma_f, z, p; and cache,
-    the keys and values of every block, to pass as `past` to a later call
-    that runs only the tokens after these (the KV cache).
+    sigma2, mlp_pre, mlp_tanh (GELU's tanh, kept for the backward pass),
+    mlp_post, m, y), f, mu_f, sigma_f, z, p; and cache, the keys and values
+    of every block, to pass as `past` to a later call that runs only the
+    tokens after these (the KV cache).
     Switched configs add: Q_rot, K_rot (rope); mlp_up (swiglu); h_sum and
     y_sum, the sums before the norm (post-norm, where u = X, u' = h, f = y)."""
     heads = cfg.n_heads if heads is None else heads
@@ -605,7 +612,7 @@ def mlp_backward(dm, blk, p, cfg: Config, grads, pre):
     dpost = matmul(dm, p["W_2"].T)
     grads[pre + "W_2"] = flat(blk["mlp_post"]).T @ flat(dm)
     if cfg.mlp == "gelu":
-        dpre = gelu_backward(dpost, blk["mlp_pre"])
+        dpre = gelu_backward(dpost, blk["mlp_pre"], blk["mlp_tanh"])
     else:                                               # post = SiLU(pre) * up
         dup = dpost * silu(blk["mlp_pre"])
         dpre = silu_backward(dpost * blk["mlp_up"], blk["mlp_pre"])
