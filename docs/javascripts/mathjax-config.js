@@ -51,6 +51,11 @@ function typesetWhenSeen() {
   if (seen) seen.disconnect();
   const formulas = document.querySelectorAll(".arithmatex");
   if (!formulas.length) return mark("done");
+  // the whole book, to print: every formula now, since paper has no scrolling
+  if (/\/print_page\/$/.test(location.pathname)) {
+    typesetAll();  // chained after startup: returning it here would wait on itself
+    return;
+  }
   seen = new IntersectionObserver((entries, observer) => {
     const now = entries.filter((e) => e.isIntersecting).map((e) => e.target);
     now.forEach((el) => observer.unobserve(el));
@@ -73,4 +78,17 @@ document$.subscribe(() => {
     MathJax.texReset();
     typesetWhenSeen();
   });
+});
+
+function typesetAll() {
+  if (seen) seen.disconnect();
+  mark("busy");
+  MathJax.startup.promise = MathJax.startup.promise
+    .then(() => MathJax.typesetPromise([...document.querySelectorAll(".arithmatex")]))
+    .then(() => mark("done"));
+}
+
+// A page printed from the browser: typeset what the reader has not scrolled to.
+window.addEventListener("beforeprint", () => {
+  if (window.MathJax && MathJax.typesetPromise) typesetAll();
 });
