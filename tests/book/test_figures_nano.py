@@ -22,7 +22,7 @@ from toycalc.model.weights import DEFAULT_TOY, load_toy
 
 # figure -> (page, the id of the table it draws, beside which it stands)
 PLACES = {
-    "nano-attention": ("nano-gpt/self-attention", "nano-attention-1-1"),
+    "nano-attention": ("nano-gpt/self-attention", re.compile(r"^nano-attention-\d+-\d+$")),  # the head the page follows
     "nano-residual": ("nano-gpt/transformer", "nano-blocks-5"),
     "nano-generate": ("nano-gpt/output", "nano-generate"),
     "nano-loss": ("nano-gpt/preliminaries", "nano-training"),

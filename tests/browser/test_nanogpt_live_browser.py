@@ -90,6 +90,7 @@ def test_the_readers_text_is_never_read_as_html(visit):
 
 def tags(markup: str) -> str:
     """A table's markup without the blank between its tags."""
+    markup = re.sub(r' (title|aria-describedby)="[^"]*"', "", markup)  # Material's tooltips move titles
     return re.sub(r">\s+<", "><", markup)
 
 
@@ -97,11 +98,13 @@ def python_titles(run: Run, table) -> list[list[str]]:
     """Every cell's title of the matrix in full, as the build prints it."""
     function = nanogpt_chapter.MATRICES[table["data-nano-full"]]
     accepted = inspect.signature(function).parameters
-    options = {k: (int(table[f"data-{k}"]) if k in ("block", "head", "rows", "cols") else table[f"data-{k}"])
-               for k in accepted if table.has_attr(f"data-{k}")}
+    def value(k):
+        text = table[f"data-{k}"]
+        return int(text) if k in ("block", "head", "rows", "cols") and text.isdigit() else text
+    options = {k: value(k) for k in accepted if table.has_attr(f"data-{k}")}
     full = BeautifulSoup(function(run, **options), "html.parser")
     assert not full.select(".nano-more")
-    return [[td["title"] for td in tr.select("td.nano-cell")] for tr in full.tbody.select("tr")]
+    return [[td["aria-label"] for td in tr.select("td.nano-cell")] for tr in full.tbody.select("tr")]
 
 
 @pytest.mark.parametrize("path", ["/nano-gpt/embedding/", "/nano-gpt/mlp/", "/nano-gpt/self-attention/",
@@ -121,7 +124,7 @@ def test_every_matrix_opens_in_full_with_toycalcs_values(visit, nano, path):
         button.click()
         page.wait_for_selector(f"button[aria-controls='{tid}'][aria-expanded=true]")
         soup = BeautifulSoup(table.evaluate("t => t.outerHTML"), "html.parser").table
-        shown = [[td["title"] for td in tr.select("td.nano-cell")] for tr in soup.tbody.select("tr")]
+        shown = [[td["aria-label"] for td in tr.select("td.nano-cell")] for tr in soup.tbody.select("tr")]
         assert shown == python_titles(run, soup)
         assert len(shown) == int(rows) and {len(r) for r in shown} == {int(cols)}
         assert not soup.select(".nano-more")
@@ -130,7 +133,7 @@ def test_every_matrix_opens_in_full_with_toycalcs_values(visit, nano, path):
         for i, tr in enumerate(before.tbody.select("tr")):
             for j, td in enumerate(tr.select("td.nano-cell")):
                 after = soup.tbody.select("tr")[i].select("td.nano-cell")[j]
-                assert (td["title"], td["style"], td.text) == (after["title"], after["style"], after.text)
+                assert (td["aria-label"], td["style"], td.text) == (after["aria-label"], after["style"], after.text)
         button.click()
         page.wait_for_selector(f"button[aria-controls='{tid}'][aria-expanded=false]")
         assert tags(table.evaluate("t => t.outerHTML")) == tags(corner)
@@ -148,8 +151,10 @@ def test_axe_finds_nothing_serious_with_the_live_parts_open(visit, path):
     page.wait_for_function("() => [...document.querySelectorAll('.nano-full button')].slice(0, 2)"
                            ".every(b => b.getAttribute('aria-expanded') === 'true')")
     violations = Axe().run(page).response["violations"]
+    # Material's tooltip (a glossary term under the pointer) sits outside the landmarks: the theme's
+    theme = lambda n: n["html"].startswith('<div class="md-tooltip2')  # noqa: E731
     assert [(v["id"], [n["html"][:120] for n in v["nodes"]]) for v in violations
-            if v["impact"] not in ("minor", None)] == []
+            if v["impact"] not in ("minor", None) and not all(theme(n) for n in v["nodes"])] == []
 
 
 def test_a_bad_entry_is_announced_to_axe_too(visit):
@@ -158,13 +163,17 @@ def test_a_bad_entry_is_announced_to_axe_too(visit):
     sort(page, "ab")
     page.wait_for_function("() => document.querySelector('[data-nano-sort] [role=alert]').textContent")
     violations = Axe().run(page).response["violations"]
+    # Material's tooltip (a glossary term under the pointer) sits outside the landmarks: the theme's
+    theme = lambda n: n["html"].startswith('<div class="md-tooltip2')  # noqa: E731
     assert [(v["id"], [n["html"][:120] for n in v["nodes"]]) for v in violations
-            if v["impact"] not in ("minor", None)] == []
+            if v["impact"] not in ("minor", None) and not all(theme(n) for n in v["nodes"])] == []
 
 
 def test_reached_by_instant_navigation(visit, nano):
     page = visit().open("/nano-gpt/")
-    page.locator("a[href$='output/']").first.click()
+    # a shown link to nano-gpt's Output (the toy's Output page comes first in the nav now)
+    page.evaluate("[...document.querySelectorAll('a')].find(a => a.href.endsWith('/nano-gpt/output/')"
+                  " && a.getClientRects().length).click()")
     page.wait_for_url(re.compile(r"/nano-gpt/output/$"))
     # the new page's own parts, set up by its scripts (the URL may change before the page does)
     page.wait_for_selector("button[aria-controls='nano-W_U']")

@@ -84,7 +84,7 @@ def test_a_term_shows_its_definition_on_focus_and_on_hover(visit):
                            arg=tip_id)
     # a later use (not a tab stop) opens on hover
     page.mouse.move(0, 0)
-    later = page.locator("article abbr:not([tabindex])").nth(2)
+    later = page.locator("article abbr:not([tabindex]) >> visible=true").nth(2)
     later.scroll_into_view_if_needed()
     later.hover()
     page.wait_for_function("a => document.getElementById(a.getAttribute('aria-describedby'))"

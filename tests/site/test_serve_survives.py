@@ -71,7 +71,8 @@ class Served:
     def error(self, path="end-to-end/") -> str | None:
         """The error the page shows in place of its text, if any."""
         box = BeautifulSoup(self.page(path), "html.parser").select_one(".admonition.failure")
-        return box.get_text(" ", strip=True) if box else None
+        # the text as read: a glossary term is an <abbr>, with no space around it
+        return " ".join(box.get_text().split()) if box else None
 
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8")

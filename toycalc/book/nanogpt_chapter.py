@@ -890,6 +890,8 @@ def openable(name: str, function):
         bound.apply_defaults()
         data = {"nano-full": name, "example": run.text}
         data.update({k: v for k, v in list(bound.arguments.items())[1:] if k not in ("rows", "cols")})
+        if data.get("head") == "best":  # the page names the head it follows, the browser computes that one
+            data["block"], data["head"] = _follow(run, data.get("block"), "best")
         data.update(zip(("rows", "cols"), full_shape(out)))
         attrs = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in data.items())
         return out.replace("<table ", f"<table{attrs} ", 1)
