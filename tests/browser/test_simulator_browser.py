@@ -393,3 +393,19 @@ def test_the_live_path_after_instant_navigation(visit, toy):
     choose(page, "the dog climbed the", temperature=2)
     assert "path--live" in page.locator("#path").get_attribute("class")
     assert_shows(page, Example(toy, text="the dog climbed the", temperature=2.0))
+
+
+@pytest.mark.parametrize("text, says", [
+    ("", "The sentence is empty: type one, or add tokens of the vocabulary."),
+    ("The cat", 'cannot cut "The" (character 1 of "The cat")'),
+])
+def test_the_path_says_what_is_wrong_once(visit, text, says):
+    """On End to End the message stands above the path, once; each step's
+    panel only points to it, and no stale button offers a token."""
+    page = open_end_to_end(visit)
+    choose(page, text)
+    assert page.locator("#sim-message").text_content().startswith(says)
+    page.locator("#path-step-6").click()
+    assert live_panel(page, 6).inner_text() == "No tables: the sentence above cannot be run."
+    append = page.locator("#sim-append")
+    assert append.is_disabled() and append.text_content() == "Append the next token and run again"
