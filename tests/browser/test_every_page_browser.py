@@ -57,6 +57,7 @@ def test_no_raw_tex_and_nothing_too_wide(visit, site, heads):
         page = visitor.open(path)
         if page.locator(".heads-chooser").count():
             assert page.locator(f'.heads-chooser input[value="{heads}"]').first.is_checked(), path
+        visitor.typeset_shown()  # a formula is typeset when it comes into view: bring each there
         if found := page.evaluate(RAW_TEX):
             raw[path] = found
         if found := page.evaluate(TOO_WIDE):

@@ -12,7 +12,7 @@ import pytest
 from references import mulberry32, reference_sample
 from toycalc.book.example import Example
 from toycalc.book.render import fixed, short, vector
-from toycalc.model.tokenizer import TokenizerError, show, tokenize
+from toycalc.model.tokenizer import TokenizerError, show, shorten, tokenize
 
 PAGE = "/simulator/"
 
@@ -141,7 +141,7 @@ def test_reader_text_is_shown_as_text(visit):
     page = open_simulator(visit)
     evil = '<img src=x onerror="window.hacked=1"><b>bold</b>'
     choose(page, evil)
-    assert evil[:40] + "…" in page.locator("#sim-message").text_content()  # a short excerpt, as text
+    assert shorten(evil) in page.locator("#sim-message").text_content()  # a short excerpt, as text
     assert page.locator("#live-simulator img, #live-simulator b").count() == 0
     assert page.evaluate("window.hacked") is None
 
@@ -342,7 +342,7 @@ def test_an_unknown_word_in_the_path(visit, toy):
     assert page.locator("#sim-append").is_disabled()
     evil = '<img src=x onerror="window.hacked=1">'
     choose(page, evil)
-    assert evil[:40] + "…" in page.locator("#sim-message").text_content()  # a short excerpt, as text
+    assert shorten(evil) in page.locator("#sim-message").text_content()  # a short excerpt, as text
     assert page.locator("#path img, #live-simulator img").count() == 0
     choose(page, "the dog")
     assert_shows(page, Example(toy, text="the dog"))
