@@ -5,10 +5,11 @@ Loads the chapter's Output page in headless chromium, sorts six letters
 the gzip size (level 9, as a server would send it) of everything the page
 asked for: the HTML, the stylesheets, the scripts and the weights. MathJax
 is counted apart, since every page of the book loads it. The issue's goal
-is 300 KiB for the page with the model. Beside the weights as published,
-what a byte shuffle before base64 would make of them (each float32's four
-bytes split into four planes, which gzip packs better), measured, not
-guessed.
+is 300 KiB for the page with the model. The weights go out as float16
+(training stores them so: see toycalc/model/train.py); beside them, what
+they would weigh as float32, and what a byte shuffle before base64 would
+make of them (each number's bytes split into planes, which gzip packs
+better), measured, not guessed.
 
     .venv/bin/python benchmarks/nano_page_weight.py [--page nano-gpt/output/]
 """
@@ -44,20 +45,26 @@ def shuffle_bytes(raw: bytes, width: int) -> bytes:
     return np.frombuffer(raw, dtype=np.uint8).reshape(-1, width).T.tobytes()
 
 
-def arrays(data: dict) -> list[dict]:
-    return [v for v in data.values() if isinstance(v, dict) and "f32" in v] + \
+def packed_arrays(data: dict) -> list[dict]:
+    return [v for v in data.values() if isinstance(v, dict) and "shape" in v] + \
            [a for b in data["blocks"] for a in b.values()]
+
+
+def raw_bytes(a: dict) -> tuple[bytes, int]:
+    """A packed array's bytes and the width of one number."""
+    return (base64.b64decode(a["f16"]), 2) if "f16" in a else (base64.b64decode(a["f32"]), 4)
 
 
 def shuffled(weights: bytes) -> bytes:
     """The same JSON with every packed array's bytes shuffled by plane."""
     def shuffle(a: dict) -> dict:
-        raw = shuffle_bytes(base64.b64decode(a["f32"]), 4)
-        return {"shape": a["shape"], "f32": base64.b64encode(raw).decode("ascii")}
+        raw, width = raw_bytes(a)
+        key = "f16" if width == 2 else "f32"
+        return {"shape": a["shape"], key: base64.b64encode(shuffle_bytes(raw, width)).decode("ascii")}
 
     data = json.loads(weights)
     for k, v in list(data.items()):
-        if isinstance(v, dict) and "f32" in v:
+        if isinstance(v, dict) and "shape" in v:
             data[k] = shuffle(v)
     data["blocks"] = [{n: shuffle(a) for n, a in b.items()} for b in data["blocks"]]
     return json.dumps(data, separators=(",", ":")).encode()
@@ -112,14 +119,19 @@ def main() -> None:
     print(f"  {(total - lazy) / 1024:8.1f}  of it before the reader asks for the model")
     print(f"  {mathjax / 1024:8.1f}  MathJax, apart (every page loads it)")
     now, then = gz(weights), gz(shuffled(weights))
-    raw = b"".join(base64.b64decode(a["f32"]) for a in arrays(json.loads(weights)))
-    half = np.frombuffer(raw, dtype="<f4").astype("<f2").tobytes()
-    print(f"The weights ({len(raw) // 4:,} float32): {now / 1024:.1f} KiB gzipped as published (base64 in JSON);")
-    for what, size in [("byte-shuffled before base64", then), ("raw float32 bytes, no base64", gz(raw)),
-                       ("raw float32, byte-shuffled", gz(shuffle_bytes(raw, 4))),
-                       ("rounded to float16 (other numbers)", gz(half))]:
+    numbers = [raw_bytes(a) for a in packed_arrays(json.loads(weights))]
+    count = sum(len(raw) // width for raw, width in numbers)
+    as_f32 = b"".join(np.frombuffer(raw, dtype="<f2" if width == 2 else "<f4").astype("<f4").tobytes()
+                      for raw, width in numbers)
+    kinds = sorted({"float16" if width == 2 else "float32" for _, width in numbers})
+    print(f"The weights ({count:,} numbers, published as {' and '.join(kinds)}): "
+          f"{now / 1024:.1f} KiB gzipped as published (base64 in JSON);")
+    for what, size in [("the same, byte-shuffled before base64", then),
+                       ("as float32 bytes, no base64", gz(as_f32)),
+                       ("as float32, byte-shuffled", gz(shuffle_bytes(as_f32, 4)))]:
         print(f"  {size / 1024:8.1f}  {what}: the HTML, scripts and weights would be "
               f"{(counted - now + size) / 1024:.1f} KiB ({verdict((counted - now + size) / 1024)})")
+
 
 if __name__ == "__main__":
     main()

@@ -60,14 +60,27 @@
     return model;
   }
 
-  /** toycalc/site/export.py's packed arrays (float32 bytes in base64) as
-   *  lists of rows, in the layout `load` reads. */
+  /** toycalc/site/export.py's packed arrays (float16 or float32 bytes,
+   *  little-endian, in base64) as lists of rows, in the layout `load` reads. */
   function unpack(data) {
     const bytes = (b64) => (typeof atob === "function"
       ? Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
       : Uint8Array.from(Buffer.from(b64, "base64")));
-    const array = ({ shape, f32 }) => {
-      const flat = new Float32Array(bytes(f32).buffer);
+    // a float16 read bit by bit: exact, as every float16 is a float32
+    const half = (h) => {
+      const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+      if (e === 0) return sign * m * 2 ** -24;
+      if (e === 31) return m ? NaN : sign * Infinity;
+      return sign * (1024 + m) * 2 ** (e - 25);
+    };
+    const floats = ({ f16, f32 }) => {
+      if (f32 !== undefined) return new Float32Array(bytes(f32).buffer);
+      const view = new DataView(bytes(f16).buffer);
+      return Float32Array.from({ length: view.byteLength / 2 }, (_, i) => half(view.getUint16(2 * i, true)));
+    };
+    const isPacked = (v) => v && (v.f16 !== undefined || v.f32 !== undefined);
+    const array = (v) => {
+      const flat = floats(v), shape = v.shape;
       if (shape.length === 1) return Array.from(flat);
       const cols = shape[1];
       return Array.from({ length: shape[0] }, (_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
@@ -75,7 +88,7 @@
     const out = {};
     for (const [k, v] of Object.entries(data)) {
       if (k === "blocks") out.blocks = v.map((b) => Object.fromEntries(Object.entries(b).map(([n, a]) => [n, array(a)])));
-      else out[k] = v && v.f32 !== undefined ? array(v) : v;
+      else out[k] = isPacked(v) ? array(v) : v;
     }
     delete out.packed;
     return out;

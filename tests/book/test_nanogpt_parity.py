@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT
 from toycalc.model import gpt, nanogpt
-from toycalc.site.export import nano_weights_data, nano_weights_json
+from toycalc.site.export import nano_weights_data, nano_weights_json, packed
 
 TOYGPT = ROOT / "docs" / "javascripts" / "toygpt.js"
 NODE = shutil.which("node") or "/usr/bin/node"
@@ -67,9 +67,54 @@ def test_the_browsers_logits_are_toycalcs(nano, browser_runs):
     assert np.abs(p_steps - want_p).max() < 1e-5
 
 
+def unpacked(data: dict) -> dict:
+    """toygpt.js's `unpack` of export's data, run in Node."""
+    if not shutil.which(NODE):
+        pytest.skip("node is needed (apt-get install nodejs)")
+    script = ('const g = require(process.argv[1]); const d = JSON.parse(require("fs").readFileSync(0, "utf8"));'
+              'process.stdout.write(JSON.stringify(g.unpack(d), (k, v) => Number.isNaN(v) ? "NaN" : '
+              'v === Infinity ? "Inf" : v === -Infinity ? "-Inf" : Object.is(v, -0) ? "-0" : v));')
+    out = subprocess.run([NODE, "-e", script, str(TOYGPT)], input=json.dumps(data), capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
 def test_the_export_is_exact_and_compact(nano):
     data = nano_weights_data(nano)
     assert data["blocks"][2]["W_1"]["shape"] == [48, 192]
+    # the shipped weights are float16 numbers, so they go out as float16
+    assert all("f16" in data["blocks"][b][n] for b in range(3) for n in data["blocks"][b])
+    assert all("f16" in data[n] for n in ("E", "P", "W_U", "gamma_f", "beta_f"))
     size = len(nano_weights_json(nano).encode())
     floats = sum(v.size for v in nano.params.values())
-    assert size < floats * 4 * 1.4  # base64 of float32: about 4/3 of the raw bytes
+    assert size < floats * 2 * 1.4  # base64 of float16: about 4/3 of the raw bytes
+    got = unpacked(data)
+    assert np.array_equal(np.array(got["blocks"][1]["W_1"]), nano.params["blocks.1.W_1"])
+    assert np.array_equal(np.array(got["E"]), nano.params["E"])
+
+
+def test_every_float16_reads_in_the_browser_as_numpy_reads_it():
+    every = np.arange(2 ** 16, dtype=np.uint16).view(np.float16)
+    got = unpacked({"packed": True, "all": packed(every)})["all"]
+    want = every.astype(np.float64)
+    named = {"NaN": np.nan, "Inf": np.inf, "-Inf": -np.inf, "-0": -0.0}
+    got = np.array([named.get(v, v) for v in got], dtype=np.float64)
+    assert np.array_equal(got, want, equal_nan=True)
+    numbers = ~np.isnan(want)
+    assert np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))   # -0 stays -0
+
+
+def test_weights_that_are_not_float16_numbers_go_out_as_float32():
+    values = np.array([[0.1, -2.5], [1e-3, 3.0]])      # 0.1 and 1e-3 are not float16 numbers
+    data = packed(values)
+    assert "f32" in data and "f16" not in data
+    got = np.array(unpacked({"packed": True, "W": data})["W"])
+    assert np.array_equal(got, values.astype(np.float32).astype(np.float64))
+
+
+def test_training_stores_the_weights_as_float16():
+    with np.load(nanogpt.DEFAULT_NPZ) as archive:
+        assert {archive[name].dtype for name in archive.files} == {np.dtype(np.float16)}
+    record = json.loads(nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_text(encoding="utf-8"))
+    assert record["stored_as"] == "float16" and record["accuracy_on_729"] == 729
