@@ -507,3 +507,15 @@ def test_the_gradients_can_be_checked(pages, toy):
     assert f"= {numeric:.6f} \\\\ \\frac{{\\partial L}}{{\\partial E_{{1,{c + 1}}}}}" in math
     assert f"\\text{{(backward pass)}} &= {row[c]:.6f}" in math
 
+
+
+def test_the_heads_chooser_first_appears_where_heads_are_met(site):
+    """Embedding and Positions come before the reader meets a head: no
+    chooser there, a link to Attention instead; Attention offers it. (Fresh
+    pages: `view` removes the chooser, hidden until path.js shows it, from
+    the module's shared ones.)"""
+    for name in ("embedding", "positions"):
+        soup = page(site, f"toy/{name}")
+        assert soup.select_one(".heads-chooser") is None, name
+        assert soup.select_one("article a[href$='attention/']") is not None, name
+    assert page(site, "toy/attention").select_one(".heads-chooser") is not None

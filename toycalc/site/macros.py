@@ -38,6 +38,7 @@ from pathlib import Path
 from jinja2.exceptions import TemplateSyntaxError, UndefinedError
 from mkdocs.exceptions import PluginError
 from mkdocs_macros.errors import format_error
+from threadpoolctl import threadpool_limits
 
 from ..book import claims, end_to_end, nanogpt_chapter, since_2017, toy_chapter
 from ..book.example import Example
@@ -45,7 +46,7 @@ from ..book.minimap import minimap
 from ..book.nano_example import Run
 from ..book.path import heads_chooser, path_diagram
 from ..book.render import by_heads, prose_math
-from ..model.nanogpt import NanoWeightsError, load as load_nano
+from ..model.nanogpt import NanoWeightsError, chosen_path as nano_path, load as load_nano
 from ..model.weights import WeightsError, load_toy
 from .reference import macro_reference
 
@@ -195,13 +196,32 @@ MACRO_NAMES = [*TOY_KINDS, *MODERN_KINDS, *NANO_KINDS, "path_diagram", "heads_ch
                "macro_reference", "claim"]
 
 
+# mkdocs serve rebuilds in one process: nano-gpt's run (its weights and
+# all that is computed from them, such as the best head over the 729
+# inputs) is kept while its file is unchanged, so that an edit of the toy's
+# weights or of a page does not compute it again.
+NANO_RUNS: dict = {}
+
+
 def load_nano_run() -> Run:
+    path = nano_path()
     try:
-        return Run(load_nano())
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        key = None                       # load_nano says what is wrong with the path
+    if key is not None and key in NANO_RUNS:
+        return NANO_RUNS[key]
+    try:
+        run = Run(load_nano(path))
     except ValueError as e:   # NanoWeightsError names the file; a failing run needs it too
         message = str(e)
         raise PluginError(message if isinstance(e, NanoWeightsError) else
                           f"nano-gpt's example: {message}") from None
+    NANO_RUNS.clear()
+    if key is not None:
+        NANO_RUNS[key] = run
+    return run
 
 
 def failing(message: str):
@@ -214,6 +234,10 @@ def define_env(env):
     if newest_source() > LOADED_AT:
         return fresh_toycalc().define_env(env)
     LOGGED.clear()
+    # The book's products are tiny (d = 4, 48): BLAS threads only cost time
+    # (they spin on a busy machine), and one thread makes the printed
+    # numbers independent of the machine's number of cores.
+    threadpool_limits(limits=1, user_api="blas")
     try:
         example = toy_examples(env)
         nano = load_nano_run()
