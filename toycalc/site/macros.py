@@ -48,6 +48,7 @@ from ..book.path import heads_chooser, path_diagram
 from ..book.render import by_heads, prose_math
 from ..model.nanogpt import NanoWeightsError, chosen_path as nano_path, load as load_nano
 from ..model.weights import WeightsError, load_toy
+from .export import weights_path
 from .reference import macro_reference
 
 
@@ -79,14 +80,13 @@ log = logging.getLogger("mkdocs.toycalc")
 LOGGED: set = set()    # the lines logged in this build, each once
 
 
-def weights_path(env) -> Path:
-    """TOYCALC_WEIGHTS, else extra.toycalc.weights (relative to mkdocs.yml)."""
-    chosen = os.environ.get("TOYCALC_WEIGHTS") or env.conf["extra"].get("toycalc", {}).get("weights")
-    if not chosen:
+def toy_weights_path(env) -> Path:
+    """export.weights_path, which the hooks read too; a build must name one."""
+    path = weights_path(env.conf)
+    if path is None:
         raise PluginError("mkdocs.yml: extra.toycalc.weights is not set: "
                           "expected the path of the toy weights file")
-    path = Path(chosen)
-    return path if path.is_absolute() else Path(env.conf["config_file_path"]).parent / path
+    return path
 
 
 def newest_source() -> float:
@@ -112,7 +112,7 @@ def toy_examples(env):
     The book's own example (extra.toycalc.example) is run here, so that a
     vocabulary that cannot cut its sentence, a P too short for it, a
     missing target or an overflow stops the build with the file's name."""
-    path = weights_path(env)
+    path = toy_weights_path(env)
     try:
         model = load_toy(path)
     except WeightsError as e:
