@@ -33,9 +33,9 @@ from mkdocs.utils import get_relative_url
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json, weights_path
 from toycalc.model.weights import WeightsError, load_toy
-from toycalc.site import print_page
+from toycalc.site import speedups
 
-print_page.install()     # the print page's anchor ids in one pass (see print_page.py)
+speedups.install()     # the print page in linear time, templates compiled once (see speedups.py)
 
 MATHJAX_URI = "javascripts/mathjax/mathjax.js"
 MATHJAX_PARTS = ["es5/startup.js", "es5/core.js", "es5/input/tex.js", "es5/output/chtml.js",

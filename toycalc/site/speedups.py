@@ -1,0 +1,67 @@
+"""Two things that keep the build fast, installed by hooks.py.
+
+Process-wide state lives here, not in hooks.py: MkDocs executes a hooks
+file anew each time it loads the config, that is on every rebuild of
+`mkdocs serve`, while this module is imported once.
+
+1. The print page (mkdocs-print-site-plugin 2.9, pinned) in linear time.
+The plugin makes each page's heading ids unique on the combined page with
+`urls.update_anchor_ids`, whose pattern `<([^\\s]+).*?id="…".*?>` tries
+every `<` of a line against the rest of that line. The book's figures and
+tables are single lines of up to 50,000 characters and 1,800 tags, so that
+one function took 8 s for one page and about 40 of the build's seconds.
+`update_anchor_ids` below prefixes the same ids (those of h1–h6, sup and
+li elements) with one pass over the page; tests/site/test_print_page.py
+holds it to the plugin's own function.
+"""
+from __future__ import annotations
+
+import re
+
+import jinja2
+from mkdocs.theme import Theme
+from mkdocs_print_site_plugin import urls
+
+# the id of an h1-h6, sup or li tag (the elements the plugin renames), in that tag
+OWN_ID = re.compile(r'<(h[1-6]|sup|li)(\s[^>]*?\bid=")([^"]*)"')
+
+
+def update_anchor_ids(page_html: str, page_key: str) -> str:
+    return OWN_ID.sub(lambda m: f'<{m[1]}{m[2]}{page_key}-{m[3]}"', page_html)
+
+
+def install() -> None:
+    """Both, in place: the plugin's function (which `urls.fix_internal_links`
+    calls), and every theme environment MkDocs makes (for the pages and the
+    print page's own) given the one cache of compiled templates."""
+    urls.update_anchor_ids = update_anchor_ids
+    if not getattr(Theme.get_env, "keeps_compiled", False):
+        make_env = Theme.get_env
+
+        def get_env(self):
+            env = make_env(self)
+            env.bytecode_cache = COMPILED
+            return env
+        get_env.keeps_compiled = True
+        Theme.get_env = get_env
+
+
+# 2. The theme's templates, compiled once per process. MkDocs makes a new
+# Jinja environment for every build (and the print page one more), and
+# `mkdocs serve` rebuilds in one process: compiling Material's templates again took a tenth of a
+# rebuild. Jinja keys each template by its name and its source's checksum,
+# so an edited override is compiled anew.
+
+class CompiledTemplates(jinja2.BytecodeCache):
+    def __init__(self):
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED = CompiledTemplates()
