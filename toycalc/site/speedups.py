@@ -1,9 +1,5 @@
 """Two things that keep the build fast, installed by hooks.py.
 
-Process-wide state lives here, not in hooks.py: MkDocs executes a hooks
-file anew each time it loads the config, that is on every rebuild of
-`mkdocs serve`, while this module is imported once.
-
 1. The print page (mkdocs-print-site-plugin 2.9, pinned) in linear time.
 The plugin makes each page's heading ids unique on the combined page with
 `urls.update_anchor_ids`, whose pattern `<([^\\s]+).*?id="…".*?>` tries
