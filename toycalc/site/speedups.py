@@ -7,7 +7,7 @@ every `<` of a line against the rest of that line. The book's figures and
 tables are single lines of up to 50,000 characters and 1,800 tags, so that
 one function took 8 s for one page and about 40 of the build's seconds.
 `update_anchor_ids` below prefixes the same ids (those of h1–h6, sup and
-li elements) with one pass over the page; tests/site/test_print_page.py
+li elements) with one pass over the page; tests/site/test_speedups.py
 holds it to the plugin's own function.
 """
 from __future__ import annotations
