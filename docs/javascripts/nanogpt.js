@@ -496,6 +496,7 @@
     };
 
     const TOP = ["X", "f", "z", "p"];
+    const letterAt = (a) => (a.letter === "top" ? argmax(tr.p[a.t]) : V.indexOf(a.letter));
     const chosen = (s) => s.p[s.next];
     const number = {
       text: () => draw.esc(text),
@@ -511,8 +512,8 @@
       weight: (a) => fixed(blk(a).weights[a.head - 1][a.t][a.j], a.places),
       look: (a) => look(blk(a).weights[a.head - 1][a.t], a.t),
       strongest_look: (a) => fixed(Math.max(...tr.blocks.map((b) => Math.max(...b.weights.map((w) => maxOf(w[a.t]))))), a.places),
-      p: (a) => fixed(tr.p[a.t][a.letter === "top" ? argmax(tr.p[a.t]) : V.indexOf(a.letter)], a.places),
-      percent: (a) => `${fixed(100 * tr.p[a.t][V.indexOf(a.letter)], 1)} %`,
+      p: (a) => fixed(tr.p[a.t][letterAt(a)], a.places),
+      percent: (a) => `${fixed(100 * tr.p[a.t][letterAt(a)], 1)} %`,
       top: (a) => V[argmax(tr.p[a.t])],
       step_p: (a) => fixed(chosen(steps[a.step - 1]), a.places),
       min_step_p: (a) => fixed(Math.min(...steps.map(chosen)), a.places),
@@ -731,16 +732,201 @@
         table.append(...whole);
         button.setAttribute("aria-expanded", "true");
         button.textContent = "Show the first rows only";
-        status.textContent = `All ${rows} × ${cols} values, computed in your browser from the chapter's example.`;
+        status.textContent = `All ${rows} × ${cols} values, computed in your browser for ${table.dataset.example}.`;
       }).catch((e) => {
         status.textContent = `The whole matrix could not be computed (${e.message}).`;
       }).finally(() => { button.disabled = false; });
     });
   }
 
+  // ------------------------------------------------------------ following the reader's letters
+
+  const FOLLOWED = "nanogpt-followed";   // sessionStorage: the letters the chapter follows, page to page
+
+  function stored(action, value) {
+    try {
+      if (action === "get") return sessionStorage.getItem(FOLLOWED);
+      if (action === "set") sessionStorage.setItem(FOLLOWED, value);
+      else sessionStorage.removeItem(FOLLOWED);
+    } catch (e) { /* storage refused (private mode): the choice lasts for the page */ }
+    return null;
+  }
+
+  /** MathJax typesets what it has not seen: the new formulas and captions. */
+  function typeset(elements) {
+    const mj = self.MathJax;
+    if (!elements.length || !(mj && mj.typesetPromise)) return;   // not started yet: it will see them
+    document.body.dataset.mathjax = "busy";
+    mj.startup.promise = mj.startup.promise.then(() => mj.typesetPromise(elements))
+      .then(() => { document.body.dataset.mathjax = "done"; });
+  }
+
+  /** Every output of the page marked data-nano-live drawn again for `ch`
+   *  (chapter(...)), in place; the sentences written for the book's
+   *  example marked while other letters are followed. */
+  function redraw(ch, book) {
+    const fresh = [];
+    document.querySelectorAll("[data-nano-live]").forEach((old) => {
+      const [kind, name] = old.dataset.nanoLive.split(":");
+      const markup = ch.render(kind, name, JSON.parse(old.dataset.nanoArgs));   // our own markup: every text escaped
+      if (kind === "number") {
+        old.innerHTML = markup;
+        return;
+      }
+      const holder = document.createElement("template");
+      holder.innerHTML = markup;
+      const now = holder.content.firstElementChild;
+      for (const a of Array.from(old.attributes)) {
+        if (a.name.startsWith("data-") && a.name !== "data-ready") now.setAttribute(a.name, a.value);
+      }
+      if (now.hasAttribute("data-example")) now.setAttribute("data-example", ch.text);
+      const after = old.nextElementSibling;
+      if (after && after.classList.contains("nano-full")) after.remove();   // its button is made again
+      if (self.MathJax && MathJax.typesetClear) MathJax.typesetClear([old]);
+      old.replaceWith(now);
+      if (now.matches("table[data-nano-full]")) setUpMatrix(now);
+      fresh.push(now);
+    });
+    typeset(fresh);
+    const sorted = ch.steps.map((s) => s.next).join() === ch.ids.slice().sort((a, b) => a - b).join();
+    document.querySelectorAll(".nano-for-example").forEach((span) => {
+      const note = span.previousElementSibling;
+      if (note && note.classList.contains("nano-example-note")) note.remove();
+      const holds = span.dataset.nanoHolds === "sorted" && sorted;
+      span.classList.toggle("nano-for-example--marked", !book && !holds);
+      if (!book && !holds) {
+        span.before(el("span", { class: "nano-example-note",
+                                 text: `written for the book's example, ${exampleText()}, not for yours:` }), " ");
+      }
+    });
+  }
+
+  const exampleText = () => document.querySelector("[data-nano-example]").dataset.nanoExample;
+
+  /** Under the title of a page with per-input numbers: which letters the
+   *  page follows, a field to follow the reader's, and the way back. */
+  function setUpFollow() {
+    const first = document.querySelector("[data-nano-live]");
+    const title = document.querySelector("article h1");
+    if (!first || !title || document.querySelector(".nano-follow")) return;
+    const book = exampleText(), id = "nano-follow-letters", length = book.split(" ").length;
+    const now = el("p", { class: "nano-follow-now", "aria-live": "polite" });
+    const input = el("input", { type: "text", id, autocomplete: "off", spellcheck: "false", placeholder: book,
+                                "aria-describedby": `${id}-hint ${id}-message` });
+    const back = el("button", { type: "button", class: "nano-button nano-follow-back", text: "Back to the book's example" });
+    const message = el("p", { id: `${id}-message`, class: "nano-message", role: "alert" });
+    const form = el("form", { class: "nano-follow-form" }, [
+      el("label", { for: id, text: "Follow my letters" }), " ", input, " ",
+      el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Follow" }), " ", back,
+      el("p", { id: `${id}-hint`, class: "nano-hint",
+                text: `${length} letters, each A, B or C: every number of this page that depends on the input ` +
+                      "is computed again in your browser, and stays chosen on the chapter's other pages. " +
+                      "Sizes and weights do not change." }),
+      message]);
+    const box = el("div", { class: "nano-follow" }, [now, form]);
+    title.after(box);
+    let asked = 0;
+
+    const says = (ids, m) => {
+      const yours = ids && ids.map((i) => m.vocab[i]).join(" ");
+      back.hidden = !yours;
+      now.replaceChildren(...(yours
+        ? ["Following ", el("strong", { class: "nano-followed", text: yours }),
+           ", your letters, computed in your browser; the book follows ", book, "."]
+        : ["Following ", el("strong", { class: "nano-followed", text: book }), ", the book's example."]));
+    };
+    const fail = (text) => {
+      message.textContent = text;
+      input.setAttribute("aria-invalid", "true");
+    };
+    const go = (text, remember) => {
+      const ask = ++asked;
+      now.textContent = "Loading nano-gpt…";
+      return model().then((m) => {
+        if (ask !== asked) return;
+        let ids = null;
+        if (text !== null) {
+          try {
+            ids = parseLetters(text, m.vocab, length);
+          } catch (e) {
+            if (!(e instanceof InputError)) throw e;
+            says(followed, m);   // the page keeps what it shows
+            return fail(e.message);
+          }
+        }
+        message.textContent = "";
+        input.removeAttribute("aria-invalid");
+        const isBook = !ids || ids.join() === parseLetters(book, m.vocab, length).join();
+        redraw(chapter(m, isBook ? parseLetters(book, m.vocab, length) : ids), isBook);
+        followed = isBook ? null : ids;
+        if (remember) stored(isBook ? "remove" : "set", isBook ? "" : ids.map((i) => m.vocab[i]).join(" "));
+        says(followed, m);
+      }).catch((e) => ask === asked && fail(`nano-gpt could not run (${e.message}); the page shows the book's example.`));
+    };
+    let followed = null;
+    says(null, { vocab: [] });
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      go(input.value, true);
+    });
+    back.addEventListener("click", () => {
+      input.value = "";
+      go(null, true).then(() => input.focus());
+    });
+    input.addEventListener("focus", () => model().catch(() => {}), { once: true });
+    const saved = stored("get");
+    if (saved) {
+      input.value = saved;
+      go(saved, false);
+    }
+  }
+
+  // ------------------------------------------------------------ a matrix is one Tab stop
+
+  const MOVES = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+  const CELL = "td.nano-cell[tabindex]";
+
+  /** The arrow keys move within a matrix (Home, End: to the ends of the
+   *  row); the cell reached becomes the matrix's one Tab stop. */
+  function onMatrixKey(event) {
+    const cell = event.target.closest && event.target.closest(CELL);
+    if (!cell || event.altKey || event.ctrlKey || event.metaKey) return;
+    const table = cell.closest("table"), row = cell.parentElement;
+    let target = null;
+    if (MOVES[event.key]) {
+      const [dr, dc] = MOVES[event.key];
+      let r = row.rowIndex + dr, c = cell.cellIndex + dc;
+      while (r >= 0 && r < table.rows.length && c >= 0 && c < table.rows[r].cells.length) {
+        const next = table.rows[r].cells[c];
+        if (next.matches(CELL)) { target = next; break; }
+        r += dr; c += dc;
+      }
+    } else if (event.key === "Home" || event.key === "End") {
+      const cells = row.querySelectorAll(CELL);
+      target = cells[event.key === "Home" ? 0 : cells.length - 1];
+    }
+    if (!target) return;
+    event.preventDefault();
+    target.focus();
+  }
+
+  function onMatrixFocus(event) {
+    const cell = event.target.closest && event.target.closest(CELL);
+    if (!cell) return;
+    cell.closest("table").querySelectorAll(`${CELL}[tabindex="0"]`).forEach((c) => c.setAttribute("tabindex", "-1"));
+    cell.setAttribute("tabindex", "0");
+  }
+
+
   function setUp() {
     document.querySelectorAll("[data-nano-sort]").forEach(setUpSorter);
     document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);
+    setUpFollow();
+    if (!self.nanogptKeys) {   // once: instant navigation runs this script again on each page
+      self.nanogptKeys = true;
+      document.addEventListener("keydown", onMatrixKey);
+      document.addEventListener("focusin", onMatrixFocus);
+    }
   }
 
   /** In a page: the weights sit beside this script. Material's instant

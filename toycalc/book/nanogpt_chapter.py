@@ -681,9 +681,10 @@ def p_number(run: Run, letter: str = "A", t: int = 5, places: int = 3) -> str:
 
 
 def percent_number(run: Run, letter: str = "A", t: int = 5) -> str:
-    """The probability of a letter at position t as a percentage, one place: 99.4 %."""
+    """The probability of a letter at position t as a percentage, one place: 99.4 % (letter="top": of the most probable)."""
     _t(run, t)
-    return f"{100 * run.trace['p'][t, _letter(letter)]:.1f} %"
+    i = int(np.argmax(run.trace["p"][t])) if letter == "top" else _letter(letter)
+    return f"{100 * run.trace['p'][t, i]:.1f} %"
 
 
 def top_number(run: Run, t: int = 5) -> str:
@@ -969,7 +970,8 @@ def live(kind: str, name: str, function):
         if args.get("head") == "best":   # the head the page names; the browser draws that one
             args["block"], args["head"] = _follow(run, args.get("block"), "best")
         attrs = (f' data-nano-live="{kind}:{name}" '
-                 f'data-nano-args="{html.escape(json.dumps(args, sort_keys=True))}"')
+                 f'data-nano-args="{html.escape(json.dumps(args, sort_keys=True))}" '
+                 f'data-nano-example="{html.escape(run.text)}"')
         if kind == "number":
             return f'<span class="nano-live"{attrs}>{out}</span>'
         return re.sub(r"^<(table|div|figure)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
