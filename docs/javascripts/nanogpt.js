@@ -819,12 +819,12 @@
       el("label", { for: id, text: "Follow my letters" }), " ", input, " ",
       el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Follow" }), " ", back,
       el("p", { id: `${id}-hint`, class: "nano-hint",
-                text: `${length} letters, each A, B or C: every number of this page that depends on the input ` +
-                      "is computed again in your browser, and stays chosen on the chapter's other pages. " +
-                      "Sizes and weights do not change." }),
+                text: `${length} letters, each A, B or C. Every number that depends on the input is computed ` +
+                      "again in your browser, here and on the chapter's next pages; sizes and weights stay." }),
       message]);
     const box = el("div", { class: "nano-follow" }, [now, form]);
     title.after(box);
+    document.querySelectorAll("[data-nano-about]").forEach((p) => { p.hidden = false; });   // says how, where it works
     let asked = 0;
 
     const says = (ids, m) => {

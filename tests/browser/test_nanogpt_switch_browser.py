@@ -274,3 +274,30 @@ def test_the_stacked_heads_open_in_full(visit, nano):
     button.click()
     page.wait_for_selector("button[aria-controls='nano-A-1'][aria-expanded=false]")
     assert page.locator("#nano-A-1 .nano-more").inner_text() == f"{run.cfg.d - 4 * heads} more rows"
+
+
+@pytest.mark.parametrize("path", ["/nano-gpt/", "/nano-gpt/transformer/"])
+def test_axe_finds_nothing_serious_while_following(visit, path):
+    from axe_playwright_python.sync_playwright import Axe
+    page = visit().open(path)
+    follow(page, "ab")        # a message shown, then letters followed, a sentence marked
+    page.wait_for_function("() => document.querySelector('#nano-follow-letters-message').textContent")
+    follow(page, "cccccc")
+    wait_following(page, "C C C C C C")
+    if path == "/nano-gpt/":   # the paragraph that says how shows only where the field works
+        assert page.locator("[data-nano-about]").is_visible()
+    violations = Axe().run(page).response["violations"]
+    theme = lambda n: n["html"].startswith('<div class="md-tooltip2')  # noqa: E731  (Material's tooltip)
+    assert [(v["id"], [n["html"][:120] for n in v["nodes"]]) for v in violations
+            if v["impact"] not in ("minor", None) and not all(theme(n) for n in v["nodes"])] == []
+
+
+def test_without_javascript_no_field_and_no_word_of_it(chromium, server):
+    context = chromium.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(server + "/nano-gpt/")
+        assert page.locator(".nano-follow").count() == 0
+        assert not page.locator("[data-nano-about]").is_visible()
+    finally:
+        context.close()
