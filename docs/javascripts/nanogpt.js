@@ -808,7 +808,8 @@
   function setUpFollow() {
     const first = document.querySelector("[data-nano-live]");
     const title = document.querySelector("article h1");
-    if (!first || !title || document.querySelector(".nano-follow")) return;
+    // the whole book on one page, to print, prints the book's example
+    if (!first || !title || document.querySelector(".nano-follow") || /\/print_page\/$/.test(location.pathname)) return;
     const book = exampleText(), id = "nano-follow-letters", length = book.split(" ").length;
     const now = el("p", { class: "nano-follow-now", "aria-live": "polite" });
     const input = el("input", { type: "text", id, autocomplete: "off", spellcheck: "false", placeholder: book,

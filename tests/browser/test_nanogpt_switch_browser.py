@@ -301,3 +301,15 @@ def test_without_javascript_no_field_and_no_word_of_it(chromium, server):
         assert not page.locator("[data-nano-about]").is_visible()
     finally:
         context.close()
+
+
+def test_the_print_page_prints_the_books_example(visit, nano):
+    page = visit().open("/nano-gpt/embedding/")
+    follow(page, "bbbbbb")
+    wait_following(page, "B B B B B B")
+    page.goto(page.url.replace("nano-gpt/embedding/", "print_page/"))
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(500)   # what scripts the page runs have run
+    assert page.locator(".nano-follow").count() == 0
+    ids = page.locator("[data-nano-live='number:ids']").first.inner_text()
+    assert ids == " ".join(map(str, Run(nano).ids))
