@@ -99,7 +99,7 @@ def test_the_pages_mark_what_depends_on_the_input(run):
     marked = {(kind, name) for kind, name, _, _ in live_calls(run)}
     for kind, name, options in calls:
         out = KINDS[kind][name](run, **options)
-        if name in nanogpt_chapter.LIVE[kind] and options.get("live", True):
+        if name in nanogpt_chapter.LIVE[kind]:
             assert (kind, name) in marked
             assert "data-nano-live" in out.split(">", 1)[0], (kind, name, options)
         else:  # sizes, weights, the training record: the same for every input
@@ -116,7 +116,6 @@ def test_the_browser_draws_each_live_output_as_the_build_does(run, drawn):
     for text, strings in zip(INPUTS, out):
         other = Run(run.model, text)
         for (kind, name, options, _), js in zip(calls, strings):
-            options = {k: v for k, v in options.items() if k != "live"}
             assert js == inspect.unwrap(KINDS[kind][name])(other, **options), (text, kind, name, options)
 
 

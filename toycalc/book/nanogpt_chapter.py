@@ -497,6 +497,12 @@ def text_number(run: Run) -> str:
     return html.escape(run.text)
 
 
+def example_number(run: Run) -> str:
+    """The book's example, as letters, where it stays when a page follows
+    the reader's letters (in an attribute, in words about the example)."""
+    return html.escape(run.text)
+
+
 def ids_number(run: Run) -> str:
     """The chapter's input, as ids."""
     return " ".join(map(str, run.ids))
@@ -765,7 +771,7 @@ FORMULAS = {
     "gelu": gelu_formula, "logit": logit_formula, "softmax": softmax_formula,
 }
 NUMBERS = {
-    "text": text_number, "ids": ids_number, "answer": answer_number, "sorted": sorted_number,
+    "text": text_number, "example": example_number, "ids": ids_number, "answer": answer_number, "sorted": sorted_number,
     "letter": letter_number, "id": id_number, "size": size_number, "count": count_number,
     "record": record_number, "mu": mu_number, "sigma": sigma_number, "value": value_number,
     "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
@@ -955,15 +961,12 @@ GIVEN = {("number", "untrained_top"): lambda run: {"ignored": _ignored(run)}}
 
 
 def live(kind: str, name: str, function):
-    """`function`, its output marked for the browser. live=False leaves it
-    bare (for the example's letters in an attribute)."""
+    """`function`, its output marked for the browser."""
     signature = inspect.signature(function)
 
     @functools.wraps(function)
-    def marked(run: Run, live: bool = True, **options) -> str:
+    def marked(run: Run, **options) -> str:
         out = function(run, **options)
-        if not live:
-            return out
         bound = signature.bind(run, **options)
         bound.apply_defaults()
         args = dict(list(bound.arguments.items())[1:]) | GIVEN.get((kind, name), lambda run: {})(run)
@@ -975,8 +978,6 @@ def live(kind: str, name: str, function):
         if kind == "number":
             return f'<span class="nano-live"{attrs}>{out}</span>'
         return re.sub(r"^<(table|div|figure)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
-    marked.__signature__ = signature.replace(parameters=[
-        *signature.parameters.values(), inspect.Parameter("live", inspect.Parameter.KEYWORD_ONLY, default=True)])
     return marked
 
 
