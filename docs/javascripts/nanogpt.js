@@ -1,6 +1,6 @@
 // nanogpt.js: nano-gpt live on the chapter's pages.
 //
-// Two things, both on toygpt.js's one JavaScript GPT (its `load`, `forward`
+// All on toygpt.js's one JavaScript GPT (its `load`, `forward`
 // and `greedy`; nothing of the model is written again here) and on the
 // weights the build exports (javascripts/nanogpt-weights.json, fetched the
 // first time a reader asks for something, never before):
@@ -8,9 +8,16 @@
 //    reader's, sorted by the model, with p(A), p(B), p(C) at each step;
 //  - every matrix that stops at "N more rows" ([data-nano-full], added by
 //    toycalc/book/nanogpt_chapter.py's `openable`) gets a button that
-//    shows it whole, computed on the chapter's example, in the markup of
+//    shows it whole, computed on the letters the page follows, in the markup of
 //    nanogpt_chapter.heat (tests/book/test_nanogpt_live.py compares the
-//    strings with Python's, for every matrix, all rows and columns).
+//    strings with Python's, for every matrix, all rows and columns);
+//  - "Follow my letters" under the title of a page with per-input numbers
+//    ([data-nano-live], marked by nanogpt_chapter.live): every such number,
+//    matrix, table, formula and figure drawn again for the reader's letters
+//    by `chapter`, in nanogpt_chapter.py's markup
+//    (tests/book/test_nanogpt_switch.py), kept page to page in
+//    sessionStorage until "Back to the book's example";
+//  - a matrix is one Tab stop, its cells reached by the arrow keys.
 // The build puts this script on the pages that need it (hooks.py).
 // Text typed by the reader is only ever written with textContent.
 (function (root, factory) {
