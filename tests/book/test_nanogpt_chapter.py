@@ -272,7 +272,7 @@ def test_every_chapter_table_matches_its_renderer(site, run):
     for registry in (nanogpt_chapter.TABLES, nanogpt_chapter.MATRICES):
         for name, function in registry.items():
             html = function(run)
-            for tid in re.findall(r'<table id="([^"]+)"', html):
+            for tid in re.findall(r'<table\b[^>]*\sid="([^"]+)"', html):
                 wanted[tid] = cells(BeautifulSoup(html, "html.parser"), tid)
     seen = 0
     for name in PAGES:
@@ -287,8 +287,11 @@ def test_every_chapter_table_matches_its_renderer(site, run):
 def test_cells_are_readable_without_colour(site):
     soup = chapter(site, "self-attention")
     for td in soup.select("td.nano-cell:not(.nano-masked)"):
-        assert td.get("tabindex") == "0"
+        assert td.get("tabindex") in ("0", "-1")    # reached by the arrow keys; one Tab stop per matrix
         assert td["title"] == td["aria-label"] and td["title"].endswith(td.get_text())
+    for table in soup.select("table.nano-matrix"):
+        stops = table.select('[tabindex="0"]')
+        assert len(stops) == 1 and stops[0] == table.select("td.nano-cell:not(.nano-masked)")[0], table["id"]
     kinds = {k for t in soup.select("table.nano-matrix") for k in t["class"]}
     assert {"nano-matrix--act", "nano-matrix--weight"} <= kinds
     captions = " ".join(c.get_text() for c in soup.select("table.nano-matrix caption"))
@@ -299,7 +302,7 @@ def test_cells_are_readable_without_colour(site):
 
 def test_a_cell_escapes_its_label_and_says_its_value():
     out = nanogpt_chapter.cell(-0.25, "act", 'a "<b>" label', 0.5)
-    assert 'title="a &quot;&lt;b&gt;&quot; label: −0.250"' in out and 'tabindex="0"' in out
+    assert 'title="a &quot;&lt;b&gt;&quot; label: −0.250"' in out and 'tabindex="-1"' in out
     assert out.endswith(">−0.250</td>") and "--shade:0.36" in out
 
 

@@ -42,7 +42,7 @@ def every_matrix(cfg) -> list[dict]:
     """Each openable matrix the chapter can show, by the options a page may give."""
     blocks, heads = range(1, cfg.n_blocks + 1), range(1, cfg.n_heads + 1)
     specs = [{"nanoFull": "E"}, {"nanoFull": "P"}, {"nanoFull": "X"}, {"nanoFull": "W", "name": "W_U"}]
-    specs += [{"nanoFull": "u", "block": b} for b in blocks]
+    specs += [{"nanoFull": "u", "block": b} for b in blocks] + [{"nanoFull": "A", "block": b} for b in blocks]
     specs += [{"nanoFull": "qkv", "which": w, "head": h, "block": b} for w in "QKV" for h in heads for b in blocks]
     specs += [{"nanoFull": "mlp", "which": w, "block": b}
               for w in ("mlp_pre", "mlp_post", "m", "y", "h") for b in blocks]
@@ -60,7 +60,10 @@ def python_full(run: Run, spec: dict) -> str:
     shown = function(run, **options)
     shape = {k: int(re.search(f'data-{k}="(\\d+)"', shown).group(1)) for k in ("rows", "cols")}
     accepted = inspect.signature(function).parameters
-    table = function(run, **options, **{k: v for k, v in shape.items() if k in accepted}).split("\n")
+    whole = {k: v for k, v in shape.items() if k in accepted}
+    if spec["nanoFull"] == "A":   # the stacked heads: every channel of each head
+        whole["per_head"] = run.cfg.d // run.cfg.n_heads
+    table = function(run, **options, **whole).split("\n")
     assert table[1].startswith("<caption>") and table[-1] == "</tbody></table>"
     assert "nano-more" not in "".join(table), spec    # all of it: data-rows and data-cols are the whole
     return "\n".join(table[2:-1] + ["</tbody>"])
@@ -152,10 +155,10 @@ def test_the_field_is_hidden_without_javascript_and_the_scripts_only_where_neede
         field = soup.select("[data-nano-sort]")
         assert len(field) == 1 and field[0].has_attr("hidden") and not field[0].get_text(strip=True)
         assert field[0]["data-example"] == "C B A B B C" and field[0]["data-length"] == "6"
-    for name in ("nano-gpt", "nano-gpt/embedding", "nano-gpt/mlp", "nano-gpt/output"):
+    for name in ("nano-gpt", "nano-gpt/embedding", "nano-gpt/mlp", "nano-gpt/softmax", "nano-gpt/output"):
         scripts = [s["src"] for s in page(site, name).select("article script[src]")]
         assert [s.rsplit("/", 1)[-1] for s in scripts] == ["toygpt.js", "nanogpt.js"], name
-    for name in ("nano-gpt/softmax", "nano-gpt/preliminaries", "end-to-end", "toy/attention", "contributing"):
+    for name in ("nano-gpt/preliminaries", "end-to-end", "toy/attention", "contributing"):
         assert not page(site, name).select('script[src*="nanogpt.js"]'), name
     # the weights are fetched by the script when a reader asks, never linked from a page
     assert not [p for p in site.rglob("*.html") if "nanogpt-weights.json" in p.read_text(encoding="utf-8")]

@@ -40,6 +40,7 @@ def test_a_cell_says_its_value_on_focus(visit):
         return tip && tip.classList.contains('md-tooltip2--active') ? tip.textContent.trim() : null;
     }""")
     text = cell.inner_text().strip()
-    page.keyboard.press("Tab")
+    page.keyboard.press("ArrowDown")   # within a matrix, the arrow keys (a matrix is one Tab stop)
     assert said == title and said.endswith(text) and "weight of t = 0 on j = 0" in said
     assert page.evaluate("document.activeElement.classList.contains('nano-cell')")
+    assert "weight of t = 1 on j = 0" in page.evaluate("document.activeElement.getAttribute('aria-label')")

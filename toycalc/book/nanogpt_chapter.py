@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import html
 import inspect
+import json
 import re
 
 import numpy as np
@@ -30,11 +31,12 @@ LENGTH_SIGN = im("\\lVert\\cdot\\rVert")
 
 def cell(value: float, kind: str, label: str, scale: float) -> str:
     """One coloured cell: its value printed, in its title (hover) and its
-    aria-label (read on keyboard focus); the shade grows with |value|."""
+    aria-label (read on keyboard focus); the shade grows with |value|.
+    Reached by the arrow keys, not by Tab (see one_tab_stop)."""
     text = fixed(value)
     alpha = 0.08 + 0.55 * min(abs(float(value)) / scale, 1.0) if scale > 0 else 0.08
     said = html.escape(f"{label}: {text}")
-    return (f'<td class="nano-cell nano-{kind}" tabindex="0" title="{said}" aria-label="{said}" '
+    return (f'<td class="nano-cell nano-{kind}" tabindex="-1" title="{said}" aria-label="{said}" '
             f'style="--shade:{alpha:.2f}">{text}</td>')
 
 
@@ -60,7 +62,14 @@ def heat(table_id: str, M, kind: str, rows: list[int], row_names: list[str], col
         lines.append(f'<tr><th scope="row">⋮</th><td class="nano-more" colspan="{span}">'
                      f"{more_rows} more rows</td></tr>")
     lines.append("</tbody></table>")
-    return "\n".join(lines)
+    return one_tab_stop("\n".join(lines))
+
+
+def one_tab_stop(table: str) -> str:
+    """A matrix is one stop of the Tab key, its first cell; the arrow keys
+    move within it (docs/javascripts/nanogpt.js), so that an opened W_1
+    does not put 9,216 stops between the reader and the next paragraph."""
+    return table.replace('tabindex="-1"', 'tabindex="0"', 1)
 
 
 def _range(M) -> str:
@@ -72,9 +81,10 @@ def _kind_words(kind: str) -> str:
 
 
 def activations(run: Run, table_id: str, M, what: str, symbol: str, rows: int,
-                row_names=None, row_picks=None) -> str:
+                row_names=None, row_picks=None, more_rows: int | None = None) -> str:
     """A T x n activation drawn as the walkthrough draws it: one column per
-    time step, one row per channel; the first `rows` channels shown."""
+    time step, one row per channel; the first `rows` channels shown (or the
+    channels row_picks, with more_rows counted as not shown)."""
     T, n = M.shape
     picks = list(range(min(rows, n))) if row_picks is None else row_picks
     names = row_names or [f"c = {c}" for c in picks]
@@ -85,7 +95,7 @@ def activations(run: Run, table_id: str, M, what: str, symbol: str, rows: int,
     return heat(table_id, M.T, "act", picks, names, list(range(T)),
                 [f"t = {t}<br>{letters[t]}" for t in range(T)],
                 lambda r, c: f"{what}, channel {r}, t = {c} ({letters[c]})", caption,
-                more_rows=n - len(picks) if row_picks is None else 0)
+                more_rows=(n - len(picks) if row_picks is None else 0) if more_rows is None else more_rows)
 
 
 def weights(table_id: str, W, what: str, symbol: str, rows: int, cols: int,
@@ -167,13 +177,14 @@ def attention_matrix(run: Run, head: int = 1, block: int = 1) -> str:
 
 
 def A_matrix(run: Run, block: int = 1, per_head: int = 4) -> str:
-    """The heads' outputs stacked: the first channels of each head."""
+    """The heads' outputs stacked: the first channels of each head (the
+    others counted as "N more rows", which the browser can open)."""
     b = _block(run, block)
     A = run.cfg.d // run.cfg.n_heads
-    picks = [h * A + i for h in range(run.cfg.n_heads) for i in range(per_head)]
+    picks = [h * A + i for h in range(run.cfg.n_heads) for i in range(min(per_head, A))]
     names = [f"head {c // A + 1}, c = {c}" for c in picks]
     return activations(run, f"nano-A-{block}", b["A"], f"Heads stacked, block {block}", "a",
-                       0, row_names=names, row_picks=picks)
+                       0, row_names=names, row_picks=picks, more_rows=run.cfg.d - len(picks))
 
 
 def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols: int = ROWS) -> str:
@@ -216,11 +227,11 @@ def legend_table(run: Run) -> str:
     s = max(np.abs(w).max(), np.abs(a).max())
     row_a = "".join(cell(v, "act", f"an activation, value {i + 1}", s) for i, v in enumerate(a))
     row_w = "".join(cell(v, "weight", f"a weight, value {i + 1}", s) for i, v in enumerate(w))
-    return "\n".join([
+    return one_tab_stop("\n".join([
         '<table id="nano-legend" class="nano-matrix">',
         "<caption>How the chapter draws numbers</caption>", "<tbody>",
         f'<tr><th scope="row">being processed (green)</th>{row_a}</tr>',
-        f'<tr><th scope="row">weights (blue)</th>{row_w}</tr>', "</tbody></table>"])
+        f'<tr><th scope="row">weights (blue)</th>{row_w}</tr>', "</tbody></table>"]))
 
 
 def vocab_table(run: Run) -> str:
@@ -486,6 +497,12 @@ def text_number(run: Run) -> str:
     return html.escape(run.text)
 
 
+def example_number(run: Run) -> str:
+    """The book's example, as letters, where it stays when a page follows
+    the reader's letters (in an attribute, in words about the example)."""
+    return html.escape(run.text)
+
+
 def ids_number(run: Run) -> str:
     """The chapter's input, as ids."""
     return " ".join(map(str, run.ids))
@@ -593,9 +610,13 @@ def largest_number(run: Run, name: str = "E") -> str:
 def untrained_top_number(run: Run) -> str:
     """The least sure of the positions whose targets training ignored: the
     smallest of their largest probabilities."""
+    return fixed(min(run.trace["p"][t].max() for t in _ignored(run)))
+
+
+def _ignored(run: Run) -> list[int]:
+    """The input positions whose targets training ignores."""
     _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
-    ignored = [t for t in range(run.T) if targets[0, t] < 0]
-    return fixed(min(run.trace["p"][t].max() for t in ignored))
+    return [t for t in range(run.T) if targets[0, t] < 0]
 
 
 def record_number(run: Run, key: str = "steps") -> str:
@@ -659,15 +680,17 @@ def strongest_look_number(run: Run, t: int = 5, places: int = 3) -> str:
 
 
 def p_number(run: Run, letter: str = "A", t: int = 5, places: int = 3) -> str:
-    """The probability of a letter at position t."""
+    """The probability of a letter at position t (letter="top": of the most probable)."""
     _t(run, t)
-    return fixed(run.trace["p"][t, _letter(letter)], places)
+    i = int(np.argmax(run.trace["p"][t])) if letter == "top" else _letter(letter)
+    return fixed(run.trace["p"][t, i], places)
 
 
 def percent_number(run: Run, letter: str = "A", t: int = 5) -> str:
-    """The probability of a letter at position t as a percentage, one place: 99.4 %."""
+    """The probability of a letter at position t as a percentage, one place: 99.4 % (letter="top": of the most probable)."""
     _t(run, t)
-    return f"{100 * run.trace['p'][t, _letter(letter)]:.1f} %"
+    i = int(np.argmax(run.trace["p"][t])) if letter == "top" else _letter(letter)
+    return f"{100 * run.trace['p'][t, i]:.1f} %"
 
 
 def top_number(run: Run, t: int = 5) -> str:
@@ -748,7 +771,7 @@ FORMULAS = {
     "gelu": gelu_formula, "logit": logit_formula, "softmax": softmax_formula,
 }
 NUMBERS = {
-    "text": text_number, "ids": ids_number, "answer": answer_number, "sorted": sorted_number,
+    "text": text_number, "example": example_number, "ids": ids_number, "answer": answer_number, "sorted": sorted_number,
     "letter": letter_number, "id": id_number, "size": size_number, "count": count_number,
     "record": record_number, "mu": mu_number, "sigma": sigma_number, "value": value_number,
     "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
@@ -913,3 +936,52 @@ def full_shape(table: str) -> tuple[int, int]:
 
 
 MATRICES = {name: openable(name, function) for name, function in MATRICES.items()}
+
+
+# ---------------------------------------------------------------- the reader's letters, in the browser
+
+# What changes with the input: these outputs are marked with what they are
+# (data-nano-live="kind:name") and their options (data-nano-args, JSON, every
+# default filled in), so that docs/javascripts/nanogpt.js can draw them again
+# for the reader's letters, string for string as here
+# (tests/book/test_nanogpt_switch.py). Sizes and weights are left alone.
+LIVE = {
+    "matrix": ("X", "u", "qkv", "attention", "A", "mlp", "p"),
+    "table": ("legend", "embed", "layernorm", "attention_row", "residual", "mlp_hidden", "mlp_out",
+              "blocks", "looks", "softmax", "generate"),
+    "formula": ("layernorm", "q_cell", "head_output", "gelu", "logit", "softmax"),
+    "number": ("text", "ids", "answer", "sorted", "letter", "id", "mu", "sigma", "value", "variance",
+               "weight", "look", "strongest_look", "p", "percent", "top", "step_p", "min_step_p",
+               "untrained_top"),
+    "figure": ("attention", "residual", "generate"),
+}
+
+# what the browser is told besides the options: facts of the task, not of the input
+GIVEN = {("number", "untrained_top"): lambda run: {"ignored": _ignored(run)}}
+
+
+def live(kind: str, name: str, function):
+    """`function`, its output marked for the browser."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def marked(run: Run, **options) -> str:
+        out = function(run, **options)
+        bound = signature.bind(run, **options)
+        bound.apply_defaults()
+        args = dict(list(bound.arguments.items())[1:]) | GIVEN.get((kind, name), lambda run: {})(run)
+        if args.get("head") == "best":   # the head the page names; the browser draws that one
+            args["block"], args["head"] = _follow(run, args.get("block"), "best")
+        attrs = (f' data-nano-live="{kind}:{name}" '
+                 f'data-nano-args="{html.escape(json.dumps(args, sort_keys=True))}" '
+                 f'data-nano-example="{html.escape(run.text)}"')
+        if kind == "number":
+            return f'<span class="nano-live"{attrs}>{out}</span>'
+        return re.sub(r"^<(table|div|figure)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
+    return marked
+
+
+for _kind, _registry in (("matrix", MATRICES), ("table", TABLES), ("formula", FORMULAS),
+                         ("number", NUMBERS), ("figure", FIGURES)):
+    for _name in LIVE[_kind]:
+        _registry[_name] = live(_kind, _name, _registry[_name])

@@ -212,9 +212,10 @@ def on_serve(server, config, builder):
     return server
 
 # The pages with a live part of nano-gpt (the "Letters to sort" field, a
-# matrix that opens in full) and only those load the browser GPT, inside
+# matrix that opens in full, numbers that can follow the reader's letters)
+# and only those load the browser GPT, inside
 # the page's content, so that instant navigation runs them too.
-NANO_LIVE = re.compile(r"<(?:div|table)\b[^>]*\sdata-nano-(?:sort|full)\b")   # a tag, not words about it
+NANO_LIVE = re.compile(r"<(?:div|table|span|figure)\b[^>]*\sdata-nano-(?:sort|full|live)\b")   # a tag, not words about it
 NANO_ASSETS = ('<link rel="stylesheet" href="{}stylesheets/nanogpt.css">\n'
                '<script src="{}javascripts/toygpt.js"></script>\n'
                '<script src="{}javascripts/nanogpt.js"></script>\n')

@@ -1,0 +1,130 @@
+"""The chapter switched to the reader's letters: docs/javascripts/nanogpt.js's
+`chapter` in Node against nanogpt_chapter.py. Every output the build marks
+as depending on the input (data-nano-live), with the options a page gives
+it and with its defaults, drawn by the browser's code for several inputs
+is the string the build writes for a Run on those inputs (without the
+data attributes, which the browser keeps from the page's element)."""
+from __future__ import annotations
+
+import ast
+import html
+import inspect
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT
+from toycalc.book import nanogpt_chapter
+from toycalc.book.nano_example import Run
+from toycalc.model import nanogpt
+from toycalc.site.export import nano_weights_json
+
+NANOGPT = ROOT / "docs" / "javascripts" / "nanogpt.js"
+TOYGPT = ROOT / "docs" / "javascripts" / "toygpt.js"
+NODE = shutil.which("node") or "/usr/bin/node"
+KINDS = {"matrix": nanogpt_chapter.MATRICES, "table": nanogpt_chapter.TABLES, "formula": nanogpt_chapter.FORMULAS,
+         "number": nanogpt_chapter.NUMBERS, "figure": nanogpt_chapter.FIGURES}
+CALL = re.compile(r'\{\{\s*nano_(matrix|table|formula|number|figure)\(("[^"]+")((?:,\s*\w+=[^,)]+)*)\)\s*\}\}')
+# the book's example, then others: mixed, one letter, sorted, reversed
+INPUTS = ["C B A B B C", "A A B C C A", "C C C C C C", "A B B C C C", "C C B A A A", "B A C A B C"]
+
+RUNNER = r"""
+const n = require(process.argv[1]);
+const g = require(process.argv[2]);
+const job = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const model = g.load(job.weights);
+process.stdout.write(JSON.stringify(job.inputs.map((text) => {
+  const ch = n.chapter(model, n.exampleIds(model, text));
+  return job.calls.map(([kind, name, args]) => ch.render(kind, name, args));
+})));
+"""
+
+
+def page_calls() -> list[tuple[str, str, dict]]:
+    """Every nano macro call of the chapter's pages, with its options."""
+    calls = []
+    for md in sorted((ROOT / "docs" / "nano-gpt").glob("*.md")):
+        for kind, name, options in CALL.findall(md.read_text(encoding="utf-8")):
+            opts = {k: ast.literal_eval({"true": "True", "false": "False"}.get(v.strip(), v.strip()))
+                    for k, v in re.findall(r"(\w+)=([^,]+)", options)}
+            calls.append((kind, ast.literal_eval(name), opts))
+    return calls
+
+
+def live_calls(run) -> list[tuple[str, str, dict, dict]]:
+    """(kind, name, options, data-nano-args) of each marked output: the
+    pages' calls and every live entry with its defaults."""
+    calls = page_calls() + [(kind, name, {}) for kind, names in nanogpt_chapter.LIVE.items() for name in names]
+    out, seen = [], set()
+    for kind, name, options in calls:
+        markup = KINDS[kind][name](run, **options)
+        found = re.match(r'<\w+ data-nano-live="([^"]+)" data-nano-args="([^"]*)"', markup) or \
+            re.match(r'<span class="nano-live" data-nano-live="([^"]+)" data-nano-args="([^"]*)"', markup)
+        if not found:
+            continue
+        assert found.group(1) == f"{kind}:{name}"
+        args = json.loads(html.unescape(found.group(2)))
+        key = (kind, name, json.dumps(args, sort_keys=True))
+        if key not in seen:
+            seen.add(key)
+            out.append((kind, name, options, args))
+    return out
+
+
+@pytest.fixture(scope="module")
+def run():
+    return Run(nanogpt.load())
+
+
+@pytest.fixture(scope="module")
+def drawn(run):
+    if not shutil.which(NODE):
+        pytest.skip("node is needed (apt-get install nodejs)")
+    calls = live_calls(run)
+    job = {"weights": json.loads(nano_weights_json(run.model)), "inputs": INPUTS,
+           "calls": [[kind, name, args] for kind, name, _, args in calls]}
+    out = subprocess.run([NODE, "-e", RUNNER, str(NANOGPT), str(TOYGPT)], input=json.dumps(job),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return calls, json.loads(out.stdout)
+
+
+def test_the_pages_mark_what_depends_on_the_input(run):
+    calls = page_calls()
+    assert len(calls) > 80
+    marked = {(kind, name) for kind, name, _, _ in live_calls(run)}
+    for kind, name, options in calls:
+        out = KINDS[kind][name](run, **options)
+        if name in nanogpt_chapter.LIVE[kind]:
+            assert (kind, name) in marked
+            assert "data-nano-live" in out.split(">", 1)[0], (kind, name, options)
+        else:  # sizes, weights, the training record: the same for every input
+            assert "data-nano-live" not in out, (kind, name, options)
+    # every kind is on some page, with the head the page follows named
+    assert {kind for kind, _ in marked} == set(KINDS)
+    qkv = [args for kind, name, _, args in live_calls(run) if name == "qkv"]
+    assert qkv and all(isinstance(a["head"], int) for a in qkv)
+
+
+def test_the_browser_draws_each_live_output_as_the_build_does(run, drawn):
+    calls, out = drawn
+    assert len(calls) > 50
+    for text, strings in zip(INPUTS, out):
+        other = Run(run.model, text)
+        for (kind, name, options, _), js in zip(calls, strings):
+            assert js == inspect.unwrap(KINDS[kind][name])(other, **options), (text, kind, name, options)
+
+
+def test_the_inputs_give_different_numbers(run, drawn):
+    """The comparison above is not of one example six times."""
+    calls, out = drawn
+    differ = sum(a != b for a, b in zip(out[0], out[1]))
+    assert differ > len(calls) * 0.8
+    softmax = [k for k, (kind, name, _, _) in enumerate(calls) if (kind, name) == ("table", "softmax")][0]
+    cells = [[td.get_text() for td in BeautifulSoup(strings[softmax], "html.parser").select("tbody td")]
+             for strings in out]
+    assert len({tuple(c) for c in cells}) == len(INPUTS)
