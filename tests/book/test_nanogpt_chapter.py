@@ -382,3 +382,17 @@ def test_what_the_walkthrough_covers_is_kept(site, run):
         in text("output")
     assert "stretches the gaps between large logits" in text("output")
     assert "\\(T\\) for time" in text("embedding") and "\\(C\\) for channels" in text("embedding")
+
+
+def test_the_page_says_how_the_weights_are_stored(site, nano):
+    """The record's float32 arithmetic and float16 storage, in the training
+    table and in the sentence that explains them; and the stored arrays are
+    of that type."""
+    soup = chapter(site, "preliminaries")
+    rows = {r[0]: r[-1] for r in cells(soup, "nano-training")}
+    assert rows["computed in"] == nano.record["dtype"] == "float32"
+    assert rows["weights stored as"] == nano.record["stored_as"] == "float16"
+    assert (f"Training computes in {nano.record['dtype']}, but the weights are kept in half precision, "
+            f"{nano.record['stored_as']},") in text_of(soup)
+    with np.load(nano.path) as archive:
+        assert {archive[name].dtype.name for name in archive.files} == {nano.record["stored_as"]}

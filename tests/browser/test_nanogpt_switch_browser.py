@@ -214,7 +214,7 @@ def test_an_opened_matrix_is_one_tab_stop_walked_with_the_arrow_keys(visit, nano
     page = visit().open("/nano-gpt/mlp/")
     W1 = "#nano-W_1-1"
     assert tab_stops(page, W1) == 1
-    page.locator(f"button[aria-controls='nano-W_1-1']").click()
+    page.locator("button[aria-controls='nano-W_1-1']").click()
     page.wait_for_selector("button[aria-controls='nano-W_1-1'][aria-expanded=true]")
     cfg = nano.cfg
     cells = page.locator(f"{W1} td.nano-cell")

@@ -274,6 +274,9 @@ def training_table(run: Run) -> str:
                                                 f"({rec.get('final_loss_means', '')})")],
             ["loss on all 729 inputs", fixed(rec["loss_on_729"], 4)],
             ["inputs sorted by greedy decoding", f"{rec['accuracy_on_729']} of 729"]]
+    if "stored_as" in rec:
+        rows[3:3] = [["computed in", html.escape(str(rec.get("dtype")))],
+                     ["weights stored as", html.escape(str(rec["stored_as"]))]]
     return html_table("nano-training", ["", "this model"], rows)
 
 
@@ -622,7 +625,7 @@ def _ignored(run: Run) -> list[int]:
 def record_number(run: Run, key: str = "steps") -> str:
     """One entry of the training record (steps, seconds, accuracy on all inputs, ...)."""
     rec = run.model.record
-    keys = ("seed", "batch", "steps", "final_loss", "loss_on_729", "accuracy_on_729", "seconds")
+    keys = ("seed", "batch", "steps", "final_loss", "loss_on_729", "accuracy_on_729", "seconds", "dtype", "stored_as")
     if key not in keys:
         raise ValueError(f"key = {key!r}: expected one of {', '.join(keys)}")
     if key not in rec:
