@@ -77,13 +77,14 @@ def counted(self, source, name=None, *args, **kwargs):
 jinja2.Environment.compile = counted
 for site in sys.argv[1:3]:
     build(load_config("mkdocs.yml", site_dir=site))
-    print(compiled["base.html"], compiled["main.html"])
+    print(compiled["base.html"], compiled["main.html"], compiled[None])
     main = open("overrides/main.html").read().replace("{% block extrahead %}", "{% block extrahead %}<!-- edited between the builds -->", 1)
     open("overrides/main.html", "w").write(main)
+    open("docs/index.md", "a").write("\\n\\nA sentence added between the builds.\\n")
 """
 
 
-def test_two_builds_in_one_process_compile_the_theme_once_and_an_edited_template_again(project, tmp_path):
+def test_two_builds_in_one_process_compile_each_template_once_and_an_edited_one_again(project, tmp_path):
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     out = subprocess.run([sys.executable, "-c", TWO_BUILDS, str(tmp_path / "a"), str(tmp_path / "b")],
                          cwd=project, env=env, capture_output=True, text=True, timeout=600)
@@ -93,4 +94,7 @@ def test_two_builds_in_one_process_compile_the_theme_once_and_an_edited_template
     # main.html, edited after the first build, compiled again
     assert first[0] >= 1 and second[0] == first[0]
     assert second[1] > first[1]
-    assert "edited between the builds" in (tmp_path / "b" / "index.html").read_text(encoding="utf-8")
+    # the pages' Markdown, compiled as templates: only the edited page again
+    assert first[2] >= 20 and second[2] - first[2] == 1
+    home = (tmp_path / "b" / "index.html").read_text(encoding="utf-8")
+    assert "edited between the builds" in home and "A sentence added between the builds." in home

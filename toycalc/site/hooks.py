@@ -145,6 +145,12 @@ def on_config(config):
     return config
 
 
+def on_pre_build(config):
+    macros = config.plugins.get("macros")
+    if macros is not None and getattr(macros, "_env", None) is not None:   # made in its on_config
+        speedups.keep_compiled_pages(macros.env)    # the pages' templates, once per text
+
+
 @event_priority(-100)  # after every other plugin has written its files
 def on_post_build(config):
     staging = config.site_dir

@@ -1,4 +1,4 @@
-"""Two things that keep the build fast, installed by hooks.py.
+"""Three things that keep the build fast, installed by hooks.py.
 
 1. The print page (mkdocs-print-site-plugin 2.9, pinned) in linear time.
 The plugin makes each page's heading ids unique on the combined page with
@@ -61,3 +61,33 @@ class CompiledTemplates(jinja2.BytecodeCache):
 
 
 COMPILED = CompiledTemplates()
+
+
+# 3. The pages' templates, compiled once per text. mkdocs-macros compiles
+# each page's Markdown as a Jinja template in a new environment on every
+# build; under `mkdocs serve` most pages are the same text as last time (an
+# edit of the weights changes no page). Compiled code does not depend on
+# the environment, only on its syntax settings, which are part of the key.
+
+PAGE_CODE: dict = {}
+PAGES_KEPT = 500        # texts; a long serve session edits pages many times
+
+
+def keep_compiled_pages(jinja_env: jinja2.Environment) -> None:
+    compile_source = jinja_env.compile
+    syntax = (jinja_env.block_start_string, jinja_env.block_end_string, jinja_env.variable_start_string,
+              jinja_env.variable_end_string, jinja_env.comment_start_string, jinja_env.comment_end_string,
+              jinja_env.line_statement_prefix, jinja_env.line_comment_prefix, jinja_env.trim_blocks,
+              jinja_env.lstrip_blocks, jinja_env.newline_sequence, jinja_env.keep_trailing_newline,
+              tuple(sorted(jinja_env.extensions)), jinja_env.optimized, jinja_env.autoescape)
+
+    def compiled(source, name=None, filename=None, raw=False, defer_init=False):
+        if name is not None or filename is not None or raw or defer_init or not isinstance(source, str):
+            return compile_source(source, name, filename, raw, defer_init)
+        key = (syntax, source)
+        if key not in PAGE_CODE:
+            if len(PAGE_CODE) >= PAGES_KEPT:
+                PAGE_CODE.clear()
+            PAGE_CODE[key] = compile_source(source)
+        return PAGE_CODE[key]
+    jinja_env.compile = compiled
