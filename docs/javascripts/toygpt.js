@@ -327,7 +327,11 @@
 
   /** Python's f"{x:.{places}f}": exact ties go to the even digit. */
   function toFixedEven(x, places) {
-    // toFixed rounds an exact tie away from zero, Python to the even digit;
+    // toFixed rounds an exact tie away from zero, Python to the even digit.
+    // A tie needs x times 10^places to end in .5 exactly: clear of that,
+    // toFixed is right as it is (and the simulator prints thousands of them)
+    const scaled = Math.abs(x) * 10 ** places;
+    if (Math.abs(scaled - Math.floor(scaled) - 0.5) > 1e-7 * (1 + scaled)) return x.toFixed(places);
     // toFixed(100) spells out the double exactly, so a tie can be told
     const exact = Math.abs(x).toFixed(100), dot = exact.indexOf(".");
     if (/^50*$/.test(exact.slice(dot + 1 + places))) {
@@ -622,82 +626,196 @@
       const weightsVec = (v) => vector(v, (x) => short(x, true));
       const dHeader = (s) => Array.from({ length: model.d }, (_, c) => `${s}${c + 1}`);
       const steps = [];
-      // a step's nodes are built when first read: the path shows one step at a time
-      const step = (title, make) => {
-        const st = { n: steps.length + 1, title };
-        let nodes = null;
-        Object.defineProperty(st, "nodes", { enumerable: true, get: () => nodes || (nodes = make()) });
-        steps.push(st);
-      };
-      step("Tokens and ids", () => [
+      // a step is its parts, each a function that builds one node: a part is
+      // built when the reader can see it (showParts), not before
+      const step = (title, ...parts) => steps.push({ n: steps.length + 1, title, parts });
+      step("Tokens and ids", () =>
         table("sim-ids", "The sentence cut into tokens, and their ids", ["token"].concat(tokens),
-              [["id"].concat(tr.ids.map(String))], { rowHeader: true })]);
-      step("The table E", () => [
+              [["id"].concat(tr.ids.map(String))], { rowHeader: true }));
+      step("The table E", () =>
         table("sim-E", "The embedding table E, the sentence's rows in bold", ["id", "token"].concat(dHeader("c")),
               model.vocab.map((t, i) => [String(i), show(t)].concat(Array.from(model.E[i], (v) => short(v)))),
-              { bold: new Set(tr.ids) })]);
-      step("Position: X", () => [
+              { bold: new Set(tr.ids) }));
+      step("Position: X", () =>
         table("sim-X", "Each token's row of E plus its position's row of P",
               ["token", "E[id]", "P_t", "x_t = E[id] + P_t"],
               tokens.map((t, i) => [t, weightsVec(tr.E_ids[i]), weightsVec(tr.P_t[i]), weightsVec(tr.X[i])]),
-              { rowHeader: true })]);
-      step("LayerNorm: u", () => [
+              { rowHeader: true }));
+      step("LayerNorm: u", () =>
         table("sim-u", "Each row of X shifted to mean 0 and scaled to standard deviation 1",
               ["token", "μ", "σ"].concat(dHeader("u")),
               tokens.map((t, i) => [t, fixed(tr.mu[i]), fixed(tr.sigma[i])].concat(Array.from(tr.u[i], (v) => fixed(v)))),
-              { rowHeader: true })]);
-      step("Query, key and value", () => [
+              { rowHeader: true }));
+      step("Query, key and value", () =>
         table("sim-QKV", "Q = u W_Q, K = u W_K, V = u W_V",
               ["token", "Q", "K", "V"],
               tokens.map((t, i) => [t, vector(tr.Q[i]), vector(tr.K[i]), vector(tr.V[i])]),
-              { rowHeader: true })]);
-      const headTables = () => {
-        const heads = [];
-        for (let h = 0; h < H; h++) {
-          const head = h + 1;
-          heads.push(table(`sim-scores-${head}`,
+              { rowHeader: true }));
+      const headTables = [];
+      for (let h = 0; h < H; h++) {
+        const head = h + 1;
+        headTables.push(() => table(`sim-scores-${head}`,
             `Head ${head}: scores s = q·k / √${model.d / H}, one row per position (−∞: hidden by the mask)`,
             [`head ${head}`].concat(tokens),
             tokens.map((t, i) => [t].concat(Array.from(tr.scores[h][i], (v) => (v === -Infinity ? "−∞" : fixed(v))))),
             { rowHeader: true }));
-          heads.push(table(`sim-weights-${head}`,
+        headTables.push(() => table(`sim-weights-${head}`,
             `Head ${head}: the weights a = softmax(s) of each row (blank: masked)`,
             [`head ${head}`].concat(tokens),
             tokens.map((t, i) => [t].concat(Array.from(tr.weights[h][i], (v, j) => (j > i ? null : fixed(v))))),
             { rowHeader: true }));
-        }
-        return heads;
-      };
-      step(`The heads (${H})`, () => [drawn(draw.attentionFigure(tokens, tr)), ...headTables()]);
+      }
+      step(`The heads (${H})`, () => drawn(draw.attentionFigure(tokens, tr)), ...headTables);
       const oHeader = Array.from({ length: H }, (_, h) => `o (head ${h + 1})`);
-      step("Mix the values, join the heads", () => [
+      step("Mix the values, join the heads", () =>
         table("sim-mix", "Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O",
               ["token"].concat(oHeader, ["A", "A W_O", "h"]),
               tokens.map((t, i) => [t].concat(tr.outputs.map((o) => vector(o[i])),
                                               [vector(tr.A[i]), vector(tr.attn[i]), vector(tr.h[i])])),
-              { rowHeader: true })]);
-      step("LayerNorm again, and the MLP", () => [
+              { rowHeader: true }));
+      step("LayerNorm again, and the MLP", () =>
         table("sim-mlp", "u' = LN(h), then GELU(u' W_1) W_2 = m, and y = h + m",
               ["token", "u'", "u' W_1", "GELU(u' W_1)", "m", "y"],
               tokens.map((t, i) => [t, vector(tr.u2[i]), vector(tr.mlp_pre[i]), vector(tr.mlp_post[i]),
                                     vector(tr.m[i]), vector(tr.y[i])]),
-              { rowHeader: true })]);
+              { rowHeader: true }));
       const z = tr.z[last], p = tr.p[last], logits = tr.logits[last];
       const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
-      step("Logits and probabilities", () => [drawn(draw.probabilitiesFigure(vocabShown, tr)),
-        el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[last])}; each logit is f_${T} times a column of W_U, then divided by T = ${short(tr.temperature)}.` }),
-        table("sim-softmax", `The next token after position ${T}, most probable first`,
+      step("Logits and probabilities", () => drawn(draw.probabilitiesFigure(vocabShown, tr)),
+        () => el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[last])}; each logit is f_${T} times a column of W_U, then divided by T = ${short(tr.temperature)}.` }),
+        () => table("sim-softmax", `The next token after position ${T}, most probable first`,
               ["token", "logit", "z = logit / T", "e^z", "p"],
               order.map((i) => [show(model.vocab[i]), fixed(logits[i]), fixed(z[i]), fixed(Math.exp(z[i])), fixed(p[i])]),
-              { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) })]);
-      steps.forEach((st) => { st.drawing = draw.pathSvg(st.n, tokens, run, vocabShown); });
+              { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) }));
+      // the drawing on each step's button, built when first read
+      steps.forEach((st) => {
+        let drawing = null;
+        Object.defineProperty(st, "drawing", { get: () => drawing || (drawing = draw.pathSvg(st.n, tokens, run, vocabShown)) });
+      });
       return steps;
+    }
+
+    // ---------------------------------------------------------------- what the reader sees first
+    // A run redraws every table and figure, but the reader sees a screenful
+    // of them. The parts on the screen are built in the same frame; the
+    // others when they come within half a screen of it (scrolling: built
+    // before they are seen), or when the browser is idle, whichever is first. Until then a deferred
+    // table or figure is an empty box of its last height (no stale number
+    // is shown as current), and a deferred drawing on a path button keeps
+    // its last drawing, dimmed (class sim-pending on both).
+
+    const later = (function () {
+      const fills = new Map();  // node -> what fills it
+      let near = null, idle = 0;
+      const whenIdle = typeof requestIdleCallback === "function"
+        ? (f) => requestIdleCallback(f, { timeout: 250 })
+        : (f) => setTimeout(() => f({ timeRemaining: () => 10 }), 20);
+
+      function run(node) {
+        const fill = fills.get(node);
+        if (!fill) return;
+        drop(node);
+        if (node.isConnected) fill();
+      }
+
+      function drop(node) {
+        if (fills.delete(node) && near) near.unobserve(node);
+      }
+
+      function schedule() {
+        if (idle || !fills.size) return;
+        idle = whenIdle((deadline) => {
+          idle = 0;
+          for (const node of [...fills.keys()]) {
+            run(node);
+            if (deadline.timeRemaining() < 4) break;
+          }
+          schedule();
+        });
+      }
+
+      function defer(node, fill) {
+        near = near || new IntersectionObserver((entries) => entries.forEach((e) => {
+          if (e.isIntersecting) run(e.target);
+        }), { rootMargin: "50% 0px" });
+        fills.set(node, fill);
+        near.observe(node);
+        schedule();
+      }
+
+      /** Everything deferred, now (or only what is inside `within`). */
+      function flush(within) {
+        for (const node of [...fills.keys()]) if (!within || within.contains(node)) run(node);
+      }
+
+      return { defer, drop, flush, size: () => fills.size };
+    })();
+
+    /** Where the parts of each box are, read before the run writes anything
+     *  (one layout, no read between writes). A box that now shows a message
+     *  or is hidden keeps where its parts were when last seen. Sets box.near:
+     *  for each part, whether it is on the screen. */
+    function survey(boxes, singles) {
+      const y = scrollY, h = innerHeight;
+      const isNear = (top, height) => top < h && top + height > 0;
+      for (const box of boxes) {
+        if (!box.dataset.message) {
+          const seen = [];
+          for (const child of box.children) {
+            const r = child.getBoundingClientRect();
+            if (!r.width && !r.height) { seen.length = 0; break; }
+            seen.push({ top: r.top + y, height: r.height });
+          }
+          if (seen.length) box.seen = seen;
+        }
+        box.near = (box.seen || []).map((s) => isNear(s.top - y, s.height));
+      }
+      for (const node of singles || []) {
+        const r = node.getBoundingClientRect();
+        node.near = isNear(r.top, r.height);
+      }
+    }
+
+    /** A run's parts into `box`: those near the screen (or of unknown place)
+     *  built now, the others deferred (see `later`). */
+    function showParts(box, parts) {
+      for (const child of box.children) later.drop(child);
+      delete box.dataset.message;
+      const near = box.near || [];
+      box.replaceChildren(...parts.map((make, i) => {
+        if (near[i] !== false) return make();
+        const hold = el("div", { class: "sim-pending", "aria-busy": "true" });
+        hold.style.height = `${box.seen[i].height}px`;
+        later.defer(hold, () => hold.replaceWith(make()));
+        return hold;
+      }));
+    }
+
+    /** A drawing's markup into `node`, now if it is near the screen, else later;
+     *  the markup is written only if it changed. */
+    function showDrawing(node, markup) {
+      const write = () => {
+        node.classList.remove("sim-pending");
+        const text = typeof markup === "function" ? markup() : markup;
+        if (node.markup !== text) {
+          node.innerHTML = text;
+          node.markup = text;
+        }
+      };
+      later.drop(node);
+      if (node.near === false && typeof markup === "function") {
+        node.classList.add("sim-pending");
+        later.defer(node, write);
+      } else write();
     }
 
     /** The simulator's own page: one section per step. */
     function showSteps(results, steps) {
-      results.replaceChildren(...steps.map(({ n, title, nodes }) =>
-        el("section", { class: "sim-step" }, [el("h2", { text: `${n}. ${title}` }), ...nodes])));
+      if (results.children.length !== steps.length) {
+        results.replaceChildren(...steps.map(() => el("section", { class: "sim-step" })));
+      }
+      steps.forEach(({ n, title, parts }, k) =>
+        showParts(results.children[k], [() => el("h2", { text: `${n}. ${title}` }), ...parts]));
       results.hidden = false;
     }
 
@@ -708,29 +826,23 @@
       path.classList.toggle("path--live", steps !== null || message !== undefined);
       // the drawing on each step's button follows the run too
       path.querySelectorAll(".path-step").forEach((button, k) => {
-        let live = button.querySelector(":scope > .path-drawing-live");
-        if (!live) {
-          live = el("span", { class: "path-drawing path-drawing-live" });
-          button.append(live);
-        }
-        live.innerHTML = steps ? steps[k].drawing : "";
+        showDrawing(drawingOf(button), steps ? () => steps[k].drawing : "");
       });
       path.querySelectorAll(".path-panel").forEach((panel, k) => {
         panel.querySelectorAll(".path-body").forEach((body) => {
-          let live = body.querySelector(":scope > .path-live");
-          if (!live) {
-            live = el("div", { class: "path-live" });
-            body.insertBefore(live, body.querySelector(":scope > .path-box"));
-          }
+          const live = liveOf(body);
           const variant = body.closest(".heads-variant");
           live.pending = null;
-          if (variant && variant.dataset.heads !== String(heads)) live.replaceChildren();
-          else if (message !== undefined) live.replaceChildren(el("p", { class: "sim-message", text: message }));
-          else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
-            live.replaceChildren(...steps[k].nodes);
+          if (variant && variant.dataset.heads !== String(heads)) clear(live);
+          else if (message !== undefined) {
+            clear(live);
+            live.dataset.message = "1";
+            live.append(el("p", { class: "sim-message", text: message }));
+          } else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
+            showParts(live, steps[k].parts);
           } else {
             // a closed step is built when it opens (see fillWhenOpened): one step, not nine
-            live.replaceChildren();
+            clear(live);
             live.pending = steps ? steps[k] : null;
           }
         });
@@ -738,6 +850,35 @@
       });
     }
 
+    function clear(box) {
+      for (const child of box.children) later.drop(child);
+      box.replaceChildren();
+    }
+
+    function drawingOf(button) {
+      let live = button.querySelector(":scope > .path-drawing-live");
+      if (!live) {
+        live = el("span", { class: "path-drawing path-drawing-live" });
+        button.append(live);
+      }
+      return live;
+    }
+
+    function liveOf(body) {
+      let live = body.querySelector(":scope > .path-live");
+      if (!live) {
+        live = el("div", { class: "path-live" });
+        body.insertBefore(live, body.querySelector(":scope > .path-box"));
+      }
+      return live;
+    }
+
+    /** What a run may redraw, for survey: the boxes and the button drawings. */
+    function inSight(root, path) {
+      if (!path) return [[...root.querySelectorAll("#sim-results > .sim-step")], []];
+      const lives = [...path.querySelectorAll(".path-panel.is-open .path-body")].map(liveOf);
+      return [lives, [...path.querySelectorAll(".path-step")].map(drawingOf)];
+    }
 
     // ---------------------------------------------------------------- the weights editor
 
@@ -879,7 +1020,8 @@
         if (live.pending) {
           const step = live.pending;
           live.pending = null;
-          live.replaceChildren(...step.nodes);
+          live.near = null;  // shown now: every part of it
+          showParts(live, step.parts);
         }
       });
     }
@@ -989,6 +1131,7 @@
       };
 
       function update() {
+        survey(...inSight(root, path));  // before any write
         const o = read();
         tempShown.textContent = short(o.temperature, true);
         let tr;
@@ -1095,7 +1238,8 @@
       update();
     }
 
-    return { start, render, toYaml, cellName, update: (root) => state.get(root).update() };
+    return { start, render, toYaml, cellName, update: (root) => state.get(root).update(),
+             flush: () => later.flush(), pending: () => later.size() };
   })();
 
   return {
