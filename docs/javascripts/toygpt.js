@@ -770,8 +770,8 @@
         }
         box.near = (box.seen || []).map((s) => isNear(s.top - y, s.height));
       }
-      for (const node of singles || []) {
-        const r = node.getBoundingClientRect();
+      for (const node of singles || []) {  // a drawing, placed by its button (it may be hidden)
+        const r = node.parentNode.getBoundingClientRect();
         node.near = isNear(r.top, r.height);
       }
     }
@@ -791,9 +791,11 @@
       }));
     }
 
-    /** A drawing's markup into `node`, now if it is near the screen, else later;
+    /** A drawing's markup into `node`, now if its button is on the screen,
+     *  else when the button nears it (the drawing itself may be hidden, empty);
      *  the markup is written only if it changed. */
     function showDrawing(node, markup) {
+      const button = node.parentNode;
       const write = () => {
         node.classList.remove("sim-pending");
         const text = typeof markup === "function" ? markup() : markup;
@@ -802,10 +804,10 @@
           node.markup = text;
         }
       };
-      later.drop(node);
+      later.drop(button);
       if (node.near === false && typeof markup === "function") {
         node.classList.add("sim-pending");
-        later.defer(node, write);
+        later.defer(button, write);
       } else write();
     }
 
