@@ -47,6 +47,8 @@ TIMING = """([text, before, heads, runs, tablesIn]) => {
       || document.querySelector(`.heads-chooser input[value="${heads}"]`);
   choice.checked = true;
   choice.dispatchEvent(new Event('change', {bubbles: true}));
+  const open = document.querySelector('.path-step.is-open');   // End to End: its step in view
+  if (open) open.scrollIntoView({block: 'start'});
   const model = toygpt.load(window.__weights);
   const type = (t) => { field.value = t; field.dispatchEvent(new Event('input')); };
   const frame = [], deferred = [];

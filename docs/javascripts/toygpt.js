@@ -612,8 +612,66 @@
     /** A block of figures: markup from `draw`, which escapes every text. */
     function drawn(markup) {
       const node = el("div", { class: "sim-figures" });
-      node.innerHTML = markup;
+      node.drawing = markup;  // written by showParts: into this node, or patched into the last one
       return node;
+    }
+
+    /** Markup into `node`. Where the new drawing has the same elements as the
+     *  one there (the same number of tokens and heads), only the attributes
+     *  and texts that changed are written: the browser then restyles a few
+     *  attributes instead of building thousands of elements anew. The
+     *  markup is `draw`'s, whose texts and attribute values are escaped. */
+    function patchInto(node, markup) {
+      if (node.markup === markup) return;
+      const was = node.markup ? node.pieces || pieces(node.markup) : null, now = pieces(markup);
+      if (!(was && was.shape === now.shape && patched(node, was, now))) node.innerHTML = markup;
+      node.markup = markup;
+      node.pieces = now;
+    }
+
+    const TOKEN = /<(\/?)([a-zA-Z]+)([^>]*?)(\/?)>|([^<]+)/g;
+    const UNESCAPE = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
+    const unescape = (text) => text.replace(/&(amp|lt|gt|quot|#x27);/g, (e) => UNESCAPE[e]);
+
+    /** The markup as start tags (their attributes), ends and texts, in order. */
+    function pieces(markup) {
+      const list = [];
+      let shape = "";
+      for (const m of markup.matchAll(TOKEN)) {
+        if (m[5] !== undefined) { list.push([2, m[5]]); shape += "t"; }
+        else if (m[1]) { list.push([1]); shape += "/"; }
+        else { list.push([0, m[3], m[4]]); shape += m[2] + (m[4] ? "/" : ""); }
+      }
+      return { list, shape };
+    }
+
+    function patched(node, was, now) {
+      const elements = node.getElementsByTagName("*"), open = [];
+      let e = -1;
+      for (let k = 0; k < now.list.length; k++) {
+        const [kind, text, closed] = now.list[k], before = was.list[k][1];
+        if (kind === 0) {
+          e += 1;
+          if (!closed) open.push(e);
+          if (text !== before) attributes(elements[e], before, text);
+        } else if (kind === 1) open.pop();
+        else if (text !== before) {
+          const parent = elements[open[open.length - 1]];
+          if (!parent || parent.childNodes.length !== 1) return false;
+          parent.firstChild.data = unescape(text);
+        }
+      }
+      return true;
+    }
+
+    const ATTRIBUTE = /([\w:-]+)="([^"]*)"/g;
+    function attributes(element, before, now) {
+      const old = new Map([...before.matchAll(ATTRIBUTE)].map((m) => [m[1], m[2]]));
+      for (const [, name, value] of now.matchAll(ATTRIBUTE)) {
+        if (old.get(name) !== value) element.setAttribute(name, unescape(value));
+        old.delete(name);
+      }
+      for (const name of old.keys()) element.removeAttribute(name);
     }
 
     /** Every table and figure of the path, from one trace: one entry per
@@ -781,14 +839,31 @@
     function showParts(box, parts) {
       for (const child of box.children) later.drop(child);
       delete box.dataset.message;
-      const near = box.near || [];
-      box.replaceChildren(...parts.map((make, i) => {
-        if (near[i] !== false) return make();
-        const hold = el("div", { class: "sim-pending", "aria-busy": "true" });
-        hold.style.height = `${box.seen[i].height}px`;
-        later.defer(hold, () => hold.replaceWith(make()));
-        return hold;
-      }));
+      const near = box.near || [], old = [...box.children];
+      const build = (make, was) => {
+        const node = make();
+        if (node.drawing === undefined) return node;
+        // a drawing: into the one there if it is one (see patchInto)
+        const into = was && was.drawing !== undefined ? was : node;
+        patchInto(into, node.drawing);
+        into.drawing = node.drawing;
+        return into;
+      };
+      parts.forEach((make, i) => {
+        const was = old[i];
+        let node;
+        if (near[i] !== false) node = build(make, was);
+        else {
+          node = el("div", { class: "sim-pending", "aria-busy": "true" });
+          node.style.height = `${box.seen[i].height}px`;
+          const hold = node;
+          later.defer(hold, () => hold.replaceWith(build(make)));
+        }
+        // the nodes kept stay in place: moving them would rebuild them
+        if (!was) box.append(node);
+        else if (node !== was) was.replaceWith(node);
+      });
+      old.slice(parts.length).forEach((child) => child.remove());
     }
 
     /** A drawing's markup into `node`, now if its button is on the screen,
@@ -799,10 +874,7 @@
       const write = () => {
         node.classList.remove("sim-pending");
         const text = typeof markup === "function" ? markup() : markup;
-        if (node.markup !== text) {
-          node.innerHTML = text;
-          node.markup = text;
-        }
+        patchInto(node, text);
       };
       later.drop(button);
       if (node.near === false && typeof markup === "function") {

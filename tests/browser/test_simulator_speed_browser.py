@@ -89,3 +89,21 @@ def test_idle_time_builds_the_rest_where_the_reader_does_not_look(visit, toy):
         "t => [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent))") == [
         [t] + [fixed(s[i, j]) if j <= i else "−∞" for j in range(len(tokens))] for i, t in enumerate(tokens)]
     assert page.evaluate("toygpt.ui.pending()") == 0
+
+
+def test_a_drawing_patched_in_place_is_the_drawing_itself(visit):
+    """A drawing of the same shape as the last (the same number of tokens
+    and heads) is patched, attribute by attribute (toygpt.js: patchInto):
+    what is in the page then equals its markup, parsed anew."""
+    page = open_at_step_6(visit)
+    for text in [TEXT, "the dog climbed the roof. the", "the dog climbed the", "the cat climbed the wall. the", TEXT]:
+        page.evaluate(TYPE, text)
+        page.wait_for_function("!document.querySelector('.sim-pending')")
+        drawings = page.evaluate("""() => [...document.querySelectorAll(
+            '.path-drawing-live, #step-6 .path-live .sim-figures')].map(node => {
+          const fresh = node.cloneNode(false), t = document.createElement('template');
+          t.innerHTML = node.markup;
+          fresh.append(t.content);
+          return [node.markup.length, node.isEqualNode(fresh)];
+        })""")
+        assert len(drawings) == 10 and all(size > 0 and same for size, same in drawings), (text, drawings)
