@@ -756,11 +756,11 @@
     // ---------------------------------------------------------------- what the reader sees first
     // A run redraws every table and figure, but the reader sees a screenful
     // of them. The parts on the screen are built in the same frame; the
-    // others when they come within half a screen of it (scrolling: built
-    // before they are seen), or when the browser is idle, whichever is first. Until then a deferred
-    // table or figure is an empty box of its last height (no stale number
-    // is shown as current), and a deferred drawing on a path button keeps
-    // its last drawing, dimmed (class sim-pending on both).
+    // others when they come within half a screen of it (so, scrolling, before
+    // they are seen) or when the browser is idle, whichever is first. Until
+    // then a deferred table or figure is an empty box of its last height (no
+    // stale number is shown as current), and a deferred drawing on a path
+    // button keeps its last drawing, dimmed (class sim-pending on both).
 
     const later = (function () {
       const fills = new Map();  // node -> what fills it
@@ -834,7 +834,7 @@
       }
     }
 
-    /** A run's parts into `box`: those near the screen (or of unknown place)
+    /** A run's parts into `box`: those on the screen (or of unknown place)
      *  built now, the others deferred (see `later`). */
     function showParts(box, parts) {
       for (const child of box.children) later.drop(child);
