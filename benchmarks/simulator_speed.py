@@ -1,49 +1,83 @@
 """Benchmark (not a test): one full recomputation of the simulator in
-headless chromium, on its own page and in the End-to-End page's path.
+headless chromium (1280 × 720), on its own page and in the End-to-End
+page's path. Goal (issue 15): the frame ≤ 16 ms.
 
 A recomputation is what a keystroke in the sentence field sets off: cut the
-text into tokens, run the toy model with every intermediate, and rebuild
-every table of the path, and let the browser lay them out. The script times
-it in the page (performance.now) over many runs, for a short and a
-full-length sentence and each heads choice, and prints the median; beside
-it, the mean time of the forward pass alone (toygpt.run), which is below
-the browser clock's 0.1 ms step. On End to End the tables go into the
-path's panels (step 6 open), and the page's heads chooser picks the heads.
+text into tokens, run the toy model with every intermediate, and redraw
+every table and figure of the page. The sentence timed comes after another
+one that changes every table and figure ("the dog ..." before "the cat
+..."), or after a sentence the tokenizer cannot cut (the last letter
+typed), so that nothing drawn before can be kept.
+
+"frame" is what the reader waits for: the input handler and the layout
+after it (performance.now around the event and a read of offsetHeight).
+It holds every part the reader can see, or nearly: the parts within half a
+screen of the screen (End to End opened at #step-6, the Simulator at the
+top). The other parts are deferred: toygpt.js builds each when it comes
+within half a screen of the screen or when the browser is idle, whichever
+is first, and shows an empty box (a button's drawing: its last one,
+dimmed) until then, so a deferred part is built before it is shown
+(tests/browser/test_simulator_speed_browser.py checks that it is right
+once shown). "deferred" is the time to build all of them at once
+(toygpt.ui.flush() and a layout), as the idle time between two keystrokes
+does; it is done before each run, so each run starts from a finished page.
+"tables" is how many tables the frame built, of all that the run shows.
+Beside them, the mean time of the forward pass alone (toygpt.run), which
+is below the browser clock's 0.1 ms step.
 
     .venv/bin/python benchmarks/simulator_speed.py [--runs 300]
 """
 from __future__ import annotations
 
 import argparse
+import os
 
 from served_site import served_site
 
-SENTENCES = ["the dog climbed the", "the cat climbed the roof. the"]
+GOAL_MS = 16
+# (the sentence timed, the one before it)
+RUNS = [("the dog climbed the", "the cat climbed the"),
+        ("the cat climbed the roof. the", "the dog climbed the roof. the"),
+        ("the cat climbed the roof. the", "the cat climbed the roof."),
+        ("the cat climbed the roof. the", "the cat climbed the roof. th")]
 
-TIMING = """([text, heads, runs, tablesIn]) => {
+TIMING = """([text, before, heads, runs, tablesIn]) => {
   const field = document.getElementById('sim-text');
   const choice = document.querySelector(`input[name=sim-heads][value="${heads}"]`)
       || document.querySelector(`.heads-chooser input[value="${heads}"]`);
   choice.checked = true;
   choice.dispatchEvent(new Event('change', {bubbles: true}));
-  field.value = text;
+  const open = document.querySelector('.path-step.is-open');   // End to End: its step in view
+  if (open) open.scrollIntoView({block: 'start'});
   const model = toygpt.load(window.__weights);
-  const full = [];
+  const type = (t) => { field.value = t; field.dispatchEvent(new Event('input')); };
+  const frame = [], deferred = [];
+  let built = 0, all = 0;
   for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    field.dispatchEvent(new Event('input'));      // the handler runs at once
-    void document.body.offsetHeight;              // and the browser lays the tables out
-    full.push(performance.now() - t0);
+    type(before);                                 // untimed: the sentence before,
+    if (toygpt.ui.flush) toygpt.ui.flush();       // finished as idle time would
+    void document.body.offsetHeight;
+    let t0 = performance.now();
+    type(text);                                   // the handler runs at once
+    void document.body.offsetHeight;              // and the browser lays the page out
+    frame.push(performance.now() - t0);
+    built = document.querySelectorAll(tablesIn).length;
+    t0 = performance.now();
+    if (toygpt.ui.flush) toygpt.ui.flush();       // what was deferred, all at once
+    void document.body.offsetHeight;
+    deferred.push(performance.now() - t0);
+    all = document.querySelectorAll(tablesIn).length;
   }
   // the forward pass alone is below the clock's 0.1 ms step: time a batch
   const t0 = performance.now();
   for (let i = 0; i < runs; i++) toygpt.run(model, text, heads, 1);
   const forward = (performance.now() - t0) / runs;
   const median = (a) => { a.sort((x, y) => x - y); return a[a.length >> 1]; };
-  return {full: median(full), forward, tables: document.querySelectorAll(tablesIn).length};
+  return {frame: median(frame), deferred: median(deferred), forward, built, all};
 }"""
 PAGES = [("Simulator", "simulator/", "#live-simulator table"),
          ("End to End", "end-to-end/#step-6", ".path-live table")]
+ONLY = os.environ.get("SIM_SPEED_ONLY")  # e.g. "End to End": one page, 4 heads
 
 
 def main() -> None:
@@ -55,23 +89,33 @@ def main() -> None:
         sizes = {name: (site / "javascripts" / name).stat().st_size
                  for name in ("toygpt.js", "toy-weights.json")}
         for name, path, tables_in in PAGES:
-            page = browser.new_page()
+            if ONLY and name != ONLY:
+                continue
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(f"{base}/{path}")
             page.wait_for_selector("#sim-next:not(:empty)")
             page.evaluate("fetch('../javascripts/toy-weights.json').then(r => r.json())"
                           ".then(w => { window.__weights = w; })")
             page.wait_for_function("window.__weights !== undefined")
-            for text in SENTENCES:
-                for heads in (1, 2, 4):
-                    page.evaluate(TIMING, [text, heads, 20, tables_in])  # warm up the JIT
-                    rows.append((name, text, heads, page.evaluate(TIMING, [text, heads, args.runs, tables_in])))
+            for text, before in RUNS:
+                for heads in (4,) if ONLY else (1, 2, 4):
+                    job = [text, before, heads, 20, tables_in]
+                    page.evaluate(TIMING, job)  # warm up the JIT
+                    job[3] = args.runs
+                    rows.append((name, text, before, heads, page.evaluate(TIMING, job)))
             page.close()
-    print(f"The simulator, headless chromium, median of {args.runs} runs each")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"The simulator, headless chromium 1280 × 720, median of {args.runs} runs each "
+          f"(load average {load} at the end)")
     print(f"  toygpt.js {sizes['toygpt.js'] / 1024:.1f} KiB, "
           f"toy-weights.json {sizes['toy-weights.json'] / 1024:.1f} KiB (uncompressed)")
-    print(f"  {'page':11} {'sentence':32} {'heads':>5} {'tables':>6} {'full recompute':>15} {'forward (mean)':>15}")
-    for name, text, heads, r in rows:
-        print(f"  {name:11} {text:32} {heads:5d} {r['tables']:6d} {r['full']:12.3f} ms {r['forward']:10.4f} ms")
+    print(f"  {'page':11} {'sentence (after)':56} {'heads':>5} {'tables':>7} "
+          f"{'frame':>9} {'goal':>8} {'deferred':>10} {'forward (mean)':>15}")
+    for name, text, before, heads, r in rows:
+        met = "ok" if r["frame"] <= GOAL_MS else "over"
+        print(f"  {name:11} {text + ' (' + before + ')':56} {heads:5d} {r['built']:3d}/{r['all']:<3d} "
+              f"{r['frame']:6.1f} ms {'≤ ' + str(GOAL_MS):>5} {met:4} {r['deferred']:6.1f} ms "
+              f"{r['forward']:11.4f} ms")
 
 
 if __name__ == "__main__":

@@ -340,7 +340,11 @@
 
   /** Python's f"{x:.{places}f}": exact ties go to the even digit. */
   function toFixedEven(x, places) {
-    // toFixed rounds an exact tie away from zero, Python to the even digit;
+    // toFixed rounds an exact tie away from zero, Python to the even digit.
+    // A tie needs x times 10^places to end in .5 exactly: clear of that,
+    // toFixed is right as it is (and the simulator prints thousands of them)
+    const scaled = Math.abs(x) * 10 ** places;
+    if (Math.abs(scaled - Math.floor(scaled) - 0.5) > 1e-7 * (1 + scaled)) return x.toFixed(places);
     // toFixed(100) spells out the double exactly, so a tie can be told
     const exact = Math.abs(x).toFixed(100), dot = exact.indexOf(".");
     if (/^50*$/.test(exact.slice(dot + 1 + places))) {
@@ -621,8 +625,66 @@
     /** A block of figures: markup from `draw`, which escapes every text. */
     function drawn(markup) {
       const node = el("div", { class: "sim-figures" });
-      node.innerHTML = markup;
+      node.drawing = markup;  // written by showParts: into this node, or patched into the last one
       return node;
+    }
+
+    /** Markup into `node`. Where the new drawing has the same elements as the
+     *  one there (the same number of tokens and heads), only the attributes
+     *  and texts that changed are written: the browser then restyles a few
+     *  attributes instead of building thousands of elements anew. The
+     *  markup is `draw`'s, whose texts and attribute values are escaped. */
+    function patchInto(node, markup) {
+      if (node.markup === markup) return;
+      const was = node.markup ? node.pieces || pieces(node.markup) : null, now = pieces(markup);
+      if (!(was && was.shape === now.shape && patched(node, was, now))) node.innerHTML = markup;
+      node.markup = markup;
+      node.pieces = now;
+    }
+
+    const TOKEN = /<(\/?)([a-zA-Z]+)([^>]*?)(\/?)>|([^<]+)/g;
+    const UNESCAPE = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
+    const unescape = (text) => text.replace(/&(amp|lt|gt|quot|#x27);/g, (e) => UNESCAPE[e]);
+
+    /** The markup as start tags (their attributes), ends and texts, in order. */
+    function pieces(markup) {
+      const list = [];
+      let shape = "";
+      for (const m of markup.matchAll(TOKEN)) {
+        if (m[5] !== undefined) { list.push([2, m[5]]); shape += "t"; }
+        else if (m[1]) { list.push([1]); shape += "/"; }
+        else { list.push([0, m[3], m[4]]); shape += m[2] + (m[4] ? "/" : ""); }
+      }
+      return { list, shape };
+    }
+
+    function patched(node, was, now) {
+      const elements = node.getElementsByTagName("*"), open = [];
+      let e = -1;
+      for (let k = 0; k < now.list.length; k++) {
+        const [kind, text, closed] = now.list[k], before = was.list[k][1];
+        if (kind === 0) {
+          e += 1;
+          if (!closed) open.push(e);
+          if (text !== before) attributes(elements[e], before, text);
+        } else if (kind === 1) open.pop();
+        else if (text !== before) {
+          const parent = elements[open[open.length - 1]];
+          if (!parent || parent.childNodes.length !== 1) return false;
+          parent.firstChild.data = unescape(text);
+        }
+      }
+      return true;
+    }
+
+    const ATTRIBUTE = /([\w:-]+)="([^"]*)"/g;
+    function attributes(element, before, now) {
+      const old = new Map([...before.matchAll(ATTRIBUTE)].map((m) => [m[1], m[2]]));
+      for (const [, name, value] of now.matchAll(ATTRIBUTE)) {
+        if (old.get(name) !== value) element.setAttribute(name, unescape(value));
+        old.delete(name);
+      }
+      for (const name of old.keys()) element.removeAttribute(name);
     }
 
     /** Every table and figure of the path, from one trace: one entry per
@@ -635,82 +697,212 @@
       const weightsVec = (v) => vector(v, (x) => short(x, true));
       const dHeader = (s) => Array.from({ length: model.d }, (_, c) => `${s}${c + 1}`);
       const steps = [];
-      // a step's nodes are built when first read: the path shows one step at a time
-      const step = (title, make) => {
-        const st = { n: steps.length + 1, title };
-        let nodes = null;
-        Object.defineProperty(st, "nodes", { enumerable: true, get: () => nodes || (nodes = make()) });
-        steps.push(st);
-      };
-      step("Tokens and ids", () => [
+      // a step is its parts, each a function that builds one node: a part is
+      // built when the reader can see it (showParts), not before
+      const step = (title, ...parts) => steps.push({ n: steps.length + 1, title, parts });
+      step("Tokens and ids", () =>
         table("sim-ids", "The sentence cut into tokens, and their ids", ["token"].concat(tokens),
-              [["id"].concat(tr.ids.map(String))], { rowHeader: true })]);
-      step("The table E", () => [
+              [["id"].concat(tr.ids.map(String))], { rowHeader: true }));
+      step("The table E", () =>
         table("sim-E", "The embedding table E, the sentence's rows in bold", ["id", "token"].concat(dHeader("c")),
               model.vocab.map((t, i) => [String(i), show(t)].concat(Array.from(model.E[i], (v) => short(v)))),
-              { bold: new Set(tr.ids) })]);
-      step("Position: X", () => [
+              { bold: new Set(tr.ids) }));
+      step("Position: X", () =>
         table("sim-X", "Each token's row of E plus its position's row of P",
               ["token", "E[id]", "P_t", "x_t = E[id] + P_t"],
               tokens.map((t, i) => [t, weightsVec(tr.E_ids[i]), weightsVec(tr.P_t[i]), weightsVec(tr.X[i])]),
-              { rowHeader: true })]);
-      step("LayerNorm: u", () => [
+              { rowHeader: true }));
+      step("LayerNorm: u", () =>
         table("sim-u", "Each row of X shifted to mean 0 and scaled to standard deviation 1",
               ["token", "μ", "σ"].concat(dHeader("u")),
               tokens.map((t, i) => [t, fixed(tr.mu[i]), fixed(tr.sigma[i])].concat(Array.from(tr.u[i], (v) => fixed(v)))),
-              { rowHeader: true })]);
-      step("Query, key and value", () => [
+              { rowHeader: true }));
+      step("Query, key and value", () =>
         table("sim-QKV", "Q = u W_Q, K = u W_K, V = u W_V",
               ["token", "Q", "K", "V"],
               tokens.map((t, i) => [t, vector(tr.Q[i]), vector(tr.K[i]), vector(tr.V[i])]),
-              { rowHeader: true })]);
-      const headTables = () => {
-        const heads = [];
-        for (let h = 0; h < H; h++) {
-          const head = h + 1;
-          heads.push(table(`sim-scores-${head}`,
+              { rowHeader: true }));
+      const headTables = [];
+      for (let h = 0; h < H; h++) {
+        const head = h + 1;
+        headTables.push(() => table(`sim-scores-${head}`,
             `Head ${head}: scores s = q·k / √${model.d / H}, one row per position (−∞: hidden by the mask)`,
             [`head ${head}`].concat(tokens),
             tokens.map((t, i) => [t].concat(Array.from(tr.scores[h][i], (v) => (v === -Infinity ? "−∞" : fixed(v))))),
             { rowHeader: true }));
-          heads.push(table(`sim-weights-${head}`,
+        headTables.push(() => table(`sim-weights-${head}`,
             `Head ${head}: the weights a = softmax(s) of each row (blank: masked)`,
             [`head ${head}`].concat(tokens),
             tokens.map((t, i) => [t].concat(Array.from(tr.weights[h][i], (v, j) => (j > i ? null : fixed(v))))),
             { rowHeader: true }));
-        }
-        return heads;
-      };
-      step(`The heads (${H})`, () => [drawn(draw.attentionFigure(tokens, tr)), ...headTables()]);
+      }
+      step(`The heads (${H})`, () => drawn(draw.attentionFigure(tokens, tr)), ...headTables);
       const oHeader = Array.from({ length: H }, (_, h) => `o (head ${h + 1})`);
-      step("Mix the values, join the heads", () => [
+      step("Mix the values, join the heads", () =>
         table("sim-mix", "Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O",
               ["token"].concat(oHeader, ["A", "A W_O", "h"]),
               tokens.map((t, i) => [t].concat(tr.outputs.map((o) => vector(o[i])),
                                               [vector(tr.A[i]), vector(tr.attn[i]), vector(tr.h[i])])),
-              { rowHeader: true })]);
-      step("LayerNorm again, and the MLP", () => [
+              { rowHeader: true }));
+      step("LayerNorm again, and the MLP", () =>
         table("sim-mlp", "u' = LN(h), then GELU(u' W_1) W_2 = m, and y = h + m",
               ["token", "u'", "u' W_1", "GELU(u' W_1)", "m", "y"],
               tokens.map((t, i) => [t, vector(tr.u2[i]), vector(tr.mlp_pre[i]), vector(tr.mlp_post[i]),
                                     vector(tr.m[i]), vector(tr.y[i])]),
-              { rowHeader: true })]);
+              { rowHeader: true }));
       const z = tr.z[last], p = tr.p[last], logits = tr.logits[last];
       const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
-      step("Logits and probabilities", () => [drawn(draw.probabilitiesFigure(vocabShown, tr)),
-        el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[last])}; each logit is f_${T} times a column of W_U, then divided by T = ${short(tr.temperature)}.` }),
-        table("sim-softmax", `The next token after position ${T}, most probable first`,
+      step("Logits and probabilities", () => drawn(draw.probabilitiesFigure(vocabShown, tr)),
+        () => el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[last])}; each logit is f_${T} times a column of W_U, then divided by T = ${short(tr.temperature)}.` }),
+        () => table("sim-softmax", `The next token after position ${T}, most probable first`,
               ["token", "logit", "z = logit / T", "e^z", "p"],
               order.map((i) => [show(model.vocab[i]), fixed(logits[i]), fixed(z[i]), fixed(Math.exp(z[i])), fixed(p[i])]),
-              { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) })]);
-      steps.forEach((st) => { st.drawing = draw.pathSvg(st.n, tokens, run, vocabShown); });
+              { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) }));
+      // the drawing on each step's button, built when first read
+      steps.forEach((st) => {
+        let drawing = null;
+        Object.defineProperty(st, "drawing", { get: () => drawing || (drawing = draw.pathSvg(st.n, tokens, run, vocabShown)) });
+      });
       return steps;
+    }
+
+    // ---------------------------------------------------------------- what the reader sees first
+    // A run redraws every table and figure, but the reader sees a screenful
+    // of them. The parts on the screen are built in the same frame; the
+    // others when they come within half a screen of it (so, scrolling, before
+    // they are seen) or when the browser is idle, whichever is first. Until
+    // then a deferred table or figure is an empty box of its last height (no
+    // stale number is shown as current), and a deferred drawing on a path
+    // button keeps its last drawing, dimmed (class sim-pending on both).
+
+    const later = (function () {
+      const fills = new Map();  // node -> what fills it
+      let near = null, idle = 0;
+      const whenIdle = typeof requestIdleCallback === "function"
+        ? (f) => requestIdleCallback(f, { timeout: 250 })
+        : (f) => setTimeout(() => f({ timeRemaining: () => 10 }), 20);
+
+      function run(node) {
+        const fill = fills.get(node);
+        if (!fill) return;
+        drop(node);
+        if (node.isConnected) fill();
+      }
+
+      function drop(node) {
+        if (fills.delete(node) && near) near.unobserve(node);
+      }
+
+      function schedule() {
+        if (idle || !fills.size) return;
+        idle = whenIdle((deadline) => {
+          idle = 0;
+          for (const node of [...fills.keys()]) {
+            run(node);
+            if (deadline.timeRemaining() < 4) break;
+          }
+          schedule();
+        });
+      }
+
+      function defer(node, fill) {
+        near = near || new IntersectionObserver((entries) => entries.forEach((e) => {
+          if (e.isIntersecting) run(e.target);
+        }), { rootMargin: "50% 0px" });
+        fills.set(node, fill);
+        near.observe(node);
+        schedule();
+      }
+
+      /** Everything deferred, now (or only what is inside `within`). */
+      function flush(within) {
+        for (const node of [...fills.keys()]) if (!within || within.contains(node)) run(node);
+      }
+
+      return { defer, drop, flush, size: () => fills.size };
+    })();
+
+    /** Where the parts of each box are, read before the run writes anything
+     *  (one layout, no read between writes). A box that now shows a message
+     *  or is hidden keeps where its parts were when last seen. Sets box.near:
+     *  for each part, whether it is on the screen. */
+    function survey(boxes, singles) {
+      const y = scrollY, h = innerHeight;
+      const isNear = (top, height) => top < h && top + height > 0;
+      for (const box of boxes) {
+        if (!box.dataset.message) {
+          const seen = [];
+          for (const child of box.children) {
+            const r = child.getBoundingClientRect();
+            if (!r.width && !r.height) { seen.length = 0; break; }
+            seen.push({ top: r.top + y, height: r.height });
+          }
+          if (seen.length) box.seen = seen;
+        }
+        box.near = (box.seen || []).map((s) => isNear(s.top - y, s.height));
+      }
+      for (const node of singles || []) {  // a drawing, placed by its button (it may be hidden)
+        const r = node.parentNode.getBoundingClientRect();
+        node.near = isNear(r.top, r.height);
+      }
+    }
+
+    /** A run's parts into `box`: those on the screen (or of unknown place)
+     *  built now, the others deferred (see `later`). */
+    function showParts(box, parts) {
+      for (const child of box.children) later.drop(child);
+      delete box.dataset.message;
+      const near = box.near || [], old = [...box.children];
+      const build = (make, was) => {
+        const node = make();
+        if (node.drawing === undefined) return node;
+        // a drawing: into the one there if it is one (see patchInto)
+        const into = was && was.drawing !== undefined ? was : node;
+        patchInto(into, node.drawing);
+        into.drawing = node.drawing;
+        return into;
+      };
+      parts.forEach((make, i) => {
+        const was = old[i];
+        let node;
+        if (near[i] !== false) node = build(make, was);
+        else {
+          node = el("div", { class: "sim-pending", "aria-busy": "true" });
+          node.style.height = `${box.seen[i].height}px`;
+          const hold = node;
+          later.defer(hold, () => hold.replaceWith(build(make)));
+        }
+        // the nodes kept stay in place: moving them would rebuild them
+        if (!was) box.append(node);
+        else if (node !== was) was.replaceWith(node);
+      });
+      old.slice(parts.length).forEach((child) => child.remove());
+    }
+
+    /** A drawing's markup into `node`, now if its button is on the screen,
+     *  else when the button nears it (the drawing itself may be hidden, empty);
+     *  the markup is written only if it changed. */
+    function showDrawing(node, markup) {
+      const button = node.parentNode;
+      const write = () => {
+        node.classList.remove("sim-pending");
+        const text = typeof markup === "function" ? markup() : markup;
+        patchInto(node, text);
+      };
+      later.drop(button);
+      if (node.near === false && typeof markup === "function") {
+        node.classList.add("sim-pending");
+        later.defer(button, write);
+      } else write();
     }
 
     /** The simulator's own page: one section per step. */
     function showSteps(results, steps) {
-      results.replaceChildren(...steps.map(({ n, title, nodes }) =>
-        el("section", { class: "sim-step" }, [el("h2", { text: `${n}. ${title}` }), ...nodes])));
+      if (results.children.length !== steps.length) {
+        results.replaceChildren(...steps.map(() => el("section", { class: "sim-step" })));
+      }
+      steps.forEach(({ n, title, parts }, k) =>
+        showParts(results.children[k], [() => el("h2", { text: `${n}. ${title}` }), ...parts]));
       results.hidden = false;
     }
 
@@ -721,29 +913,23 @@
       path.classList.toggle("path--live", steps !== null || message !== undefined);
       // the drawing on each step's button follows the run too
       path.querySelectorAll(".path-step").forEach((button, k) => {
-        let live = button.querySelector(":scope > .path-drawing-live");
-        if (!live) {
-          live = el("span", { class: "path-drawing path-drawing-live" });
-          button.append(live);
-        }
-        live.innerHTML = steps ? steps[k].drawing : "";
+        showDrawing(drawingOf(button), steps ? () => steps[k].drawing : "");
       });
       path.querySelectorAll(".path-panel").forEach((panel, k) => {
         panel.querySelectorAll(".path-body").forEach((body) => {
-          let live = body.querySelector(":scope > .path-live");
-          if (!live) {
-            live = el("div", { class: "path-live" });
-            body.insertBefore(live, body.querySelector(":scope > .path-box"));
-          }
+          const live = liveOf(body);
           const variant = body.closest(".heads-variant");
           live.pending = null;
-          if (variant && variant.dataset.heads !== String(heads)) live.replaceChildren();
-          else if (message !== undefined) live.replaceChildren(el("p", { class: "sim-message", text: message }));
-          else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
-            live.replaceChildren(...steps[k].nodes);
+          if (variant && variant.dataset.heads !== String(heads)) clear(live);
+          else if (message !== undefined) {
+            clear(live);
+            live.dataset.message = "1";
+            live.append(el("p", { class: "sim-message", text: message }));
+          } else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
+            showParts(live, steps[k].parts);
           } else {
             // a closed step is built when it opens (see fillWhenOpened): one step, not nine
-            live.replaceChildren();
+            clear(live);
             live.pending = steps ? steps[k] : null;
           }
         });
@@ -751,6 +937,35 @@
       });
     }
 
+    function clear(box) {
+      for (const child of box.children) later.drop(child);
+      box.replaceChildren();
+    }
+
+    function drawingOf(button) {
+      let live = button.querySelector(":scope > .path-drawing-live");
+      if (!live) {
+        live = el("span", { class: "path-drawing path-drawing-live" });
+        button.append(live);
+      }
+      return live;
+    }
+
+    function liveOf(body) {
+      let live = body.querySelector(":scope > .path-live");
+      if (!live) {
+        live = el("div", { class: "path-live" });
+        body.insertBefore(live, body.querySelector(":scope > .path-box"));
+      }
+      return live;
+    }
+
+    /** What a run may redraw, for survey: the boxes and the button drawings. */
+    function inSight(root, path) {
+      if (!path) return [[...root.querySelectorAll("#sim-results > .sim-step")], []];
+      const lives = [...path.querySelectorAll(".path-panel.is-open .path-body")].map(liveOf);
+      return [lives, [...path.querySelectorAll(".path-step")].map(drawingOf)];
+    }
 
     // ---------------------------------------------------------------- the weights editor
 
@@ -892,7 +1107,8 @@
         if (live.pending) {
           const step = live.pending;
           live.pending = null;
-          live.replaceChildren(...step.nodes);
+          live.near = null;  // shown now: every part of it
+          showParts(live, step.parts);
         }
       });
     }
@@ -1002,6 +1218,7 @@
       };
 
       function update() {
+        survey(...inSight(root, path));  // before any write
         const o = read();
         tempShown.textContent = short(o.temperature, true);
         let tr;
@@ -1108,7 +1325,8 @@
       update();
     }
 
-    return { start, render, toYaml, cellName, update: (root) => state.get(root).update() };
+    return { start, render, toYaml, cellName, update: (root) => state.get(root).update(),
+             flush: () => later.flush(), pending: () => later.size() };
   })();
 
   return {

@@ -1,0 +1,109 @@
+"""What the simulator leaves for later (toygpt.js: `later`). A keystroke
+redraws in the same frame the parts of the page on the screen; a part off
+the screen is built when it comes within half a screen of it, or when the
+browser is idle. Here: such a part is deferred, is built before it comes
+into view, and is right once shown (benchmarks/simulator_speed.py times
+the frame)."""
+from __future__ import annotations
+
+from toycalc.book.example import Example
+from toycalc.book.render import fixed
+
+TEXT = "the cat climbed the roof. the"
+
+# the reader's sentence, typed while the view stays where it is (fill()
+# would scroll the field into view); what is deferred, read in the same task
+TYPE = """text => {
+  const field = document.getElementById('sim-text');
+  field.value = text;
+  field.dispatchEvent(new Event('input'));
+  return {
+    button9: document.querySelector('#path-step-9 .path-drawing-live').classList.contains('sim-pending'),
+    button6: document.querySelector('#path-step-6 .path-drawing-live').classList.contains('sim-pending'),
+    figure: !!document.querySelector('#step-6 .path-live:not(:empty) figure[data-figure="attention"]'),
+    weights4: !!document.getElementById('sim-weights-4'),
+    held: document.querySelectorAll('#step-6 .path-live div.sim-pending').length,
+  };
+}"""
+
+
+def open_at_step_6(visit, idle=True):
+    v = visit()
+    if not idle:  # only coming near the screen builds a deferred part
+        v.page.add_init_script("window.requestIdleCallback = () => 0;")
+    page = v.open("/end-to-end/#step-6")
+    page.wait_for_selector("#sim-next:not(:empty)")
+    page.evaluate("""() => {
+      const four = document.querySelector('.heads-chooser input[name=path][value="4"]');
+      four.checked = true;
+      four.dispatchEvent(new Event('change', {bubbles: true}));
+      document.getElementById('path-step-6').scrollIntoView();
+    }""")
+    page.evaluate(TYPE, "the dog climbed the roof. the")  # a first run, laid out: every part placed
+    if idle:
+        page.wait_for_function("!document.querySelector('.sim-pending')")
+    return page
+
+
+def weights_rows(page, head):
+    return page.locator(f"#sim-weights-{head}").evaluate(
+        "t => [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent))")
+
+
+def test_what_is_off_the_screen_waits_and_is_built_before_it_is_seen(visit, toy):
+    page = open_at_step_6(visit, idle=False)
+    now = page.evaluate(TYPE, TEXT)
+    # on the screen: step 6's button and the heads' figure, in the same task
+    assert not now["button6"] and now["figure"]
+    # off it: step 9's button (below the open panel) and the last head's tables
+    assert now["button9"] and not now["weights4"] and now["held"] > 0
+    ex = Example(toy, text=TEXT, heads=4)
+    # bring the last head's table to within half a screen below the view: it
+    # is built there, before it is seen
+    page.evaluate("""() => {
+      const held = [...document.querySelectorAll('#step-6 .path-live div.sim-pending')].pop();
+      window.scrollBy(0, held.getBoundingClientRect().top - innerHeight - 80);
+    }""")
+    page.wait_for_selector("#sim-weights-4", state="attached")
+    assert page.evaluate("document.getElementById('sim-weights-4').getBoundingClientRect().top > innerHeight")
+    a = ex.block["weights"][3]
+    tokens = [ex.model.show(i) for i in ex.ids]
+    assert weights_rows(page, 4) == [[t] + [fixed(a[i, j]) if j <= i else "" for j in range(len(tokens))]
+                                     for i, t in enumerate(tokens)]
+    # step 9's button: its new drawing once it comes into view, no longer dimmed
+    page.evaluate("document.getElementById('path-step-9').scrollIntoView({block: 'center'})")
+    page.wait_for_function("!document.querySelector('#path-step-9 .path-drawing-live.sim-pending')")
+    p = ex.p_last
+    want = [f"p({ex.model.show(i)}) = {fixed(p[i])}" for i in sorted(range(len(p)), key=lambda i: (-p[i], i))]
+    assert page.locator("#path-step-9 .path-drawing-live title").all_text_contents() == want[:4]
+
+
+def test_idle_time_builds_the_rest_where_the_reader_does_not_look(visit, toy):
+    page = open_at_step_6(visit)
+    page.evaluate(TYPE, TEXT)
+    page.wait_for_function("!document.querySelector('.sim-pending')")
+    ex = Example(toy, text=TEXT, heads=4)
+    s = ex.block["scores"][3]
+    tokens = [ex.model.show(i) for i in ex.ids]
+    assert page.locator("#sim-scores-4").evaluate(
+        "t => [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent))") == [
+        [t] + [fixed(s[i, j]) if j <= i else "−∞" for j in range(len(tokens))] for i, t in enumerate(tokens)]
+    assert page.evaluate("toygpt.ui.pending()") == 0
+
+
+def test_a_drawing_patched_in_place_is_the_drawing_itself(visit):
+    """A drawing of the same shape as the last (the same number of tokens
+    and heads) is patched, attribute by attribute (toygpt.js: patchInto):
+    what is in the page then equals its markup, parsed anew."""
+    page = open_at_step_6(visit)
+    for text in [TEXT, "the dog climbed the roof. the", "the dog climbed the", "the cat climbed the wall. the", TEXT]:
+        page.evaluate(TYPE, text)
+        page.wait_for_function("!document.querySelector('.sim-pending')")
+        drawings = page.evaluate("""() => [...document.querySelectorAll(
+            '.path-drawing-live, #step-6 .path-live .sim-figures')].map(node => {
+          const fresh = node.cloneNode(false), t = document.createElement('template');
+          t.innerHTML = node.markup;
+          fresh.append(t.content);
+          return [node.markup.length, node.isEqualNode(fresh)];
+        })""")
+        assert len(drawings) == 10 and all(size > 0 and same for size, same in drawings), (text, drawings)
