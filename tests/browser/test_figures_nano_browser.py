@@ -39,6 +39,10 @@ def test_a_dot_says_its_value_on_hover(visit):
     browser's tooltip reads the <title>; the test reads what it would)."""
     page = visit().open("/nano-gpt/preliminaries/")
     dot = page.locator('figure[data-figure="nano-loss"] circle.dot').nth(9)
-    dot.hover()
+    dot.scroll_into_view_if_needed()
+    # at the dot's exact centre: the dots are 2 px wide, and Playwright's
+    # hover point, rounded, can fall just outside one, onto the line under it
+    box = dot.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     hovered = page.evaluate("[...document.querySelectorAll(':hover')].pop().querySelector('title').textContent")
     assert hovered.startswith("step 10: loss ")
