@@ -4,9 +4,10 @@ Prints the seconds of a full `mkdocs build` with the macros; of the same
 pages with every macro call replaced by its output (so the difference is
 the cost of computing); and of one in-process rebuild after an edit of the
 weights, as `mkdocs serve` does it (config reloaded, site rebuilt, warm
-imports, nano-gpt's run kept since its file did not change: see
-site/macros.py). A full build starts with nothing kept, as `mkdocs build`
-does in its own process. The builds with and without the macros
+imports; nano-gpt's run and the compiled templates kept, since their
+files did not change: see site/macros.py and site/speedups.py). A full
+build, on either side, starts with nothing kept, as `mkdocs build` does in
+its own process. The builds with and without the macros
 alternate, so a change of load on the machine hits both. Goals beside: the macros cost <= 1.2 x, the
 rebuild <= 1.5 s (on a quiet machine).
 
@@ -35,9 +36,11 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 
 def timed_build(config_file: Path, site: Path, cold: bool = True) -> float:
-    if cold:
-        from toycalc.site import macros
+    if cold:   # nothing kept from the builds before, on either side
+        from toycalc.site import macros, speedups
         macros.NANO_RUNS.clear()
+        speedups.COMPILED.compiled.clear()
+        speedups.PAGE_CODE.clear()
     start = time.perf_counter()
     build(load_config(str(config_file), site_dir=str(site)))
     return time.perf_counter() - start
