@@ -15,6 +15,8 @@ from urllib.parse import urlparse
 import pytest
 from bs4 import BeautifulSoup
 
+from toycalc.book.nano_example import Run
+from toycalc.model import nanogpt
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +65,18 @@ def build_with_page(project: Path, text: str, weights: Path = DEFAULT_TOY) -> su
 @pytest.fixture(scope="session")
 def toy():
     return load_toy(DEFAULT_TOY)
+
+
+@pytest.fixture(scope="session")
+def nano():
+    """The shipped nano-gpt."""
+    return nanogpt.load()
+
+
+@pytest.fixture(scope="session")
+def run(nano):
+    """nano-gpt on the book's example (its numbers are computed once, when asked)."""
+    return Run(nano)
 
 
 @pytest.fixture(scope="session")

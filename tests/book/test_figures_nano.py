@@ -34,11 +34,6 @@ COORDINATE = re.compile(r'(?<![\w-])(?:x|y|x1|x2|y1|y2|cx|cy|r|width|height)="([
 
 
 @pytest.fixture(scope="module")
-def nano():
-    return nanogpt.load()
-
-
-@pytest.fixture(scope="module")
 def ex(toy):
     return Example(toy)
 

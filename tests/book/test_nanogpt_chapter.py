@@ -23,16 +23,6 @@ FIRST_LOSSES = [1.0317977666854858, 0.8848059773445129, 0.7934215664863586,
                 0.7687504887580872, 0.7253214716911316]
 
 
-@pytest.fixture(scope="module")
-def nano():
-    return nanogpt.load()
-
-
-@pytest.fixture(scope="module")
-def run(nano):
-    return Run(nano)
-
-
 # ------------------------------------------------------------- the engine
 
 def test_config_is_mingpts_sorter():

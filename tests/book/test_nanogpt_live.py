@@ -70,11 +70,6 @@ def python_full(run: Run, spec: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def run():
-    return Run(nanogpt.load())
-
-
-@pytest.fixture(scope="module")
 def node(run):
     if not shutil.which(NODE):
         pytest.skip("node is needed (apt-get install nodejs)")

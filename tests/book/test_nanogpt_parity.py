@@ -33,11 +33,6 @@ process.stdout.write(JSON.stringify(out));
 
 
 @pytest.fixture(scope="module")
-def nano():
-    return nanogpt.load()
-
-
-@pytest.fixture(scope="module")
 def browser_runs(nano):
     if not shutil.which(NODE):
         pytest.skip("node is needed (apt-get install nodejs)")

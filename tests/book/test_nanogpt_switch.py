@@ -20,7 +20,6 @@ from bs4 import BeautifulSoup
 from conftest import ROOT
 from toycalc.book import nanogpt_chapter
 from toycalc.book.nano_example import Run
-from toycalc.model import nanogpt
 from toycalc.site.export import nano_weights_json
 
 NANOGPT = ROOT / "docs" / "javascripts" / "nanogpt.js"
@@ -73,11 +72,6 @@ def live_calls(run) -> list[tuple[str, str, dict, dict]]:
             seen.add(key)
             out.append((kind, name, options, args))
     return out
-
-
-@pytest.fixture(scope="module")
-def run():
-    return Run(nanogpt.load())
 
 
 @pytest.fixture(scope="module")

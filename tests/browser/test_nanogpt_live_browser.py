@@ -21,11 +21,6 @@ from toycalc.model import nanogpt
 FIELD_PAGES = ["/nano-gpt/", "/nano-gpt/output/"]
 
 
-@pytest.fixture(scope="module")
-def nano():
-    return nanogpt.load()
-
-
 def sort(page, text):
     page.locator("[data-nano-sort] input").fill(text)
     page.locator("[data-nano-sort] input").press("Enter")

@@ -69,11 +69,6 @@ def expected(run: Run, kind: str, name: str, args: dict) -> list[str]:
     return [text(c) + " | " + c.get("title", "") for c in soup.find_all(["caption", "th", "td"])]
 
 
-@pytest.fixture(scope="module")
-def nano():
-    return nanogpt.load()
-
-
 def follow(page, text):
     page.locator("#nano-follow-letters").fill(text)
     page.locator("#nano-follow-letters").press("Enter")

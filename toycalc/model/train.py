@@ -157,7 +157,8 @@ def _train(seed, max_steps, every, out, log) -> dict:
             if correct == 729:
                 break
     seconds = time.perf_counter() - t0
-    final = as64(stored(params))
+    shipped = stored(params)
+    final = as64(shipped)
     record = {
         "what": "nano-gpt, the letter sorter, trained by python -m toycalc train",
         "config": {k: getattr(CONFIG, k) for k in CONFIG.__dataclass_fields__},
@@ -178,7 +179,7 @@ def _train(seed, max_steps, every, out, log) -> dict:
     }
     log(f"{record['accuracy_on_729']}/729 sorted after {step} steps, {seconds:.0f} s")
     if out is not None:
-        nanogpt.save(stored(params), record, out)
+        nanogpt.save(shipped, record, out)
         log(f"wrote {out} and {nanogpt.record_path(out)}")
     return record
 
