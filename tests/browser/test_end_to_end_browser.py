@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import axe_violations
+
 from toycalc.book.example import Example
 from toycalc.book import end_to_end
 from toycalc.book.render import fixed, short, token_text
@@ -137,9 +139,8 @@ def test_mathjax_after_instant_navigation(visit):
 
 
 def test_no_serious_accessibility_violation(visit):
-    from axe_playwright_python.sync_playwright import Axe
     page = visit().open("/end-to-end/#step-6")
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     bad = [(v["id"], v["impact"], len(v["nodes"])) for v in violations if v["impact"] != "minor"]
     assert bad == []
 
@@ -184,7 +185,6 @@ def test_every_page_on_a_desktop(visit, site):
     """Every page at 1280 px: each formula fits its column at full size (a
     phone scrolls the wide ones instead), and axe finds nothing above minor
     (the minor one left: a header cell holding only math reads as empty)."""
-    from axe_playwright_python.sync_playwright import Axe
     paths = sorted("/" + p.parent.relative_to(site).as_posix() + "/"
                    for p in site.rglob("index.html") if p.parent != site) + ["/"]
     visitor = visit()
@@ -197,7 +197,7 @@ def test_every_page_on_a_desktop(visit, site):
             .map(el => el.textContent.slice(0, 60))""")
         if wide:
             cut[path] = wide
-        bad = [(v["id"], v["impact"]) for v in Axe().run(page).response["violations"] if v["impact"] != "minor"]
+        bad = [(v["id"], v["impact"]) for v in axe_violations(page) if v["impact"] != "minor"]
         if bad:
             flagged[path] = bad
     assert len(paths) > 20 and cut == {} and flagged == {}

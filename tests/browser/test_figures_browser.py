@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import axe_violations
+
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 
@@ -90,9 +92,8 @@ def test_figures_fit_a_phone(visit, where):
 @pytest.mark.parametrize("where", ["/end-to-end/#step-6", "/toy/attention/", "/toy/generation/",
                                    "/toy/positions/", "/toy/layernorm/", "/toy/output/", "/nano-gpt/embedding/"])
 def test_axe_is_content_with_the_figures(visit, where):
-    from axe_playwright_python.sync_playwright import Axe
     page = visit().open(where)
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in violations
            if v["impact"] in ("serious", "critical", "moderate")]
     assert bad == []

@@ -5,6 +5,8 @@ text column (no sideways scroll), its marks say their numbers on hover
 chromium, server and visit: conftest.py."""
 import pytest
 
+from conftest import axe_violations
+
 PAGES = {"/nano-gpt/self-attention/": ["nano-attention"], "/nano-gpt/transformer/": ["nano-residual"],
          "/nano-gpt/output/": ["nano-generate"], "/nano-gpt/preliminaries/": ["nano-loss"],
          "/what-changed/": ["modern-params", "modern-rope", "modern-kv"]}
@@ -12,7 +14,6 @@ PAGES = {"/nano-gpt/self-attention/": ["nano-attention"], "/nano-gpt/transformer
 
 @pytest.mark.parametrize("width", [1280, 375])
 def test_the_figures_fit_and_pass_axe(visit, width):
-    from axe_playwright_python.sync_playwright import Axe
     visitor = visit(width=width)
     for path, names in PAGES.items():
         page = visitor.open(path)
@@ -30,7 +31,7 @@ def test_the_figures_fit_and_pass_axe(visit, width):
                 assert box["left"] >= -0.5 and box["right"] >= -0.5, (path, name, box)
                 assert box["width"] >= 140 and box["marks"] > 0, (path, name, box)
         assert page.evaluate("document.documentElement.scrollWidth") <= width, path
-        violations = Axe().run(page).response["violations"]
+        violations = axe_violations(page)
         assert [(v["id"], len(v["nodes"])) for v in violations if v["impact"] != "minor"] == [], path
 
 

@@ -4,13 +4,14 @@ violation, no overflow on a phone, and a cell's value reachable by keyboard.
 Fixtures chromium, server and visit: conftest.py."""
 import pytest
 
+from conftest import axe_violations
+
 PAGES = ["", "preliminaries/", "embedding/", "layer-norm/", "self-attention/", "projection/", "mlp/",
          "transformer/", "softmax/", "output/"]
 
 
 @pytest.mark.parametrize("path", PAGES)
 def test_every_chapter_page_on_a_phone(visit, path):
-    from axe_playwright_python.sync_playwright import Axe
     v = visit(width=375)
     page = v.open("/nano-gpt/" + path)
     page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
@@ -21,13 +22,7 @@ def test_every_chapter_page_on_a_phone(visit, path):
     }""")
     assert untypeset == 0 and tex_errors == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
-    # typeset_shown scrolled up and down, which shows Material's back-to-top
-    # button fading in: at the top it hides again, and axe then reads the
-    # page at rest rather than a colour half-way through the fade
-    page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_selector(".md-top[hidden]", state="attached")
-    page.wait_for_timeout(500)
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     assert [(v["id"], len(v["nodes"]), [n["target"] for n in v["nodes"]]) for v in violations if v["impact"] != "minor"] == []
 
 

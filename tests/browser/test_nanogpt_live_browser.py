@@ -11,6 +11,8 @@ import inspect
 import re
 
 import pytest
+
+from conftest import axe_violations
 from bs4 import BeautifulSoup
 
 from toycalc.book import nanogpt_chapter
@@ -136,7 +138,6 @@ def test_every_matrix_opens_in_full_with_toycalcs_values(visit, nano, path):
 
 @pytest.mark.parametrize("path", ["/nano-gpt/", "/nano-gpt/output/", "/nano-gpt/mlp/"])
 def test_axe_finds_nothing_serious_with_the_live_parts_open(visit, path):
-    from axe_playwright_python.sync_playwright import Axe
     page = visit().open(path)
     if page.locator("[data-nano-sort]").count():
         sort(page, "cbabbc")
@@ -145,7 +146,7 @@ def test_axe_finds_nothing_serious_with_the_live_parts_open(visit, path):
         button.click()
     page.wait_for_function("() => [...document.querySelectorAll('.nano-full button')].slice(0, 2)"
                            ".every(b => b.getAttribute('aria-expanded') === 'true')")
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     # Material's tooltip (a glossary term under the pointer) sits outside the landmarks: the theme's
     theme = lambda n: n["html"].startswith('<div class="md-tooltip2')  # noqa: E731
     assert [(v["id"], [n["html"][:120] for n in v["nodes"]]) for v in violations
@@ -153,11 +154,10 @@ def test_axe_finds_nothing_serious_with_the_live_parts_open(visit, path):
 
 
 def test_a_bad_entry_is_announced_to_axe_too(visit):
-    from axe_playwright_python.sync_playwright import Axe
     page = visit().open("/nano-gpt/")
     sort(page, "ab")
     page.wait_for_function("() => document.querySelector('[data-nano-sort] [role=alert]').textContent")
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     # Material's tooltip (a glossary term under the pointer) sits outside the landmarks: the theme's
     theme = lambda n: n["html"].startswith('<div class="md-tooltip2')  # noqa: E731
     assert [(v["id"], [n["html"][:120] for n in v["nodes"]]) for v in violations

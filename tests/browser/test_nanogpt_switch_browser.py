@@ -15,6 +15,8 @@ import json
 import re
 
 import pytest
+
+from conftest import axe_violations
 from bs4 import BeautifulSoup
 
 from toycalc.book import nanogpt_chapter
@@ -273,7 +275,6 @@ def test_the_stacked_heads_open_in_full(visit, nano):
 
 @pytest.mark.parametrize("path", ["/nano-gpt/", "/nano-gpt/transformer/"])
 def test_axe_finds_nothing_serious_while_following(visit, path):
-    from axe_playwright_python.sync_playwright import Axe
     page = visit().open(path)
     follow(page, "ab")        # a message shown, then letters followed, a sentence marked
     page.wait_for_function("() => document.querySelector('#nano-follow-letters-message').textContent")
@@ -281,7 +282,7 @@ def test_axe_finds_nothing_serious_while_following(visit, path):
     wait_following(page, "C C C C C C")
     if path == "/nano-gpt/":   # the paragraph that says how shows only where the field works
         assert page.locator("[data-nano-about]").is_visible()
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     theme = lambda n: n["html"].startswith('<div class="md-tooltip2')  # noqa: E731  (Material's tooltip)
     assert [(v["id"], [n["html"][:120] for n in v["nodes"]]) for v in violations
             if v["impact"] not in ("minor", None) and not all(theme(n) for n in v["nodes"])] == []

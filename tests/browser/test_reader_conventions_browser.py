@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import FORK
+from conftest import FORK, axe_violations
 
 MAIN_PAGES = ["/", "/toy/attention/", "/nano-gpt/self-attention/", "/end-to-end/", "/simulator/",
               "/what-changed/", "/glossary/", "/contributing/"]
@@ -44,12 +44,11 @@ def test_the_scheme_follows_the_system_then_the_toggle(visit):
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", MAIN_PAGES)
 def test_no_serious_violation_in_either_scheme(visit, path, scheme):
-    from axe_playwright_python.sync_playwright import Axe
     v = visit()
     v.page.emulate_media(color_scheme=scheme)
     page = v.open(path)
     assert scheme_of(page) == {"light": "default", "dark": "slate"}[scheme]
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
             if x["impact"] in ("serious", "critical", "moderate")] == []
 
@@ -58,11 +57,10 @@ def test_no_serious_violation_in_either_scheme(visit, path, scheme):
 def test_no_serious_violation_on_a_dark_phone(visit, path):
     """On a phone the nav is a drawer, its sections (with their index pages)
     in the page though off screen: each needs a name of its own."""
-    from axe_playwright_python.sync_playwright import Axe
     v = visit(375)
     v.page.emulate_media(color_scheme="dark")
     page = v.open(path)
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
             if x["impact"] in ("serious", "critical", "moderate")] == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 375

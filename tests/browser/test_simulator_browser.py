@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import axe_violations
+
 from references import mulberry32, reference_sample
 from toycalc.book.example import Example
 from toycalc.book.render import fixed, short, vector
@@ -228,11 +230,10 @@ def test_phone_width_does_not_overflow(visit):
 
 
 def test_no_serious_accessibility_violation(visit):
-    from axe_playwright_python.sync_playwright import Axe
     page = open_simulator(visit)
     choose(page, "the bird")
     choose(page, "the dog climbed the")
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations
            if v["impact"] != "minor"]
     assert bad == []
@@ -359,14 +360,13 @@ def test_appending_in_the_path(visit, toy):
 
 
 def test_the_live_path_on_a_phone_and_for_axe(visit):
-    from axe_playwright_python.sync_playwright import Axe
     page = open_end_to_end(visit, width=375)
     choose(page, "the cat climbed the roof. the", temperature=0.3)
     page.locator('.heads-chooser input[name=path][value="4"]').check()
     page.locator("#path-step-6").click()
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375, f"the page is {width} px wide"
-    violations = Axe().run(page).response["violations"]
+    violations = axe_violations(page)
     bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations
            if v["impact"] != "minor"]
     assert bad == []
