@@ -358,6 +358,15 @@ def test_the_head_that_finds_the_smallest_letter(site, nano):
     assert "does it for 726 of them, which is why this page follows it; head 1 of block 1 does it for 515" in text
 
 
+def test_the_prefix_tree_pass_equals_a_full_pass_per_input(run):
+    """last_looks reads the letters one at a time, each prefix reusing its
+    parent's keys and values; its weights are the full pass's at t = 5."""
+    full = gpt.forward(run.params, run.cfg, nanogpt.all_inputs())
+    for b, looks in enumerate(run.last_looks):
+        assert looks.shape == (729, run.cfg.n_heads, nanogpt.LENGTH)
+        np.testing.assert_allclose(looks, full["blocks"][b]["weights"][:, :, 5], rtol=0, atol=1e-12)
+
+
 def test_what_the_walkthrough_covers_is_kept(site, run):
     """The walkthrough's history, credit, lookup analogy, W_2, sampling odds,
     temperature and T x C, in the chapter's own words (and numbers)."""

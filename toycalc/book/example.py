@@ -42,6 +42,13 @@ class Example:
         return self.model.vocab.index(token)
 
     @cached_property
+    def generations(self) -> dict:
+        """toy_chapter.generate's runs from this example, by (rule, text):
+        a page asks for the same run several times (a table, the text it
+        writes, why it stops), and each costs a pass per new token."""
+        return {}
+
+    @cached_property
     def trace(self) -> dict:
         if len(self.ids) > self.model.cfg.n_ctx:   # say which rows are missing: the weights file's P
             raise ValueError(f"{len(self.ids)} tokens, but the model has {self.model.cfg.n_ctx} "

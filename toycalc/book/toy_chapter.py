@@ -82,8 +82,14 @@ class Step:
     chosen: int
 
 
-def generate(ex: Example, rule: Rule = Rule(), text: str = "") -> tuple[list[int], list[Step], str]:
+def generate(ex: Example, rule: Rule = Rule(), text: str = "") -> tuple[tuple[int, ...], list[Step], str]:
     """(all ids, one Step per new token, why it stopped)."""
+    if (rule, text) not in ex.generations:
+        ex.generations[rule, text] = _generate(ex, rule, text)
+    return ex.generations[rule, text]
+
+
+def _generate(ex: Example, rule: Rule, text: str) -> tuple[tuple[int, ...], list[Step], str]:
     model = ex.model
     ids = tokenize(text, model.vocab) if text else list(ex.ids)
     rng = np.random.default_rng(rule.seed)
@@ -102,7 +108,7 @@ def generate(ex: Example, rule: Rule = Rule(), text: str = "") -> tuple[list[int
              for n, (p, q) in enumerate(zip(probs, drawn_from))]
     why = (f"it wrote {token_code(EOT)}" if steps and out[-1] in stop
            else f"all {model.cfg.n_ctx} positions are full")
-    return out, steps, why
+    return tuple(out), steps, why
 
 
 def RULES() -> list[Rule]:
