@@ -48,6 +48,7 @@ from ..book.path import heads_chooser, path_diagram
 from ..book.render import by_heads, prose_math
 from ..model.nanogpt import NanoWeightsError, chosen_path as nano_path, load as load_nano
 from ..model.weights import WeightsError, load_toy
+from .blocks import kept
 from .export import weights_path
 from .reference import macro_reference
 
@@ -170,7 +171,7 @@ def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str 
             raise BookError(f"{what}: unknown argument '{unknown[0]}'; it takes {takes}")
         try:
             out = apply(function, options, **chosen)
-            return prose_math(out) if kind.endswith("number") else out
+            return prose_math(out) if kind.endswith("number") else kept(env.page, out)
         except (ValueError, TypeError, IndexError, KeyError) as e:
             raise BookError(f"{what}: {e}") from None
     call.__name__ = kind
@@ -264,7 +265,7 @@ def define_env(env):
 
     def path_diagram_macro():
         """The numbered path of End to End, every heads choice included."""
-        return path_diagram({h: example(h) for h in example().heads_choices}, model.heads)
+        return kept(env.page, path_diagram({h: example(h) for h in example().heads_choices}, model.heads))
 
     def heads_chooser_macro(name):
         """The heads radio buttons; name tells one group from another on a page."""

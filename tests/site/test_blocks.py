@@ -1,0 +1,51 @@
+"""toycalc/site/blocks.py: the macros' tables and figures reach Markdown as
+one-line placeholders and come back whole, where each was called."""
+from __future__ import annotations
+
+import types
+
+from bs4 import BeautifulSoup
+
+from conftest import build_with_page
+from toycalc.book import end_to_end
+from toycalc.book.example import Example
+from toycalc.model.weights import DEFAULT_TOY, load_toy
+from toycalc.site.blocks import kept, put_back
+from toycalc.site.pages import out_of_search
+
+
+def test_each_placeholder_gets_its_own_block_back():
+    page = types.SimpleNamespace()
+    table, figure = "<table><tr><td>1</td></tr></table>", '<figure class="toy-figure">2</figure>'
+    a, b = kept(page, table), kept(page, figure)
+    assert "\n" not in a and a != b
+    html = f"<p>x</p>\n{b}\n<div class=\"admonition\">{a}</div>"
+    assert put_back(page, html) == f"<p>x</p>\n{figure}\n<div class=\"admonition\">{table}</div>"
+    assert kept(None, table) == table            # no page (a macro called outside one): the block itself
+
+
+def test_a_block_lands_verbatim_where_the_macro_was_called(project):
+    text = ('# Blocks\n\n{{ table("ids", heads=1) }}\n\n'
+            '!!! note "In a box"\n\n    {{ table("ids", heads=1) }}\n\n'
+            '<div class="inside" markdown>\n\nSome *Markdown*.\n\n{{ table("ids", heads=1) }}\n\n</div>\n')
+    result = build_with_page(project, text)
+    assert result.returncode == 0, result.stderr
+    html = (project / "site" / "bad" / "index.html").read_text(encoding="utf-8")
+    # as the renderer wrote it, marked for search as every table of numbers is (site/pages.py)
+    expected = out_of_search(end_to_end.TABLES["ids"](Example(load_toy(DEFAULT_TOY), heads=1)))
+    assert html.count(expected) == 3 and "data-toycalc-block" not in html
+    soup = BeautifulSoup(html, "html.parser")
+    tables = soup.select("article table")
+    assert len(tables) == 3
+    assert tables[1].find_parent(class_="admonition") is not None
+    assert tables[2].find_parent(class_="inside") is not None
+    assert soup.select_one(".inside em").text == "Markdown"
+
+
+def test_no_placeholder_is_left_and_the_print_page_has_every_figure(site):
+    pages = {p: p.read_text(encoding="utf-8") for p in site.rglob("*.html")}
+    assert not [p for p, text in pages.items() if "data-toycalc-block" in text]
+    figures = sum(text.count('<figure class="toy-figure') for p, text in pages.items()
+                  if p.parent.name != "print_page")
+    assert figures > 0
+    assert pages[site / "print_page" / "index.html"].count('<figure class="toy-figure') == figures

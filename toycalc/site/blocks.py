@@ -1,0 +1,42 @@
+"""The macros' tables and figures, kept out of Markdown's way.
+
+Markdown reads every raw HTML block tag by tag (md_in_html looks inside
+for `markdown` attributes), and a page's tables and figures are thousands
+of tags with nothing in them for Markdown: that parse was half of a
+rebuild. So a macro gives Markdown a one-line placeholder, the same kind
+of block, and keeps its HTML on the page; on_page_content puts it back
+before any other plugin reads the page. The stash lives on the page
+object, which mkdocs serve's reloaded toycalc modules share with this
+module as a hook (mkdocs.yml).
+"""
+from __future__ import annotations
+
+import re
+
+from mkdocs.plugins import event_priority
+
+PLACEHOLDER = '<div data-toycalc-block="{}"></div>'
+_PLACEHOLDER = re.compile(r'<div data-toycalc-block="(\d+)"></div>')
+
+
+def kept(page, block: str) -> str:
+    """A placeholder for block, an HTML element (or elements, one a line)
+    that stands as a block of its own; block itself without a page."""
+    if page is None:
+        return block
+    stash = page.__dict__.setdefault("toycalc_blocks", [])
+    stash.append(block)
+    return PLACEHOLDER.format(len(stash) - 1)
+
+
+def put_back(page, html: str) -> str:
+    """The page's HTML with every placeholder replaced by its block."""
+    stash = page.__dict__.pop("toycalc_blocks", None)
+    if not stash:
+        return html
+    return _PLACEHOLDER.sub(lambda m: stash[int(m[1])], html)
+
+
+@event_priority(100)     # before any plugin reads the page (the print page, search, the other hooks)
+def on_page_content(html, page, config, files):
+    return put_back(page, html)
