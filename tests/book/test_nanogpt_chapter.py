@@ -320,6 +320,11 @@ def test_what_the_prose_claims_holds(run):
     a_at = run.ids.index(0)
     assert all(int(np.argmax(run.block(0)["weights"][h, 5])) == a_at for h in range(3))  # transformer.md
     assert nanogpt.VOCAB[int(np.argmax(run.trace["p"][5]))] == "A"                        # index.md
+    # layer-norm.md: "this column is nearly flat ... epsilon still nudges sigma", for any
+    # letter at t = 3 (a reader may follow other letters): by more than half a percent
+    for letter in range(len(nanogpt.VOCAB)):
+        variance = (run.params["E"][letter] + run.params["P"][3]).var()
+        assert np.sqrt(1 + gpt.LN_EPS / variance) - 1 > 0.005
 
 
 def test_untrained_columns_and_small_weights_are_explained(site, nano):

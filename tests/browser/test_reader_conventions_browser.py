@@ -128,6 +128,22 @@ def test_the_table_of_contents_follows_the_scroll(visit):
 
 
 @pytest.mark.parametrize("width", [1280, 375])
+def test_a_formula_keeps_its_punctuation_on_its_line(visit, width):
+    """"…and channels c." once put the full stop alone on the next line."""
+    v = visit(width)
+    page = v.open("/nano-gpt/")
+    v.typeset_shown()
+    # a box per piece, the formula's and the text's: on one line, each overlaps the first
+    kept = page.evaluate("""() => [...document.querySelectorAll('article .math-nowrap')]
+        .filter((el) => el.checkVisibility()).map((el) => {
+          const [first, ...rest] = el.getClientRects();
+          return [el.textContent, rest.every((r) => r.top < first.bottom && r.bottom > first.top)];
+        })""")
+    assert any(text.endswith("c.") for text, _ in kept)
+    assert [text for text, one_line in kept if not one_line] == []
+
+
+@pytest.mark.parametrize("width", [1280, 375])
 def test_code_blocks_have_a_copy_button(visit, width):
     page = visit(width).open("/contributing/")
     button = page.locator("pre .md-code__button[data-md-type=copy]").first

@@ -243,3 +243,10 @@ def test_page_descriptions_are_escaped():
     long = reader.first_paragraph_text("<p>" + "word " * 60 + "</p>")
     assert long.endswith("word…") and len(long) <= reader.DESCRIPTION_CHARS
     assert html.unescape(html.escape(text, quote=True)) == text
+
+
+def test_a_formula_and_the_punctuation_touching_it_stay_together():
+    math = '<span class="arithmatex">\\(c\\)</span>'
+    assert (reader.math_with_its_punctuation(f"and channels {math}. Blocks ({math}), or {math} alone")
+            == f'and channels <span class="math-nowrap">{math}.</span> Blocks '
+               f'<span class="math-nowrap">({math}),</span> or {math} alone')

@@ -164,8 +164,19 @@ def out_of_search(html: str) -> str:
     return _TABLE.sub(lambda m: "<table data-search-exclude" + m[1] if mostly_numbers(m[1]) else m[0], html)
 
 
+# A formula in a sentence is a box after which the browser may break the
+# line, leaving its full stop or comma alone at the start of the next one:
+# a formula and the punctuation that touches it stay on one line.
+_MATH_PUNCTUATED = re.compile(r'(\()?(<span class="arithmatex">\\\(.*?\\\)</span>)([.,;:!?)]+)?')
+
+
+def math_with_its_punctuation(html: str) -> str:
+    return _MATH_PUNCTUATED.sub(lambda m: f'<span class="math-nowrap">{m[0]}</span>'
+                                if m[1] or m[3] else m[0], html)
+
+
 def on_page_content(html, page, config, files):
-    html = out_of_search(html)
+    html = math_with_its_punctuation(out_of_search(html))
     if not page.meta.get("description"):
         description = first_paragraph_text(html)
         if description:
