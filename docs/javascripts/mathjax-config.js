@@ -61,7 +61,11 @@ function typesetWhenSeen() {
     now.forEach((el) => observer.unobserve(el));
     mark("busy");
     MathJax.startup.promise = MathJax.startup.promise
-      .then(() => now.length && MathJax.typesetPromise(now))
+      .then(() => {
+        // by its turn a formula may be typeset already, or gone (its part redrawn)
+        const todo = now.filter((el) => el.isConnected && !el.querySelector("mjx-container"));
+        return todo.length && MathJax.typesetPromise(todo);
+      })
       .then(() => mark("done"));
   }, { rootMargin: "50% 0px" });
   formulas.forEach((el) => seen.observe(el));
