@@ -647,7 +647,29 @@
       const now = node.written = { markup, list: pieces(markup) };
       node.markup = markup;
       if (!was || !node.firstChild) node.innerHTML = markup;  // nothing to keep: the parser is faster
-      else if (!patchChildren(node, was, -1, now, -1, new Map())) node.innerHTML = markup;
+      else if (!(was.list.shape === now.list.shape ? patchSameShape(node, was.list, now.list)
+                 : patchChildren(node, was, -1, now, -1, new Map()))) node.innerHTML = markup;
+    }
+
+    /** The same tags in the same order (the same number of tokens and
+     *  heads): each element and text in turn, written where it changed. */
+    function patchSameShape(node, was, now) {
+      const elements = node.getElementsByTagName("*"), open = [];
+      let e = -1;
+      for (let k = 0; k < now.length; k++) {
+        const [kind, text, attrs, end] = now[k], before = was[k];
+        if (kind === 0) {
+          e += 1;
+          if (end !== k) open.push(e);
+          if (attrs !== before[2]) setAttributes(elements[e], before[2], attrs);
+        } else if (kind === 1) open.pop();
+        else if (text !== before[1]) {
+          const parent = open.length ? elements[open[open.length - 1]] : node;
+          if (!parent || parent.childNodes.length !== 1) return false;
+          parent.firstChild.data = unescape(text);
+        }
+      }
+      return true;
     }
 
     /** The tags and texts of markup, in order: [0, tag, attributes, index of
@@ -656,17 +678,23 @@
     const TOKEN = /<(\/?)([a-zA-Z]+)([^>]*?)(\/?)>|([^<]+)/g;
     function pieces(markup) {
       const list = [], open = [];
+      let shape = "";  // the tags alone, in order
       for (const m of markup.matchAll(TOKEN)) {
         const k = list.length;
-        if (m[5] !== undefined) list.push([2, m[5], "", k, m.index, m[0].length]);
-        else if (m[1]) {
+        if (m[5] !== undefined) {
+          list.push([2, m[5], "", k, m.index, m[0].length]);
+          shape += "t";
+        } else if (m[1]) {
           list[open.pop()][3] = k;
           list.push([1, m[2], "", k, m.index, m[0].length]);
+          shape += "/";
         } else {
           if (!m[4]) open.push(k);
           list.push([0, m[2], m[3], k, m.index, m[0].length]);
+          shape += m[2] + (m[4] ? "/" : "") + " ";
         }
       }
+      list.shape = shape;
       return list;
     }
 

@@ -92,13 +92,17 @@ def test_idle_time_builds_the_rest_where_the_reader_does_not_look(visit, toy):
 
 
 # each drawing of the page as [its markup's length, whether the page holds
-# that markup exactly (the node equals a fresh parse of it)]
-DRAWINGS = """() => [...document.querySelectorAll(
+# that markup exactly (the node equals a fresh parse of it)]; with seen=true,
+# [whether it can be seen, too]
+DRAWINGS = """(seen) => [...document.querySelectorAll(
     '.path-drawing-live, #step-6 .path-live .sim-figures')].map(node => {
   const fresh = node.cloneNode(false), t = document.createElement('template');
   t.innerHTML = node.markup;
   fresh.append(t.content);
-  return [node.markup.length, node.isEqualNode(fresh)];
+  const out = [node.markup.length, node.isEqualNode(fresh)];
+  return seen ? out.concat([node.getBoundingClientRect().height > 0 && !!node.firstElementChild
+                                    && node.firstElementChild.checkVisibility()])
+              : out;
 })"""
 
 
@@ -140,11 +144,14 @@ def test_a_drawing_that_changes_shape_is_patched_to_the_drawing_itself(visit):
         else:
             page.evaluate(TYPE, text)
         page.wait_for_function("!document.querySelector('.sim-pending')")
-        drawings = page.evaluate(DRAWINGS)
+        drawings = page.evaluate(DRAWINGS, True)
         if count == 0:  # the error: every drawing empty, the panel holds the message
-            assert all(size == 0 and same for size, same in drawings[:9]), (text, drawings)
+            assert all(size == 0 and same for size, same, _ in drawings[:9]), (text, drawings)
+            assert page.locator("#step-6 .path-live:visible").inner_text() == (
+                "No tables: the sentence above cannot be run.")
             continue
-        assert len(drawings) == count and all(size > 0 and same for size, same in drawings), (text, drawings)
+        assert len(drawings) == count and all(size > 0 and same and seen for size, same, seen in drawings), (
+            text, drawings)
         if kept is None:  # the first step, a token more: the old cells are still there
             kept = page.evaluate("window.__cells.map(c => c.isConnected)")
     assert kept == [True, True]
