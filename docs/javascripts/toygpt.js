@@ -990,11 +990,19 @@
     }
 
     /** A run's parts into `box`: those on the screen (or of unknown place)
-     *  built now, the others deferred (see `later`). */
+     *  built now, the others deferred (see `later`). Each part has a slot of
+     *  its own in the box (div.sim-part), and a part is replaced within its
+     *  slot: the box's own children then stay as they are, for a change
+     *  among them would have the browser restyle every part after it (the
+     *  figures too, thousands of elements, when a table after them is
+     *  deferred). */
     function showParts(box, parts) {
-      for (const child of box.children) later.drop(child);
-      delete box.dataset.message;
-      const near = box.near || [], old = [...box.children];
+      if (box.dataset.message) {
+        delete box.dataset.message;
+        box.replaceChildren();
+      }
+      for (const slot of box.children) later.drop(slot.firstChild);
+      const near = box.near || [];
       const build = (make, was) => {
         const node = make();
         if (node.drawing === undefined) return node;
@@ -1004,8 +1012,10 @@
         into.drawing = node.drawing;
         return into;
       };
+      while (box.children.length > parts.length) box.lastChild.remove();
+      while (box.children.length < parts.length) box.append(el("div", { class: "sim-part" }));
       parts.forEach((make, i) => {
-        const was = old[i];
+        const slot = box.children[i], was = slot.firstChild;
         let node;
         if (near[i] !== false) node = build(make, was);
         else {
@@ -1015,10 +1025,9 @@
           later.defer(hold, () => hold.replaceWith(build(make)));
         }
         // the nodes kept stay in place: moving them would rebuild them
-        if (!was) box.append(node);
+        if (!was) slot.append(node);
         else if (node !== was) was.replaceWith(node);
       });
-      old.slice(parts.length).forEach((child) => child.remove());
     }
 
     /** A drawing's markup into `node`, now if its button is on the screen,
@@ -1080,7 +1089,10 @@
     }
 
     function clear(box) {
-      for (const child of box.children) later.drop(child);
+      for (const slot of box.children) {
+        later.drop(slot);
+        later.drop(slot.firstChild);
+      }
       if (box.firstChild) box.replaceChildren();  // even when empty, a change: the box and its kin restyled
     }
 
