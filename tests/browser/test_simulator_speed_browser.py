@@ -91,6 +91,21 @@ def test_idle_time_builds_the_rest_where_the_reader_does_not_look(visit, toy):
     assert page.evaluate("toygpt.ui.pending()") == 0
 
 
+# each drawing of the page as [its markup's length, whether the page holds
+# that markup exactly (the node equals a fresh parse of it)]; with seen=true,
+# [whether it can be seen, too]
+DRAWINGS = """(seen) => [...document.querySelectorAll(
+    '.path-drawing-live, #step-6 .path-live .sim-figures')].map(node => {
+  const fresh = node.cloneNode(false), t = document.createElement('template');
+  t.innerHTML = node.markup;
+  fresh.append(t.content);
+  const out = [node.markup.length, node.isEqualNode(fresh)];
+  return seen ? out.concat([node.getBoundingClientRect().height > 0 && !!node.firstElementChild
+                                    && node.firstElementChild.checkVisibility()])
+              : out;
+})"""
+
+
 def test_a_drawing_patched_in_place_is_the_drawing_itself(visit):
     """A drawing of the same shape as the last (the same number of tokens
     and heads) is patched, attribute by attribute (toygpt.js: patchInto):
@@ -99,11 +114,44 @@ def test_a_drawing_patched_in_place_is_the_drawing_itself(visit):
     for text in [TEXT, "the dog climbed the roof. the", "the dog climbed the", "the cat climbed the wall. the", TEXT]:
         page.evaluate(TYPE, text)
         page.wait_for_function("!document.querySelector('.sim-pending')")
-        drawings = page.evaluate("""() => [...document.querySelectorAll(
-            '.path-drawing-live, #step-6 .path-live .sim-figures')].map(node => {
-          const fresh = node.cloneNode(false), t = document.createElement('template');
-          t.innerHTML = node.markup;
-          fresh.append(t.content);
-          return [node.markup.length, node.isEqualNode(fresh)];
-        })""")
+        drawings = page.evaluate(DRAWINGS)
         assert len(drawings) == 10 and all(size > 0 and same for size, same in drawings), (text, drawings)
+
+
+def test_a_drawing_that_changes_shape_is_patched_to_the_drawing_itself(visit):
+    """A token more, a token less, several, other heads, and a sentence after
+    one that cannot be cut: each drawing is patched from the last (cells and
+    rows kept, added, removed) and then equals its markup, parsed anew; a
+    token more keeps the cells that were there."""
+    page = open_at_step_6(visit)
+    # the first cell of the heads' figure, and of step 2's drawing, before
+    page.evaluate(TYPE, "the cat climbed the roof.")
+    page.wait_for_function("!document.querySelector('.sim-pending')")
+    page.evaluate("""() => { window.__cells = [
+      document.querySelector('#step-6 .path-live .sim-figures rect'),
+      document.querySelector('#path-step-2 .path-drawing-live rect')]; }""")
+    steps = [(TEXT, 10), ("the cat climbed the roof.", 10), ("the dog", 10), ("the dog climbed the roof.", 10),
+             (TEXT, 10), ("the cat climbed the roof. th", 0), (TEXT, 10), ("heads 1", 10),
+             ("the dog climbed the", 10), ("heads 4", 10), (TEXT, 10)]
+    kept = None
+    for text, count in steps:
+        if text.startswith("heads"):
+            page.evaluate("""h => {
+              const c = document.querySelector(`.heads-chooser input[name=path][value="${h}"]`);
+              c.checked = true;
+              c.dispatchEvent(new Event('change', {bubbles: true}));
+            }""", text.split()[1])
+        else:
+            page.evaluate(TYPE, text)
+        page.wait_for_function("!document.querySelector('.sim-pending')")
+        drawings = page.evaluate(DRAWINGS, True)
+        if count == 0:  # the error: every drawing empty, the panel holds the message
+            assert all(size == 0 and same for size, same, _ in drawings[:9]), (text, drawings)
+            assert page.locator("#step-6 .path-live:visible").inner_text() == (
+                "No tables: the sentence above cannot be run.")
+            continue
+        assert len(drawings) == count and all(size > 0 and same and seen for size, same, seen in drawings), (
+            text, drawings)
+        if kept is None:  # the first step, a token more: the old cells are still there
+            kept = page.evaluate("window.__cells.map(c => c.isConnected)")
+    assert kept == [True, True]
