@@ -398,22 +398,34 @@
     }
 
     function cell(x, y, w, h, value, scale, title) {
-      if (value === null) {
-        return `<g class="v-masked"><rect x="${x}" y="${y}" width="${w}" height="${h}"><title>${esc(title)}: masked</title>` +
-               `</rect><path d="M${x} ${y + h}L${x + w} ${y}"/></g>`;
-      }
       return `<rect x="${x}" y="${y}" width="${w}" height="${h}" class="v-${sign(value)}" ` +
              `fill-opacity="${strength(value / scale)}"><title>${esc(title)}: ${fixed(value)}</title></rect>`;
+    }
+
+    const MASKED = "masked: a query reads no key after its own position";
+
+    /** A grid's masked cells as one mark (draw.py's masked_cells). */
+    function maskedCells(boxes) {
+      if (!boxes.length) return "";
+      let outline = "", hatch = "";
+      for (const [x, y, w, h] of boxes) {
+        outline += `M${x} ${y}h${w}v${h}h${-w}z`;
+        hatch += `M${x} ${y + h}L${x + w} ${y}`;
+      }
+      return `<g class="v-masked"><title>${MASKED}</title><path class="cells" d="${outline}"/><path d="${hatch}"/></g>`;
     }
 
     function grid(M, titles, size, x0, y0, scale) {
       x0 = x0 || 0; y0 = y0 || 0;
       scale = scale === undefined || scale === null ? largest(M) : scale;
       let out = "";
+      const masked = [];
       M.forEach((row, i) => row.forEach((v, j) => {
-        out += cell(x0 + j * size, y0 + i * size, size, size, v, scale, titles[i][j]);
+        const x = x0 + j * size, y = y0 + i * size;
+        if (v === null) masked.push([x, y, size, size]);
+        else out += cell(x, y, size, size, v, scale, titles[i][j]);
       }));
-      return out;
+      return out + maskedCells(masked);
     }
 
     function label(x, y, text, anchor, cls) {

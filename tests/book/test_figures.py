@@ -11,7 +11,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from conftest import build_site, page
-from toycalc.book import minimap, toy_chapter
+from toycalc.book import draw, minimap, toy_chapter
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 from toycalc.model import gpt
@@ -66,9 +66,16 @@ def test_attention_figures_show_toycalcs_weights(site, ex, where):
         got = titles(f)
         want = {k: v for k, v in attention_titles(ex).items() if k.startswith(f"head {f['data-head']},")}
         assert got == want
-        masked = [t.get_text() for t in f.select("title") if t.get_text().endswith(": masked")]
+        # the heat-map: a coloured cell per weight, and the cells after each query masked, as one mark
+        heat = f.select("svg")[0]
         T = len(ex.ids)
-        assert len(masked) == T * (T - 1) // 2
+        coloured = {(int(r["x"]), int(r["y"])) for r in heat.select("rect[class^=v-]")}
+        (masked,) = heat.select("g.v-masked")
+        assert masked.title.get_text() == draw.MASKED
+        boxes = {(int(x), int(y)) for x, y in re.findall(r"M(\d+) (\d+)h", masked.select_one("path.cells")["d"])}
+        assert len(coloured) == T * (T + 1) // 2 and len(boxes) == T * (T - 1) // 2
+        xs, ys = sorted({x for x, _ in coloured}), sorted({y for _, y in coloured})
+        assert boxes == {(xs[j], ys[i]) for i in range(T) for j in range(i + 1, T)}
 
 
 @pytest.mark.parametrize("where", ["end-to-end", "toy/output", "simulator"])

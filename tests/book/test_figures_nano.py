@@ -50,17 +50,28 @@ def number(title: str) -> str:
 # ------------------------------------------------------------- what toycalc computes (the expectations)
 
 def attention_expected(params, ids) -> dict:
-    """{(block, head, t, j): value or 'masked'} from gpt.forward."""
+    """{(block, head, t, j): value} for j <= t, from gpt.forward."""
     trace = gpt.forward(params, nanogpt.CONFIG, np.array(ids))
     L = [nanogpt.VOCAB[i] for i in ids]
     out = {}
     for b, block in enumerate(trace["blocks"]):
         for h in range(nanogpt.CONFIG.n_heads):
             for t in range(len(ids)):
-                for j in range(len(ids)):
+                for j in range(t + 1):
                     key = f"block {b + 1}, head {h + 1}: t = {t} ({L[t]}) reads j = {j} ({L[j]})"
-                    out[key] = fixed(block["weights"][h, t, j]) if j <= t else "masked"
+                    out[key] = fixed(block["weights"][h, t, j])
     return out
+
+
+def attention_drawn(node, T: int) -> dict:
+    """The weights a drawing's titles give; and each small map's masked
+    future, one mark (draw.masked_cells) of T (T - 1) / 2 cells."""
+    masks = node.select("g.v-masked")
+    assert len(masks) == nanogpt.CONFIG.n_blocks * nanogpt.CONFIG.n_heads
+    for mask in masks:
+        assert mask.title.get_text() == draw.MASKED
+        assert mask.select_one("path.cells")["d"].count("z") == T * (T - 1) // 2
+    return {t.rsplit(": ", 1)[0]: number(t) for t in titles(node) if t != draw.MASKED}
 
 
 def residual_expected(params, ids, t=5) -> list[str]:
@@ -193,8 +204,7 @@ def test_nano_figures_are_pure_and_carry_their_numbers(nano):
         for attrs in COORDINATE.findall(out):
             for value in re.findall(r"-?[\d.]+", " ".join(attrs)):
                 assert re.fullmatch(r"-?\d+(\.\d)?", value), (name, value)
-    got = {t.rsplit(": ", 1)[0]: number(t)
-           for t in titles(BeautifulSoup(nanogpt_chapter.attention_figure(run), "html.parser"))}
+    got = attention_drawn(BeautifulSoup(nanogpt_chapter.attention_figure(run), "html.parser"), run.T)
     assert got == attention_expected(nano.params, run.ids)
 
 
@@ -254,7 +264,7 @@ def figures_on(site, name):
 def check_figures(site, nano, ex):
     run = Run(nano)
     fig, = figures_on(site, "nano-attention")
-    assert {t.rsplit(": ", 1)[0]: number(t) for t in titles(fig)} == attention_expected(nano.params, run.ids)
+    assert attention_drawn(fig, run.T) == attention_expected(nano.params, run.ids)
 
     fig, = figures_on(site, "nano-residual")
     assert [number(t) for t in titles(fig)] == residual_expected(nano.params, run.ids, t=5)

@@ -6,6 +6,7 @@ import pytest
 
 from conftest import axe_violations
 
+from toycalc.book import draw
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 
@@ -15,7 +16,7 @@ DOG = "the dog climbed the"
 def drawn_titles(page, selector) -> list[str]:
     return page.locator(selector).evaluate_all(
         "marks => marks.filter(m => m.getClientRects().length || m.closest('svg').getClientRects().length)"
-        ".map(m => m.textContent).filter(t => !t.endsWith(': masked'))")
+        ".map(m => m.textContent)")
 
 
 def attention_want(ex: Example) -> set[str]:
@@ -69,7 +70,10 @@ def test_the_path_redraws_with_the_readers_sentence(visit, toy, heads):
     bars = page.locator("#path-step-9 .path-drawing-live title").all_text_contents()
     assert bars == probabilities_want(ex)[:4]
     cells = page.locator("#path-step-6 .path-drawing-live rect title").all_text_contents()
-    assert len([c for c in cells if not c.endswith("masked")]) == heads * 15
+    assert len(cells) == heads * 15
+    # and each head's masked future is one mark
+    assert page.locator("#path-step-6 .path-drawing-live g.v-masked > title").all_text_contents() == \
+        [draw.MASKED] * heads
     assert page.locator("#path-step-6 .path-drawing-live").is_visible()
     assert page.locator("#path-step-6 .path-drawing:not(.path-drawing-live)").evaluate_all(
         "els => els.filter(e => e.getClientRects().length).length") == 0

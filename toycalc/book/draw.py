@@ -51,20 +51,40 @@ def largest(rows) -> float:
     return m or 1.0
 
 
-def cell(x: int, y: int, w: int, h: int, value: float | None, scale: float, title: str) -> str:
-    """One coloured cell; value None is a masked cell (hatched, no colour)."""
-    if value is None:
-        return (f'<g class="v-masked"><rect x="{x}" y="{y}" width="{w}" height="{h}"><title>{esc(title)}: masked</title>'
-                f'</rect><path d="M{x} {y + h}L{x + w} {y}"/></g>')
+def cell(x: int, y: int, w: int, h: int, value: float, scale: float, title: str) -> str:
+    """One coloured cell."""
     return (f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="v-{sign(value)}" '
             f'fill-opacity="{strength(value / scale)}"><title>{esc(title)}: {fixed(value)}</title></rect>')
 
 
+MASKED = "masked: a query reads no key after its own position"
+
+
+def masked_cells(boxes: list[tuple[int, int, int, int]]) -> str:
+    """A grid's masked cells (x, y, w, h) as one mark, hatched, no colour:
+    an outline and a hatch for all of them, with one title. Drawn cell by
+    cell they were four elements each, half of an attention figure's, and
+    the browser restyles every element of a drawing that changes."""
+    if not boxes:
+        return ""
+    outline = "".join(f"M{x} {y}h{w}v{h}h{-w}z" for x, y, w, h in boxes)
+    hatch = "".join(f"M{x} {y + h}L{x + w} {y}" for x, y, w, h in boxes)
+    return f'<g class="v-masked"><title>{MASKED}</title><path class="cells" d="{outline}"/><path d="{hatch}"/></g>'
+
+
 def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = None) -> str:
-    """A matrix of cells, row by row; titles[i][j] names cell (i, j)."""
+    """A matrix of cells, row by row; titles[i][j] names cell (i, j); a
+    value None is masked (see masked_cells)."""
     scale = largest(M) if scale is None else scale
-    return "".join(cell(x0 + j * size, y0 + i * size, size, size, v, scale, titles[i][j])
-                   for i, row in enumerate(M) for j, v in enumerate(row))
+    cells, masked = [], []
+    for i, row in enumerate(M):
+        for j, v in enumerate(row):
+            x, y = x0 + j * size, y0 + i * size
+            if v is None:
+                masked.append((x, y, size, size))
+            else:
+                cells.append(cell(x, y, size, size, v, scale, titles[i][j]))
+    return "".join(cells) + masked_cells(masked)
 
 
 def label(x: int, y: int, text: str, anchor: str = "start", cls: str = "lbl") -> str:
