@@ -425,7 +425,7 @@
         if (v === null) masked.push([x, y, size, size]);
         else out += cell(x, y, size, size, v, scale, titles[i][j]);
       }));
-      return out + maskedCells(masked);
+      return maskedCells(masked) + out;   // masked first: a row more is appended
     }
 
     function label(x, y, text, anchor, cls) {
@@ -442,19 +442,20 @@
     const textWidth = (text, px) => Array.from(text).length * (px || 7);
     const widest = (tokens) => Math.max(...tokens.map((t) => textWidth(t)));
 
+    /** draw.py's attention_svg: token by token, so a token more is appended. */
     function attentionSvg(tokens, weights, head) {
       const T = tokens.length, size = 30, left = widest(tokens) + 8, top = 20;
-      const M = [], titles = [];
+      const masked = [];
+      for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) masked.push([left + j * size, top + i * size, size, size]);
+      let body = maskedCells(masked);
       for (let i = 0; i < T; i++) {
-        M.push([]); titles.push([]);
-        for (let j = 0; j < T; j++) {
-          M[i].push(j <= i ? weights[i][j] : null);
-          titles[i].push(`head ${head}, ${tokens[i]} (query ${i + 1}) reads ${tokens[j]} (key ${j + 1})`);
+        body += label(left - 6, top + i * size + 19, tokens[i], "end");
+        body += label(left + i * size + 15, top - 6, String(i + 1), "middle");
+        for (let j = 0; j <= i; j++) {
+          body += cell(left + j * size, top + i * size, size, size, weights[i][j], 1,
+                       `head ${head}, ${tokens[i]} (query ${i + 1}) reads ${tokens[j]} (key ${j + 1})`);
         }
       }
-      let body = tokens.map((t, i) => label(left - 6, top + i * size + 19, t, "end")).join("");
-      for (let j = 0; j < T; j++) body += label(left + j * size + 15, top - 6, String(j + 1), "middle");
-      body += grid(M, titles, size, left, top, 1);
       return svg(left + T * size + 2, top + T * size + 2,
         `Head ${head}: a heat-map of the attention weights, one row per query, one column per key ` +
         "(numbered by position); cells after the query are masked", body);
@@ -466,8 +467,6 @@
       for (let i = 0; i < T; i++) {
         body += label(w - 6, top + 16 + i * row, tokens[i], "end");
         body += label(w + gap + 6, top + 16 + i * row, tokens[i]);
-      }
-      for (let i = 0; i < T; i++) {
         for (let j = 0; j <= i; j++) {
           const a = weights[i][j], stroke = Math.floor(a * 60 + 0.5) / 10;
           body += `<line x1="${w}" y1="${top + 12 + j * row}" x2="${w + gap}" y2="${top + 12 + i * row}" ` +
@@ -539,7 +538,7 @@
               titles[i].push(`head ${h + 1}, query ${i + 1}, key ${j + 1}`);
             }
           }
-          body += grid(M, titles, size, h * (T * size + 4), 0, 1);
+          body += `<g transform="translate(${h * (T * size + 4)} 0)">${grid(M, titles, size, 0, 0, 1)}</g>`;
         }
         return svg(H * (T * size + 4) - 4, T * size, `The attention weights of the ${H} heads side by side`, body, "fig mini");
       }

@@ -74,7 +74,8 @@ def masked_cells(boxes: list[tuple[int, int, int, int]]) -> str:
 
 def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = None) -> str:
     """A matrix of cells, row by row; titles[i][j] names cell (i, j); a
-    value None is masked (see masked_cells)."""
+    value None is masked (see masked_cells). The masked mark goes first, so
+    that a row more (a token more) is drawn by appending."""
     scale = largest(M) if scale is None else scale
     cells, masked = [], []
     for i, row in enumerate(M):
@@ -84,7 +85,7 @@ def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = N
                 masked.append((x, y, size, size))
             else:
                 cells.append(cell(x, y, size, size, v, scale, titles[i][j]))
-    return "".join(cells) + masked_cells(masked)
+    return masked_cells(masked) + "".join(cells)
 
 
 def label(x: int, y: int, text: str, anchor: str = "start", cls: str = "lbl") -> str:
@@ -106,16 +107,20 @@ def text_width(text: str, px: int = 7) -> int:
 
 def attention_svg(tokens: list[str], weights, head: int) -> str:
     """One head's attention weights as a heat-map: a row per query, a
-    column per key, the cells above the diagonal masked."""
+    column per key, the cells above the diagonal masked. Each token's
+    labels and row come after the token before's, so that the browser
+    draws a token more by appending (a drawing's elements are restyled
+    whenever one is inserted among them)."""
     T, size = len(tokens), 30
     left = max(text_width(t) for t in tokens) + 8
     top = 20
-    M = [[weights[i][j] if j <= i else None for j in range(T)] for i in range(T)]
-    titles = [[f"head {head}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})" for j in range(T)]
-              for i in range(T)]
-    body = [label(left - 6, top + i * size + 19, t, "end") for i, t in enumerate(tokens)]
-    body += [label(left + j * size + 15, top - 6, str(j + 1), "middle") for j in range(T)]
-    body.append(grid(M, titles, size, left, top, scale=1.0))
+    body = [masked_cells([(left + j * size, top + i * size, size, size) for i in range(T) for j in range(i + 1, T)])]
+    for i in range(T):
+        body.append(label(left - 6, top + i * size + 19, tokens[i], "end"))
+        body.append(label(left + i * size + 15, top - 6, str(i + 1), "middle"))
+        body.extend(cell(left + j * size, top + i * size, size, size, weights[i][j], 1.0,
+                         f"head {head}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})")
+                    for j in range(i + 1))
     return svg(left + T * size + 2, top + T * size + 2,
                f"Head {head}: a heat-map of the attention weights, one row per query, one column per key "
                "(numbered by position); cells after the query are masked", "".join(body))
@@ -123,7 +128,8 @@ def attention_svg(tokens: list[str], weights, head: int) -> str:
 
 def attention_lines_svg(tokens: list[str], weights, head: int) -> str:
     """The same weights as lines from each query (right) to the keys it
-    reads (left): the thicker the line, the larger the weight."""
+    reads (left): the thicker the line, the larger the weight. Token by
+    token, as attention_svg."""
     T, row = len(tokens), 22
     w = max(text_width(t) for t in tokens) + 8
     gap = 110
@@ -132,7 +138,6 @@ def attention_lines_svg(tokens: list[str], weights, head: int) -> str:
     for i in range(T):
         body.append(label(w - 6, top + 16 + i * row, tokens[i], "end"))
         body.append(label(w + gap + 6, top + 16 + i * row, tokens[i]))
-    for i in range(T):
         for j in range(i + 1):
             a = weights[i][j]
             stroke = math.floor(a * 60 + 0.5) / 10  # 0 to 6 px, one decimal
@@ -218,7 +223,8 @@ def path_svg(step: int, tokens: list[str], run: dict, vocab: list[str]) -> str:
         for h in range(H):
             M = [[run["weights"][h][i][j] if j <= i else None for j in range(T)] for i in range(T)]
             titles = [[f"head {h + 1}, query {i + 1}, key {j + 1}" for j in range(T)] for i in range(T)]
-            body.append(grid(M, titles, size, h * (T * size + 4), 0, 1.0))
+            # each head in a group of its own place: a token more moves the group, not its cells
+            body.append(f'<g transform="translate({h * (T * size + 4)} 0)">{grid(M, titles, size, 0, 0, 1.0)}</g>')
         return svg(H * (T * size + 4) - 4, T * size, f"The attention weights of the {H} heads side by side",
                    "".join(body), "fig mini")
     if step == 9:
