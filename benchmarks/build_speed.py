@@ -123,11 +123,12 @@ def main() -> None:
             for side in order:
                 seconds[side].append(timed_build(sides[side], tmp / side))
         # every side built the same book: no placeholder left, every figure there
+        figures = {}
         for side in sides:
             built = [path.read_text(encoding="utf-8") for path in (tmp / side).rglob("*.html")]
             assert not any("data-toycalc-block" in text for text in built), side
-            seconds[side + " figures"] = sum(text.count('<figure class="toy-figure') for text in built)
-        assert len({seconds[side + " figures"] for side in sides}) == 1, seconds
+            figures[side] = sum(text.count('<figure class="toy-figure') for text in built)
+        assert len(set(figures.values())) == 1, figures
         # an edit of the weights, then the rebuild mkdocs serve would do
         weights = tmp / "toy.yaml"
         data = yaml.safe_load((ROOT / "toycalc" / "weights" / "toy.yaml").read_text(encoding="utf-8"))

@@ -649,9 +649,9 @@
      *  elements added, those gone. So a drawing one token larger keeps its
      *  cells and rows and adds the new ones, and one of the same shape is
      *  patched attribute by attribute (patchSameShape). (Chromium restyles
-     *  every child of an svg when one is inserted among them, so a token
-     *  more costs about as much style work as a rebuild; lining up the
-     *  children by index instead costs more.) The result is the markup,
+     *  every child of an svg when one is inserted among them, which is why
+     *  draw writes its drawings token by token: a token more is appended.
+     *  Lining up the children by index instead costs more.) The result is the markup,
      *  parsed (tests/browser/test_simulator_speed_browser.py).
      *  The markup is `draw`'s: its texts and attribute values escaped, no
      *  tag the parser would add or move. */
@@ -1103,10 +1103,7 @@
     }
 
     function clear(box) {
-      for (const slot of box.children) {
-        later.drop(slot);
-        later.drop(slot.firstChild);
-      }
+      for (const slot of box.children) later.drop(slot.firstChild);   // a part deferred in its slot
       if (box.firstChild) box.replaceChildren();  // even when empty, a change: the box and its kin restyled
     }
 

@@ -87,9 +87,10 @@ class Run:
         position falls on a copy of the input's smallest letter; and how
         many such inputs there are."""
         inputs = nanogpt.all_inputs()
-        mixed = inputs.min(1) != inputs.max(1)
+        smallest = inputs.min(1)
+        mixed = smallest != inputs.max(1)
         rows = np.arange(len(inputs))
-        hits = [[int((inputs[rows, looks[:, h].argmax(-1)] == inputs.min(1))[mixed].sum())
+        hits = [[int((inputs[rows, looks[:, h].argmax(-1)] == smallest)[mixed].sum())
                  for h in range(self.cfg.n_heads)] for looks in self.last_looks]
         return np.array(hits), int(mixed.sum())
 

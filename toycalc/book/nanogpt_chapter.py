@@ -685,15 +685,13 @@ def strongest_look_number(run: Run, t: int = 5, places: int = 3) -> str:
 def p_number(run: Run, letter: str = "A", t: int = 5, places: int = 3) -> str:
     """The probability of a letter at position t (letter="top": of the most probable)."""
     _t(run, t)
-    i = int(np.argmax(run.trace["p"][t])) if letter == "top" else _letter(letter)
-    return fixed(run.trace["p"][t, i], places)
+    return fixed(run.trace["p"][t, _letter_at(run, letter, t)], places)
 
 
 def percent_number(run: Run, letter: str = "A", t: int = 5) -> str:
     """The probability of a letter at position t as a percentage, one place: 99.4 % (letter="top": of the most probable)."""
     _t(run, t)
-    i = int(np.argmax(run.trace["p"][t])) if letter == "top" else _letter(letter)
-    return f"{100 * run.trace['p'][t, i]:.1f} %"
+    return f"{100 * run.trace['p'][t, _letter_at(run, letter, t)]:.1f} %"
 
 
 def top_number(run: Run, t: int = 5) -> str:
@@ -756,6 +754,11 @@ def _letter(letter: str) -> int:
     if letter not in nanogpt.VOCAB:
         raise ValueError(f"letter = {letter!r}: expected one of {', '.join(nanogpt.VOCAB)}")
     return nanogpt.VOCAB.index(letter)
+
+
+def _letter_at(run: Run, letter: str, t: int) -> int:
+    """The letter's id; "top": the most probable letter at position t (nanogpt.js: letterAt)."""
+    return int(np.argmax(run.trace["p"][t])) if letter == "top" else _letter(letter)
 
 
 MATRICES = {
