@@ -296,6 +296,11 @@ def matmul(x, W):
     return (x.reshape(-1, x.shape[-1]) @ W).reshape(*x.shape[:-1], W.shape[-1])
 
 
+def as_rows(a):
+    """(.., n) -> (N, n): every row of a, whatever its leading axes."""
+    return a.reshape(-1, a.shape[-1])
+
+
 def linear(x, W, b=None):
     return matmul(x, W) if b is None else matmul(x, W) + b
 
@@ -334,6 +339,37 @@ def attention(u, p, heads, mask=True, kv=None, angles=None, past=None):
     A = join_heads(outputs)                              # the heads side by side
     out.update(dots=dots, scores=scores, weights=weights, outputs=outputs, A=A)
     return out
+
+
+def attention_backward(dA, blk, p, cfg: Config, heads, angles, grads, pre):
+    """Gradients of attention's Q, K, V weights (into grads) from dL/dA,
+    A the heads side by side, for the block whose trace is blk; returns
+    dL/du. The steps of `attention` in reverse."""
+    kv = kv_heads(cfg, heads)
+    dout = split_heads(dA, heads)                       # (.., H, T, d_head)
+    a = blk["weights"]
+    q = split_heads(blk["Q_rot" if "Q_rot" in blk else "Q"], heads)
+    k, v = blk["k"], blk["v"]                           # (.., kv, T, d_head), turned if rope
+    if kv != heads:
+        k, v = np.repeat(k, heads // kv, axis=-3), np.repeat(v, heads // kv, axis=-3)
+    da = dout @ v.swapaxes(-1, -2)                      # o = a v
+    dv = a.swapaxes(-1, -2) @ dout
+    ds = a * (da - (da * a).sum(-1, keepdims=True))     # a = softmax(s); masked: a = 0, so ds = 0
+    ds /= math.sqrt(q.shape[-1])                        # s = q . k / sqrt(d_head)
+    dq, dk = ds @ k, ds.swapaxes(-1, -2) @ q
+    if kv != heads:                                     # a shared head collects its group's gradients
+        dk, dv = (group_sum(g, kv) for g in (dk, dv))
+    if angles is not None:                              # undo the turn: turn back by the same angle
+        cos, sin = angles
+        dq, dk = rope(dq, cos, -sin), rope(dk, cos, -sin)
+    du = np.zeros_like(blk["u"])
+    for n, dM in (("Q", dq), ("K", dk), ("V", dv)):     # Q = u W_Q (+ b_Q), and K, V
+        dM = join_heads(dM)
+        grads[pre + "W_" + n] = as_rows(blk["u"]).T @ as_rows(dM)
+        if cfg.bias:
+            grads[pre + "b_" + n] = as_rows(dM).sum(0)
+        du += matmul(dM, p["W_" + n].T)
+    return du
 
 
 # ---------------------------------------------------------------- forward
@@ -482,24 +518,27 @@ def cross_entropy(p, targets):
     return float(-np.log(picked[keep]).mean())
 
 
+def cross_entropy_backward(p, targets):
+    """dL/dz of cross_entropy, where p = softmax(z): (p - onehot(target)) / N
+    at the N positions that have a target, 0 elsewhere."""
+    targets = np.asarray(targets)
+    keep = targets >= 0
+    onehot = np.zeros_like(p)
+    np.put_along_axis(onehot, np.where(keep, targets, 0)[..., None], 1.0, -1)
+    dz = (p - onehot) * keep[..., None]
+    dz /= keep.sum()   # in place: a float32 trace stays float32
+    return dz
+
+
 def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
     """Gradients of cross_entropy(trace['p'], targets) for every parameter,
     for a trace of the whole text (not one run with past)."""
     if trace["cache"]["length"] != trace["ids"].shape[-1]:
         raise NotImplementedError("backward needs a trace of the whole text, not one run with past")
-    targets = np.asarray(targets)
-    keep = targets >= 0
-    dz = trace["p"].copy()
-    onehot = np.zeros_like(dz)
-    np.put_along_axis(onehot, np.where(keep, targets, 0)[..., None], 1.0, -1)
-    dz = (dz - onehot) * keep[..., None]
-    dz /= keep.sum()   # in place: a float32 trace stays float32
-    dlogits = dz / trace["temperature"]
-
+    dlogits = cross_entropy_backward(trace["p"], targets) / trace["temperature"]   # z = logits / T
     grads = {name: np.zeros_like(value) for name, value in params.items()}
-    flat = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731  (.., n) -> (N, n)
     W_U = unembedding(params, cfg)
-    dW_U = flat(trace["f"]).T @ flat(dlogits)
+    dW_U = as_rows(trace["f"]).T @ as_rows(dlogits)
     if cfg.tied:
         grads["E"] += dW_U.T
     else:
@@ -512,7 +551,6 @@ def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
         _store_norm_grads(grads, "", "f", g)
 
     heads = trace["heads"]
-    kv = kv_heads(cfg, heads)
     for b in reversed(range(cfg.n_blocks)):
         p, blk, pre = block_params(params, b), trace["blocks"][b], f"blocks.{b}."
         if post:                                        # y = LN(y_sum)
@@ -531,32 +569,11 @@ def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
             dh += dln
         # h = X + A @ W_O
         dx = dh.copy()
-        grads[pre + "W_O"] = flat(blk["A"]).T @ flat(dh)
+        grads[pre + "W_O"] = as_rows(blk["A"]).T @ as_rows(dh)
         if cfg.bias:
-            grads[pre + "b_O"] = flat(dh).sum(0)
-        dout = split_heads(matmul(dh, p["W_O"].T), heads)
-        a = blk["weights"]
-        q = split_heads(blk["Q_rot" if "Q_rot" in blk else "Q"], heads)
-        k, v = blk["k"], blk["v"]                       # (.., kv, T, d_head), turned if rope
-        if kv != heads:
-            k, v = np.repeat(k, heads // kv, axis=-3), np.repeat(v, heads // kv, axis=-3)
-        da = dout @ v.swapaxes(-1, -2)
-        dv = a.swapaxes(-1, -2) @ dout
-        ds = a * (da - (da * a).sum(-1, keepdims=True))  # masked: a = 0, so ds = 0
-        ds /= math.sqrt(q.shape[-1])
-        dq, dk = ds @ k, ds.swapaxes(-1, -2) @ q
-        if kv != heads:                                 # a shared head collects its group's gradients
-            dk, dv = (group_sum(g, kv) for g in (dk, dv))
-        if "angles" in trace:                           # undo the turn: turn back by the same angle
-            cos, sin = trace["angles"]
-            dq, dk = rope(dq, cos, -sin), rope(dk, cos, -sin)
-        du = np.zeros_like(blk["u"])
-        for n, dM in (("Q", dq), ("K", dk), ("V", dv)):
-            dM = join_heads(dM)
-            grads[pre + "W_" + n] = flat(blk["u"]).T @ flat(dM)
-            if cfg.bias:
-                grads[pre + "b_" + n] = flat(dM).sum(0)
-            du += matmul(dM, p["W_" + n].T)
+            grads[pre + "b_O"] = as_rows(dh).sum(0)
+        du = attention_backward(matmul(dh, p["W_O"].T), blk, p, cfg, heads, trace.get("angles"),
+                                grads, pre)
         if post:                                        # u = X
             dx += du
         else:
@@ -566,7 +583,7 @@ def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
 
     # X = E[ids] + P[:T]; a token that appears twice collects both gradients
     # (np.add.at does this too, but slowly: one row per distinct token instead)
-    ids, dx_rows = trace["ids"].reshape(-1), flat(dx)
+    ids, dx_rows = trace["ids"].reshape(-1), as_rows(dx)
     for i in np.unique(ids):
         grads["E"][i] += dx_rows[ids == i].sum(0)
     if "P" in grads:
@@ -608,24 +625,23 @@ def group_sum(g, kv):
 
 def mlp_backward(dm, blk, p, cfg: Config, grads, pre):
     """Gradients of the MLP's weights (into grads) from dL/dm; returns dL/du'."""
-    flat = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731
     dpost = matmul(dm, p["W_2"].T)
-    grads[pre + "W_2"] = flat(blk["mlp_post"]).T @ flat(dm)
+    grads[pre + "W_2"] = as_rows(blk["mlp_post"]).T @ as_rows(dm)
     if cfg.mlp == "gelu":
         dpre = gelu_backward(dpost, blk["mlp_pre"], blk["mlp_tanh"])
     else:                                               # post = SiLU(pre) * up
         dup = dpost * silu(blk["mlp_pre"])
         dpre = silu_backward(dpost * blk["mlp_up"], blk["mlp_pre"])
-        grads[pre + "W_3"] = flat(blk["u2"]).T @ flat(dup)
-    grads[pre + "W_1"] = flat(blk["u2"]).T @ flat(dpre)
+        grads[pre + "W_3"] = as_rows(blk["u2"]).T @ as_rows(dup)
+    grads[pre + "W_1"] = as_rows(blk["u2"]).T @ as_rows(dpre)
     du2 = matmul(dpre, p["W_1"].T)
     if cfg.bias:
-        grads[pre + "b_2"] = flat(dm).sum(0)
-        grads[pre + "b_1"] = flat(dpre).sum(0)
+        grads[pre + "b_2"] = as_rows(dm).sum(0)
+        grads[pre + "b_1"] = as_rows(dpre).sum(0)
     if cfg.mlp == "swiglu":
         du2 += matmul(dup, p["W_3"].T)
         if cfg.bias:
-            grads[pre + "b_3"] = flat(dup).sum(0)
+            grads[pre + "b_3"] = as_rows(dup).sum(0)
     return du2
 
 
