@@ -37,7 +37,7 @@ blas.pin_kernel()   # the kernel training uses, before numpy loads
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from toycalc.model import gpt, nanogpt, train  # noqa: E402
+from toycalc.model import gpt, nanogpt, sizes, train  # noqa: E402
 from toycalc.model.nanogpt import CONFIG  # noqa: E402
 
 GOAL = 1.5
@@ -184,7 +184,7 @@ def main() -> None:
             torch.set_num_threads(args.threads)
             sides.append(Torch())
         machine = blas.describe()
-        print(f"nano-gpt {gpt.count_params(CONFIG)['total']:,} parameters, batch {train.BATCH}, float32, "
+        print(f"nano-gpt {sizes.count_params(CONFIG)['total']:,} parameters, batch {train.BATCH}, float32, "
               f"{args.threads} threads each ({machine['blas']} {machine['kernel']} for numpy), "
               f"{args.steps} steps each, in turn")
         times = per_step(sides, args.steps)

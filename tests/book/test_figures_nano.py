@@ -15,7 +15,7 @@ from toycalc.book import draw, nanogpt_chapter, since_2017
 from toycalc.book.example import Example
 from toycalc.book.nano_example import Run
 from toycalc.book.render import count, fixed
-from toycalc.model import gpt, nanogpt, train
+from toycalc.model import gpt, nanogpt, sizes, train
 from toycalc.model.configs import GPT2_SMALL, LLAMA2_7B
 from toycalc.model.nanogpt import Nano
 from toycalc.model.weights import DEFAULT_TOY, load_toy
@@ -94,7 +94,7 @@ def generate_expected(params, ids) -> list[str]:
 def params_expected() -> list[str]:
     out = []
     for cfg in (GPT2_SMALL, LLAMA2_7B):
-        c = gpt.count_params(cfg)
+        c = sizes.count_params(cfg)
         out += [count(c["E"] + c["P"]), count(c["W_QKV"] + c["W_O"]), count(c["W_MLP"]), count(c["W_U"]),
                 count(c["biases"] + c["layernorm"])]
     return out
@@ -102,8 +102,8 @@ def params_expected() -> list[str]:
 
 def kv_expected() -> list[str]:
     lengths = [1] + list(range(64, GPT2_SMALL.n_ctx + 1, 64))
-    return ([count(gpt.multiply_adds(GPT2_SMALL, t, t)) for t in lengths]
-            + [count(gpt.multiply_adds(GPT2_SMALL, t, 1)) for t in lengths])
+    return ([count(sizes.multiply_adds(GPT2_SMALL, t, t)) for t in lengths]
+            + [count(sizes.multiply_adds(GPT2_SMALL, t, 1)) for t in lengths])
 
 
 def turn(v, radians):

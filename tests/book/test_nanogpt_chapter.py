@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 from conftest import build_site, build_with_page, page
 from references import assert_grads_match
 from toycalc.book import nanogpt_chapter
-from toycalc.model import blas, gpt, nanogpt, train
+from toycalc.model import blas, gpt, nanogpt, sizes, train
 from toycalc.book.nano_example import Run
 from toycalc.book.render import fixed
 
@@ -26,8 +26,8 @@ FIRST_LOSSES = [1.0317977666854858, 0.8848059773445129, 0.7934215664863586,
 # ------------------------------------------------------------- the engine
 
 def test_config_is_mingpts_sorter():
-    assert gpt.count_params(nanogpt.CONFIG)["total"] == 85_728
-    c = gpt.count_params(nanogpt.CONFIG)
+    assert sizes.count_params(nanogpt.CONFIG)["total"] == 85_728
+    c = sizes.count_params(nanogpt.CONFIG)
     assert c["total"] - c["W_U"] == 85_584   # what minGPT prints: no lm_head
 
 
@@ -37,7 +37,7 @@ def test_backward_three_blocks_against_central_differences():
     cfg = gpt.Config(vocab_size=3, d=12, n_ctx=11, n_blocks=3, n_heads=3, width=16,
                      bias=True, ln_weights=True, tied=False)
     rng = np.random.default_rng(4)
-    params = {k: rng.normal(0, 0.4, v.shape) for k, v in gpt.init_params(cfg, rng).items()}
+    params = {k: rng.normal(0, 0.4, v.shape) for k, v in sizes.init_params(cfg, rng).items()}
     ids, targets = nanogpt.examples(rng.integers(0, 3, (2, 6)))
     assert (targets == -1).sum() == 10 and np.isin(ids, [0, 1, 2]).all()
     assert_grads_match(params, cfg, ids, targets)

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 
 from conftest import page
 from toycalc.book import since_2017
-from toycalc.model import gpt, nanogpt
+from toycalc.model import gpt, nanogpt, sizes
 from toycalc.book.example import Example
 from toycalc.model.configs import GPT2_SMALL, LLAMA2_7B
 
@@ -28,20 +28,20 @@ def random_params(cfg, seed=0, scale=0.5):
     """Big random weights (gammas and betas too), so that no switch hides."""
     rng = np.random.default_rng(seed)
     return {k: rng.normal(0, scale, v.shape) + (1.0 if k.endswith(("gamma_1", "gamma_2", "gamma_f")) else 0.0)
-            for k, v in gpt.init_params(cfg, rng).items()}
+            for k, v in sizes.init_params(cfg, rng).items()}
 
 
 # ------------------------------------------------------------- counts
 
 def test_the_four_models_counted_by_one_counter(toy):
-    assert gpt.count_params(toy.cfg)["total"] == 256
-    assert gpt.count_params(nanogpt.CONFIG)["total"] == 85_728
-    assert gpt.count_params(GPT2_SMALL)["total"] == 124_439_808
-    assert gpt.count_params(LLAMA2_7B)["total"] == 6_738_415_616
+    assert sizes.count_params(toy.cfg)["total"] == 256
+    assert sizes.count_params(nanogpt.CONFIG)["total"] == 85_728
+    assert sizes.count_params(GPT2_SMALL)["total"] == 124_439_808
+    assert sizes.count_params(LLAMA2_7B)["total"] == 6_738_415_616
 
 
 def test_llama2_7b_by_piece():
-    c = gpt.count_params(LLAMA2_7B)
+    c = sizes.count_params(LLAMA2_7B)
     assert (c["E"], c["P"], c["W_U"], c["biases"]) == (131_072_000, 0, 131_072_000, 0)
     assert c["W_QKV"] == 32 * 3 * 4096 * 4096 and c["W_O"] == 32 * 4096 * 4096
     assert c["W_MLP"] == 32 * 3 * 4096 * 11008            # W_1, W_2 and W_3
@@ -55,16 +55,16 @@ def test_llama2_7b_by_piece():
 ])
 def test_count_matches_the_parameters_a_switched_model_has(switches):
     cfg = dataclasses.replace(SMALL, **switches)
-    params = gpt.init_params(cfg, np.random.default_rng(0))
-    assert sum(v.size for v in params.values()) == gpt.count_params(cfg)["total"]
+    params = sizes.init_params(cfg, np.random.default_rng(0))
+    assert sum(v.size for v in params.values()) == sizes.count_params(cfg)["total"]
 
 
 def test_each_switch_changes_the_count_as_the_page_says():
-    base = gpt.count_params(SMALL)
+    base = sizes.count_params(SMALL)
     d, w, B = SMALL.d, SMALL.mlp_width, SMALL.n_blocks
 
     def total(**s):
-        return gpt.count_params(dataclasses.replace(SMALL, **s))["total"]
+        return sizes.count_params(dataclasses.replace(SMALL, **s))["total"]
     assert total(mlp="swiglu") - base["total"] == B * (d * w + w)          # W_3 and b_3
     assert base["total"] - total(positions="rope") == SMALL.n_ctx * d        # no P
     assert base["total"] - total(norm="rms") == (2 * B + 1) * d              # no beta
@@ -76,7 +76,7 @@ def test_each_switch_changes_the_count_as_the_page_says():
 def test_the_defaults_are_the_book_model():
     cfg = gpt.Config(vocab_size=3, d=4, n_ctx=5)
     assert not cfg.switched
-    assert set(gpt.param_shapes(cfg)) == {"E", "P", "blocks.0.W_Q", "blocks.0.W_K", "blocks.0.W_V",
+    assert set(sizes.param_shapes(cfg)) == {"E", "P", "blocks.0.W_Q", "blocks.0.W_K", "blocks.0.W_V",
                                           "blocks.0.W_O", "blocks.0.W_1", "blocks.0.W_2", "W_U"}
 
 
@@ -122,16 +122,16 @@ def test_post_norm_reads_x_and_normalises_the_sums(ex):
 def test_each_switch_changes_the_output(switches):
     cfg = dataclasses.replace(SMALL, **switches)
     params = random_params(cfg)
-    base_params = {k: v for k, v in params.items() if k in gpt.param_shapes(SMALL)}
+    base_params = {k: v for k, v in params.items() if k in sizes.param_shapes(SMALL)}
     # a base model sharing every weight the switched one has (K/V widened by repeating heads)
     for b in range(SMALL.n_blocks):
         for n in ("W_K", "W_V", "b_K", "b_V"):
             name = f"blocks.{b}.{n}"
-            if params[name].shape != gpt.param_shapes(SMALL)[name]:
+            if params[name].shape != sizes.param_shapes(SMALL)[name]:
                 group = SMALL.n_heads // cfg.n_kv_heads
                 heads = params[name].reshape(*params[name].shape[:-1], cfg.n_kv_heads, -1)
-                base_params[name] = np.repeat(heads, group, axis=-2).reshape(gpt.param_shapes(SMALL)[name])
-    for name, shape in gpt.param_shapes(SMALL).items():
+                base_params[name] = np.repeat(heads, group, axis=-2).reshape(sizes.param_shapes(SMALL)[name])
+    for name, shape in sizes.param_shapes(SMALL).items():
         base_params.setdefault(name, random_params(SMALL)[name])
     ids = [1, 3, 3, 0, 6, 2]
     p = gpt.forward(params, cfg, ids)["p"]
@@ -250,12 +250,12 @@ def test_multiply_adds_by_hand(toy):
     d, w, V = 4, 8, 12
     # the whole text of 5 tokens, 2 heads of 2 columns: every row through every matrix,
     # 15 pairs (i >= j) of q . k and of a v, the output on the last row
-    assert gpt.multiply_adds(toy.cfg, 5, 5, 2) == 5 * d * (4 * d + 2 * w) + 2 * 2 * 15 * 2 + d * V
+    assert sizes.multiply_adds(toy.cfg, 5, 5, 2) == 5 * d * (4 * d + 2 * w) + 2 * 2 * 15 * 2 + d * V
     # one new token at length 5: one row, 5 keys
-    assert gpt.multiply_adds(toy.cfg, 5, 1, 2) == d * (4 * d + 2 * w) + 2 * 2 * 5 * 2 + d * V
+    assert sizes.multiply_adds(toy.cfg, 5, 1, 2) == d * (4 * d + 2 * w) + 2 * 2 * 5 * 2 + d * V
     llama = LLAMA2_7B
-    assert gpt.cache_per_token(llama) == 2 * 32 * 4096
-    assert gpt.cache_per_token(dataclasses.replace(llama, n_kv_heads=8)) == 2 * 32 * 8 * 128
+    assert sizes.cache_per_token(llama) == 2 * 32 * 4096
+    assert sizes.cache_per_token(dataclasses.replace(llama, n_kv_heads=8)) == 2 * 32 * 8 * 128
 
 
 @pytest.mark.parametrize("switches", [

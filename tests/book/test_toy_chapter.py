@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 
 from conftest import ROOT, build_site, build_with_page, page
 from toycalc.book import end_to_end, toy_chapter
-from toycalc.model import gpt
+from toycalc.model import gpt, sizes
 from toycalc.book.example import Example
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 
@@ -108,7 +108,7 @@ def test_home_page(pages, ex):
     home = view(pages["home"])
     assert rows(home, "table-models") == cells(BeautifulSoup(toy_chapter.models_table(ex), "html.parser"))
     text = text_of(home)
-    assert f"The toy has {gpt.count_params(ex.model.cfg)['total']} weights" in text
+    assert f"The toy has {sizes.count_params(ex.model.cfg)['total']} weights" in text
     for name in CHAPTER:
         assert home.find("a", href=f"toy/{name}/") is not None, name
     assert "three decimal places" in text and "␣ is a space" in text and "MIT license" in text

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from references import assert_grads_match
-from toycalc.model import gpt
+from toycalc.model import gpt, sizes
 from toycalc.model.tokenizer import tokenize
 
 SENTENCE = "the cat climbed the"
@@ -89,7 +89,7 @@ def test_backward_small_config_with_biases_and_layernorm(tied):
                      bias=True, ln_weights=True, tied=tied)
     rng = np.random.default_rng(0)
     # big weights and non-trivial biases and gammas, so that no path hides
-    params = {k: rng.normal(0, 0.5, v.shape) for k, v in gpt.init_params(cfg, rng).items()}
+    params = {k: rng.normal(0, 0.5, v.shape) for k, v in sizes.init_params(cfg, rng).items()}
     ids = np.array([[1, 3, 3, 0, 1, 3], [4, 4, 2, 2, 0, 1]])     # repeated tokens, a batch
     targets = np.array([[3, 3, -1, 1, 3, 2], [-1, 2, 2, 0, 1, 4]])  # some positions ignored
     assert_grads_match(params, cfg, ids, targets)
@@ -98,7 +98,7 @@ def test_backward_small_config_with_biases_and_layernorm(tied):
 # ------------------------------------------------------------- counts
 
 def test_toy_count_by_piece(toy):
-    c = gpt.count_params(toy.cfg)
+    c = sizes.count_params(toy.cfg)
     assert {k: c[k] for k in ("E", "P", "W_QKV", "W_O", "W_MLP", "W_U", "total")} == \
         {"E": 48, "P": 32, "W_QKV": 48, "W_O": 16, "W_MLP": 64, "W_U": 48, "total": 256}
 
@@ -106,7 +106,7 @@ def test_toy_count_by_piece(toy):
 def test_gpt2_small_count():
     cfg = gpt.Config(vocab_size=50257, d=768, n_ctx=1024, n_blocks=12, n_heads=12, width=3072,
                      bias=True, ln_weights=True, tied=True)
-    c = gpt.count_params(cfg)
+    c = sizes.count_params(cfg)
     assert c["total"] == 124_439_808
     assert (c["E"], c["P"], c["W_QKV"], c["W_O"], c["W_MLP"], c["W_U"]) == \
         (38_597_376, 786_432, 21_233_664, 7_077_888, 56_623_104, 0)
@@ -114,8 +114,8 @@ def test_gpt2_small_count():
 
 def test_count_matches_the_parameters_a_model_has():
     cfg = gpt.Config(vocab_size=3, d=48, n_ctx=11, n_blocks=3, n_heads=3, bias=True, ln_weights=True)
-    params = gpt.init_params(cfg, np.random.default_rng(0))
-    assert sum(v.size for v in params.values()) == gpt.count_params(cfg)["total"] == 85_728
+    params = sizes.init_params(cfg, np.random.default_rng(0))
+    assert sum(v.size for v in params.values()) == sizes.count_params(cfg)["total"] == 85_728
 
 
 def test_generate_with_a_chooser_and_a_stop_token(toy):

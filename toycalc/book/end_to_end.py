@@ -11,7 +11,7 @@ import html
 
 import numpy as np
 
-from ..model import gpt
+from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
 from .example import Example, random_row
@@ -40,7 +40,7 @@ def _without_biases(counts: dict) -> int:
 def pieces_table(ex: Example) -> str:
     """Where the weights are: each piece's shape and count, toy and GPT-2 small."""
     cfg = ex.model.cfg
-    toy, big = gpt.count_params(cfg), gpt.count_params(GPT2_SMALL)
+    toy, big = sizes.count_params(cfg), sizes.count_params(GPT2_SMALL)
     V, d, n, w = cfg.vocab_size, cfg.d, cfg.n_ctx, cfg.mlp_width
     rows = [
         [f"embedding table {im('E')}", im("V \\times d"), f"{V} × {d} = {toy['E']}", approx_count(big["E"])],
@@ -378,7 +378,7 @@ def column_picks(ex: Example) -> str:
 
 def count_number(ex: Example, model: str = "toy", piece: str = "total") -> str:
     """A parameter count of the toy or GPT-2 small, whole or by piece, with separators."""
-    counts = gpt.count_params(_config(ex, model))
+    counts = sizes.count_params(_config(ex, model))
     if piece not in counts:
         raise ValueError(f"piece = {piece!r}: expected one of {', '.join(counts)}")
     return count(counts[piece])
@@ -386,7 +386,7 @@ def count_number(ex: Example, model: str = "toy", piece: str = "total") -> str:
 
 def share_number(ex: Example, model: str = "gpt2") -> str:
     """Share of biases and LayerNorm weights in a model, in percent."""
-    c = gpt.count_params(_config(ex, model))
+    c = sizes.count_params(_config(ex, model))
     return f"{100 * (c['biases'] + c['layernorm']) / c['total']:.1f}"
 
 

@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 
-from ..model import gpt, nanogpt
+from ..model import gpt, nanogpt, sizes
 from .nano_example import Run
 from .render import (aligned, aligned_rows, count, fixed, html_table, inline_math as im, math_block, tex,
                      tex_vector)
@@ -192,7 +192,7 @@ def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols
     if name == "W_U":
         return weights("nano-W_U", run.params["W_U"], "Output matrix", "W_U", rows, cols,
                        col_names=[f"{l} ({i})" for i, l in enumerate(nanogpt.VOCAB)])
-    names = [k for k, s in gpt.block_shapes(run.cfg).items() if len(s) == 2]
+    names = [k for k, s in sizes.block_shapes(run.cfg).items() if len(s) == 2]
     if name not in names:
         raise ValueError(f"name = {name!r}: expected one of {', '.join(names + ['W_U'])}")
     _block(run, block)
@@ -242,7 +242,7 @@ def vocab_table(run: Run) -> str:
 
 def params_table(run: Run) -> str:
     """The parameters by piece, and what minGPT's count leaves out."""
-    c, cfg = gpt.count_params(run.cfg), run.cfg
+    c, cfg = sizes.count_params(run.cfg), run.cfg
     d, w, V, n, B = cfg.d, cfg.mlp_width, cfg.vocab_size, cfg.n_ctx, cfg.n_blocks
     rows = [
         [f"token embedding {im('E')}", f"{V} × {d}", count(c["E"])],
@@ -546,9 +546,9 @@ def size_number(run: Run, name: str = "d") -> str:
 
 def count_number(run: Run, piece: str = "total") -> str:
     """nano-gpt's parameter count, whole, per block, by piece or as minGPT counts it."""
-    counts = gpt.count_params(run.cfg)
+    counts = sizes.count_params(run.cfg)
     if piece == "block":
-        return count(sum(np.prod(s) for s in gpt.block_shapes(run.cfg).values()))
+        return count(sum(np.prod(s) for s in sizes.block_shapes(run.cfg).values()))
     if piece == "mingpt":
         return count(mingpt_count(run))
     if piece not in counts:
@@ -716,7 +716,7 @@ def min_step_p_number(run: Run, places: int = 3) -> str:
 # ---------------------------------------------------------------- helpers
 
 def mingpt_count(run: Run) -> int:
-    c = gpt.count_params(run.cfg)
+    c = sizes.count_params(run.cfg)
     return c["total"] - sum(c[k] for k in MINGPT_LEAVES_OUT)
 
 

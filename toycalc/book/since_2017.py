@@ -13,7 +13,7 @@ import dataclasses
 
 import numpy as np
 
-from ..model import gpt, nanogpt
+from ..model import gpt, nanogpt, sizes
 from .example import Example
 from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector, tiny,
                      token_code, token_text, vector)
@@ -54,7 +54,7 @@ def variant(ex: Example, **switches) -> tuple[gpt.Config, dict]:
                 group = cfg.n_heads // cfg.n_kv_heads
                 heads = W.reshape(cfg.d, cfg.n_kv_heads, group, d_head)
                 params[pre + n] = heads.mean(axis=2).reshape(cfg.d, cfg.n_kv_heads * d_head)
-    assert set(params) == set(gpt.param_shapes(cfg)), "variant: the weights do not fit the config"
+    assert set(params) == set(sizes.param_shapes(cfg)), "variant: the weights do not fit the config"
     return cfg, params
 
 
@@ -79,9 +79,9 @@ def _prediction(ex: Example, trace: dict) -> list[str]:
 
 def models_table(ex: Example) -> str:
     """The four models: their configs, then every piece counted by
-    gpt.count_params, biases and norms included."""
+    sizes.count_params, biases and norms included."""
     cfgs = models(ex)
-    counts = {name: gpt.count_params(cfg) for name, cfg in cfgs.items()}
+    counts = {name: sizes.count_params(cfg) for name, cfg in cfgs.items()}
     heads = {name: (ex.n_heads if name == "toy" else cfg.n_heads) for name, cfg in cfgs.items()}
 
     def row(label, value):
@@ -111,7 +111,7 @@ def models_table(ex: Example) -> str:
 
 def growth_table(ex: Example) -> str:
     """GPT-2 small against Llama 2 7B: each piece's share of the total."""
-    a, b = gpt.count_params(GPT2_SMALL), gpt.count_params(LLAMA2_7B)
+    a, b = sizes.count_params(GPT2_SMALL), sizes.count_params(LLAMA2_7B)
     pieces = [("E", "embedding"), ("P", "position table"), ("W_QKV", "attention Q, K, V"),
               ("W_O", "attention output"), ("W_MLP", "MLP"), ("W_U", "output"),
               ("biases", "biases"), ("layernorm", "norm weights")]
@@ -195,9 +195,9 @@ def mlp_table(ex: Example) -> str:
             ("SwiGLU, same width: " + im("W_1, W_2, W_3"), dataclasses.replace(toy, mlp="swiglu"),
              dataclasses.replace(big, width=4 * big.d)),
             ("SwiGLU, Llama's width", None, big)):
-        t = f"{count(cfg_toy.mlp_width)}: {count(gpt.count_params(cfg_toy)['W_MLP'])}" if cfg_toy else "—"
+        t = f"{count(cfg_toy.mlp_width)}: {count(sizes.count_params(cfg_toy)['W_MLP'])}" if cfg_toy else "—"
         b = (f"{count(cfg_big.mlp_width)}: "
-             f"{count(gpt.count_params(cfg_big)['W_MLP'] // cfg_big.n_blocks)}")
+             f"{count(sizes.count_params(cfg_big)['W_MLP'] // cfg_big.n_blocks)}")
         pred = _prediction(ex, run(ex, mlp=cfg_toy.mlp)) if cfg_toy else ["—", "—"]
         rows.append([name, t, b] + pred)
     return html_table("table-mlp", ["MLP", "toy: width: weights", f"at {im('d')} = {count(big.d)}: "
@@ -215,8 +215,8 @@ def kv_heads_table(ex: Example) -> str:
         shares = "; ".join(f"heads {', '.join(str(g * group + i + 1) for i in range(group))}"
                            if group > 1 else f"head {g + 1}" for g in range(kv))
         tr = gpt.forward(params, cfg, ex.ids, H)
-        rows.append([name, str(kv), shares, count(gpt.count_params(cfg)["W_QKV"]),
-                     count(gpt.cache_per_token(cfg))] + _prediction(ex, tr))
+        rows.append([name, str(kv), shares, count(sizes.count_params(cfg)["W_QKV"]),
+                     count(sizes.cache_per_token(cfg))] + _prediction(ex, tr))
     return html_table("table-kv-heads", ["attention", "K/V heads", "who reads each K/V head",
                                          f"{im('W_Q')}, {im('W_K')}, {im('W_V')}",
                                          "cache per token (numbers)", "prediction", "its p"], rows,
@@ -245,7 +245,7 @@ def kv_growth_table(ex: Example, lengths: str = "16 128 512 1024") -> str:
     for t in (int(x) for x in lengths.split()):
         if not 1 <= t <= cfg.n_ctx:
             raise ValueError(f"length {t}: GPT-2 small has positions 1 to {cfg.n_ctx}")
-        full, one = gpt.multiply_adds(cfg, t, t), gpt.multiply_adds(cfg, t, 1)
+        full, one = sizes.multiply_adds(cfg, t, t), sizes.multiply_adds(cfg, t, 1)
         rows.append([count(t), count(full), count(one), f"{full / one:.0f}"])
     return html_table("table-kv-growth", ["text length", "multiply-adds, whole text",
                                           "multiply-adds, cache", "ratio"], rows,
@@ -257,7 +257,7 @@ def tied_table(ex: Example) -> str:
     rows = []
     for name, tied in (("separate " + im("W_U") + " (the toy)", False), (im("W_U = E^\\top"), True)):
         cfg, params = variant(ex, tied=tied)
-        rows.append([name, count(gpt.count_params(cfg)["total"])]
+        rows.append([name, count(sizes.count_params(cfg)["total"])]
                     + _prediction(ex, gpt.forward(params, cfg, ex.ids, ex.n_heads)))
     return html_table("table-tied", ["output", "toy weights", "prediction", "its p"], rows)
 
@@ -284,7 +284,7 @@ def count_number(ex: Example, model: str = "Llama 2 7B", piece: str = "total") -
     cfgs = models(ex)
     if model not in cfgs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfgs)}")
-    counts = gpt.count_params(cfgs[model])
+    counts = sizes.count_params(cfgs[model])
     if piece not in counts:
         raise ValueError(f"piece = {piece!r}: expected one of {', '.join(counts)}")
     return count(counts[piece])
@@ -359,7 +359,7 @@ def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
     cfgs = models(ex)
     if model not in cfgs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfgs)}")
-    return count(gpt.cache_per_token(cfgs[model], ex.n_heads if model == "toy" else None))
+    return count(sizes.cache_per_token(cfgs[model], ex.n_heads if model == "toy" else None))
 
 
 def kv_heads_number(ex: Example) -> str:
@@ -396,9 +396,9 @@ def _generation(ex: Example) -> list[dict]:
         length, token = T0 + s, full_ids[T0 + s]
         steps.append({"length": length, "token": token, "p_full": pf[token], "p_cached": pc[token],
                       "gap": float(np.abs(pf - pc).max()),
-                      "work_full": gpt.multiply_adds(cfg, length, length, ex.n_heads),
+                      "work_full": sizes.multiply_adds(cfg, length, length, ex.n_heads),
                       # the first step has no cache yet: the prompt is run whole
-                      "work_cached": gpt.multiply_adds(cfg, length, length if s == 0 else 1, ex.n_heads)})
+                      "work_cached": sizes.multiply_adds(cfg, length, length if s == 0 else 1, ex.n_heads)})
     return steps
 
 
@@ -423,7 +423,7 @@ import math  # noqa: E402
 
 from .draw import arrows_svg, figure, line_chart_svg, nice_ticks, stacked_bars_svg  # noqa: E402
 
-# Where the parameters sit: gpt.count_params' pieces, in four places and the rest
+# Where the parameters sit: sizes.count_params' pieces, in four places and the rest
 PLACES = (("embedding", ("E", "P")), ("attention", ("W_QKV", "W_O")), ("MLP", ("W_MLP",)),
           ("output", ("W_U",)), ("other", ("biases", "layernorm")))
 PLACE_SYMBOLS = {"embedding": "E, P", "attention": "W_Q, W_K, W_V, W_O", "MLP": "the MLP matrices",
@@ -438,7 +438,7 @@ def params_figure(ex: Example) -> str:
     names = [n for n, _ in PLACES]
     rows, titles, totals = [], [], []
     for model, cfg in models_:
-        c = gpt.count_params(cfg)
+        c = sizes.count_params(cfg)
         row = [sum(c[k] for k in pieces) for _, pieces in PLACES]
         rows.append(row)
         titles.append([f"{model}, {n} ({PLACE_SYMBOLS[n]}): {count(v)} of {count(c['total'])} parameters "
@@ -455,14 +455,14 @@ def params_figure(ex: Example) -> str:
 
 def kv_figure(ex: Example, step: int = 64) -> str:
     """GPT-2 small's work for one more token against the length of the
-    text, with and without the KV cache (gpt.multiply_adds, as
+    text, with and without the KV cache (sizes.multiply_adds, as
     table kv_growth)."""
     cfg = GPT2_SMALL
     if not 1 <= step <= cfg.n_ctx:
         raise ValueError(f"step = {step}: expected 1 to {cfg.n_ctx}, GPT-2 small's positions")
     lengths = [1] + list(range(step, cfg.n_ctx + 1, step))
-    full = [(t, gpt.multiply_adds(cfg, t, t)) for t in lengths]
-    cached = [(t, gpt.multiply_adds(cfg, t, 1)) for t in lengths]
+    full = [(t, sizes.multiply_adds(cfg, t, t)) for t in lengths]
+    cached = [(t, sizes.multiply_adds(cfg, t, 1)) for t in lengths]
     unit = 1e9
     series = [(name, [(t, w / unit) for t, w in work],
                [f"GPT-2 small, text length {count(t)}, {name}: {count(w)} multiply-adds" for t, w in work])

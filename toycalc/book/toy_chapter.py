@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import gpt, nanogpt
+from ..model import gpt, nanogpt, sizes
 from .draw import bars_svg, figure, number_line_svg, paired_bars_svg
 from .end_to_end import token_id
 from .example import Example
@@ -303,7 +303,7 @@ def models_table(ex: Example) -> str:
              ("heads", lambda c, h: str(h)),
              ("MLP width", lambda c, h: count(c.mlp_width)),
              ("biases, LayerNorm weights", lambda c, h: "yes" if c.bias or c.ln_weights else "no"),
-             ("parameters", lambda c, h: count(gpt.count_params(c)["total"]))]
+             ("parameters", lambda c, h: count(sizes.count_params(c)["total"]))]
     rows = [[what] + [f(cfgs[m], heads[m]) for m in cfgs] for what, f in lines]
     rows.append(["its weights", "picked by hand", "trained by this book's code", "not used here"])
     return html_table("table-models", [""] + list(cfgs), rows)
@@ -511,7 +511,7 @@ def model_count(ex: Example, model: str = "toy") -> str:
     cfg = {"toy": ex.model.cfg, "nano": nanogpt.CONFIG, "gpt2": GPT2_SMALL}
     if model not in cfg:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(cfg)}")
-    return count(gpt.count_params(cfg[model])["total"])
+    return count(sizes.count_params(cfg[model])["total"])
 
 
 # ---------------------------------------------------------------- helpers

@@ -6,7 +6,7 @@ It reads six letters and writes them sorted: C B A B B C -> A B B B C C.
 
 The weights come from `python -m toycalc train` (see train.py) and live in
 `weights/nanogpt.npz`, one array per parameter under the names of
-`gpt.param_shapes(CONFIG)`:
+`sizes.param_shapes(CONFIG)`:
 
     E (3, 48)  P (11, 48)
     blocks.{0,1,2}.W_Q W_K W_V W_O (48, 48)  W_1 (48, 192)  W_2 (192, 48)
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import gpt
+from . import gpt, sizes
 from .configs import NANO_GPT
 from .yamlfile import excerpt
 
@@ -122,7 +122,7 @@ def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as f:
-        np.savez(f, **{name: params[name] for name in gpt.param_shapes(CONFIG)})
+        np.savez(f, **{name: params[name] for name in sizes.param_shapes(CONFIG)})
     record_path(path).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
@@ -141,7 +141,7 @@ def load(path: str | Path | None = None) -> Nano:
     expand to gigabytes is refused at once. Parameters come back in float64."""
     path = chosen_path() if path is None else Path(path)
     where = str(path)
-    shapes = gpt.param_shapes(CONFIG)
+    shapes = sizes.param_shapes(CONFIG)
     try:
         with open(path, "rb") as f:
             start = f.read(6)
@@ -191,7 +191,7 @@ def read_arrays(archive: zipfile.ZipFile, shapes: dict, where: str) -> dict:
     if missing:
         raise NanoWeightsError(f"{where}: array '{missing[0]}' is missing: expected shape "
                                f"{_shape(shapes[missing[0]])}; the file needs {len(shapes)} arrays, "
-                               f"named as gpt.param_shapes names them ({', '.join(list(shapes)[:3])}, ...)")
+                               f"named as sizes.param_shapes names them ({', '.join(list(shapes)[:3])}, ...)")
     unknown = [n for n in members if n not in shapes]
     if unknown:
         raise NanoWeightsError(f"{where}: unknown array {excerpt(unknown[0])}; the arrays are "

@@ -4,7 +4,7 @@
 
 minGPT's sort demo, in numpy: random batches of 64 inputs of six letters
 from {A, B, C}, the loss only on the six sorted positions (see
-nanogpt.examples), GPT-2's initialisation (gpt.init_params), AdamW
+nanogpt.examples), GPT-2's initialisation (sizes.init_params), AdamW
 (beta 0.9, 0.95, learning rate 5e-4, weight decay 0.1 on the 2-D weight
 matrices but not the embeddings). The forward and backward passes are
 gpt.forward and gpt.backward, the same code that runs the toy model;
@@ -34,7 +34,7 @@ import numpy as np
 
 from threadpoolctl import threadpool_limits
 
-from . import blas, gpt, nanogpt
+from . import blas, gpt, nanogpt, sizes
 from .nanogpt import CONFIG
 
 SEED = 1337
@@ -87,7 +87,7 @@ def batches(rng: np.random.Generator, batch: int = BATCH):
 def start(seed: int = SEED, dtype=DTYPE):
     """The initial parameters, the optimiser and the batch stream of a run."""
     rng = np.random.default_rng(seed)
-    params = gpt.init_params(CONFIG, rng, dtype=dtype)
+    params = sizes.init_params(CONFIG, rng, dtype=dtype)
     return params, AdamW(params), batches(rng)
 
 
@@ -136,7 +136,7 @@ def _train(seed, max_steps, every, out, log) -> dict:
         log(f"note: OpenBLAS runs its {machine['kernel']} kernel, the shipped weights were made with "
             f"{blas.CORETYPE}'s: start training with `python -m toycalc train` to get the same weights")
     params, opt, data = start(seed)
-    log(f"nano-gpt: {gpt.count_params(CONFIG)['total']:,} parameters, seed {seed}, batch {BATCH}, "
+    log(f"nano-gpt: {sizes.count_params(CONFIG)['total']:,} parameters, seed {seed}, batch {BATCH}, "
         f"AdamW lr {LR} betas {BETAS} weight decay {WEIGHT_DECAY}")
     t0 = tick = time.perf_counter()
     losses, correct, step, done = [], 0, 0, 0
@@ -162,7 +162,7 @@ def _train(seed, max_steps, every, out, log) -> dict:
     record = {
         "what": "nano-gpt, the letter sorter, trained by python -m toycalc train",
         "config": {k: getattr(CONFIG, k) for k in CONFIG.__dataclass_fields__},
-        "parameters": gpt.count_params(CONFIG)["total"],
+        "parameters": sizes.count_params(CONFIG)["total"],
         "seed": seed, "batch": BATCH, "optimizer": {"name": "AdamW", "lr": LR, "betas": list(BETAS),
                                                      "eps": ADAM_EPS, "weight_decay": WEIGHT_DECAY},
         "dtype": np.dtype(DTYPE).name,

@@ -15,7 +15,8 @@ import base64
 
 import numpy as np
 
-from ..model.gpt import GELU_C, LN_EPS, block_shapes
+from ..model.gpt import GELU_C, LN_EPS
+from ..model.sizes import block_shapes
 from ..model.nanogpt import VOCAB, Nano
 from ..model.weights import MATRICES, Model
 
