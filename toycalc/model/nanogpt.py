@@ -32,6 +32,7 @@ import numpy as np
 
 from . import gpt, sizes
 from .configs import NANO_GPT
+from .files import not_regular
 from .yamlfile import excerpt
 
 CONFIG = NANO_GPT
@@ -142,6 +143,9 @@ def load(path: str | Path | None = None) -> Nano:
     path = chosen_path() if path is None else Path(path)
     where = str(path)
     shapes = sizes.param_shapes(CONFIG)
+    kind = not_regular(path)
+    if kind:
+        raise NanoWeightsError(f"{where}: the nano-gpt weights path is {kind}; expected a regular file")
     try:
         with open(path, "rb") as f:
             start = f.read(6)
@@ -173,6 +177,8 @@ def load(path: str | Path | None = None) -> Nano:
         params[name] = a.astype(np.float64)
     record = {}
     rec = record_path(path)
+    if rec.exists() and not_regular(rec):
+        raise NanoWeightsError(f"{rec}: the record is {not_regular(rec)}; expected a regular file")
     if rec.is_file():
         try:
             if rec.stat().st_size > MAX_RECORD_BYTES:

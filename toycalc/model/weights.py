@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import math
 import reprlib
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .files import not_regular
 from .gpt import Config, HeadsError, check_heads
 from .tokenizer import SPACE_SIGN, show
 from .yamlfile import Trap, YamlError, excerpt, load as load_yaml
@@ -74,6 +76,9 @@ def load_toy(path: str | Path = DEFAULT_TOY) -> Model:
     """Read and validate a toy weights file (see weights/toy.yaml)."""
     path = Path(path)
     where = str(path)
+    kind = not_regular(path)
+    if kind:
+        raise WeightsError(f"{where}: the weights path is {kind}; expected a regular file")
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
@@ -163,12 +168,64 @@ def read_vocab(raw, where: str) -> list[str]:
             raise WeightsError(f"{where}: key 'vocab', entry {i}: {excerpt(token, 20)} has "
                                f"{len(token)} characters, more than the limit of {MAX_TOKEN}")
         token = token.replace(SPACE_SIGN, " ")
+        unreadable = not_text(token)
+        if unreadable:
+            raise WeightsError(f"{where}: key 'vocab', entry {i}: {excerpt(token, 20)} holds "
+                               f"{unreadable}; a token is printable text")
+        mixed = scripts(token)
+        if len(mixed) > 1:
+            raise WeightsError(f"{where}: key 'vocab', entry {i}: {excerpt(token, 20)} mixes "
+                               f"{' and '.join(sorted(mixed))} letters, which can look alike; "
+                               "write each token in one script")
         if token in seen:
             raise WeightsError(f"{where}: key 'vocab': token \"{show(token)}\" appears twice "
                                f"(entries {seen[token]} and {i}); each token needs its own row")
         seen[token] = i
         vocab.append(token)
+    folded: dict = {}
+    for i, token in enumerate(vocab):
+        same = folded.setdefault(unicodedata.normalize("NFKC", token), i)
+        if same != i:
+            raise WeightsError(f"{where}: key 'vocab': tokens \"{show(vocab[same])}\" and "
+                               f"\"{show(token)}\" (entries {same} and {i}) differ only in "
+                               "compatibility forms (Unicode NFKC reads them as one), so a reader "
+                               "cannot tell them apart; keep one")
     return vocab
+
+
+# What a token may not hold (Unicode general categories): control
+# characters (line breaks, tabs, NUL), format characters (bidi overrides,
+# zero-width spaces and joiners, the byte order mark), line and paragraph
+# separators, surrogates, unassigned code points, and any space but the
+# plain one (U+0020, which ␣ stands for): each prints as nothing, as
+# something else, or breaks the page, the search index or the YAML written
+# back by the Simulator.
+NOT_TEXT = {"Cc": "a control character", "Cf": "a format character (invisible)",
+            "Zl": "a line separator", "Zp": "a paragraph separator", "Cs": "a surrogate",
+            "Cn": "an unassigned code point", "Zs": "a space other than the plain space"}
+
+
+def not_text(token: str) -> str | None:
+    """The first character of token that is not printable text, described
+    with its code point and name, or None."""
+    for ch in token:
+        kind = unicodedata.category(ch)
+        if kind in NOT_TEXT and ch != " ":
+            name = unicodedata.name(ch, "")
+            return f"U+{ord(ch):04X}{' ' + name if name else ''}, {NOT_TEXT[kind]}"
+    return None
+
+
+def scripts(token: str) -> set[str]:
+    """The scripts of token's letters, by the first word of their Unicode
+    names (LATIN, CYRILLIC, GREEK, ...): a Cyrillic "с" in a Latin word looks
+    like "c" and would make two tokens the reader cannot tell apart."""
+    found = {unicodedata.name(ch, "?").split()[0].title() for ch in token if ch.isalpha()}
+    return {"Chinese, Japanese or Korean" if s in EAST_ASIAN else s for s in found}
+
+
+# Scripts that one word mixes as a rule (kanji with kana, hanja with hangul).
+EAST_ASIAN = {"Cjk", "Hiragana", "Katakana", "Hangul", "Bopomofo", "Halfwidth"}
 
 
 def read_matrix(data, key, where, rows=None, cols=None, row_names=None,

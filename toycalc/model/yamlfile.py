@@ -8,7 +8,9 @@ hundred thousand `[` crash the process. So this module builds the data
 itself from libyaml's events (a loop, no recursion), with:
 
 - numbers as YAML 1.2 and Python write them: `1`, `-0.5`, `1e3`, `2e-3`,
-  `.5`, `1_000`, `.inf`, `.nan`; `true`/`false`; `null`/`~`;
+  `.5`, `1_000`, `.inf`, `.nan`; `true`/`false`; `null`/`~`; and with the
+  true minus sign the book prints (`−0.5`, `1e−3`), so a number copied
+  from a page reads as it shows;
 - `010`, `0x10`, `0o7`, `0b1`, `1:30` refused with what to write instead;
 - a key repeated in a mapping refused, naming both lines;
 - aliases, anchors and tags refused; nesting deeper than MAX_DEPTH refused.
@@ -45,6 +47,7 @@ _TRAPS = [
     (re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?"),
      "base 60 (YAML 1.1 reads 1:30 as 90): write the number in decimal, or quote the text"),
 ]
+MINUS = "\u2212"         # the true minus sign, which the book prints; read as "-"
 MAX_DIGITS = 30          # longer numbers are refused before Python converts them
 
 
@@ -79,6 +82,10 @@ def scalar(value: str, plain: bool):
         return value
     if value in _SPECIAL:
         return _SPECIAL[value]
+    if MINUS in value:                       # −0.5 as the book prints it, copied from a page
+        signed = value.replace(MINUS, "-")
+        if _INT.fullmatch(signed) or _FLOAT.fullmatch(signed):
+            value = signed
     if _INT.fullmatch(value) or _FLOAT.fullmatch(value):
         if sum(c.isdigit() for c in value.split("e")[0].split("E")[0]) > MAX_DIGITS:
             return Trap(value, f"a number of more than {MAX_DIGITS} digits")
