@@ -101,3 +101,47 @@ def test_axe_is_content_with_the_figures(visit, where):
     bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in violations
            if v["impact"] in ("serious", "critical", "moderate")]
     assert bad == []
+
+
+# The contrast of every visible text of every figure with what is behind
+# its centre: the first filled shape under it (a bar, a cell, blended over
+# the page by its opacity), else the page. WCAG's relative luminance.
+CONTRASTS = r"""() => {
+  const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const page = rgb(getComputedStyle(document.body).backgroundColor);
+  const out = [];
+  for (const text of document.querySelectorAll('svg.fig text')) {
+    const box = text.getBoundingClientRect();
+    if (!box.width || !text.checkVisibility()) continue;
+    text.scrollIntoView({block: 'center'});
+    const b = text.getBoundingClientRect();
+    const under = document.elementsFromPoint(b.x + b.width / 2, b.y + b.height / 2)
+        .find((e) => e !== text && !text.contains(e) && e.closest('svg') && ['rect', 'circle', 'path'].includes(e.tagName)
+             && getComputedStyle(e).fill !== 'none');
+    let back = page;
+    if (under) {
+      const s = getComputedStyle(under);
+      const a = Number(s.fillOpacity) * Number(s.opacity);
+      back = rgb(s.fill).map((v, i) => v * a + page[i] * (1 - a));
+    }
+    const fill = rgb(getComputedStyle(text).fill);
+    out.push({text: text.textContent, ratio: ratio(fill, back)});
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("where", ["/end-to-end/", "/toy/attention/", "/toy/generation/", "/toy/layernorm/",
+                                   "/toy/output/", "/toy/positions/", "/what-changed/", "/nano-gpt/output/",
+                                   "/nano-gpt/preliminaries/", "/nano-gpt/self-attention/",
+                                   "/nano-gpt/transformer/", "/simulator/"])
+def test_every_figure_text_keeps_its_contrast_in_both_schemes(visit, where, scheme):
+    page = visit(scheme=scheme).open(where)
+    texts = page.evaluate(CONTRASTS)
+    assert texts, f"{where}: no figure text found"
+    low = [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5]
+    assert low == [], f"{where} ({scheme}): {len(low)} of {len(texts)} texts under 4.5:1, e.g. {low[:5]}"
