@@ -1,0 +1,113 @@
+"""The whole model in one drawing (toycalc/book/model_drawing.py): every
+part there, every cell's <title> equal to toycalc's number, for each heads
+choice and for other sentences; bands a phone can show at full size."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+
+from toycalc.book import model_drawing
+from toycalc.book.example import Example
+from toycalc.book.render import fixed
+
+
+def drawn(ex: Example) -> BeautifulSoup:
+    tokens = [ex.model.show(i) for i in ex.ids]
+    return BeautifulSoup(model_drawing.model_svg(ex.trace, tokens, ex.model.vocab), "html.parser")
+
+
+def titles(soup, part: str) -> list[str]:
+    return [t.get_text() for g in soup.select(f'g[data-part="{part}"]') for t in g.select("rect > title")]
+
+
+EXAMPLES = [("the cat climbed the", 1), ("the cat climbed the", 2), ("the cat climbed the", 4),
+            ("the dog climbed the wall. the", 2), ("the", 4)]
+
+
+@pytest.mark.parametrize("text, heads", EXAMPLES)
+def test_every_part_is_drawn_once_in_the_order_the_data_flows(toy, text, heads):
+    soup = drawn(Example(toy, text=text, heads=heads))
+    names = [g["data-part"] for g in soup.select("g[data-part]") if g["data-part"] != "tokens"]
+    assert list(dict.fromkeys(names)) == model_drawing.PARTS[1:]
+    assert names.count("heads") == heads                       # a lane per head
+    assert len(soup.select('g[data-part="tokens"]')) == len(soup.select("svg"))   # each band names the rows
+
+
+@pytest.mark.parametrize("text, heads", EXAMPLES)
+def test_every_cell_carries_toycalcs_number(toy, text, heads):
+    ex = Example(toy, text=text, heads=heads)
+    soup, tr, blk = drawn(ex), ex.trace, ex.block
+    tokens = [ex.model.show(i) for i in ex.ids]
+    T = len(tokens)
+
+    def rows(M, row):
+        return [f"{row.format(token=tokens[t], t=t + 1)}, column {j + 1}: {fixed(v)}"
+                for t in range(T) for j, v in enumerate(M[t])]
+    assert titles(soup, "E") == rows(tr["E_ids"], "E, the row of {token}")
+    assert titles(soup, "X") == rows(tr["X"], "x of {token} (position {t})")
+    assert titles(soup, "Q") == rows(blk["Q"], "q, the query of {token} (position {t})")
+    assert titles(soup, "add1") == rows(blk["h"], "h, x plus attention's output, of {token} (position {t})")
+    assert titles(soup, "mlp") == rows(blk["m"], "m, the MLP's output for {token} (position {t})")
+    assert titles(soup, "lnf") == rows(tr["f"], "f, y after LayerNorm, of {token} (position {t})")
+    heads_want = [f"head {h + 1}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1}): "
+                  f"{fixed(blk['weights'][h, i, j])}" for h in range(heads) for i in range(T) for j in range(i + 1)]
+    assert titles(soup, "heads") == heads_want
+    shown = [v.replace(" ", "␣") for v in toy.vocab]
+    assert titles(soup, "softmax") == [f"p after {tokens[t]} (position {t + 1}), p({shown[i]}): {fixed(tr['p'][t, i])}"
+                                       for t in range(T) for i in range(len(shown))]
+    # every part with cells has one per number of its matrix
+    for part, M in (("P", tr["P_t"]), ("ln1", blk["u"]), ("K", blk["K"]), ("V", blk["V"]), ("W_O", blk["attn"]),
+                    ("ln2", blk["u2"]), ("add2", blk["y"]), ("W_U", tr["z"])):
+        got = [float(t.rsplit(": ", 1)[1].replace("−", "-")) for t in titles(soup, part)]
+        assert got == pytest.approx([round(float(v), 3) for v in M.ravel()], abs=5e-4), part
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_the_answer_is_the_most_probable_token_after_the_last_position(toy, heads):
+    ex = Example(toy, heads=heads)
+    answer = drawn(ex).select('g[data-part="next"] text.answer')
+    assert len(answer) == 1
+    assert answer[0].find(string=True, recursive=False) == ex.model.show(ex.top_id)
+    assert answer[0].title.get_text().endswith(f"p = {fixed(ex.p_last[ex.top_id])}")
+
+
+@pytest.mark.parametrize("text, heads", EXAMPLES)
+def test_bands_fit_a_phone_and_cells_are_large_enough_to_read(toy, text, heads):
+    soup = drawn(Example(toy, text=text, heads=heads))
+    for svg in soup.select("svg"):
+        assert int(svg["width"]) == model_drawing.BAND <= 336
+        for mark in svg.select("[x]"):
+            assert int(mark["x"]) + int(mark.get("width", 0)) <= model_drawing.BAND, mark
+    assert min(int(r["width"]) for r in soup.select("g[data-part] rect")) >= 10
+
+
+def test_symbols_are_printed_with_subscripts_and_primes(toy):
+    soup = drawn(Example(toy))
+    shown = " ".join(t.get_text(" ") for t in soup.select("text"))
+    assert "_" not in shown and "^" not in shown and "´" not in shown
+    assert soup.select_one('g[data-part="W_O"] text tspan.sub').get_text() == "O"
+    assert "u′" in shown
+
+
+def test_a_token_is_text_in_the_drawing(toy):
+    """A token is escaped where it lands: the vocabulary is the reader's."""
+    import dataclasses
+    vocab = list(toy.vocab)
+    vocab[2] = ' <b onmouseover="x">&amp'
+    model = dataclasses.replace(toy, vocab=vocab)
+    ex = Example(model, text="the" + vocab[2])
+    out = model_drawing.model_svg(ex.trace, [model.show(i) for i in ex.ids], vocab)
+    assert "<b" not in out and "&lt;b␣onmouseover=&quot;x&quot;&gt;&amp;amp" in out
+
+
+def test_links_and_the_highlight_follow_the_caller(toy):
+    ex = Example(toy)
+    tokens = [ex.model.show(i) for i in ex.ids]
+    soup = BeautifulSoup(model_drawing.model_svg(ex.trace, tokens, toy.vocab, links={"E": "toy/embedding/"},
+                                                 here=("ln1",)), "html.parser")
+    assert [a["href"] for a in soup.select("a")] == ["toy/embedding/"]
+    assert soup.select_one("a > g")["data-part"] == "E"
+    assert [g["data-part"] for g in soup.select("g.here")] == ["ln1"]
+    assert re.search(r"the block", soup.get_text())

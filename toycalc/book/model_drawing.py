@@ -1,0 +1,246 @@
+"""The whole model in one drawing, computed from a forward trace.
+
+Each token is a row that runs across the drawing, as in Transformer
+Explainer: follow "␣cat" from its row of E to the token the model guesses
+after it. Every vector is a strip of cells (one per column, at least 12 px)
+on the book's diverging scale; attention weights and probabilities, which
+lie in [0, 1], on its sequential scale. The residual stream is the line
+along the top: x is put on it, the attention and the MLP branch off it
+(each in its box) and add their result back into it at ⊕, and f is read
+off its end. A dashed frame is the block.
+
+The drawing is cut into bands, each an <svg> no wider than a phone's
+column (BAND): side by side on a wide screen, under each other on a phone,
+with no text ever scaled below its size. Each part of the model is a
+<g data-part="..."> (PARTS), a link to the page that explains it when the
+caller gives one, and every cell carries its number in its <title>.
+"""
+from __future__ import annotations
+
+from .draw import esc, largest, strength, text_width
+from .render import fixed
+
+# The parts in the order the data flows, with the label each shows.
+PARTS = ["tokens", "E", "P", "X", "ln1", "Q", "K", "V", "heads", "W_O", "add1",
+         "ln2", "mlp", "add2", "lnf", "W_U", "softmax", "next"]
+ATTENTION = ("ln1", "Q", "K", "V", "heads", "W_O")    # the branch that add1 adds back
+MLP = ("ln2", "mlp")                                  # the branch that add2 adds back
+GROUPS = [("tokens", "E", "P", "X"), ("ln1", "Q", "K", "V", "heads", "W_O", "add1"),
+          ("ln2", "mlp", "add2"), ("lnf", "W_U", "softmax", "next")]
+
+CELL, PITCH = 12, 14          # a cell, and a token's row (the cell and a gap)
+HEAD_CELL = 11                # the width of a cell of an attention map (10 drawn)
+GAP = 10                      # between two parts
+BAND = 336                    # the widest band: a phone's column at 375 px
+STREAM_Y = 20                 # the residual stream's line; the labels of its values above it
+BOX_Y = 28                    # the top of a branch's box, under the stream
+LABEL_Y = 42                  # the labels of the other parts
+TOP = 48                      # the first token's row
+
+
+def sub(symbol: str) -> str:
+    """A symbol in SVG text with its subscript lowered and smaller, as the
+    book prints it (W_O: W with a subscript O); a ′ stays a prime."""
+    if "_" not in symbol:
+        return esc(symbol)
+    base, low = symbol.split("_", 1)
+    return f'{esc(base)}<tspan class="sub" dy="3">{esc(low)}</tspan>'
+
+
+class Part:
+    """One part: its name (PARTS), its label, its width, and how it draws
+    itself at x (a function of x returning SVG)."""
+
+    def __init__(self, name: str, label: str, width: int, draw, stream: bool = False):
+        self.name, self.label, self.draw, self.stream = name, label, draw, stream
+        self.width = max(width, text_width(label.replace("_", ""), 8))
+
+
+def strip(M, x: int, row_name, scale_kind: str = "signed", columns=None) -> str:
+    """A matrix drawn a row per token, a cell per column: cell (t, j) is
+    titled "row_name(t), column j: value" (or the column's name)."""
+    scale = largest(M) if scale_kind == "signed" else 1.0
+    out = []
+    for t, row in enumerate(M):
+        for j, v in enumerate(row):
+            name = f"column {j + 1}" if columns is None else columns[j]
+            out.append(cell_mark(x + j * CELL, TOP + t * PITCH, CELL, v, scale, scale_kind,
+                                 f"{row_name(t)}, {name}"))
+    return "".join(out)
+
+
+def cell_mark(x: int, y: int, w: int, value: float, scale: float, kind: str, title: str) -> str:
+    if kind == "signed":
+        cls = "v-pos" if value > 0 else "v-neg" if value < 0 else "v-zero"
+    else:
+        cls = "v-prob"
+    return (f'<rect x="{x}" y="{y}" width="{w - 1}" height="{CELL}" class="{cls}" '
+            f'fill-opacity="{strength(value / scale)}"><title>{esc(title)}: {fixed(value)}</title></rect>')
+
+
+def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[Part]:
+    """Every part of the model for this trace (a single block), ready to draw."""
+    blk = trace["blocks"][0]
+    T, d = trace["X"].shape
+    H = blk["weights"].shape[0]
+    parts = [Part("tokens", "tokens", 0, lambda x: "")]   # the token labels start every band
+
+    def vectors(name, label, M, row, stream=False, kind="signed", columns=None):
+        """M a row per token; row: what row t is, in words ({token}, {t})."""
+        def row_name(t):
+            return row.format(token=tokens[t], t=t + 1)
+        width = len(M[0]) * CELL
+        parts.append(Part(name, label, width, lambda x: strip(M, x, row_name, kind, columns), stream))
+
+    vectors("E", "E", trace["E_ids"], "E, the row of {token}")
+    vectors("P", "+ P", trace["P_t"], "P, row {t} (the position of {token})")
+    vectors("X", "x", trace["X"], "x of {token} (position {t})", stream=True)
+    vectors("ln1", "u", blk["u"], "u, x after LayerNorm, of {token} (position {t})")
+    for n, role in zip("QKV", ("query", "key", "value")):
+        vectors(n, n.lower(), blk[n], f"{n.lower()}, the {role} of {{token}} (position {{t}})")
+    for h in range(H):
+        parts.append(Part("heads", f"head {h + 1}", T * HEAD_CELL,
+                          lambda x, h=h: head_map(blk["weights"][h], x, h, tokens)))
+    vectors("W_O", "a W_O", blk["attn"], "attention's output for {token} (position {t})")
+    vectors("add1", "h", blk["h"], "h, x plus attention's output, of {token} (position {t})", stream=True)
+    vectors("ln2", "u′", blk["u2"], "u′, h after LayerNorm, of {token} (position {t})")
+    vectors("mlp", "MLP", blk["m"], "m, the MLP's output for {token} (position {t})")
+    vectors("add2", "y", blk["y"], "y, h plus the MLP's output, of {token} (position {t})", stream=True)
+    vectors("lnf", "f", trace["f"], "f, y after LayerNorm, of {token} (position {t})", stream=True)
+    shown = [v.replace(" ", "␣") for v in vocab]
+    vectors("W_U", "z", trace["z"], "z, the logits after {token} (position {t})", columns=shown)
+    vectors("softmax", "p", trace["p"], "p after {token} (position {t})", kind="prob",
+            columns=[f"p({v})" for v in shown])
+    best = [int(row.argmax()) for row in trace["p"]]
+    words = [shown[i] for i in best]
+    width = max(text_width(w) for w in words) + 8
+    parts.append(Part("next", "next", width, lambda x: next_tokens(words, [trace["p"][t][i] for t, i in
+                                                                           enumerate(best)], x, tokens)))
+    return parts
+
+
+def head_map(weights, x: int, h: int, tokens: list[str]) -> str:
+    """Head h's attention weights: a row per query, a column per key; the
+    keys after the query are blank (the mask)."""
+    out = []
+    for i in range(len(tokens)):
+        for j in range(i + 1):
+            out.append(cell_mark(x + j * HEAD_CELL, TOP + i * PITCH, HEAD_CELL, weights[i][j], 1.0, "prob",
+                                 f"head {h + 1}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})"))
+    return "".join(out)
+
+
+def next_tokens(words: list[str], p: list[float], x: int, tokens: list[str]) -> str:
+    """The most probable next token after each position; the last one is the
+    model's answer, in bold."""
+    out = []
+    for t, (word, value) in enumerate(zip(words, p)):
+        cls = "lbl answer" if t == len(words) - 1 else "lbl"
+        out.append(f'<text x="{x + 2}" y="{TOP + t * PITCH + 10}" class="{cls}">{esc(word)}'
+                   f'<title>after {esc(tokens[t])} (position {t + 1}): {esc(word)}, p = {fixed(value)}</title></text>')
+    return "".join(out)
+
+
+def bands(parts: list[Part], label_width: int) -> list[list[Part]]:
+    """The parts cut into bands no wider than BAND, a group (GROUPS) kept
+    whole when it fits in one band."""
+    group_of = {name: k for k, names in enumerate(GROUPS) for name in names}
+    out: list[list[Part]] = [[]]
+    used = label_width
+    for k, part in enumerate(parts):
+        if part.name == "tokens":
+            continue
+        starts_group = k > 0 and group_of[part.name] != group_of[parts[k - 1].name]
+        rest = sum(p.width + GAP for p in parts[k:] if group_of[p.name] == group_of[part.name])
+        if out[-1] and (used + part.width + GAP > BAND or (starts_group and used + rest > BAND)):
+            out.append([])
+            used = label_width
+        out[-1].append(part)
+        used += part.width + GAP
+    return out
+
+
+def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict, here: tuple, n_blocks: int,
+             first_block: bool = True) -> str:
+    """One band: the token labels, the stream, the branches' boxes, the
+    block's frame, then the parts."""
+    bottom = TOP + len(tokens) * PITCH
+    body = ['<g data-part="tokens">' + "".join(
+        f'<text x="{label_width - 6}" y="{TOP + t * PITCH + 10}" class="lbl" text-anchor="end">{esc(tok)}'
+        f'<title>token {t + 1}: {esc(tok)}</title></text>' for t, tok in enumerate(tokens)) + "</g>"]
+    x, placed = label_width, []
+    for part in band:
+        placed.append((part, x))
+        x += part.width + GAP
+    width = BAND                               # every band as wide: on a wide screen they line up in columns
+    centre = {p.name: px + p.width // 2 for p, px in placed}
+    framed = [(p, px) for p, px in placed if p.name in ATTENTION + MLP + ("add1", "add2")]
+    if framed:                                 # the block: from its first norm to its last sum
+        x0, x1 = framed[0][1] - 6, framed[-1][1] + framed[-1][0].width + 6
+        body.append(f'<rect class="block" x="{x0}" y="{STREAM_Y - 14}" width="{x1 - x0}" '
+                    f'height="{bottom - STREAM_Y + 18}" rx="6"/>')
+        if first_block:
+            name = "the block" if n_blocks == 1 else f"a block, × {n_blocks}"
+            body.append(f'<text x="{x0 + 4}" y="{bottom + 18}" class="lbl">{esc(name)}</text>')
+    for branch, add, cls in ((ATTENTION, "add1", "attention"), (MLP, "add2", "mlp")):
+        inside = [(p, px) for p, px in placed if p.name in branch]
+        if not inside:
+            continue
+        x0, x1 = inside[0][1] - 3, inside[-1][1] + inside[-1][0].width + 3
+        body.append(f'<rect class="branch {cls}" x="{x0}" y="{BOX_Y}" width="{x1 - x0}" '
+                    f'height="{bottom - BOX_Y + 3}" rx="3"/>')
+        if inside[0][0].name == branch[0]:     # it branches off the stream
+            body.append(f'<path class="tap" d="M{x0 + 6} {STREAM_Y}V{BOX_Y}"/>')
+        if add in centre:                      # and is added back at ⊕
+            body.append(f'<path class="tap" d="M{x1} {BOX_Y + 6}H{centre[add]}V{STREAM_Y + 5}"/>')
+    body.append(f'<path class="stream" d="M{label_width - 4} {STREAM_Y}H{width - 8}"/>'
+                f'<path class="stream-end" d="M{width - 8} {STREAM_Y - 4}l7 4l-7 4z"/>')
+    for part, px in placed:
+        inner = []
+        if part.stream:                        # a value of the stream
+            inner.append(f'<path class="tap" d="M{centre[part.name]} {STREAM_Y}V{TOP - 2}"/>')
+            if part.name in ("add1", "add2"):
+                mid = centre[part.name]
+                inner.append(f'<circle class="add" cx="{mid}" cy="{STREAM_Y}" r="5"/>'
+                             f'<path class="add-cross" d="M{mid - 3} {STREAM_Y}h6M{mid} {STREAM_Y - 3}v6"/>')
+        inner.append(f'<text x="{px}" y="{STREAM_Y - 8 if part.stream else LABEL_Y}" class="hdr">'
+                     f'{sub(part.label)}</text>' + part.draw(px))
+        cls = ' class="here"' if part.name in here else ""
+        group = f'<g data-part="{part.name}"{cls}>{"".join(inner)}</g>'
+        if part.name in links:
+            group = f'<a href="{esc(links[part.name])}">{group}</a>'
+        body.append(group)
+    height = bottom + (24 if framed else 8)
+    return (f'<svg class="fig model-band" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+            f'role="img" aria-label="{esc(band_aria(band))}">{"".join(body)}</svg>')
+
+
+def band_aria(band: list[Part]) -> str:
+    names = []
+    for part in band:
+        if part.label not in names:
+            names.append(part.label)
+    return "The model, " + ", then ".join(names)
+
+
+def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | None = None,
+              here: tuple = (), n_blocks: int = 1) -> str:
+    """The whole model on this trace, as bands of SVG inside one figure.
+    tokens: the text's tokens as the book prints them (␣); links: part ->
+    the address of the page that explains it; here: the parts to highlight."""
+    parts = model_parts(trace, tokens, vocab)
+    label_width = max(text_width(t) for t in tokens) + 10
+    cut = bands(parts, label_width)
+    framed = [k for k, band in enumerate(cut) if any(p.name in ATTENTION + MLP for p in band)]
+    drawn = "".join(band_svg(band, tokens, label_width, links or {}, here, n_blocks, k == framed[0])
+                    for k, band in enumerate(cut))
+    return f'<div class="model-bands">{drawn}</div>'
+
+
+def model_key() -> str:
+    """What the drawing's marks mean, beside it."""
+    return ('<p class="fig-legend model-key"><span class="swatch v-neg"></span> negative '
+            '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest '
+            'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; '
+            '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it; '
+            'the dashed frame is the block. Point at (or tap) a cell to read its number.</p>')
