@@ -352,7 +352,7 @@ def test_chapter_follows_the_weights(tmp_path, pages):
 
 def test_a_bad_chapter_macro_stops_the_build(project):
     for call, message in [
-            ('{{ toy_table("nope") }}', "bad.md: toy_table('nope'): no such name; the names are: vocab,"),
+            ('{{ toy_table("nope") }}', "bad.md: toy_table('nope'): no such name; the names are: models, vocab,"),
             ('{{ toy_number("written", txt="the") }}',
              "bad.md: toy_number('written'): unknown argument 'txt'; it takes text, rule, heads, temperature"),
             ('{{ toy_table("scores", head=3, heads=2) }}',
