@@ -92,7 +92,8 @@ def test_the_layout_holds():
     names = set(modules(ROOT / "toycalc"))
     for module in ("model.gpt", "model.configs", "model.tokenizer", "model.weights", "model.nanogpt",
                    "model.train", "book.example", "book.nano_example", "book.render", "book.end_to_end",
-                   "book.path", "book.toy_chapter", "book.nanogpt_chapter", "book.since_2017",
+                   "book.path", "book.part", "book.toy", "book.toy.generation", "book.nano_gpt",
+                   "book.nano_gpt.output", "book.what_changed", "book.claims",
                    "site.macros", "site.hooks", "site.export", "site.reference", "__main__"):
         assert f"toycalc.{module}" in names, module
     assert {layer(n) for n in names} == {"model", "book", "site", "top"}

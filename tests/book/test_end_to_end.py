@@ -240,8 +240,8 @@ def altered_weights(tmp_path, add_token=False):
 
 def expected_tables(weights):
     ex = Example(load_toy(weights))
-    return {name: f(ex) for name, f in end_to_end.TABLES.items() if name not in ("attention", "weights")} | {
-        f"{kind}-{h}": end_to_end.TABLES[kind](ex, h) for h in (1, 2) for kind in ("attention", "weights")}
+    return {name: f(ex) for name, f in end_to_end.steps.registries["table"].items() if name not in ("attention", "weights")} | {
+        f"{kind}-{h}": end_to_end.steps.registries["table"][kind](ex, h) for h in (1, 2) for kind in ("attention", "weights")}
 
 
 def table_html_ids(fragment):

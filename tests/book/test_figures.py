@@ -11,7 +11,8 @@ import yaml
 from bs4 import BeautifulSoup
 
 from conftest import build_site, page
-from toycalc.book import draw, minimap, toy_chapter
+from toycalc.book import draw, minimap
+from toycalc.book.toy import generation as generation_page, output
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 from toycalc.model import gpt
@@ -114,13 +115,13 @@ def test_chapter_figures(site, ex):
     generation = variant(page(site, "toy/generation"), ex.n_heads)
     panels = generation.select('figure[data-figure="temperatures"]')
     assert [f["data-temperature"] for f in panels] == ["0.5", "1", "2"]
-    for f, T in zip(panels, toy_chapter.TEMPERATURES):
+    for f, T in zip(panels, output.TEMPERATURES):
         p = gpt.softmax(z / T)
         assert {t.get_text() for t in f.select("rect title")} == \
             {f"p({ex.model.show(i)}) = {fixed(p[i])}" for i in range(len(p))}
     cut = {f["data-rule"]: f for f in generation.select('figure[data-figure="filter"]')}
-    for rule, q in (("top-k", toy_chapter.keep(ex.p_last, toy_chapter.TOP_K)),
-                    ("top-p", toy_chapter.keep(ex.p_last, top_p=toy_chapter.TOP_P))):
+    for rule, q in (("top-k", generation_page.keep(ex.p_last, generation_page.TOP_K)),
+                    ("top-p", generation_page.keep(ex.p_last, top_p=generation_page.TOP_P))):
         grey = {r.select_one("title").get_text().split(")")[0][2:] for r in cut[rule].select("rect.bar-cut")}
         assert grey == {ex.model.show(i) for i in range(len(q)) if q[i] == 0}, rule
     layernorm = page(site, "toy/layernorm")

@@ -11,7 +11,8 @@ import yaml
 from bs4 import BeautifulSoup
 
 from conftest import build_site, page
-from toycalc.book import draw, nanogpt_chapter, since_2017
+from toycalc.book import draw, what_changed
+from toycalc.book.nano_gpt import nano_gpt, preliminaries, self_attention, transformer
 from toycalc.book.example import Example
 from toycalc.book.nano_example import Run
 from toycalc.book.render import count, fixed
@@ -114,14 +115,14 @@ def turn(v, radians):
 def rope_expected(ex) -> list[list[str]]:
     """For each (m, n): the titles' numbers, computed with a 2 x 2 rotation
     (the first pair turns one radian per position after the first)."""
-    b = since_2017.run(ex, positions="rope")["blocks"][0]
+    b = what_changed.run(ex, positions="rope")["blocks"][0]
     cols = ex.head_columns(1)
     q, k = b["Q"][-1, cols][:2], b["K"][0, cols][:2]
 
     def pair(v):
         return f"({fixed(v[0])}, {fixed(v[1])})"
     out = []
-    for m, n in since_2017.ROPE_PAIRS:
+    for m, n in what_changed.ROPE_PAIRS:
         qt, kt = turn(q, m - 1), turn(k, n - 1)
         angle = math.atan2(kt[0] * qt[1] - kt[1] * qt[0], kt @ qt)
         ghosts = [pair(v) for v, pos in ((q, m), (k, n)) if pos > 1]
@@ -198,18 +199,18 @@ def test_arrows_point_the_way_their_vectors_do():
 
 def test_nano_figures_are_pure_and_carry_their_numbers(nano):
     run = Run(nano)
-    for name, function in nanogpt_chapter.FIGURES.items():
+    for name, function in nano_gpt.registries["figure"].items():
         out = function(run)
         assert out == function(Run(nano)), name                      # the same bytes every time
         for attrs in COORDINATE.findall(out):
             for value in re.findall(r"-?[\d.]+", " ".join(attrs)):
                 assert re.fullmatch(r"-?\d+(\.\d)?", value), (name, value)
-    got = attention_drawn(BeautifulSoup(nanogpt_chapter.attention_figure(run), "html.parser"), run.T)
+    got = attention_drawn(BeautifulSoup(self_attention.attention_figure(run), "html.parser"), run.T)
     assert got == attention_expected(nano.params, run.ids)
 
 
 def test_since_2017_figures_are_pure(ex):
-    for name, function in since_2017.FIGURES.items():
+    for name, function in what_changed.what_changed.registries["figure"].items():
         out = function(ex)
         assert out == function(ex), name
         for attrs in COORDINATE.findall(out):
@@ -219,16 +220,16 @@ def test_since_2017_figures_are_pure(ex):
 
 def test_without_a_loss_curve_the_page_says_so(nano):
     old = Run(Nano(path=nano.path, params=nano.params, record={"steps": 200}))
-    assert "No loss curve in the training record" in nanogpt_chapter.loss_figure(old)
+    assert "No loss curve in the training record" in preliminaries.loss_figure(old)
 
 
 def test_figure_mistakes_say_what_exists(nano, ex):
     with pytest.raises(ValueError, match="t = 6: the example has time steps 0 to 5"):
-        nanogpt_chapter.residual_figure(Run(nano), t=6)
+        transformer.residual_figure(Run(nano), t=6)
     with pytest.raises(ValueError, match="head = 3: this run has heads 1 to 2"):
-        since_2017.rope_figure(ex, head=3)
+        what_changed.rope_figure(ex, head=3)
     with pytest.raises(ValueError, match="step = 0: expected 1 to 1024, GPT-2 small.s positions"):
-        since_2017.kv_figure(ex, step=0)
+        what_changed.kv_figure(ex, step=0)
 
 
 # ------------------------------------------------------------- the record keeps the curve
@@ -283,7 +284,7 @@ def check_figures(site, nano, ex):
     assert [re.search(r": ([\d,]+) multiply-adds", t).group(1) for t in titles(fig)] == kv_expected()
 
     figs = figures_on(site, "modern-rope")
-    assert [(int(f["data-m"]), int(f["data-n"])) for f in figs] == list(since_2017.ROPE_PAIRS)
+    assert [(int(f["data-m"]), int(f["data-n"])) for f in figs] == list(what_changed.ROPE_PAIRS)
     got = [sorted(number(t) for t in titles(f)) for f in figs]
     assert got == rope_expected(ex)
 
@@ -305,7 +306,7 @@ def test_rope_turns_keep_the_angle_at_equal_distance(site, ex):
 
 def test_the_contributor_page_lists_the_figure_macros(site):
     soup = page(site, "contributing")
-    for macro, registry in (("nano_figure", nanogpt_chapter.FIGURES), ("modern_figure", since_2017.FIGURES)):
+    for macro, registry in (("nano_gpt_figure", nano_gpt.registries["figure"]), ("what_changed_figure", what_changed.what_changed.registries["figure"])):
         table = soup.find(id=f"table-macro-{macro}")
         assert table is not None, macro
         calls = [c.get_text() for c in table.select("tbody tr td:first-child code")]

@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 
 from conftest import build_site, build_with_page, page
 from references import assert_grads_match
-from toycalc.book import nanogpt_chapter
+from toycalc.book.nano_gpt import cells as nano_cells, embedding, index, layer_norm, nano_gpt, self_attention
 from toycalc.model import blas, gpt, nanogpt, sizes, train
 from toycalc.book.nano_example import Run
 from toycalc.book.render import fixed
@@ -150,10 +150,10 @@ def test_bad_weights_stop_the_build_without_traceback(tmp_path, monkeypatch):
 # ------------------------------------------------------------- macro mistakes
 
 @pytest.mark.parametrize("call, message", [
-    ('{{ nano_table("nope") }}', "bad.md: nano_table('nope'): no such name; the names are: legend, vocab, params,"),
-    ('{{ nano_number("p", leter="A") }}', "bad.md: nano_number('p'): unknown argument 'leter'; it takes letter, t, places"),
-    ('{{ nano_number("p", t=6) }}', "bad.md: nano_number('p'): t = 6: the example has time steps 0 to 5"),
-    ('{{ nano_matrix("qkv", head=4) }}', "bad.md: nano_matrix('qkv'): head = 4: the model has heads 1 to 3"),
+    ('{{ nano_gpt_table("nope") }}', "bad.md: nano_gpt_table('nope'): no such name; the names are: legend, vocab, params,"),
+    ('{{ nano_gpt_number("p", leter="A") }}', "bad.md: nano_gpt_number('p'): unknown argument 'leter'; it takes letter, t, places"),
+    ('{{ nano_gpt_number("p", t=6) }}', "bad.md: nano_gpt_number('p'): t = 6: the example has time steps 0 to 5"),
+    ('{{ nano_gpt_matrix("qkv", head=4) }}', "bad.md: nano_gpt_matrix('qkv'): head = 4: the model has heads 1 to 3"),
 ])
 def test_bad_nano_macro_call(project, call, message):
     result = build_with_page(project, f"# Bad\n\n{call}\n")
@@ -256,10 +256,10 @@ def test_the_scored_positions_follow_the_task(site):
 
 
 def test_every_chapter_table_matches_its_renderer(site, run):
-    """Each table and matrix on the pages is what nanogpt_chapter renders for
+    """Each table and matrix on the pages is what book/nano_gpt/ renders for
     the shipped weights (so the page cannot drift from the model)."""
     wanted = {}
-    for registry in (nanogpt_chapter.TABLES, nanogpt_chapter.MATRICES):
+    for registry in (nano_gpt.registries["table"], nano_gpt.registries["matrix"]):
         for name, function in registry.items():
             html = function(run)
             for tid in re.findall(r'<table\b[^>]*\sid="([^"]+)"', html):
@@ -291,24 +291,24 @@ def test_cells_are_readable_without_colour(site):
 # ------------------------------------------------------------- the renderers, without a build
 
 def test_a_cell_escapes_its_label_and_says_its_value():
-    out = nanogpt_chapter.cell(-0.25, "act", 'a "<b>" label', 0.5)
+    out = nano_cells.cell(-0.25, "act", 'a "<b>" label', 0.5)
     assert 'title="a &quot;&lt;b&gt;&quot; label: −0.250"' in out and 'tabindex="-1"' in out
     assert out.endswith(">−0.250</td>") and "--shade:0.36" in out
 
 
 def test_big_matrices_are_summarised(run):
-    html = nanogpt_chapter.W_matrix(run, "W_1")
+    html = self_attention.W_matrix(run, "W_1")
     soup = BeautifulSoup(html, "html.parser")
     assert len(soup.select("td.nano-cell")) == 64                   # an 8 x 8 corner
     assert "48 × 192" in html and "9,216 values" in html and "40 more rows" in html
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda r: nanogpt_chapter.embed_table(r, t=9), "t = 9: the example has time steps 0 to 5"),
-    (lambda r: nanogpt_chapter.qkv_matrix(r, which="X"), "which = 'X': expected one of Q, K, V"),
-    (lambda r: nanogpt_chapter.W_matrix(r, name="W_Z"), "name = 'W_Z': expected one of W_Q, W_K, W_V, W_O, W_1, W_2, W_U"),
-    (lambda r: nanogpt_chapter.p_number(r, letter="D"), "letter = 'D': expected one of A, B, C"),
-    (lambda r: nanogpt_chapter.layernorm_table(r, block=4), "block = 4: the model has blocks 1 to 3"),
+    (lambda r: embedding.embed_table(r, t=9), "t = 9: the example has time steps 0 to 5"),
+    (lambda r: self_attention.qkv_matrix(r, which="X"), "which = 'X': expected one of Q, K, V"),
+    (lambda r: self_attention.W_matrix(r, name="W_Z"), "name = 'W_Z': expected one of W_Q, W_K, W_V, W_O, W_1, W_2, W_U"),
+    (lambda r: index.p_number(r, letter="D"), "letter = 'D': expected one of A, B, C"),
+    (lambda r: layer_norm.layernorm_table(r, block=4), "block = 4: the model has blocks 1 to 3"),
 ])
 def test_renderer_mistakes_say_what_exists(run, call, message):
     with pytest.raises(ValueError, match=re.escape(message)):

@@ -1,6 +1,6 @@
 """nano-gpt live on the chapter's pages: docs/javascripts/nanogpt.js in
 Node against toycalc. Every matrix that stops at "N more rows", opened in
-full, is the markup nanogpt_chapter.py's `heat` writes for the whole
+full, is the markup nano_gpt/cells.py's `heat` writes for the whole
 matrix, string for string (so its corner is the page's, cell for cell);
 the reader's letters are read as the field promises; the built pages
 carry the field hidden, and the scripts only where they are needed."""
@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, page
-from toycalc.book import nanogpt_chapter
+from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt
 from toycalc.site.export import nano_weights_json
@@ -55,7 +55,7 @@ def python_full(run: Run, spec: dict) -> str:
     """The table the build would print with every row and column, from
     its head on (the caption says how much is shown; the browser keeps
     the page's)."""
-    function = nanogpt_chapter.MATRICES[spec["nanoFull"]]
+    function = nano_gpt.registries["matrix"][spec["nanoFull"]]
     options = {k: (int(v) if k in ("block", "head") else v) for k, v in spec.items() if k != "nanoFull"}
     shown = function(run, **options)
     shape = {k: int(re.search(f'data-{k}="(\\d+)"', shown).group(1)) for k in ("rows", "cols")}
@@ -94,7 +94,7 @@ def test_the_page_names_what_the_browser_computes(run):
     and its whole shape; a table shown whole has none."""
     from bs4 import BeautifulSoup
     for spec in every_matrix(run.cfg):
-        function = nanogpt_chapter.MATRICES[spec["nanoFull"]]
+        function = nano_gpt.registries["matrix"][spec["nanoFull"]]
         options = {k: v for k, v in spec.items() if k != "nanoFull"}
         table = BeautifulSoup(function(run, **options), "html.parser").table
         assert table["data-nano-full"] == spec["nanoFull"] and table["data-example"] == run.text
@@ -103,7 +103,7 @@ def test_the_page_names_what_the_browser_computes(run):
         full = BeautifulSoup(python_full(run, spec), "html.parser")
         assert table["data-rows"] == str(len(full.find_all("tr")) - 1)
         assert table["data-cols"] == str(len(full.find("tr").find_all("th")))
-    whole = nanogpt_chapter.MATRICES["attention"](run)
+    whole = nano_gpt.registries["matrix"]["attention"](run)
     assert "data-nano-full" not in whole and "nano-more" not in whole
 
 

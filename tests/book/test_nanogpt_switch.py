@@ -1,5 +1,5 @@
 """The chapter switched to the reader's letters: docs/javascripts/nanogpt.js's
-`chapter` in Node against nanogpt_chapter.py. Every output the build marks
+`chapter` in Node against book/nano_gpt/. Every output the build marks
 as depending on the input (data-nano-live), with the options a page gives
 it and with its defaults, drawn by the browser's code for several inputs
 is the string the build writes for a Run on those inputs (without the
@@ -18,16 +18,15 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import ROOT
-from toycalc.book import nanogpt_chapter
+from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_example import Run
 from toycalc.site.export import nano_weights_json
 
 NANOGPT = ROOT / "docs" / "javascripts" / "nanogpt.js"
 TOYGPT = ROOT / "docs" / "javascripts" / "toygpt.js"
 NODE = shutil.which("node") or "/usr/bin/node"
-KINDS = {"matrix": nanogpt_chapter.MATRICES, "table": nanogpt_chapter.TABLES, "formula": nanogpt_chapter.FORMULAS,
-         "number": nanogpt_chapter.NUMBERS, "figure": nanogpt_chapter.FIGURES}
-CALL = re.compile(r'\{\{\s*nano_(matrix|table|formula|number|figure)\(("[^"]+")((?:,\s*\w+=[^,)]+)*)\)\s*\}\}')
+KINDS = nano_gpt.registries
+CALL = re.compile(r'\{\{\s*nano_gpt_(matrix|table|formula|number|figure)\(("[^"]+")((?:,\s*\w+=[^,)]+)*)\)\s*\}\}')
 # the book's example, then others: mixed, one letter, sorted, reversed
 INPUTS = ["C B A B B C", "A A B C C A", "C C C C C C", "A B B C C C", "C C B A A A", "B A C A B C"]
 
@@ -57,7 +56,7 @@ def page_calls() -> list[tuple[str, str, dict]]:
 def live_calls(run) -> list[tuple[str, str, dict, dict]]:
     """(kind, name, options, data-nano-args) of each marked output: the
     pages' calls and every live entry with its defaults."""
-    calls = page_calls() + [(kind, name, {}) for kind, names in nanogpt_chapter.LIVE.items() for name in names]
+    calls = page_calls() + [(kind, name, {}) for kind, names in nano_gpt.live.items() for name in names]
     out, seen = [], set()
     for kind, name, options in calls:
         markup = KINDS[kind][name](run, **options)
@@ -93,7 +92,7 @@ def test_the_pages_mark_what_depends_on_the_input(run):
     marked = {(kind, name) for kind, name, _, _ in live_calls(run)}
     for kind, name, options in calls:
         out = KINDS[kind][name](run, **options)
-        if name in nanogpt_chapter.LIVE[kind]:
+        if name in nano_gpt.live[kind]:
             assert (kind, name) in marked
             assert "data-nano-live" in out.split(">", 1)[0], (kind, name, options)
         else:  # sizes, weights, the training record: the same for every input

@@ -9,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import page
-from toycalc.book import since_2017
+from toycalc.book import what_changed
 from toycalc.model import gpt, nanogpt, sizes
 from toycalc.book.example import Example
 from toycalc.model.configs import GPT2_SMALL, LLAMA2_7B
@@ -103,14 +103,14 @@ def test_rmsnorm_differs_from_layernorm_when_the_mean_is_not_zero():
 
 
 def test_on_the_toy_rmsnorm_first_differs_at_u_prime(ex):
-    ln, rms = since_2017.run(ex)["blocks"][0], since_2017.run(ex, norm="rms")["blocks"][0]
+    ln, rms = what_changed.run(ex)["blocks"][0], what_changed.run(ex, norm="rms")["blocks"][0]
     assert abs(ex.trace["X"][-1].mean()) < 1e-12 and abs(ex.block["h"][-1].mean()) > 0.05
     np.testing.assert_allclose(ln["u"][-1], rms["u"][-1], atol=1e-5)
     assert np.abs(ln["u2"][-1] - rms["u2"][-1]).max() > 0.05
 
 
 def test_post_norm_reads_x_and_normalises_the_sums(ex):
-    b = since_2017.run(ex, norm_at="post")["blocks"][0]
+    b = what_changed.run(ex, norm_at="post")["blocks"][0]
     assert np.array_equal(b["u"], b["X"])
     np.testing.assert_allclose(b["h"], gpt.layernorm(b["h_sum"])[0])
     np.testing.assert_allclose(b["y"], gpt.layernorm(b["y_sum"])[0])
@@ -143,16 +143,16 @@ def test_each_switch_changes_the_output(switches):
 
 
 def test_grouped_heads_read_shared_keys(ex):
-    cfg, params = since_2017.variant(ex, n_heads=4, n_kv_heads=2)
+    cfg, params = what_changed.variant(ex, n_heads=4, n_kv_heads=2)
     tr = gpt.forward(params, cfg, ex.ids, 4)
     b = tr["blocks"][0]
     assert b["K"].shape == (5, 2) and b["k"].shape == (2, 5, 1)
     # heads 1 and 2 meet the same keys: their scores differ only through their queries
     q = gpt.split_heads(b["Q"], 4)
     np.testing.assert_allclose(b["dots"][1], q[1] @ b["k"][0].T)
-    mha_cfg, mha = since_2017.variant(ex, n_heads=4, n_kv_heads=4)
-    np.testing.assert_allclose(gpt.forward(mha, mha_cfg, ex.ids, 4)["p"], since_2017.run(ex, heads=4)["p"])
-    assert not np.allclose(tr["p"], since_2017.run(ex, heads=4)["p"])
+    mha_cfg, mha = what_changed.variant(ex, n_heads=4, n_kv_heads=4)
+    np.testing.assert_allclose(gpt.forward(mha, mha_cfg, ex.ids, 4)["p"], what_changed.run(ex, heads=4)["p"])
+    assert not np.allclose(tr["p"], what_changed.run(ex, heads=4)["p"])
 
 
 def test_swiglu_is_silu_gate_times_up():
@@ -166,7 +166,7 @@ def test_swiglu_is_silu_gate_times_up():
 
 
 def test_tied_output_reads_E(ex):
-    cfg, params = since_2017.variant(ex, tied=True)
+    cfg, params = what_changed.variant(ex, tied=True)
     tr = gpt.forward(params, cfg, ex.ids, ex.n_heads)
     np.testing.assert_allclose(tr["logits"], tr["f"] @ ex.model.params["E"].T)
     assert "W_U" not in params
@@ -201,7 +201,7 @@ def test_rope_in_the_model_sees_distance_not_place():
 
 
 def test_the_page_rope_scores(ex):
-    scores = since_2017.rope_scores(ex)
+    scores = what_changed.rope_scores(ex)
     by_distance = {}
     for m, n, s in scores:
         by_distance.setdefault(m - n, []).append(s)
@@ -293,9 +293,9 @@ def changed(site):
     return page(site, "what-changed")
 
 
-@pytest.mark.parametrize("name", list(since_2017.TABLES))
+@pytest.mark.parametrize("name", list(what_changed.what_changed.registries["table"]))
 def test_every_table_on_the_page_is_toycalcs(changed, ex, name):
-    expected = BeautifulSoup(since_2017.TABLES[name](ex), "html.parser")
+    expected = BeautifulSoup(what_changed.what_changed.registries["table"][name](ex), "html.parser")
     table_id = expected.find("table")["id"]
     assert cells(changed, table_id) == cells(expected, table_id)
 
@@ -319,9 +319,9 @@ def test_the_numbers_and_formula_in_the_prose(changed, ex):
     for name, options in (("first_norm", {}), ("h_mean", {}), ("rope_gap", {}), ("kv_heads", {}),
                           ("cache", {"model": "Llama 2 7B"}), ("count", {"piece": "W_MLP"}),
                           ("size", {"name": "n_ctx"})):
-        expected = " ".join(BeautifulSoup(since_2017.NUMBERS[name](ex, **options), "html.parser").get_text().split())
+        expected = " ".join(BeautifulSoup(what_changed.what_changed.registries["number"][name](ex, **options), "html.parser").get_text().split())
         assert expected in text, name
-    assert html.unescape(since_2017.rmsnorm_formula(ex).split("\\[")[1].split("\\]")[0]) in \
+    assert html.unescape(what_changed.rmsnorm_formula(ex).split("\\[")[1].split("\\]")[0]) in \
         [m.get_text()[2:-2] for m in changed.select(".arithmatex")]
 
 

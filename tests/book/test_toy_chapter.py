@@ -14,7 +14,8 @@ import yaml
 from bs4 import BeautifulSoup
 
 from conftest import ROOT, build_site, build_with_page, page
-from toycalc.book import end_to_end, toy_chapter
+from toycalc.book import end_to_end
+from toycalc.book.toy import attention, generation, home as toy_home, output, positions, tokens, toy
 from toycalc.model import gpt, sizes
 from toycalc.book.example import Example
 from toycalc.model.weights import DEFAULT_TOY, load_toy
@@ -106,7 +107,7 @@ def test_heads_choosers_where_numbers_follow_the_heads(pages):
 
 def test_home_page(pages, ex):
     home = view(pages["home"])
-    assert rows(home, "table-models") == cells(BeautifulSoup(toy_chapter.models_table(ex), "html.parser"))
+    assert rows(home, "table-models") == cells(BeautifulSoup(toy_home.models_table(ex), "html.parser"))
     text = text_of(home)
     assert f"The toy has {sizes.count_params(ex.model.cfg)['total']} weights" in text
     for name in CHAPTER:
@@ -119,21 +120,21 @@ def test_home_page(pages, ex):
 # (page, registry, name, arguments): every table of the chapter, checked
 # cell by cell against toycalc, for every heads choice the page carries
 TABLES = [
-    ("tokens", toy_chapter.TABLES, "vocab", {}), ("tokens", toy_chapter.TABLES, "tokenize", {}),
-    ("tokens", end_to_end.TABLES, "ids", {}),
-    ("embedding", end_to_end.TABLES, "grad_E", {"heads_shown": (2,)}), ("embedding", end_to_end.TABLES, "E", {}),
-    ("embedding", end_to_end.TABLES, "E_ids", {}),
-    ("positions", end_to_end.TABLES, "X", {}), ("positions", toy_chapter.TABLES, "order", {"heads_shown": (2,)}),
-    ("layernorm", toy_chapter.TABLES, "ln_rows", {}), ("layernorm", end_to_end.TABLES, "u", {}),
-    ("attention", end_to_end.TABLES, "QKV", {}), ("attention", toy_chapter.TABLES, "scores", {}),
-    ("attention", end_to_end.TABLES, "weights", {}), ("attention", end_to_end.TABLES, "attention", {}),
-    ("attention", end_to_end.TABLES, "heads", {}), ("attention", toy_chapter.TABLES, "ablation", {}),
-    ("output", toy_chapter.TABLES, "W_U", {}), ("output", toy_chapter.TABLES, "contrast", {}),
-    ("mlp", toy_chapter.TABLES, "residual", {}), ("mlp", toy_chapter.TABLES, "gelu", {}),
-    ("output", end_to_end.TABLES, "softmax", {}), ("output", toy_chapter.TABLES, "shift", {}),
-    ("output", toy_chapter.TABLES, "temperatures", {}),
-    ("generation", toy_chapter.TABLES, "generation_steps", {}), ("generation", toy_chapter.TABLES, "generation", {}),
-    ("generation", toy_chapter.TABLES, "filter", {}), ("generation", toy_chapter.TABLES, "generation", {"text": "the"}),
+    ("tokens", toy.registries["table"], "vocab", {}), ("tokens", toy.registries["table"], "tokenize", {}),
+    ("tokens", end_to_end.steps.registries["table"], "ids", {}),
+    ("embedding", end_to_end.steps.registries["table"], "grad_E", {"heads_shown": (2,)}), ("embedding", end_to_end.steps.registries["table"], "E", {}),
+    ("embedding", end_to_end.steps.registries["table"], "E_ids", {}),
+    ("positions", end_to_end.steps.registries["table"], "X", {}), ("positions", toy.registries["table"], "order", {"heads_shown": (2,)}),
+    ("layernorm", toy.registries["table"], "ln_rows", {}), ("layernorm", end_to_end.steps.registries["table"], "u", {}),
+    ("attention", end_to_end.steps.registries["table"], "QKV", {}), ("attention", toy.registries["table"], "scores", {}),
+    ("attention", end_to_end.steps.registries["table"], "weights", {}), ("attention", end_to_end.steps.registries["table"], "attention", {}),
+    ("attention", end_to_end.steps.registries["table"], "heads", {}), ("attention", toy.registries["table"], "ablation", {}),
+    ("output", toy.registries["table"], "W_U", {}), ("output", toy.registries["table"], "contrast", {}),
+    ("mlp", toy.registries["table"], "residual", {}), ("mlp", toy.registries["table"], "gelu", {}),
+    ("output", end_to_end.steps.registries["table"], "softmax", {}), ("output", toy.registries["table"], "shift", {}),
+    ("output", toy.registries["table"], "temperatures", {}),
+    ("generation", toy.registries["table"], "generation_steps", {}), ("generation", toy.registries["table"], "generation", {}),
+    ("generation", toy.registries["table"], "filter", {}), ("generation", toy.registries["table"], "generation", {"text": "the"}),
 ]
 
 
@@ -195,55 +196,55 @@ def test_known_values_in_the_default_view(pages):
 
 def test_top_k_and_top_p(ex):
     p = ex.p_last
-    q = toy_chapter.keep(p, k=3)
+    q = generation.keep(p, k=3)
     assert (q > 0).sum() == 3 and np.isclose(q.sum(), 1)
     kept = np.argsort(-p)[:3]
     assert np.allclose(q[kept], p[kept] / p[kept].sum())
-    q = toy_chapter.keep(p, top_p=0.9)
+    q = generation.keep(p, top_p=0.9)
     n = int((q > 0).sum())
     ordered = np.sort(p)[::-1]
     assert ordered[:n].sum() >= 0.9 > ordered[:n - 1].sum()
-    assert np.array_equal(toy_chapter.keep(p, k=1) > 0, p == p.max())
+    assert np.array_equal(generation.keep(p, k=1) > 0, p == p.max())
 
 
 def test_generate_stops_at_eot_or_the_last_position(ex):
     n_ctx = ex.model.cfg.n_ctx
-    for rule in toy_chapter.RULES():
+    for rule in generation.RULES():
         for text in ("", "the"):
-            ids, steps, why = toy_chapter.generate(ex, rule, text)
+            ids, steps, why = generation.generate(ex, rule, text)
             # every step reads at most n_ctx tokens; the last one predicted is never read
             assert all(len(step.ids) <= n_ctx for step in steps) and len(ids) <= n_ctx + 1
-            ended = ex.model.vocab[ids[-1]] == toy_chapter.EOT
+            ended = ex.model.vocab[ids[-1]] == generation.EOT
             assert ended or len(ids) == n_ctx + 1
-            assert toy_chapter.EOT not in [ex.model.vocab[i] for i in ids[:-1]]
+            assert generation.EOT not in [ex.model.vocab[i] for i in ids[:-1]]
             assert ("&lt;eot&gt;" in why) == ended
             for step, nxt in zip(steps, steps[1:]):
                 assert nxt.ids == step.ids + (step.chosen,)
     # sampling is seeded: a fresh example (nothing kept from the runs above) draws the same
-    sampled = toy_chapter.generate(ex, toy_chapter.Rule("sample", 2.0))[0]
-    assert toy_chapter.generate(dataclasses.replace(ex), toy_chapter.Rule("sample", 2.0))[0] == sampled
+    sampled = generation.generate(ex, generation.Rule("sample", 2.0))[0]
+    assert generation.generate(dataclasses.replace(ex), generation.Rule("sample", 2.0))[0] == sampled
 
 
 def test_greedy_is_the_argmax_and_sampling_the_formula(ex):
-    ids, steps, _ = toy_chapter.generate(ex)
+    ids, steps, _ = generation.generate(ex)
     assert steps[0].chosen == ex.top_id
     for step in steps:
         trace = gpt.forward(ex.model.params, ex.model.cfg, list(step.ids), ex.n_heads)
         assert step.chosen == int(np.argmax(trace["p"][-1]))
-    first = toy_chapter.generate(ex, toy_chapter.Rule("sample", 1.0))[1][0].chosen
-    formula = toy_chapter.sample_formula(ex)
+    first = generation.generate(ex, generation.Rule("sample", 1.0))[1][0].chosen
+    formula = generation.sample_formula(ex)
     assert formula.endswith(f"\\text{{{ex.model.show(first)}}}\\]</div>")
 
 
 def test_order_without_positions(ex):
-    assert toy_chapter.order_number(ex, with_p=False) == "0.000"
-    assert toy_chapter.order_number(ex, with_p=True) != "0.000"
+    assert positions.order_number(ex, with_p=False) == "0.000"
+    assert positions.order_number(ex, with_p=True) != "0.000"
 
 
 def test_temperature_keeps_the_order_and_a_shift_changes_nothing(ex):
-    assert toy_chapter.same_order(ex) == "the same"
+    assert output.same_order(ex) == "the same"
     z = ex.trace["z"][-1]
-    assert np.allclose(gpt.softmax(z + toy_chapter.SHIFT), ex.p_last)
+    assert np.allclose(gpt.softmax(z + output.SHIFT), ex.p_last)
 
 
 # ---------------------------------------------------------------- no digit typed by hand
@@ -351,11 +352,11 @@ def test_chapter_follows_the_weights(tmp_path, pages):
 
 def test_a_bad_chapter_macro_stops_the_build(project):
     for call, message in [
-            ('{{ chapter_table("nope") }}', "bad.md: chapter_table('nope'): no such name; the names are: vocab,"),
-            ('{{ chapter_number("written", txt="the") }}',
-             "bad.md: chapter_number('written'): unknown argument 'txt'; it takes text, rule, heads, temperature"),
-            ('{{ chapter_table("scores", head=3, heads=2) }}',
-             "bad.md: chapter_table('scores'): head = 3: this run has heads 1 to 2")]:
+            ('{{ toy_table("nope") }}', "bad.md: toy_table('nope'): no such name; the names are: models, vocab,"),
+            ('{{ toy_number("written", txt="the") }}',
+             "bad.md: toy_number('written'): unknown argument 'txt'; it takes text, rule, heads, temperature"),
+            ('{{ toy_table("scores", head=3, heads=2) }}',
+             "bad.md: toy_table('scores'): head = 3: this run has heads 1 to 2")]:
         result = build_with_page(project, f"# Bad\n\n{call}\n")
         assert result.returncode != 0 and message in result.stderr, result.stderr[-2000:]
         assert "Traceback" not in result.stderr + result.stdout
@@ -383,7 +384,7 @@ def test_longest_names_every_longest_piece(ex):
     n = max(map(len, vocab))
     longest = [t.replace(" ", "␣") for t in vocab if len(t) == n]
     assert len(longest) == 2  # ␣climb and ␣floor: the sentence must not say "the longest"
-    assert toy_chapter.longest_number(ex) == f"{longest[0]} and {longest[1]} ({n} characters each)"
+    assert tokens.longest_number(ex) == f"{longest[0]} and {longest[1]} ({n} characters each)"
 
 
 def test_no_piece_is_the_start_of_another(ex):
@@ -401,7 +402,7 @@ def test_repeated_rows_of_P_are_named(ex, pages):
     repeats = [(t + 1, s + 1) for t in range(len(P)) for s in range(t)
                if np.array_equal(P[s], P[t]) and not any(np.array_equal(P[r], P[t]) for r in range(s))]
     assert repeats == [(6, 2), (7, 3), (8, 4)]
-    assert toy_chapter.P_repeats_number(ex) == "rows 6 to 8 repeat rows 2 to 4"
+    assert positions.P_repeats_number(ex) == "rows 6 to 8 repeat rows 2 to 4"
     assert "In the toy that is sometimes nothing: rows 6 to 8 repeat rows 2 to 4" in text_of(pages["positions"])
 
 
@@ -436,7 +437,7 @@ def test_head_ablation_equals_a_block_rerun_by_hand(toy, heads):
         f = (y - y.mean(-1, keepdims=True)) / np.sqrt(y.var(-1, keepdims=True) + 1e-5)
         z = f[-1] @ toy.params["W_U"]
         want = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
-        np.testing.assert_allclose(toy_chapter.ablated_p(ex, head), want, rtol=1e-12)
+        np.testing.assert_allclose(attention.ablated_p(ex, head), want, rtol=1e-12)
 
 
 def test_head_ablation_on_the_page(site, toy):
@@ -452,7 +453,7 @@ def test_head_ablation_on_the_page(site, toy):
     for heads in (1, 4):
         rows = cells(soup.find("table", id=f"table-ablation-h{heads}"))[1:]
         ex = Example(toy, heads=heads)
-        assert [r[2] for r in rows[1:]] == [f"{toy_chapter.ablated_p(ex, h).max():.3f}" for h in range(1, heads + 1)]
+        assert [r[2] for r in rows[1:]] == [f"{attention.ablated_p(ex, h).max():.3f}" for h in range(1, heads + 1)]
 
 
 def test_W_U_is_printed_by_its_columns(pages, toy):

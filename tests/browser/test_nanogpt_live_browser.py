@@ -15,7 +15,7 @@ import pytest
 from conftest import axe_violations
 from bs4 import BeautifulSoup
 
-from toycalc.book import nanogpt_chapter
+from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_example import Run
 from toycalc.book.render import fixed
 from toycalc.model import nanogpt
@@ -93,7 +93,7 @@ def tags(markup: str) -> str:
 
 def python_titles(run: Run, table) -> list[list[str]]:
     """Every cell's title of the matrix in full, as the build prints it."""
-    function = nanogpt_chapter.MATRICES[table["data-nano-full"]]
+    function = nano_gpt.registries["matrix"][table["data-nano-full"]]
     accepted = inspect.signature(function).parameters
     def value(k):
         text = table[f"data-{k}"]

@@ -1,7 +1,7 @@
 """The nano-gpt chapter following the reader's letters, in a real browser
 (fixtures chromium, server and visit in conftest.py): on each page with
 per-input numbers, "Follow my letters" redraws every one of them, which
-must then be what toycalc computes for those letters (nanogpt_chapter's
+must then be what toycalc computes for those letters (book/nano_gpt's
 functions on a Run of them, called here); the way back restores the
 book's; the choice holds on the next page; a bad entry gets the field's
 message and changes nothing; the sentences written for the book's example
@@ -19,15 +19,14 @@ import pytest
 from conftest import axe_violations
 from bs4 import BeautifulSoup
 
-from toycalc.book import nanogpt_chapter
+from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt
 
 PAGES = ["/nano-gpt/", "/nano-gpt/embedding/", "/nano-gpt/layer-norm/", "/nano-gpt/self-attention/",
          "/nano-gpt/projection/", "/nano-gpt/mlp/", "/nano-gpt/transformer/", "/nano-gpt/softmax/",
          "/nano-gpt/output/"]
-KINDS = {"matrix": nanogpt_chapter.MATRICES, "table": nanogpt_chapter.TABLES, "formula": nanogpt_chapter.FORMULAS,
-         "number": nanogpt_chapter.NUMBERS, "figure": nanogpt_chapter.FIGURES}
+KINDS = nano_gpt.registries
 READERS = "aabcca"
 
 # What a reader can read of each per-input output, as the page shows it:

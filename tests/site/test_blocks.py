@@ -32,7 +32,7 @@ def test_a_block_lands_verbatim_where_the_macro_was_called(project):
     assert result.returncode == 0, result.stderr
     html = (project / "site" / "bad" / "index.html").read_text(encoding="utf-8")
     # as the renderer wrote it, marked for search as every table of numbers is (site/pages.py)
-    expected = out_of_search(end_to_end.TABLES["ids"](Example(load_toy(DEFAULT_TOY), heads=1)))
+    expected = out_of_search(end_to_end.steps.registries["table"]["ids"](Example(load_toy(DEFAULT_TOY), heads=1)))
     assert html.count(expected) == 3 and "data-toycalc-block" not in html
     soup = BeautifulSoup(html, "html.parser")
     tables = soup.select("article table")

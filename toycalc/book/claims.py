@@ -10,11 +10,26 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.tokenizer import SPACE_SIGN, TokenizerError, tokenize
-from . import toy_chapter
 from .end_to_end import check_head, token_id
 from .example import Example
 from .render import fixed, token_text
+from .toy.generation import Rule, generate
+from .toy.positions import order_number
 
+CLAIMS: dict = {}   # name -> check, each registered by @claim beside it
+
+
+def claim(name: str):
+    """Register a check as the claim `name`: {{ claim(name, ...) }} on a page."""
+    def register(check):
+        if name in CLAIMS:
+            raise ValueError(f"claim({name!r}) is registered twice")
+        CLAIMS[name] = check
+        return check
+    return register
+
+
+@claim("identity")
 def identity_claim(ex: Example, name: str) -> str | None:
     """The weight matrix `name` (W_Q, W_K, W_V, W_O, ...) is the identity."""
     W = _block_weight(ex, name)
@@ -23,6 +38,7 @@ def identity_claim(ex: Example, name: str) -> str | None:
     return f"{name} is not the identity matrix"
 
 
+@claim("picks_columns")
 def picks_columns_claim(ex: Example, name: str) -> str | None:
     """Each column of the weight matrix `name` holds a single one and zeros,
     so multiplying by it only picks columns."""
@@ -41,6 +57,7 @@ def picks_columns_claim(ex: Example, name: str) -> str | None:
 BLOCKS = {"I": 1, "-I": -1, "0": 0}
 
 
+@claim("blocks")
 def blocks_claim(ex: Example, name: str, layout: str) -> str | None:
     """The weight matrix `name` is made of d x d blocks I, -I or 0, written
     side by side with | and stacked with ;  (layout="I|-I" is [I, -I])."""
@@ -64,12 +81,14 @@ def blocks_claim(ex: Example, name: str, layout: str) -> str | None:
     return None
 
 
+@claim("default_heads")
 def default_heads_claim(ex: Example, n: int) -> str | None:
     """The weights file's default number of heads (its `heads:` line) is n."""
     h = ex.model.heads
     return None if h == n else f"the weights file's default is {h} head{'' if h == 1 else 's'}"
 
 
+@claim("attends")
 def attends_claim(ex: Example, head: int, keys: str) -> str | None:
     """In the last row, head `head` gives more than half of its weight to
     the tokens `keys` (separated by spaces, written with ␣)."""
@@ -84,6 +103,7 @@ def attends_claim(ex: Example, head: int, keys: str) -> str | None:
             f"and its largest weight, {fixed(a[top])}, to {ex.model.show(ex.ids[top])}")
 
 
+@claim("top_token")
 def top_token_claim(ex: Example, token: str) -> str | None:
     """The most probable next token is `token`."""
     top = ex.model.vocab[ex.top_id]
@@ -91,6 +111,7 @@ def top_token_claim(ex: Example, token: str) -> str | None:
         f"the most probable token with {_heads(ex)} is {token_text(top)}"
 
 
+@claim("step_lowers_loss")
 def step_lowers_loss_claim(ex: Example) -> str | None:
     """The training step on E lowers the sentence's loss (so p of the target rises)."""
     if ex.stepped_loss < ex.loss:
@@ -99,20 +120,22 @@ def step_lowers_loss_claim(ex: Example) -> str | None:
             f"to {fixed(ex.stepped_loss, 6)}")
 
 
+@claim("order_matters")
 def order_matters_claim(ex: Example) -> str | None:
     """With P, reversing the earlier tokens of the sentence changes the last
     row's probabilities by enough to show in three places."""
-    shown = toy_chapter.order_number(ex, with_p=True)
+    shown = order_number(ex, with_p=True)
     return None if shown != fixed(0) else \
         f"with {_heads(ex)} and P the two orders' probabilities differ by {shown} at most"
 
 
+@claim("greedy_loops")
 def greedy_loops_claim(ex: Example, text: str = "") -> str | None:
     """Greedy decoding from `text` (default: the sentence) loops: two tokens
     in a row come back, the second one written by the model."""
     text = text.replace(SPACE_SIGN, " ")
     start = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
-    ids, _, _ = toy_chapter.generate(ex, toy_chapter.Rule(), text)
+    ids, _, _ = generate(ex, Rule(), text)
     pairs = list(zip(ids, ids[1:]))
     if any(pairs[j] in pairs[:j] for j in range(start - 1, len(pairs))):
         return None
@@ -121,6 +144,7 @@ def greedy_loops_claim(ex: Example, text: str = "") -> str | None:
             "where no two tokens in a row come back")
 
 
+@claim("cuts")
 def cuts_claim(ex: Example, text: str, into: str) -> str | None:
     """The tokenizer cuts `text` into the tokens `into` (separated by
     spaces; ␣ stands for a space in both)."""
@@ -132,6 +156,7 @@ def cuts_claim(ex: Example, text: str, into: str) -> str | None:
     return None if got == into else f'the tokenizer cuts "{text}" into {got}'
 
 
+@claim("cannot_cut")
 def cannot_cut_claim(ex: Example, text: str) -> str | None:
     """The tokenizer cannot cut `text`: some piece of it is in no token."""
     try:
@@ -152,6 +177,7 @@ def _block_weight(ex: Example, name: str) -> np.ndarray:
     return W
 
 
+@claim("no_prefix")
 def no_prefix_claim(ex: Example) -> str | None:
     """No token of the vocabulary is the start of another, so at any place
     of a text at most one token fits and longest match never chooses."""
@@ -161,12 +187,3 @@ def no_prefix_claim(ex: Example) -> str | None:
             if a != b and b.startswith(a):
                 return f"{token_text(a)} is the start of {token_text(b)}"
     return None
-
-
-CLAIMS = {
-    "identity": identity_claim, "picks_columns": picks_columns_claim, "blocks": blocks_claim,
-    "default_heads": default_heads_claim, "attends": attends_claim, "top_token": top_token_claim,
-    "step_lowers_loss": step_lowers_loss_claim, "order_matters": order_matters_claim,
-    "greedy_loops": greedy_loops_claim, "cuts": cuts_claim, "cannot_cut": cannot_cut_claim,
-    "no_prefix": no_prefix_claim,
-}

@@ -1,9 +1,11 @@
-"""What the pages show about the toy model, as pure functions of an Example.
+"""The worked example's steps, as pure functions of an Example: what the
+End-to-End page shows, and what the toy chapter (docs/toy/) and the
+Simulator call again.
 
-Three kinds, each in its own registry, each function returning a string:
-TABLES (HTML tables with stable ids), FORMULAS (display TeX with the
-numbers in), NUMBERS (one value or token for the prose). Positions and
-heads are counted from 1, as the book counts them.
+Registered on `steps`, the part whose macros have no prefix: table(...)
+(HTML tables with stable ids), formula(...) (display TeX with the numbers
+in), number(...) (one value or token for the prose) and figure(...).
+Positions and heads are counted from 1, as the book counts them.
 """
 from __future__ import annotations
 
@@ -19,8 +21,11 @@ from .render import (approx_count, aligned, aligned_rows, count, fixed, html_tab
                      math_block, short, signed_sum, tex, tex_vector, token_code, token_tex, token_text,
                      vector, weights_vector)
 from ..model.tokenizer import SPACE_SIGN
+from .part import Part
 
 INIT_SEED = 2019  # the seed of the random row shown in step 2
+
+steps = Part("")   # {{ table(...) }}, formula, number, figure
 
 
 def _rows_of(ex: Example, matrix) -> list[list[str]]:
@@ -37,6 +42,7 @@ def _without_biases(counts: dict) -> int:
 
 # ---------------------------------------------------------------- tables
 
+@steps.table("pieces")
 def pieces_table(ex: Example) -> str:
     """Where the weights are: each piece's shape and count, toy and GPT-2 small."""
     cfg = ex.model.cfg
@@ -59,12 +65,14 @@ def pieces_table(ex: Example) -> str:
                                        f"GPT-2 small ({GPT2_SMALL.n_blocks} blocks)"], rows)
 
 
+@steps.table("ids")
 def ids_table(ex: Example) -> str:
     """The sentence's tokens with their ids, one column each."""
     return html_table("table-ids", ["token"] + [token_code(t) for t in ex.tokens],
                       [["id"] + [str(i) for i in ex.ids]])
 
 
+@steps.table("E")
 def E_table(ex: Example) -> str:
     """The whole embedding table, the sentence's rows in bold."""
     E = ex.model.params["E"]
@@ -73,12 +81,14 @@ def E_table(ex: Example) -> str:
                       bold_rows=set(ex.ids))
 
 
+@steps.table("grad_E")
 def grad_E_table(ex: Example) -> str:
     """dL/dE for the rows of the sentence (each row once)."""
     rows = [[str(i), token_code(ex.model.vocab[i]), vector(ex.grads["E"][i])] for i in ex.sentence_rows]
     return html_table("table-grad-E", ["id", "token", im("\\partial L / \\partial E_{i}")], rows)
 
 
+@steps.table("E_ids")
 def E_ids_table(ex: Example) -> str:
     """The row of E that each token of the sentence reads, with its id."""
     E = ex.model.params["E"]
@@ -86,6 +96,7 @@ def E_ids_table(ex: Example) -> str:
     return html_table("table-E-ids", ["token", "id", im("E[\\text{id}]")], rows)
 
 
+@steps.table("X")
 def X_table(ex: Example) -> str:
     """x_t = E[id] + P_t for each token: the two rows and their sum."""
     tr = ex.trace
@@ -95,12 +106,14 @@ def X_table(ex: Example) -> str:
                                   im("x_t = E[\\text{id}] + P_t")], rows)
 
 
+@steps.table("u")
 def u_table(ex: Example) -> str:
     """The LayerNorm output u, one row per token of the sentence."""
     return html_table("table-u", ["token"] + _column_header("u", ex.model.cfg.d),
                       _rows_of(ex, ex.block["u"]))
 
 
+@steps.table("QKV")
 def QKV_table(ex: Example) -> str:
     """Q, K and V for each token of the sentence."""
     b = ex.block
@@ -109,6 +122,7 @@ def QKV_table(ex: Example) -> str:
     return html_table("table-QKV", ["token", im("Q"), im("K"), im("V")], rows, wrap={1, 2, 3})
 
 
+@steps.table("attention")
 def attention_table(ex: Example, head: int = 0) -> str:
     """The last row of a head (0: of every head, one table each): its query,
     and q.k, s, e^s, a against each earlier token."""
@@ -126,6 +140,7 @@ def attention_table(ex: Example, head: int = 0) -> str:
                       caption=caption, wrap={1})
 
 
+@steps.table("weights")
 def weights_matrix_table(ex: Example, head: int = 0) -> str:
     """A head's whole attention matrix: one row per query, one column per
     key; the cells the causal mask hides are left blank."""
@@ -139,6 +154,7 @@ def weights_matrix_table(ex: Example, head: int = 0) -> str:
                       caption=f"Head {head}: the weights {im('a_{t,j}')}, one row per position")
 
 
+@steps.table("heads")
 def heads_table(ex: Example) -> str:
     """Each choice of heads side by side: where each head looks, and what
     the model then predicts."""
@@ -155,6 +171,7 @@ def heads_table(ex: Example) -> str:
                                       "prediction", "its p"], rows, wrap={1})
 
 
+@steps.table("softmax")
 def softmax_table(ex: Example) -> str:
     """All the tokens of the vocabulary, most probable first."""
     z, p = ex.trace["z"][-1], ex.p_last
@@ -165,17 +182,20 @@ def softmax_table(ex: Example) -> str:
 
 # ---------------------------------------------------------------- formulas
 
+@steps.formula("random_row")
 def random_row_formula(ex: Example) -> str:
     """A row of E drawn as GPT-2 draws it, N(0, 0.02²), from a fixed seed."""
     return math_block(tex_vector(random_row(ex.model.cfg.d, INIT_SEED)))
 
 
+@steps.formula("loss")
 def loss_formula(ex: Example) -> str:
     """The loss L = −ln p(target) of the sentence, with its numbers."""
     t, p = token_tex(ex.model.vocab[ex.target_id]), ex.p_last[ex.target_id]
     return math_block(f"L = -\\ln p(\\text{{{t}}}) = -\\ln {tex(fixed(p))} = {tex(fixed(ex.loss))}")
 
 
+@steps.formula("update")
 def update_formula(ex: Example, token: str = "") -> str:
     """One row of E after the step: E - eta dL/dE, written out per column."""
     i = token_id(ex, token) if token else ex.ids[-1]
@@ -185,6 +205,7 @@ def update_formula(ex: Example, token: str = "") -> str:
                     for o, gc, n in zip(old, g, new)])
 
 
+@steps.formula("one_hot")
 def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
     """Reading a row of E as a product with a one-hot row.
 
@@ -199,6 +220,7 @@ def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
                     ("", tex(weights_vector(ex.model.params['E'][i])))])
 
 
+@steps.formula("layernorm")
 def layernorm_formula(ex: Example) -> str:
     """μ, σ and u of the last token, in full."""
     b, t = ex.block, len(ex.ids)
@@ -206,6 +228,7 @@ def layernorm_formula(ex: Example) -> str:
                     (f"u_{t}", f"\\frac{{x_{t} - \\mu}}{{\\sigma}}"), ("", tex_vector(b["u"][-1]))])
 
 
+@steps.formula("mix")
 def mix_formula(ex: Example) -> str:
     """Each head's weighted sum of values for the last token, and the heads joined."""
     b, t = ex.block, len(ex.ids)
@@ -214,6 +237,7 @@ def mix_formula(ex: Example) -> str:
     return aligned(lines + [(f"a_{t}", tex_vector(b["A"][-1]))])
 
 
+@steps.formula("mlp")
 def mlp_formula(ex: Example) -> str:
     """The last token through the first sum, LayerNorm, the MLP and the second sum."""
     b, t = ex.block, len(ex.ids)
@@ -227,6 +251,7 @@ def mlp_formula(ex: Example) -> str:
     ])
 
 
+@steps.formula("logit")
 def logit_formula(ex: Example, token: str = "") -> str:
     """f for the last row and one logit written as its sum, two terms a line
     (the path's box is narrow). The column of W_U is named by its token."""
@@ -248,26 +273,31 @@ def logit_formula(ex: Example, token: str = "") -> str:
 
 # ---------------------------------------------------------------- numbers
 
+@steps.number("p")
 def p_number(ex: Example, token: str = "", places: int = 3) -> str:
     """p of a token (default: the most probable) for the next position."""
     return fixed(ex.p_last[token_id(ex, token) if token else ex.top_id], places)
 
 
+@steps.number("top_token")
 def top_token(ex: Example) -> str:
     """The token the model finds most probable after the sentence."""
     return token_text(ex.model.vocab[ex.top_id])
 
 
+@steps.number("loss")
 def loss_number(ex: Example, after_step: bool = False) -> str:
     """The loss of the sentence; after_step=true: after one training step on E."""
     return fixed(ex.stepped_loss if after_step else ex.loss)
 
 
+@steps.number("p_after_step")
 def p_after_step(ex: Example) -> str:
     """p(target) after one training step on E."""
     return fixed(ex.stepped_trace["p"][-1, ex.target_id])
 
 
+@steps.number("attention")
 def attention_number(ex: Example, head: int, keys: str, places: int = 3) -> str:
     """The weight the last row of a head gives to some tokens, summed;
     keys are tokens separated by spaces, written with ␣."""
@@ -277,12 +307,7 @@ def attention_number(ex: Example, head: int, keys: str, places: int = 3) -> str:
     return fixed(sum(a[j] for j, i in enumerate(ex.ids) if i in wanted), places)
 
 
-def attention_top(ex: Example, head: int) -> str:
-    """The token the last row of a head weighs most."""
-    check_head(ex, head)
-    return token_text(ex.tokens[int(np.argmax(ex.block["weights"][head - 1, -1]))])
-
-
+@steps.number("attention_row")
 def attention_row(ex: Example, head: int, position: int) -> str:
     """One row of a head's attention weights, mask included."""
     check_head(ex, head)
@@ -291,12 +316,7 @@ def attention_row(ex: Example, head: int, position: int) -> str:
     return vector(ex.block["weights"][head - 1, position - 1])
 
 
-def query_number(ex: Example, head: int) -> str:
-    """The last row's query, as one head sees it."""
-    check_head(ex, head)
-    return vector(ex.block["Q"][-1, ex.head_columns(head)])
-
-
+@steps.number("heads_summary")
 def heads_summary(ex: Example) -> str:
     """Where each head of the last row looks most, as a sentence."""
     a = ex.block["weights"][:, -1]
@@ -305,22 +325,26 @@ def heads_summary(ex: Example) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+@steps.number("token")
 def token_number(ex: Example, position: int) -> str:
     """The token at a position of the sentence (positions count from 1)."""
     return token_text(ex.tokens[position - 1])
 
 
+@steps.number("masked_positions")
 def masked_positions(ex: Example, position: int) -> str:
     """The positions after a given one, which its row of attention may not see, in words."""
     later = list(range(position + 1, len(ex.ids) + 1))
     return ", ".join(map(str, later[:-1])) + (" and " if len(later) > 1 else "") + str(later[-1])
 
 
+@steps.number("still_rows")
 def still_rows(ex: Example) -> str:
     """How many rows of E a training step on the sentence leaves unchanged."""
     return str(len(ex.still_rows))
 
 
+@steps.number("shape")
 def shape_number(ex: Example, name: str, model: str = "toy") -> str:
     """One size of a model: V, d, n_ctx, width, blocks, heads, d_head, T."""
     cfg = _config(ex, model)
@@ -332,21 +356,25 @@ def shape_number(ex: Example, name: str, model: str = "toy") -> str:
     return count(sizes[name])  # 50,257 as everywhere in the book: keep it out of TeX
 
 
+@steps.number("text")
 def text_number(ex: Example) -> str:
     """The sentence of the example."""
     return html.escape(ex.text)
 
 
+@steps.number("target")
 def target_number(ex: Example) -> str:
     """The token the sentence is trained to predict (extra.toycalc.example.target)."""
     return token_text(ex.model.vocab[ex.target_id])
 
 
+@steps.number("eta")
 def eta_number(ex: Example) -> str:
     """The learning rate of the training step (extra.toycalc.example.eta)."""
     return short(ex.eta)
 
 
+@steps.number("head_columns")
 def head_columns(ex: Example) -> str:
     """Which columns of Q, K and V each head reads (columns count from 1), as a sentence."""
     d, w = ex.model.cfg.d, ex.model.cfg.d // ex.n_heads
@@ -362,6 +390,7 @@ def _and(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+@steps.number("column_picks")
 def column_picks(ex: Example) -> str:
     """Q, K and V in terms of the columns of u, when W_Q, W_K, W_V only pick
     columns (a single 1 in each column); otherwise the products."""
@@ -376,6 +405,7 @@ def column_picks(ex: Example) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+@steps.number("count")
 def count_number(ex: Example, model: str = "toy", piece: str = "total") -> str:
     """A parameter count of the toy or GPT-2 small, whole or by piece, with separators."""
     counts = sizes.count_params(_config(ex, model))
@@ -384,12 +414,14 @@ def count_number(ex: Example, model: str = "toy", piece: str = "total") -> str:
     return count(counts[piece])
 
 
+@steps.number("share")
 def share_number(ex: Example, model: str = "gpt2") -> str:
     """Share of biases and LayerNorm weights in a model, in percent."""
     c = sizes.count_params(_config(ex, model))
     return f"{100 * (c['biases'] + c['layernorm']) / c['total']:.1f}"
 
 
+@steps.number("init_seed")
 def init_seed(ex: Example) -> str:
     """The seed of the random row drawn for E."""
     return str(INIT_SEED)
@@ -419,6 +451,7 @@ def check_head(ex: Example, head: int) -> None:
 
 # ---------------------------------------------------------------- figures
 
+@steps.figure("attention")
 def attention_figure(ex: Example, view: str = "both") -> str:
     """Each head's attention weights: a heat-map (view="map"), lines
     between the tokens whose width is the weight (view="lines"), or both."""
@@ -434,6 +467,7 @@ def attention_figure(ex: Example, view: str = "both") -> str:
     return f'<div class="fig-row">{"".join(parts)}</div>'
 
 
+@steps.figure("probabilities")
 def probabilities_figure(ex: Example) -> str:
     """The next token's probabilities over the whole vocabulary, most
     probable first, as bars."""
@@ -447,27 +481,7 @@ def probabilities_figure(ex: Example) -> str:
                   f"(position {len(ex.ids)})")
 
 
+@steps.figure("legend")
 def legend_figure(ex: Example) -> str:
     """The book's colour scale, in words."""
     return legend()
-
-
-TABLES = {
-    "pieces": pieces_table, "ids": ids_table, "E": E_table, "grad_E": grad_E_table,
-    "E_ids": E_ids_table, "X": X_table, "u": u_table, "QKV": QKV_table,
-    "attention": attention_table, "weights": weights_matrix_table, "softmax": softmax_table,
-    "heads": heads_table,
-}
-FORMULAS = {
-    "random_row": random_row_formula, "loss": loss_formula, "update": update_formula,
-    "one_hot": one_hot_formula, "layernorm": layernorm_formula, "mix": mix_formula,
-    "mlp": mlp_formula, "logit": logit_formula,
-}
-NUMBERS = {
-    "p": p_number, "top_token": top_token, "loss": loss_number, "p_after_step": p_after_step,
-    "attention": attention_number, "attention_top": attention_top, "attention_row": attention_row,
-    "query": query_number, "heads_summary": heads_summary, "token": token_number, "masked_positions": masked_positions, "still_rows": still_rows,
-    "shape": shape_number, "text": text_number, "target": target_number, "eta": eta_number,
-    "column_picks": column_picks, "head_columns": head_columns, "count": count_number, "share": share_number, "init_seed": init_seed,
-}
-FIGURES = {"attention": attention_figure, "probabilities": probabilities_figure, "legend": legend_figure}

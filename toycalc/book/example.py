@@ -43,7 +43,7 @@ class Example:
 
     @cached_property
     def generations(self) -> dict:
-        """toy_chapter.generate's runs from this example, by (rule, text):
+        """toy/generation.generate's runs from this example, by (rule, text):
         a page asks for the same run several times (a table, the text it
         writes, why it stops), and each costs a pass per new token."""
         return {}

@@ -40,12 +40,16 @@ from mkdocs.exceptions import PluginError
 from mkdocs_macros.errors import format_error
 from threadpoolctl import threadpool_limits
 
-from ..book import claims, end_to_end, nanogpt_chapter, since_2017, toy_chapter
+from ..book import claims
+from ..book.end_to_end import steps
 from ..book.example import Example
 from ..book.minimap import minimap
 from ..book.nano_example import Run
+from ..book.nano_gpt import nano_gpt
 from ..book.path import heads_chooser, path_diagram
 from ..book.render import by_heads, prose_math
+from ..book.toy import toy
+from ..book.what_changed import what_changed
 from ..model.nanogpt import NanoWeightsError, chosen_path as nano_path, load as load_nano
 from ..model.weights import WeightsError, load_toy
 from .blocks import kept
@@ -180,20 +184,15 @@ def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str 
     return call
 
 
-# The registries of each part, by macro name. The toy's run every heads
-# choice (see every_heads_choice); What changed and nano-gpt run one example.
-TOY_KINDS = {"table": end_to_end.TABLES, "formula": end_to_end.FORMULAS, "number": end_to_end.NUMBERS,
-             "figure": end_to_end.FIGURES,
-             "chapter_table": toy_chapter.TABLES, "chapter_formula": toy_chapter.FORMULAS,
-             "chapter_number": toy_chapter.NUMBERS, "chapter_figure": toy_chapter.FIGURES}
-MODERN_KINDS = {"modern_table": since_2017.TABLES, "modern_formula": since_2017.FORMULAS,
-                "modern_number": since_2017.NUMBERS, "modern_figure": since_2017.FIGURES}
-NANO_KINDS = {"nano_matrix": nanogpt_chapter.MATRICES, "nano_table": nanogpt_chapter.TABLES,
-              "nano_formula": nanogpt_chapter.FORMULAS, "nano_number": nanogpt_chapter.NUMBERS,
-              "nano_figure": nanogpt_chapter.FIGURES}
+# The registries of each part, by macro name (a part's prefix and the kind:
+# toy_ + table). The toy's run every heads choice (see every_heads_choice);
+# What changed and nano-gpt run one example.
+TOY_KINDS = steps.macros() | toy.macros()
+WHAT_CHANGED_KINDS = what_changed.macros()
+NANO_GPT_KINDS = nano_gpt.macros()
 
 
-MACRO_NAMES = [*TOY_KINDS, *MODERN_KINDS, *NANO_KINDS, "path_diagram", "heads_chooser",
+MACRO_NAMES = [*TOY_KINDS, *WHAT_CHANGED_KINDS, *NANO_GPT_KINDS, "path_diagram", "heads_chooser",
                "macro_reference", "claim"]
 
 
@@ -252,14 +251,14 @@ def define_env(env):
     model = example().model
     for kind, registry in TOY_KINDS.items():
         # the End-to-End page's own macros name their kind as their noun ("no such table")
-        noun = kind if kind in ("table", "formula", "number", "figure") else "name"
+        noun = kind if kind in steps.registries else "name"
         env.macro(registry_macro(env, kind, registry, every_heads_choice(example, kind.endswith("number")),
                                  choices=("heads", "temperature"), noun=noun), kind)
     default_run = example()  # What changed runs the weights file's heads, T = 1
-    for kind, registry in MODERN_KINDS.items():
+    for kind, registry in WHAT_CHANGED_KINDS.items():
         env.macro(registry_macro(env, kind, registry,
                                  lambda function, options: function(default_run, **options)), kind)
-    for kind, registry in NANO_KINDS.items():
+    for kind, registry in NANO_GPT_KINDS.items():
         env.macro(registry_macro(env, kind, registry,
                                  lambda function, options: function(nano, **options)), kind)
 

@@ -2,25 +2,31 @@
 
 Each change is a switch on gpt.Config, run on the toy model by the same
 gpt.forward; this module only derives the toy's weights for a switch (see
-`variant`) and turns the traces into strings. Three registries, as in
-end_to_end.py: TABLES (HTML tables with stable ids), FORMULAS (display TeX),
-NUMBERS (one value for the prose). Positions count from 1, as the book
-counts them.
+`variant`) and turns the traces into strings. Registered on
+`what_changed`: what_changed_table(...) (HTML tables with stable ids),
+what_changed_formula(...) (display TeX), what_changed_number(...) (one
+value for the prose) and what_changed_figure(...). These run the weights
+file's own heads at T = 1. Positions count from 1, as the book counts them.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
 from ..model import gpt, nanogpt, sizes
+from .draw import arrows_svg, figure, line_chart_svg, nice_ticks, stacked_bars_svg
 from .example import Example
+from .part import Part
 from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector, tiny,
                      token_code, token_text, vector)
 from ..model.configs import GPT2_SMALL, LLAMA2_7B
 
 KV_HEADS_RUN = 4        # the toy runs the sharing comparison with 4 heads: 4, 2 or 1 K/V heads
 ROPE_PAIRS = ((3, 1), (7, 5), (5, 1), (8, 4))   # (m, n): two pairs at distance 2, two at 4
+
+what_changed = Part("what_changed_")   # {{ what_changed_table(...) }}, _formula, _number, _figure
 
 
 # ---------------------------------------------------------------- the toy, switched
@@ -77,6 +83,7 @@ def _prediction(ex: Example, trace: dict) -> list[str]:
 
 # ---------------------------------------------------------------- tables
 
+@what_changed.table("models")
 def models_table(ex: Example) -> str:
     """The four models: their configs, then every piece counted by
     sizes.count_params, biases and norms included."""
@@ -109,6 +116,7 @@ def models_table(ex: Example) -> str:
     return html_table("table-models", [""] + list(cfgs), rows, wrap=set(range(len(cfgs) + 1)))
 
 
+@what_changed.table("growth")
 def growth_table(ex: Example) -> str:
     """GPT-2 small against Llama 2 7B: each piece's share of the total."""
     a, b = sizes.count_params(GPT2_SMALL), sizes.count_params(LLAMA2_7B)
@@ -127,6 +135,7 @@ NORMS = (("post-norm LayerNorm (2017)", {"norm_at": "post"}),
          ("pre-norm RMSNorm (Llama)", {"norm": "rms"}))
 
 
+@what_changed.table("norms")
 def norms_table(ex: Example) -> str:
     """The last row under each placement and kind of norm: what attention
     reads (u), what the MLP reads (u'), and the prediction."""
@@ -141,6 +150,7 @@ def norms_table(ex: Example) -> str:
                       wrap={0, 1, 2})
 
 
+@what_changed.table("rope")
 def rope_table(ex: Example, head: int = 1) -> str:
     """One head's q and k of each token before and after the turn."""
     tr = run(ex, positions="rope")
@@ -173,6 +183,7 @@ def rope_scores(ex: Example, head: int = 1) -> list[tuple[int, int, float]]:
     return out
 
 
+@what_changed.table("rope_scores")
 def rope_scores_table(ex: Example, head: int = 1) -> str:
     """RoPE: one head's score for the same query and key moved to other positions."""
     t = len(ex.ids)
@@ -184,6 +195,7 @@ def rope_scores_table(ex: Example, head: int = 1) -> str:
                               "placed at other positions")
 
 
+@what_changed.table("mlp")
 def mlp_table(ex: Example) -> str:
     """GELU against SwiGLU: matrices and counts at equal width, on the toy
     and at Llama 2 7B's width, and the toy's prediction."""
@@ -204,6 +216,7 @@ def mlp_table(ex: Example) -> str:
                                     "width: weights per block", "toy's prediction", "its p"], rows)
 
 
+@what_changed.table("kv_heads")
 def kv_heads_table(ex: Example) -> str:
     """Multi-head, grouped-query and multi-query attention on the toy run
     with KV_HEADS_RUN heads: who shares, the count, the cache, the answer."""
@@ -223,6 +236,7 @@ def kv_heads_table(ex: Example) -> str:
                       caption=f"The toy with {H} query heads", wrap={0, 2})
 
 
+@what_changed.table("kv_cache")
 def kv_cache_table(ex: Example) -> str:
     """Greedy generation to the last position, run both ways: the tokens,
     the probabilities and the work of each step."""
@@ -238,6 +252,7 @@ def kv_cache_table(ex: Example) -> str:
                                          "multiply-adds, whole text", "multiply-adds, cache"], rows)
 
 
+@what_changed.table("kv_growth")
 def kv_growth_table(ex: Example, lengths: str = "16 128 512 1024") -> str:
     """GPT-2 small's work for one more token as the text grows."""
     cfg = GPT2_SMALL
@@ -252,6 +267,7 @@ def kv_growth_table(ex: Example, lengths: str = "16 128 512 1024") -> str:
                       caption="GPT-2 small, one more token")
 
 
+@what_changed.table("tied")
 def tied_table(ex: Example) -> str:
     """The toy with its own W_U and with W_U = Eᵀ: weights, prediction and its p."""
     rows = []
@@ -264,6 +280,7 @@ def tied_table(ex: Example) -> str:
 
 # ---------------------------------------------------------------- formulas
 
+@what_changed.formula("rmsnorm")
 def rmsnorm_formula(ex: Example) -> str:
     """u' for the last row, LayerNorm against RMSNorm."""
     t = len(ex.ids)
@@ -279,6 +296,7 @@ def rmsnorm_formula(ex: Example) -> str:
 
 # ---------------------------------------------------------------- numbers
 
+@what_changed.number("count")
 def count_number(ex: Example, model: str = "Llama 2 7B", piece: str = "total") -> str:
     """A parameter count of one model of the comparison, whole or by piece."""
     cfgs = models(ex)
@@ -290,11 +308,7 @@ def count_number(ex: Example, model: str = "Llama 2 7B", piece: str = "total") -
     return count(counts[piece])
 
 
-def x_mean_number(ex: Example) -> str:
-    """The largest |mean| of a row of X: 0 when E's and P's rows each sum to 0."""
-    return fixed(np.abs(ex.trace["X"].mean(axis=-1)).max())
-
-
+@what_changed.number("first_norm")
 def first_norm_note(ex: Example) -> str:
     """Whether the two pre-norms agree on what attention reads, and why. Plain HTML,
     not inline math: in prose arithmatex would mark the marked span again."""
@@ -306,6 +320,7 @@ def first_norm_note(ex: Example) -> str:
             f"{fixed(mean)}, which only LayerNorm takes away")
 
 
+@what_changed.number("size")
 def size_number(ex: Example, model: str = "Llama 2 7B", name: str = "n_ctx") -> str:
     """One size of a model of the comparison: V, d, n_ctx, blocks or width."""
     cfgs = models(ex)
@@ -318,11 +333,13 @@ def size_number(ex: Example, model: str = "Llama 2 7B", name: str = "n_ctx") -> 
     return count(sizes[name])
 
 
+@what_changed.number("h_mean")
 def h_mean_number(ex: Example) -> str:
     """The mean of h for the last token (what RMSNorm would not subtract)."""
     return fixed(ex.block["h"][-1].mean())
 
 
+@what_changed.number("rope_gap")
 def rope_gap_number(ex: Example) -> str:
     """The largest difference between two scores at the same distance."""
     by_distance: dict[int, list[float]] = {}
@@ -331,12 +348,14 @@ def rope_gap_number(ex: Example) -> str:
     return tiny(max(max(v) - min(v) for v in by_distance.values()))
 
 
+@what_changed.number("generated")
 def generated_number(ex: Example) -> str:
     """The sentence continued greedily until the context is full: one token per free position, and one more from the full context."""
     ids, _ = gpt.generate(ex.model.params, ex.model.cfg, ex.ids, _new_tokens(ex), ex.n_heads)
     return html_escape_tokens(ex, ids)
 
 
+@what_changed.number("tied_note")
 def tied_note_number(ex: Example) -> str:
     """A sentence on the tied and separate outputs' top probabilities when
     they print alike at three places: a coincidence, shown to four."""
@@ -354,6 +373,7 @@ def tied_note_number(ex: Example) -> str:
             f"and {fixed(pb, 4)}.")
 
 
+@what_changed.number("cache")
 def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
     """The numbers a KV cache keeps per token for one model."""
     cfgs = models(ex)
@@ -362,6 +382,7 @@ def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
     return count(sizes.cache_per_token(cfgs[model], ex.n_heads if model == "toy" else None))
 
 
+@what_changed.number("kv_heads")
 def kv_heads_number(ex: Example) -> str:
     """The number of key/value heads in the grouped-query run."""
     return str(KV_HEADS_RUN)
@@ -402,26 +423,8 @@ def _generation(ex: Example) -> list[dict]:
     return steps
 
 
-TABLES = {
-    "models": models_table, "growth": growth_table, "norms": norms_table, "rope": rope_table,
-    "rope_scores": rope_scores_table, "mlp": mlp_table, "kv_heads": kv_heads_table,
-    "kv_cache": kv_cache_table, "kv_growth": kv_growth_table, "tied": tied_table,
-}
-FORMULAS = {"rmsnorm": rmsnorm_formula}
-NUMBERS = {
-    "count": count_number, "x_mean": x_mean_number, "h_mean": h_mean_number,
-    "rope_gap": rope_gap_number, "generated": generated_number, "cache": cache_number,
-    "kv_heads": kv_heads_number, "tied_note": tied_note_number, "first_norm": first_norm_note, "size": size_number,
-}
-
-
 # ---------------------------------------------------------------- figures
-# Drawn from the same numbers as the tables beside them (draw.py's charts);
-# FIGURES is registered as modern_figure(...).
-
-import math  # noqa: E402
-
-from .draw import arrows_svg, figure, line_chart_svg, nice_ticks, stacked_bars_svg  # noqa: E402
+# Drawn from the same numbers as the tables beside them (draw.py's charts).
 
 # Where the parameters sit: sizes.count_params' pieces, in four places and the rest
 PLACES = (("embedding", ("E", "P")), ("attention", ("W_QKV", "W_O")), ("MLP", ("W_MLP",)),
@@ -431,6 +434,7 @@ PLACE_SYMBOLS = {"embedding": "E, P", "attention": "W_Q, W_K, W_V, W_O", "MLP": 
 SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
+@what_changed.figure("params")
 def params_figure(ex: Example) -> str:
     """GPT-2 small and Llama 2 7B: each model's parameters as one bar cut
     into the places where they sit."""
@@ -453,6 +457,7 @@ def params_figure(ex: Example) -> str:
                   "point at a piece for its count")
 
 
+@what_changed.figure("kv")
 def kv_figure(ex: Example, step: int = 64) -> str:
     """GPT-2 small's work for one more token against the length of the
     text, with and without the KV cache (sizes.multiply_adds, as
@@ -481,6 +486,7 @@ def kv_figure(ex: Example, step: int = 64) -> str:
                   "stays near the work of a single row; point at a dot for the exact count")
 
 
+@what_changed.figure("rope")
 def rope_figure(ex: Example, head: int = 1) -> str:
     """The two vectors of table rope_scores, q of the last token and k of
     the first, in the plane of their first pair of columns (the pair that
@@ -540,6 +546,3 @@ def _share_text(part: int, total: int) -> str:
 
 def _tick(v: float) -> str:
     return f"{v:.2f}".rstrip("0").rstrip(".").replace("-", "\u2212") if v else "0"
-
-
-FIGURES = {"params": params_figure, "kv": kv_figure, "rope": rope_figure}

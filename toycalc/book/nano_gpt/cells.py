@@ -1,0 +1,96 @@
+"""nano-gpt's coloured cells, which every page of its chapter draws
+matrices with: activations green, weights blue, the shade growing with the
+size of the value; big matrices summarised by a corner, with the range of
+all their values (the browser can open them: shared.openable)."""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from ...model import nanogpt
+from ..nano_example import Run
+from ..render import count, fixed, inline_math as im
+
+
+def cell(value: float, kind: str, label: str, scale: float) -> str:
+    """One coloured cell: its value printed, in its title (hover) and its
+    aria-label (read on keyboard focus); the shade grows with |value|.
+    Reached by the arrow keys, not by Tab (see one_tab_stop)."""
+    text = fixed(value)
+    alpha = 0.08 + 0.55 * min(abs(float(value)) / scale, 1.0) if scale > 0 else 0.08
+    said = html.escape(f"{label}: {text}")
+    return (f'<td class="nano-cell nano-{kind}" tabindex="-1" title="{said}" aria-label="{said}" '
+            f'style="--shade:{alpha:.2f}">{text}</td>')
+
+
+def heat(table_id: str, M, kind: str, rows: list[int], row_names: list[str], cols: list[int],
+         col_names: list[str], label, caption: str, blank=lambda r, c: False,
+         more_rows: int = 0, more_cols: int = 0) -> str:
+    """A matrix as coloured cells. M is indexed [row, col] as displayed;
+    label(r, c) names a cell in words; blank(r, c) leaves a cell empty."""
+    scale = float(np.abs(M).max())
+    head = "".join(f'<th scope="col">{n}</th>' for n in col_names)
+    if more_cols:
+        head += f'<th scope="col">… {more_cols} more</th>'
+    lines = [f'<table id="{html.escape(table_id)}" class="nano-matrix nano-matrix--{kind}">',
+             f"<caption>{caption}</caption>", f'<thead><tr><td></td>{head}</tr></thead>', "<tbody>"]
+    for r, name in zip(rows, row_names):
+        cells = "".join('<td class="nano-cell nano-masked"></td>' if blank(r, c)
+                        else cell(M[r, c], kind, label(r, c), scale) for c in cols)
+        if more_cols:
+            cells += '<td class="nano-more">…</td>'
+        lines.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    if more_rows:
+        span = len(cols) + (1 if more_cols else 0)
+        lines.append(f'<tr><th scope="row">⋮</th><td class="nano-more" colspan="{span}">'
+                     f"{more_rows} more rows</td></tr>")
+    lines.append("</tbody></table>")
+    return one_tab_stop("\n".join(lines))
+
+
+def one_tab_stop(table: str) -> str:
+    """A matrix is one stop of the Tab key, its first cell; the arrow keys
+    move within it (docs/javascripts/nanogpt.js), so that an opened W_1
+    does not put 9,216 stops between the reader and the next paragraph."""
+    return table.replace('tabindex="-1"', 'tabindex="0"', 1)
+
+
+def value_range(M) -> str:
+    return f"from {fixed(np.min(M))} to {fixed(np.max(M))}"
+
+
+def kind_words(kind: str) -> str:
+    return {"act": "green: numbers being processed", "weight": "blue: learned weights"}[kind]
+
+
+def activations(run: Run, table_id: str, M, what: str, symbol: str, rows: int,
+                row_names=None, row_picks=None, more_rows: int | None = None) -> str:
+    """A T x n activation drawn as the walkthrough draws it: one column per
+    time step, one row per channel; the first `rows` channels shown (or the
+    channels row_picks, with more_rows counted as not shown)."""
+    T, n = M.shape
+    picks = list(range(min(rows, n))) if row_picks is None else row_picks
+    names = row_names or [f"c = {c}" for c in picks]
+    shown = f"all {n} rows" if len(picks) == n else f"{len(picks)} of its {n} rows"
+    caption = (f"{what} {im(symbol)}: {T} × {n}, drawn with one column per time step; "
+               f"{shown}, its {count(T * n)} values run {value_range(M)} ({kind_words('act')})")
+    letters = [nanogpt.VOCAB[i] for i in run.ids[:T]]
+    return heat(table_id, M.T, "act", picks, names, list(range(T)),
+                [f"t = {t}<br>{letters[t]}" for t in range(T)],
+                lambda r, c: f"{what}, channel {r}, t = {c} ({letters[c]})", caption,
+                more_rows=(n - len(picks) if row_picks is None else 0) if more_rows is None else more_rows)
+
+
+def weights(table_id: str, W, what: str, symbol: str, rows: int, cols: int,
+            col_names=None) -> str:
+    """A weight matrix: its top-left corner, with its shape and range."""
+    n, m = W.shape
+    r, c = min(rows, n), min(cols, m)
+    shown = "all of it" if (r, c) == (n, m) else f"rows 0 to {r - 1} and columns 0 to {c - 1}"
+    caption = (f"{what} {im(symbol)}: {n} × {m}, {shown}; its {count(n * m)} values run "
+               f"{value_range(W)} ({kind_words('weight')})")
+    return heat(table_id, W, "weight", list(range(r)), [str(i) for i in range(r)], list(range(c)),
+                col_names or [str(j) for j in range(c)],
+                lambda i, j: f"{what}, row {i}, column {j}", caption,
+                more_rows=n - r, more_cols=m - c)

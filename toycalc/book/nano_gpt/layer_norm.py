@@ -1,0 +1,70 @@
+"""The nano-gpt chapter's page Layer Norm (docs/nano-gpt/layer-norm.md):
+one column normalised channel by channel, its mean and spread."""
+from __future__ import annotations
+
+from ..nano_example import Run
+from ..render import aligned, fixed, html_table, inline_math as im, tex
+from .cells import activations
+from .shared import ROWS, block_trace, check_t, nano_gpt
+
+
+@nano_gpt.matrix("u", live=True)
+def u_matrix(run: Run, block: int = 1, rows: int = ROWS) -> str:
+    """The normalised input u of one block as a grid of cells."""
+    b = block_trace(run, block)
+    return activations(run, f"nano-u-{block}", b["u"], f"Normalised input of block {block}",
+                       "u = \\mathrm{LN}(x)", rows)
+
+
+@nano_gpt.table("layernorm", live=True)
+def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> str:
+    """LayerNorm of one position, channel by channel: x, x − μ, x̂, γ, β and u."""
+    check_t(run, t)
+    b, B = block_trace(run, block), block - 1
+    x, mu = b["X"][t], b["mu"][t]
+    g, beta = run.params[f"blocks.{B}.gamma_1"], run.params[f"blocks.{B}.beta_1"]
+    xhat = b["ln1"]["xhat"][t]
+    body = [[str(c), fixed(x[c]), fixed(x[c] - mu), fixed(xhat[c]), fixed(g[c]), fixed(beta[c]),
+             fixed(b["u"][t, c])] for c in range(rows)]
+    body.append(["⋮"] * 7)
+    return html_table(f"nano-layernorm-{block}-{t}",
+                      ["channel", im(f"x_{t}"), im("x - \\mu"), im("\\hat x"),
+                       im("\\gamma"), im("\\beta"), im("u")], body,
+                      caption=f"LayerNorm of the column t = {t} in block {block}, "
+                              f"first {rows} of {run.cfg.d} channels: "
+                              + im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"))
+
+
+@nano_gpt.formula("layernorm", live=True)
+def layernorm_formula(run: Run, t: int = 3, block: int = 1) -> str:
+    """μ, σ² and one normalised channel of one position, in full."""
+    check_t(run, t)
+    b = block_trace(run, block)
+    x = b["X"][t]
+    d = run.cfg.d
+    var = ((x - x.mean()) ** 2).mean()
+    return aligned([
+        ("\\mu", f"\\frac{{1}}{{{d}}}\\sum_{{c=0}}^{{{d - 1}}} x_{{{t},c}} = {tex(fixed(b['mu'][t], 5))}"),
+        ("\\sigma", f"\\sqrt{{\\mathrm{{Var}}[x_{t}] + \\varepsilon}} = \\sqrt{{{tex(fixed(var, 6))} + 10^{{-5}}}}"
+                    f" = {tex(fixed(b['sigma'][t], 5))}")])
+
+
+@nano_gpt.number("mu", live=True)
+def mu_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The LayerNorm mean μ at position t of a block."""
+    check_t(run, t)
+    return fixed(block_trace(run, block)["mu"][t], places)
+
+
+@nano_gpt.number("sigma", live=True)
+def sigma_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The LayerNorm σ at position t of a block."""
+    check_t(run, t)
+    return fixed(block_trace(run, block)["sigma"][t], places)
+
+
+@nano_gpt.number("variance", live=True)
+def variance_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+    """The population variance of the column at t that enters a block's first LayerNorm."""
+    check_t(run, t)
+    return fixed(block_trace(run, block)["X"][t].var(), places)

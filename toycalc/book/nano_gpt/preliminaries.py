@@ -1,0 +1,104 @@
+"""The nano-gpt chapter's page Preliminaries (docs/nano-gpt/preliminaries.md):
+the parameters by piece (and as minGPT counts them), how the shipped
+weights were trained, read from their record, and the loss curve."""
+from __future__ import annotations
+
+import html
+
+from ...model import gpt, nanogpt, sizes
+from ..draw import figure, line_chart_svg, nice_ticks
+from ..nano_example import Run
+from ..render import count, fixed, html_table, inline_math as im
+from .shared import mingpt_count, nano_gpt, tick
+
+
+@nano_gpt.table("params")
+def params_table(run: Run) -> str:
+    """The parameters by piece, and what minGPT's count leaves out."""
+    c, cfg = sizes.count_params(run.cfg), run.cfg
+    d, w, V, n, B = cfg.d, cfg.mlp_width, cfg.vocab_size, cfg.n_ctx, cfg.n_blocks
+    rows = [
+        [f"token embedding {im('E')}", f"{V} × {d}", count(c["E"])],
+        [f"position embedding {im('P')}", f"{n} × {d}", count(c["P"])],
+        [f"{im('W_Q')}, {im('W_K')}, {im('W_V')}", f"{B} blocks × 3 × {d} × {d}", count(c["W_QKV"])],
+        [f"projection {im('W_O')}", f"{B} × {d} × {d}", count(c["W_O"])],
+        [f"MLP {im('W_1')}, {im('W_2')}", f"{B} × ({d} × {w} + {w} × {d})", count(c["W_MLP"])],
+        [f"biases {im('b_Q, b_K, b_V, b_O, b_1, b_2')}", f"{B} × (5 × {d} + {w})", count(c["biases"])],
+        ["LayerNorm " + im("\\gamma, \\beta"), f"({2 * B} + 1) × 2 × {d}", count(c["layernorm"])],
+        [f"output {im('W_U')} (no bias)", f"{d} × {V}", count(c["W_U"])],
+        ["<strong>total</strong>", "", f"<strong>{count(c['total'])}</strong>"],
+        ["what minGPT counts (all but the output layer)", "", count(mingpt_count(run))],
+    ]
+    return html_table("nano-params", ["piece", "shape", "parameters"], rows)
+
+
+@nano_gpt.table("training")
+def training_table(run: Run) -> str:
+    """How the shipped weights were trained, read from their record."""
+    rec = run.model.record
+    if not rec:
+        return "<p><em>No training record beside the weights file.</em></p>"
+    opt = rec.get("optimizer", {})
+    rows = [["seed", str(rec.get("seed"))], ["batch", str(rec.get("batch"))],
+            ["optimiser", html.escape(f"{opt.get('name')}, learning rate {opt.get('lr')}, "
+                                      f"betas {tuple(opt.get('betas', ()))}, weight decay "
+                                      f"{opt.get('weight_decay')}")],
+            ["steps", count(rec.get("steps", 0))],
+            ["final training loss", html.escape(f"{fixed(rec['final_loss'], 4)} "
+                                                f"({rec.get('final_loss_means', '')})")],
+            ["loss on all 729 inputs", fixed(rec["loss_on_729"], 4)],
+            ["inputs sorted by greedy decoding", f"{rec['accuracy_on_729']} of 729"]]
+    if "stored_as" in rec:
+        rows[3:3] = [["computed in", html.escape(str(rec.get("dtype")))],
+                     ["weights stored as", html.escape(str(rec["stored_as"]))]]
+    return html_table("nano-training", ["", "this model"], rows)
+
+
+@nano_gpt.figure("loss")
+def loss_figure(run: Run) -> str:
+    """The training loss of each step, from the record beside the weights."""
+    rec = run.model.record
+    curve = rec.get("loss_curve")
+    if not curve:   # weights made elsewhere, or before the record kept the curve: say so, as training_table does
+        return ("<p><em>No loss curve in the training record beside the weights file; "
+                "<code>python -m toycalc train</code> writes one.</em></p>")
+    steps = len(curve)
+    points = [(k + 1, float(v)) for k, v in enumerate(curve)]
+    titles = [f"step {s}: loss {fixed(v)}" for s, v in points]
+    xs, ys = nice_ticks(0, steps, 4), nice_ticks(0, max(curve), 4)
+    drawing = line_chart_svg(
+        [("loss", points, titles)],
+        f"A line: the training loss of each of the {count(steps)} steps, from {fixed(curve[0])} "
+        f"at the first to {fixed(curve[-1])} at the last",
+        [(v, tick(v)) for v in xs], [(v, tick(v)) for v in ys],
+        x_label="training step", y_label="loss on the step's batch", width=420, height=220)
+    return figure("nano-loss", drawing,
+                  f"The loss on each step's batch of {rec.get('batch', '?')} inputs; point at a dot for its value")
+
+
+@nano_gpt.number("mingpt_printed")
+def mingpt_printed_number(run: Run) -> str:
+    """The count as minGPT prints it when it builds the model: millions, two places ("0.09M")."""
+    return f"{mingpt_count(run) / 1e6:.2f}M"
+
+
+@nano_gpt.number("record")
+def record_number(run: Run, key: str = "steps") -> str:
+    """One entry of the training record (steps, seconds, accuracy on all inputs, ...)."""
+    rec = run.model.record
+    keys = ("seed", "batch", "steps", "final_loss", "loss_on_729", "accuracy_on_729", "seconds", "dtype", "stored_as")
+    if key not in keys:
+        raise ValueError(f"key = {key!r}: expected one of {', '.join(keys)}")
+    if key not in rec:
+        raise ValueError(f"key = {key!r} is not in the training record {nanogpt.record_path(run.model.path)}")
+    value = rec[key]
+    return fixed(value, 4) if key in ("final_loss", "loss_on_729") else html.escape(f"{value:,}"
+                                                                                   if isinstance(value, int) else str(value))
+
+
+@nano_gpt.number("targets")
+def targets_number(run: Run, scored: bool = True) -> str:
+    """The positions whose prediction training scores (scored=false: ignores), from the task's targets."""
+    _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
+    ts = [t for t in range(targets.shape[1]) if (targets[0, t] >= 0) == scored]
+    return f"{ts[0]} to {ts[-1]}" if ts == list(range(ts[0], ts[-1] + 1)) else ", ".join(map(str, ts))

@@ -1,0 +1,179 @@
+"""What every page of the nano-gpt chapter shares: the part `nano_gpt`,
+whose registries the page modules of this package fill, what a registered
+output is wrapped in for the browser, and the checks of a call's options.
+
+A page registers a function with `@nano_gpt.table("embed")` (the page calls
+`{{ nano_gpt_table("embed") }}`), adding live=True when its output changes
+with the input: the browser draws it again for the reader's own letters
+(`nano_gpt.live`, which docs/javascripts/nanogpt.js mirrors and
+tests/book/test_nanogpt_switch.py holds to the same strings). Every matrix
+is `openable`. Time steps t and channels count from 0, as in the code;
+heads and blocks are named 1 to 3.
+"""
+from __future__ import annotations
+
+import functools
+import html
+import inspect
+import json
+import re
+
+import numpy as np
+
+from ...model import gpt, nanogpt, sizes
+from ..nano_example import Run
+from ..part import Part
+from ..render import fixed
+
+ROWS = 8          # rows of a big matrix shown by default
+MINGPT_LEAVES_OUT = ("W_U",)   # minGPT counts transformer.parameters(), not lm_head
+
+
+def mingpt_count(run: Run) -> int:
+    """The parameters as minGPT counts them: all but MINGPT_LEAVES_OUT."""
+    c = sizes.count_params(run.cfg)
+    return c["total"] - sum(c[k] for k in MINGPT_LEAVES_OUT)
+
+
+def look_words(run: Run, row, t: int) -> str:
+    """Where a row of attention weights (query t) is largest, in words: 'A at j = 2 (0.335)'."""
+    j = int(np.argmax(row[: t + 1]))
+    return f"{nanogpt.VOCAB[run.ids[j]]} at j = {j} ({fixed(row[j])})"
+
+
+def check_t(run: Run, t: int) -> None:
+    """A time step t of the example, or a ValueError that says which exist."""
+    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < run.T:
+        raise ValueError(f"t = {t!r}: the example has time steps 0 to {run.T - 1}")
+
+
+def block_trace(run: Run, block: int) -> dict:
+    """The trace of a block, named from 1 (checked)."""
+    n = run.cfg.n_blocks
+    if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= n:
+        raise ValueError(f"block = {block!r}: the model has blocks 1 to {n}")
+    return run.block(block - 1)
+
+
+def follow(run: Run, block, head) -> tuple[int, int]:
+    """head="best": the block and head that most often look at the smallest
+    letter (Run.best_head), which the Self Attention page follows."""
+    return run.best_head if head == "best" else (block, head)
+
+
+def head_slice(run: Run, head: int) -> slice:
+    """The columns of a head, named from 1 (checked)."""
+    n = run.cfg.n_heads
+    if isinstance(head, bool) or not isinstance(head, int) or not 1 <= head <= n:
+        raise ValueError(f"head = {head!r}: the model has heads 1 to {n}")
+    return run.head_columns(head)
+
+
+def letter_id(letter: str) -> int:
+    """The id of a letter (checked)."""
+    if letter not in nanogpt.VOCAB:
+        raise ValueError(f"letter = {letter!r}: expected one of {', '.join(nanogpt.VOCAB)}")
+    return nanogpt.VOCAB.index(letter)
+
+
+def letter_at(run: Run, letter: str, t: int) -> int:
+    """The letter's id; "top": the most probable letter at position t (nanogpt.js: letterAt)."""
+    return int(np.argmax(run.trace["p"][t])) if letter == "top" else letter_id(letter)
+
+
+def ignored_positions(run: Run) -> list[int]:
+    """The input positions whose targets training ignores."""
+    _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
+    return [t for t in range(run.T) if targets[0, t] < 0]
+
+
+def tick(v: float) -> str:
+    """An axis tick: the value in as few places as it needs."""
+    return f"{v:.2f}".rstrip("0").rstrip(".").replace("-", "\u2212") if v else "0"
+
+
+# ---------------------------------------------------------------- for the browser
+
+
+def openable(name: str, function):
+    """`function`, whose table, when it stops at "N more rows" (or columns),
+    also names what it shows in data attributes: the registry name, its
+    options (block, head, which, ...) and the example's letters, so that
+    docs/javascripts/nanogpt.js can compute the whole matrix in the page
+    and draw every cell in the same markup (tests/book/test_nanogpt_live.py
+    holds the two to the same strings)."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def drawn(run: Run, **options) -> str:
+        out = function(run, **options)
+        if 'class="nano-more"' not in out:
+            return out
+        bound = signature.bind(run, **options)
+        bound.apply_defaults()
+        data = {"nano-full": name, "example": run.text}
+        data.update({k: v for k, v in list(bound.arguments.items())[1:] if k not in ("rows", "cols")})
+        if data.get("head") == "best":  # the page names the head it follows, the browser computes that one
+            data["block"], data["head"] = follow(run, data.get("block"), "best")
+        data.update(zip(("rows", "cols"), full_shape(out)))
+        attrs = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in data.items())
+        return out.replace("<table ", f"<table{attrs} ", 1)
+    return drawn
+
+
+def full_shape(table: str) -> tuple[int, int]:
+    """The rows and columns of the whole matrix behind a table of `heat`:
+    those shown plus the "N more" ones."""
+    lines = table.split("\n")
+    head = next(line for line in lines if line.startswith("<thead>"))
+    cols = head.count('<th scope="col">')
+    rows = sum(1 for line in lines if line.startswith('<tr><th scope="row">') and "colspan=" not in line)
+    more_rows = re.search(r">(\d+) more rows<", table)
+    more_cols = re.search(r">… (\d+) more<", head)
+    if more_cols:
+        cols += int(more_cols.group(1)) - 1
+    return rows + (int(more_rows.group(1)) if more_rows else 0), cols
+
+
+# What changes with the input: the outputs registered with live=True are
+# marked with what they are (data-nano-live="kind:name") and their options
+# (data-nano-args, JSON, every default filled in), so that
+# docs/javascripts/nanogpt.js can draw them again for the reader's letters,
+# string for string as here (tests/book/test_nanogpt_switch.py). Sizes and
+# weights are left alone.
+
+
+# what the browser is told besides the options: facts of the task, not of the input
+GIVEN = {("number", "untrained_top"): lambda run: {"ignored": ignored_positions(run)}}
+
+
+def live(kind: str, name: str, function):
+    """`function`, its output marked for the browser."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def marked(run: Run, **options) -> str:
+        out = function(run, **options)
+        bound = signature.bind(run, **options)
+        bound.apply_defaults()
+        args = dict(list(bound.arguments.items())[1:]) | GIVEN.get((kind, name), lambda run: {})(run)
+        if args.get("head") == "best":   # the head the page names; the browser draws that one
+            args["block"], args["head"] = follow(run, args.get("block"), "best")
+        attrs = (f' data-nano-live="{kind}:{name}" '
+                 f'data-nano-args="{html.escape(json.dumps(args, sort_keys=True))}" '
+                 f'data-nano-example="{html.escape(run.text)}"')
+        if kind == "number":
+            return f'<span class="nano-live"{attrs}>{out}</span>'
+        return re.sub(r"^<(table|div|figure)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
+    return marked
+
+
+def registered(kind: str, name: str, function, is_live: bool):
+    """What the registry holds for a function: a matrix made openable, a
+    live output marked."""
+    if kind == "matrix":
+        function = openable(name, function)
+    return live(kind, name, function) if is_live else function
+
+
+nano_gpt = Part("nano_gpt_", ("matrix", "table", "formula", "number", "figure"), wrap=registered)

@@ -1,0 +1,26 @@
+"""The nano-gpt chapter's page Softmax (docs/nano-gpt/softmax.md): the final
+softmax of one column, step by step. (Attention's softmax, which the page
+shows too, is self_attention.attention_row_table.)"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...model import nanogpt
+from ..nano_example import Run
+from ..render import fixed, html_table, inline_math as im, tex
+from .shared import check_t, nano_gpt
+
+
+@nano_gpt.table("softmax", live=True)
+def softmax_table(run: Run, t: int = 5) -> str:
+    """The final softmax of column t: logits, max, shifted, exponent, p."""
+    check_t(run, t)
+    z, p = run.trace["z"][t], run.trace["p"][t]
+    m = z.max()
+    e = np.exp(z - m)
+    body = [[l, fixed(z[i]), fixed(z[i] - m), fixed(e[i]), fixed(p[i])] for i, l in enumerate(nanogpt.VOCAB)]
+    body.append(["<strong>sum</strong>", "", "", f"<strong>{fixed(e.sum())}</strong>",
+                 f"<strong>{fixed(p.sum())}</strong>"])
+    return html_table(f"nano-softmax-{t}", ["letter", im("z"), im(f"z - {tex(fixed(m))}"),
+                                            im("e^{z - \\max z}"), im("p")], body,
+                      caption=f"The softmax of the column t = {t}: max {fixed(m)}, sum {fixed(e.sum())}")

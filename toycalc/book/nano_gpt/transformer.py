@@ -1,0 +1,72 @@
+"""The nano-gpt chapter's page Transformer (docs/nano-gpt/transformer.md): one
+column through the three blocks, and where each head looks from it."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..draw import figure, line_chart_svg, nice_ticks
+from ..nano_example import Run
+from ..render import fixed, html_table, inline_math as im
+from .shared import check_t, look_words, nano_gpt, tick
+
+LENGTH_SIGN = im("\\lVert\\cdot\\rVert")
+NORM_SIGN = "\u2016"   # ‖, for the length of a column in a title
+
+
+@nano_gpt.table("blocks", live=True)
+def blocks_table(run: Run, t: int = 5) -> str:
+    """Each block at time t: the length of the residual column before and
+    after, and of what attention and the MLP add to it."""
+    check_t(run, t)
+    body = [[str(k + 1), fixed(np.linalg.norm(b["X"][t])), fixed(np.linalg.norm(b["attn"][t])),
+             fixed(np.linalg.norm(b["m"][t])), fixed(np.linalg.norm(b["y"][t]))]
+            for k, b in enumerate(run.trace["blocks"])]
+    return html_table(f"nano-blocks-{t}",
+                      ["block", im(f"\\lVert x_{t} \\rVert") + " in", im("\\lVert a W_O + b_O \\rVert"),
+                       im("\\lVert m \\rVert"), im(f"\\lVert y_{t} \\rVert") + " out"], body,
+                      caption=f"The column t = {t} through the blocks ({LENGTH_SIGN}: its length)")
+
+
+@nano_gpt.table("looks", live=True)
+def looks_table(run: Run, t: int = 5) -> str:
+    """Where each head of each block looks most from time t."""
+    check_t(run, t)
+    body = [[str(k + 1)] + [look_words(run, b["weights"][h, t], t) for h in range(run.cfg.n_heads)]
+            for k, b in enumerate(run.trace["blocks"])]
+    return html_table(f"nano-looks-{t}", ["block"] + [f"head {h + 1}" for h in range(run.cfg.n_heads)],
+                      body, caption=f"Where each head looks most from t = {t}: the letter, its time step and its weight")
+
+
+@nano_gpt.figure("residual", live=True)
+def residual_figure(run: Run, t: int = 5) -> str:
+    """The length of column t of the residual stream as it passes the
+    blocks: on entering, after each block's attention, after its MLP."""
+    check_t(run, t)
+    points, names = [], []
+    first = run.block(0)["X"][t]
+    points.append(float(np.linalg.norm(first)))
+    names.append((f"t = {t}, entering block 1: {NORM_SIGN}x{NORM_SIGN}", "x"))
+    for k, b in enumerate(run.trace["blocks"]):
+        for name, where in (("h", "attention"), ("y", "MLP")):
+            points.append(float(np.linalg.norm(b[name][t])))
+            names.append((f"t = {t}, after block {k + 1}'s {where}: {NORM_SIGN}{name}{NORM_SIGN}",
+                          f"{name}{k + 1}"))
+    titles = [f"{n} = {fixed(v)}" for (n, _), v in zip(names, points)]
+    ys = nice_ticks(0, max(points), 4)
+    drawing = line_chart_svg(
+        [("length", list(enumerate(points)), titles)],
+        f"A line: the length of the column t = {t} on entering the first block ({fixed(points[0])}), "
+        f"after each block's attention and after each MLP, to {fixed(points[-1])} on leaving the last",
+        [(k, short) for k, (_, short) in enumerate(names)], [(v, tick(v)) for v in ys],
+        x_label="x: the input; h, y: after attention, after the MLP of block 1, 2, 3",
+        y_label=f"length of the column t = {t}", width=420, height=220)
+    return figure("nano-residual", drawing,
+                  f"The length of the column t = {t} after each part of each block; point at a dot "
+                  "for its value")
+
+
+@nano_gpt.number("strongest_look", live=True)
+def strongest_look_number(run: Run, t: int = 5, places: int = 3) -> str:
+    """The largest weight any head of any block gives from time t."""
+    check_t(run, t)
+    return fixed(max(b["weights"][:, t].max() for b in run.trace["blocks"]), places)

@@ -1,0 +1,9 @@
+"""The toy chapter (docs/toy/), one module per page, as pure functions of an Example.
+
+Importing the package registers every page's functions on `toy` (shared.py):
+{{ toy_table(...) }}, toy_formula, toy_number, toy_figure; home.py holds the home page's."""
+from .shared import toy
+from . import (home, tokens, embedding, positions, layernorm, attention, mlp, output,  # noqa: F401 (each registers its page)
+               generation)
+
+__all__ = ["toy"]
