@@ -107,7 +107,33 @@ def test_links_and_the_highlight_follow_the_caller(toy):
     tokens = [ex.model.show(i) for i in ex.ids]
     soup = BeautifulSoup(model_drawing.model_svg(ex.trace, tokens, toy.vocab, links={"E": "toy/embedding/"},
                                                  here=("ln1",)), "html.parser")
-    assert [a["href"] for a in soup.select("a")] == ["toy/embedding/"]
+    assert [a["data-page"] for a in soup.select("a")] == ["toy/embedding/"]
     assert soup.select_one("a > g")["data-part"] == "E"
     assert [g["data-part"] for g in soup.select("g.here")] == ["ln1"]
     assert re.search(r"the block", soup.get_text())
+
+
+def test_home_opens_with_the_whole_model_for_every_heads_choice(site, toy):
+    """On the built Home page: the drawing comes before any prose, once per
+    heads choice (the default shown), each part a link to a page that exists."""
+    from conftest import page
+    home = page(site, "")
+    content = home.select_one("article")
+    figures = content.select('figure[data-figure="model"]')
+    assert [f.find_parent(attrs={"data-heads": True})["data-heads"] for f in figures] == ["1", "2", "4"]
+    before = []                                   # what the reader meets before the drawing
+    for el in content.select_one("h1").find_next_siblings():
+        if el.select_one('figure[data-figure="model"]'):
+            break
+        before.append(el)
+    assert [el.name for el in before] == ["fieldset"] and "heads-chooser" in before[0]["class"]
+    shown = [f for f in figures if not f.find_parent(attrs={"hidden": True})]
+    assert len(shown) == 1 and shown[0].find_parent(attrs={"data-heads": True})["data-heads"] == str(toy.heads)
+    for figure in figures:
+        heads = int(figure.find_parent(attrs={"data-heads": True})["data-heads"])
+        ex = Example(toy, heads=heads)
+        assert titles(figure, "softmax") == titles(drawn(ex), "softmax")
+        links = {a.g["data-part"]: a["xlink:href"] for a in figure.select("a")}
+        assert set(links) == set(model_drawing.PARTS)
+        for href in links.values():
+            assert (site / href / "index.html").is_file(), href

@@ -112,6 +112,12 @@ CONTRASTS = r"""() => {
       .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
   const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
   const page = rgb(getComputedStyle(document.body).backgroundColor);
+  const alpha = (e) => {     // how much of its fill covers what is behind: 0 for none or transparent
+    const s = getComputedStyle(e);
+    if (s.fill === 'none' || !s.fill.startsWith('rgb')) return 0;
+    const c = rgb(s.fill);
+    return (c.length > 3 ? c[3] : 1) * Number(s.fillOpacity) * Number(s.opacity);
+  };
   const out = [];
   for (const text of document.querySelectorAll('svg.fig text')) {
     const box = text.getBoundingClientRect();
@@ -120,12 +126,11 @@ CONTRASTS = r"""() => {
     const b = text.getBoundingClientRect();
     const under = document.elementsFromPoint(b.x + b.width / 2, b.y + b.height / 2)
         .find((e) => e !== text && !text.contains(e) && e.closest('svg') && ['rect', 'circle', 'path'].includes(e.tagName)
-             && getComputedStyle(e).fill !== 'none');
+             && alpha(e) > 0);
     let back = page;
     if (under) {
-      const s = getComputedStyle(under);
-      const a = Number(s.fillOpacity) * Number(s.opacity);
-      back = rgb(s.fill).map((v, i) => v * a + page[i] * (1 - a));
+      const a = alpha(under);
+      back = rgb(getComputedStyle(under).fill).map((v, i) => v * a + page[i] * (1 - a));
     }
     const fill = rgb(getComputedStyle(text).fill);
     out.push({text: text.textContent, ratio: ratio(fill, back)});
@@ -135,7 +140,7 @@ CONTRASTS = r"""() => {
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("where", ["/end-to-end/", "/toy/attention/", "/toy/generation/", "/toy/layernorm/",
+@pytest.mark.parametrize("where", ["/", "/end-to-end/", "/toy/attention/", "/toy/generation/", "/toy/layernorm/",
                                    "/toy/output/", "/toy/positions/", "/what-changed/", "/nano-gpt/output/",
                                    "/nano-gpt/preliminaries/", "/nano-gpt/self-attention/",
                                    "/nano-gpt/transformer/", "/simulator/"])
@@ -145,3 +150,41 @@ def test_every_figure_text_keeps_its_contrast_in_both_schemes(visit, where, sche
     assert texts, f"{where}: no figure text found"
     low = [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5]
     assert low == [], f"{where} ({scheme}): {len(low)} of {len(texts)} texts under 4.5:1, e.g. {low[:5]}"
+
+
+SHOWN_MODEL = '.heads-variant:not([hidden]) figure[data-figure="model"]'
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_home_shows_the_whole_model_on_its_first_screen(visit, width):
+    page = visit(width).open("/")
+    drawing = page.locator(SHOWN_MODEL)
+    box = drawing.bounding_box()
+    assert box["y"] < 800, f"the drawing starts at y = {box['y']}"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    sizes = drawing.locator("svg text").evaluate_all(
+        "ts => ts.map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)")
+    assert sizes and min(sizes) >= 11, f"figure text down to {min(sizes):.1f} px"
+    if width == 1280:       # two bands side by side: the model in three or four rows, not seven
+        tops = {round(b["y"]) for b in drawing.locator("svg").evaluate_all(
+            "ss => ss.map(s => s.getBoundingClientRect().toJSON())")}
+        assert len(tops) <= 4
+
+
+def test_home_follows_the_heads_choice(visit, toy):
+    page = visit().open("/")
+    for heads in (4, 1, 2):
+        page.locator(f'.heads-chooser input[value="{heads}"]').check()
+        lanes = page.locator(f'{SHOWN_MODEL} g[data-part="heads"]')
+        assert lanes.count() == heads
+        ex = Example(toy, heads=heads)
+        answer = page.locator(f"{SHOWN_MODEL} text.answer").evaluate("t => t.firstChild.textContent")
+        assert answer == ex.model.show(ex.top_id)
+
+
+def test_each_part_of_the_model_on_home_opens_its_page(visit):
+    page = visit().open("/")
+    page.locator(f'{SHOWN_MODEL} g[data-part="heads"]').first.click()
+    page.wait_for_url("**/toy/attention/")
+    page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
+    assert "Attention" in page.locator("h1").first.text_content()

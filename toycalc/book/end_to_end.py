@@ -17,6 +17,7 @@ from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
 from .example import Example, random_row
+from .model_drawing import TOY_PAGES, model_key, model_svg
 from .render import (approx_count, aligned, aligned_rows, count, fixed, html_table, inline_math as im,
                      math_block, short, signed_sum, tex, tex_vector, token_code, token_tex, token_text,
                      vector, weights_vector)
@@ -479,6 +480,17 @@ def probabilities_figure(ex: Example) -> str:
                                             f"position {len(ex.ids)}, most probable first", top=0),
                   f"p of each next token after {token_text(ex.model.vocab[ex.ids[-1]])} "
                   f"(position {len(ex.ids)})")
+
+
+@steps.figure("model")
+def model_figure(ex: Example, links: bool = False) -> str:
+    """The whole model on the example, every part and every number
+    (book/model_drawing.py), with its key; links=True: each part a link to
+    the toy chapter's page that explains it."""
+    tokens = [ex.model.show(i) for i in ex.ids]
+    drawing = model_svg(ex.trace, tokens, ex.model.vocab, TOY_PAGES if links else None)
+    return (f'<figure class="toy-figure model-figure" data-figure="model">{drawing}'
+            f'<figcaption>{model_key()}</figcaption></figure>')
 
 
 @steps.figure("legend")

@@ -13,7 +13,7 @@ The drawing is cut into bands, each an <svg> no wider than a phone's
 column (BAND): side by side on a wide screen, under each other on a phone,
 with no text ever scaled below its size. Each part of the model is a
 <g data-part="..."> (PARTS), a link to the page that explains it when the
-caller gives one, and every cell carries its number in its <title>.
+caller gives one (TOY_PAGES), and every cell carries its number in its <title>.
 """
 from __future__ import annotations
 
@@ -27,6 +27,13 @@ ATTENTION = ("ln1", "Q", "K", "V", "heads", "W_O")    # the branch that add1 add
 MLP = ("ln2", "mlp")                                  # the branch that add2 adds back
 GROUPS = [("tokens", "E", "P", "X"), ("ln1", "Q", "K", "V", "heads", "W_O", "add1"),
           ("ln2", "mlp", "add2"), ("lnf", "W_U", "softmax", "next")]
+
+# The page of the toy chapter that explains each part.
+TOY_PAGES = {"tokens": "toy/tokens.md", "E": "toy/embedding.md", "P": "toy/positions.md", "X": "toy/positions.md",
+             "ln1": "toy/layernorm.md", "Q": "toy/attention.md", "K": "toy/attention.md", "V": "toy/attention.md",
+             "heads": "toy/attention.md", "W_O": "toy/attention.md", "add1": "toy/mlp.md", "ln2": "toy/layernorm.md",
+             "mlp": "toy/mlp.md", "add2": "toy/mlp.md", "lnf": "toy/output.md", "W_U": "toy/output.md",
+             "softmax": "toy/output.md", "next": "toy/generation.md"}
 
 CELL, PITCH = 12, 14          # a cell, and a token's row (the cell and a gap)
 HEAD_CELL = 11                # the width of a cell of an attention map (10 drawn)
@@ -165,9 +172,10 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
     """One band: the token labels, the stream, the branches' boxes, the
     block's frame, then the parts."""
     bottom = TOP + len(tokens) * PITCH
-    body = ['<g data-part="tokens">' + "".join(
+    names = ('<g data-part="tokens">' + "".join(
         f'<text x="{label_width - 6}" y="{TOP + t * PITCH + 10}" class="lbl" text-anchor="end">{esc(tok)}'
-        f'<title>token {t + 1}: {esc(tok)}</title></text>' for t, tok in enumerate(tokens)) + "</g>"]
+        f'<title>token {t + 1}: {esc(tok)}</title></text>' for t, tok in enumerate(tokens)) + "</g>")
+    body = [f'<a data-page="{esc(links["tokens"])}">{names}</a>' if "tokens" in links else names]
     x, placed = label_width, []
     for part in band:
         placed.append((part, x))
@@ -206,9 +214,13 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
         inner.append(f'<text x="{px}" y="{STREAM_Y - 8 if part.stream else LABEL_Y}" class="hdr">'
                      f'{sub(part.label)}</text>' + part.draw(px))
         cls = ' class="here"' if part.name in here else ""
+        if part.name in links:                 # the whole of the part answers a click, not its cells alone
+            top = STREAM_Y - 18 if part.stream else LABEL_Y - 12
+            inner.insert(0, f'<rect class="hit" x="{px - 2}" y="{top}" width="{part.width + 4}" '
+                            f'height="{bottom - top + 2}"/>')
         group = f'<g data-part="{part.name}"{cls}>{"".join(inner)}</g>'
-        if part.name in links:
-            group = f'<a href="{esc(links[part.name])}">{group}</a>'
+        if part.name in links:                 # a page of the docs; the site makes it a link (site/blocks.py)
+            group = f'<a data-page="{esc(links[part.name])}">{group}</a>'
         body.append(group)
     height = bottom + (24 if framed else 8)
     return (f'<svg class="fig model-band" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -227,7 +239,8 @@ def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | No
               here: tuple = (), n_blocks: int = 1) -> str:
     """The whole model on this trace, as bands of SVG inside one figure.
     tokens: the text's tokens as the book prints them (␣); links: part ->
-    the address of the page that explains it; here: the parts to highlight."""
+    the page that explains it, as docs/ names it ("toy/embedding.md"); here:
+    the parts to highlight."""
     parts = model_parts(trace, tokens, vocab)
     label_width = max(text_width(t) for t in tokens) + 10
     cut = bands(parts, label_width)
@@ -239,8 +252,10 @@ def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | No
 
 def model_key() -> str:
     """What the drawing's marks mean, beside it."""
-    return ('<p class="fig-legend model-key"><span class="swatch v-neg"></span> negative '
+    return ('<p class="fig-legend model-key">Each row is a token of the sentence, followed from its '
+            'row of E (top left) to the token the model guesses after it (bottom right). '
+            '<span class="swatch v-neg"></span> negative '
             '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest '
             'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; '
             '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it; '
-            'the dashed frame is the block. Point at (or tap) a cell to read its number.</p>')
+            'the dashed frame is the block. Point at a cell to read its number.</p>')

@@ -7,12 +7,15 @@ rebuild. So a macro gives Markdown a one-line placeholder, the same kind
 of block, and keeps its HTML on the page; on_page_content puts it back
 before any other plugin reads the page. The stash lives on the page
 object, which mkdocs serve's reloaded toycalc modules share with this
-module as a hook (mkdocs.yml).
+module as a hook (mkdocs.yml). It also turns a drawing's links to pages
+(`data-page`) into addresses.
 """
 from __future__ import annotations
 
+import html as html_text
 import re
 
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 PLACEHOLDER = '<div data-toycalc-block="{}"></div>'
@@ -37,6 +40,25 @@ def put_back(page, html: str) -> str:
     return _PLACEHOLDER.sub(lambda m: stash[int(m[1])], html)
 
 
+# A drawing's part links to the page that explains it by the page's path
+# in docs/ (book/model_drawing.py), as a Markdown link would: the book knows
+# no URL. Here it becomes the page's address relative to this one.
+_PAGE_LINK = re.compile(r'<a data-page="([^"]*)">')
+
+
+def page_links(page, html: str, files) -> str:
+    def href(m):
+        path = html_text.unescape(m[1])
+        target = files.get_file_from_path(path)
+        if target is None or not target.is_documentation_page():
+            raise PluginError(f"{page.file.src_path}: a drawing links to {path!r}, which is not "
+                              "a page of the book (docs/)")
+        # xlink:href, not href: Material's instant navigation rewrites every
+        # [href] as el.href = el.href, which an SVG link refuses (read-only)
+        return f'<a xlink:href="{html_text.escape(target.url_relative_to(page.file))}">'
+    return _PAGE_LINK.sub(href, html)
+
+
 @event_priority(100)     # before any plugin reads the page (the print page, search, the other hooks)
 def on_page_content(html, page, config, files):
-    return put_back(page, html)
+    return page_links(page, put_back(page, html), files)
