@@ -17,10 +17,11 @@ caller gives one (TOY_PAGES), and every cell carries its number in its <title>.
 """
 from __future__ import annotations
 
+from ..model.tokenizer import show
 from .draw import esc, largest, strength, text_width
 from .render import fixed
 
-# The parts in the order the data flows, with the label each shows.
+# The parts in the order the data flows (data-part), as the tests and pages name them.
 PARTS = ["tokens", "E", "P", "X", "ln1", "Q", "K", "V", "heads", "W_O", "add1",
          "ln2", "mlp", "add2", "lnf", "W_U", "softmax", "next"]
 ATTENTION = ("ln1", "Q", "K", "V", "heads", "W_O")    # the branch that add1 adds back
@@ -88,7 +89,7 @@ def cell_mark(x: int, y: int, w: int, value: float, scale: float, kind: str, tit
 def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[Part]:
     """Every part of the model for this trace (a single block), ready to draw."""
     blk = trace["blocks"][0]
-    T, d = trace["X"].shape
+    T = len(tokens)
     H = blk["weights"].shape[0]
     parts = [Part("tokens", "tokens", 0, lambda x: "")]   # the token labels start every band
 
@@ -114,7 +115,7 @@ def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[Part]:
     vectors("mlp", "MLP", blk["m"], "m, the MLP's output for {token} (position {t})")
     vectors("add2", "y", blk["y"], "y, h plus the MLP's output, of {token} (position {t})", stream=True)
     vectors("lnf", "f", trace["f"], "f, y after LayerNorm, of {token} (position {t})", stream=True)
-    shown = [v.replace(" ", "␣") for v in vocab]
+    shown = [show(v) for v in vocab]
     vectors("W_U", "z", trace["z"], "z, the logits after {token} (position {t})", columns=shown)
     vectors("softmax", "p", trace["p"], "p after {token} (position {t})", kind="prob",
             columns=[f"p({v})" for v in shown])
