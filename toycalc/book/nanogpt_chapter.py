@@ -67,7 +67,7 @@ def heat(table_id: str, M, kind: str, rows: list[int], row_names: list[str], col
 
 def one_tab_stop(table: str) -> str:
     """A matrix is one stop of the Tab key, its first cell; the arrow keys
-    move within it (docs/javascripts/nanogpt.js), so that an opened W_1
+    move within it (docs/javascripts/letters.js), so that an opened W_1
     does not put 9,216 stops between the reader and the next paragraph."""
     return table.replace('tabindex="-1"', 'tabindex="0"', 1)
 
@@ -647,27 +647,6 @@ def sigma_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
     return fixed(_block(run, block)["sigma"][t], places)
 
 
-def value_number(run: Run, name: str = "X", t: int = 3, c: int = 0, block: int = 1, places: int = 3) -> str:
-    """One entry of a traced activation: X, u, Q, K, V, A, attn, h, u2, mlp_pre, mlp_post, m, y, f, z, p."""
-    _t(run, t)
-    top = ("X", "f", "z", "p")
-    inner = ("u", "Q", "K", "V", "A", "attn", "h", "u2", "mlp_pre", "mlp_post", "m", "y")
-    if name not in top + inner:
-        raise ValueError(f"name = {name!r}: expected one of {', '.join(top + inner)}")
-    M = run.trace[name] if name in top else _block(run, block)[name]
-    if not 0 <= c < M.shape[-1]:
-        raise ValueError(f"c = {c}: {name} has channels 0 to {M.shape[-1] - 1}")
-    return fixed(M[t, c], places)
-
-
-def weight_number(run: Run, t: int = 5, j: int = 2, head: int = 1, block: int = 1, places: int = 3) -> str:
-    """The attention weight of time t on key j."""
-    _t(run, t)
-    _t(run, j)
-    _head(run, head)
-    return fixed(_block(run, block)["weights"][head - 1, t, j], places)
-
-
 def look_number(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
     """Where a head's row t looks most: 'j = 2 (A), 0.335'."""
     block, head = _follow(run, block, head)
@@ -698,14 +677,6 @@ def top_number(run: Run, t: int = 5) -> str:
     """The most probable letter at position t."""
     _t(run, t)
     return nanogpt.VOCAB[int(np.argmax(run.trace["p"][t]))]
-
-
-def step_p_number(run: Run, step: int = 1, places: int = 3) -> str:
-    """The probability of the letter appended at a step of the loop (from 1)."""
-    if not 1 <= step <= len(run.steps):
-        raise ValueError(f"step = {step}: the loop has steps 1 to {len(run.steps)}")
-    s = run.steps[step - 1]
-    return fixed(s["p"][s["next"]], places)
 
 
 def min_step_p_number(run: Run, places: int = 3) -> str:
@@ -757,7 +728,7 @@ def _letter(letter: str) -> int:
 
 
 def _letter_at(run: Run, letter: str, t: int) -> int:
-    """The letter's id; "top": the most probable letter at position t (nanogpt.js: letterAt)."""
+    """The letter's id; "top": the most probable letter at position t (nano_gpt.js: letterAt)."""
     return int(np.argmax(run.trace["p"][t])) if letter == "top" else _letter(letter)
 
 
@@ -779,9 +750,9 @@ FORMULAS = {
 NUMBERS = {
     "text": text_number, "example": example_number, "ids": ids_number, "answer": answer_number, "sorted": sorted_number,
     "letter": letter_number, "id": id_number, "size": size_number, "count": count_number,
-    "record": record_number, "mu": mu_number, "sigma": sigma_number, "value": value_number,
-    "weight": weight_number, "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
-    "step_p": step_p_number, "min_step_p": min_step_p_number,
+    "record": record_number, "mu": mu_number, "sigma": sigma_number,
+    "look": look_number, "strongest_look": strongest_look_number, "p": p_number, "top": top_number,
+    "min_step_p": min_step_p_number,
     "mingpt_printed": mingpt_printed_number, "targets": targets_number,
     "largest": largest_number, "smallest_looks": smallest_looks_number, "best_head": best_head_number,
     "mixed": mixed_number, "percent": percent_number, "variance": variance_number, "untrained_top": untrained_top_number,
@@ -905,7 +876,7 @@ def openable(name: str, function):
     """`function`, whose table, when it stops at "N more rows" (or columns),
     also names what it shows in data attributes: the registry name, its
     options (block, head, which, ...) and the example's letters, so that
-    docs/javascripts/nanogpt.js can compute the whole matrix in the page
+    docs/javascripts/nano_gpt.js can compute the whole matrix in the page
     and draw every cell in the same markup (tests/book/test_nanogpt_live.py
     holds the two to the same strings)."""
     signature = inspect.signature(function)
@@ -948,7 +919,7 @@ MATRICES = {name: openable(name, function) for name, function in MATRICES.items(
 
 # What changes with the input: these outputs are marked with what they are
 # (data-nano-live="kind:name") and their options (data-nano-args, JSON, every
-# default filled in), so that docs/javascripts/nanogpt.js can draw them again
+# default filled in), so that docs/javascripts/nano_gpt.js can draw them again
 # for the reader's letters, string for string as here
 # (tests/book/test_nanogpt_switch.py). Sizes and weights are left alone.
 LIVE = {
@@ -956,8 +927,8 @@ LIVE = {
     "table": ("legend", "embed", "layernorm", "attention_row", "residual", "mlp_hidden", "mlp_out",
               "blocks", "looks", "softmax", "generate"),
     "formula": ("layernorm", "q_cell", "head_output", "gelu", "logit", "softmax"),
-    "number": ("text", "ids", "answer", "sorted", "letter", "id", "mu", "sigma", "value", "variance",
-               "weight", "look", "strongest_look", "p", "percent", "top", "step_p", "min_step_p",
+    "number": ("text", "ids", "answer", "sorted", "letter", "id", "mu", "sigma", "variance",
+               "look", "strongest_look", "p", "percent", "top", "min_step_p",
                "untrained_top"),
     "figure": ("attention", "residual", "generate"),
 }

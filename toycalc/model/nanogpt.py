@@ -32,6 +32,7 @@ import numpy as np
 
 from . import gpt
 from .configs import NANO_GPT
+from .mirror import mirrored
 from .yamlfile import excerpt
 
 CONFIG = NANO_GPT
@@ -91,6 +92,7 @@ def examples(inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------- running it
 
+@mirrored("gpt.js", "greedy")
 def generate(params, ids, steps: int = LENGTH, cfg: gpt.Config = CONFIG) -> np.ndarray:
     """Greedy decoding: append the most probable id, `steps` times.
     ids (T,) or (B, T) -> (.., T + steps)."""
