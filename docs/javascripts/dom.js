@@ -6,23 +6,16 @@
 // keeping the elements already there (tests/browser/test_simulator_speed_browser.py).
 // Loaded in a page only (toycalc.dom); in Node, where the parity tests
 // require the modules, it is never called.
-(function (root, name, needs, factory) {
+(function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
   "use strict";
-  // In Node (the parity tests), a CommonJS module. In a page, toycalc.<name>,
-  // made when the modules it needs are there: Material's instant navigation
-  // runs a page's scripts again, in the order they happen to load. A module
-  // is made once; a page script (one with start) anew each time, and started.
   if (typeof module === "object" && module.exports) {
     module.exports = factory(...needs.map((n) => require(`./${n}.js`)));
     return;
   }
-  const t = (root.toycalc = root.toycalc || { waiting: [] });
+  const t = (root.toycalc = root.toycalc || { waiting: [] }), ready = (w) => w.needs.every((n) => t[n]);
   t.waiting.push({ name, needs, factory, script: document.currentScript });
-  for (let k = 0; k < t.waiting.length; k++) {
-    const w = t.waiting[k];
-    if (!w.needs.every((n) => t[n])) continue;
-    t.waiting.splice(k, 1);
-    k = -1;
+  for (let w; (w = t.waiting.find(ready));) {
+    t.waiting.splice(t.waiting.indexOf(w), 1);
     if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
     if (t[w.name].start) t[w.name].start(w.script);
   }
