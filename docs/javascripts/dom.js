@@ -77,10 +77,10 @@
    *  cells and rows and adds the new ones, and one of the same shape is
    *  patched attribute by attribute (patchSameShape). (Chromium restyles
    *  every child of an svg when one is inserted among them, which is why
-   *  draw writes its drawings token by token: a token more is appended.
+   *  draw.js writes its drawings token by token: a token more is appended.
    *  Lining up the children by index instead costs more.) The result is the markup,
    *  parsed (tests/browser/test_simulator_speed_browser.py).
-   *  The markup is `draw`'s: its texts and attribute values escaped, no
+   *  The markup is draw.js's: its texts and attribute values escaped, no
    *  tag the parser would add or move. */
   function patchInto(node, markup) {
     if (node.markup === markup) return;
