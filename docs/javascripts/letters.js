@@ -52,8 +52,9 @@
 
   // ------------------------------------------------------------ "Letters to sort"
 
-  let count = 0;
+  let count = 0;   // the fields of the page, numbered for their ids
 
+  /** The "Letters to sort" field in `root` ([data-nano-sort]). */
   function setUpSorter(root) {
     if (root.dataset.ready) return;
     root.dataset.ready = "1";
@@ -132,6 +133,7 @@
 
   // ------------------------------------------------------------ a matrix in full
 
+  /** A button under a matrix cut short, that opens it whole and closes it again. */
   function setUpMatrix(table) {
     if (table.dataset.ready) return;
     table.dataset.ready = "1";
