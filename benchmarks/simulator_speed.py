@@ -15,16 +15,16 @@ letter).
 after it (performance.now around the event and a read of offsetHeight).
 It holds every part the reader can see, or nearly: the parts within half a
 screen of the screen (End to End opened at #step-6, the Simulator at the
-top). The other parts are deferred: toygpt.js builds each when it comes
+top). The other parts are deferred: later.js builds each when it comes
 within half a screen of the screen or when the browser is idle, whichever
 is first, and shows an empty box (a button's drawing: its last one,
 dimmed) until then, so a deferred part is built before it is shown
 (tests/browser/test_simulator_speed_browser.py checks that it is right
 once shown). "deferred" is the time to build all of them at once
-(toygpt.ui.flush() and a layout), as the idle time between two keystrokes
+(toycalc.later.flush() and a layout), as the idle time between two keystrokes
 does; it is done before each run, so each run starts from a finished page.
 "tables" is how many tables the frame built, of all that the run shows.
-Beside them, the mean time of the forward pass alone (toygpt.run), which
+Beside them, the mean time of the forward pass alone (gpt.js: run), which
 is below the browser clock's 0.1 ms step.
 
     .venv/bin/python benchmarks/simulator_speed.py [--runs 300]
@@ -51,13 +51,13 @@ TIMING = """([text, before, heads, runs, tablesIn]) => {
   choice.dispatchEvent(new Event('change', {bubbles: true}));
   const open = document.querySelector('.path-step.is-open');   // End to End: its step in view
   if (open) open.scrollIntoView({block: 'start'});
-  const model = toygpt.load(window.__weights);
+  const model = toycalc.gpt.load(window.__weights);
   const type = (t) => { field.value = t; field.dispatchEvent(new Event('input')); };
   const frame = [], deferred = [];
   let built = 0, all = 0;
   for (let i = 0; i < runs; i++) {
     before.forEach(type);                         // untimed: the sentences before,
-    if (toygpt.ui.flush) toygpt.ui.flush();       // finished as idle time would
+    toycalc.later.flush();                        // finished as idle time would
     void document.body.offsetHeight;
     let t0 = performance.now();
     type(text);                                   // the handler runs at once
@@ -65,20 +65,22 @@ TIMING = """([text, before, heads, runs, tablesIn]) => {
     frame.push(performance.now() - t0);
     built = document.querySelectorAll(tablesIn).length;
     t0 = performance.now();
-    if (toygpt.ui.flush) toygpt.ui.flush();       // what was deferred, all at once
+    toycalc.later.flush();                        // what was deferred, all at once
     void document.body.offsetHeight;
     deferred.push(performance.now() - t0);
     all = document.querySelectorAll(tablesIn).length;
   }
   // the forward pass alone is below the clock's 0.1 ms step: time a batch
   const t0 = performance.now();
-  for (let i = 0; i < runs; i++) toygpt.run(model, text, heads, 1);
+  for (let i = 0; i < runs; i++) toycalc.gpt.run(model, text, heads, 1);
   const forward = (performance.now() - t0) / runs;
   const median = (a) => { a.sort((x, y) => x - y); return a[a.length >> 1]; };
   return {frame: median(frame), deferred: median(deferred), forward, built, all};
 }"""
 PAGES = [("Simulator", "simulator/", "#live-simulator table"),
          ("End to End", "end-to-end/#step-6", ".path-live table")]
+# the Simulator page's scripts (docs/simulator.md)
+SCRIPTS = ["render.js", "gpt.js", "draw.js", "end_to_end.js", "dom.js", "later.js", "weights_editor.js", "simulator.js"]
 ONLY = os.environ.get("SIM_SPEED_ONLY")  # e.g. "End to End": one page, 4 heads
 
 
@@ -88,8 +90,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     with served_site() as (base, site, browser):
-        sizes = {name: (site / "javascripts" / name).stat().st_size
-                 for name in ("toygpt.js", "toy-weights.json")}
+        sizes = {name: (site / "javascripts" / name).stat().st_size for name in SCRIPTS + ["toy-weights.json"]}
         for name, path, tables_in in PAGES:
             if ONLY and name != ONLY:
                 continue
@@ -110,7 +111,7 @@ def main() -> None:
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"The simulator, headless chromium 1280 × 720, median of {args.runs} runs each "
           f"(load average {load} at the end)")
-    print(f"  toygpt.js {sizes['toygpt.js'] / 1024:.1f} KiB, "
+    print(f"  its scripts {sum(sizes[s] for s in SCRIPTS) / 1024:.1f} KiB ({', '.join(SCRIPTS)}), "
           f"toy-weights.json {sizes['toy-weights.json'] / 1024:.1f} KiB (uncompressed)")
     print(f"  {'page':11} {'sentence (after)':56} {'heads':>5} {'tables':>7} "
           f"{'frame':>9} {'goal':>8} {'deferred':>10} {'forward (mean)':>15}")

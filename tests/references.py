@@ -1,4 +1,4 @@
-"""Independent references the tests hold toycalc and toygpt.js to: gradients
+"""Independent references the tests hold toycalc and docs/javascripts to: gradients
 by central differences, and the browser's seeded generator in Python."""
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def assert_grads_match(params, cfg, ids, targets, heads=None, temperature=1.0):
 
 
 def mulberry32(seed: int):
-    """The generator of toygpt.js, in Python: the reference for its draws."""
+    """The generator of gpt.js (rng), in Python: the reference for its draws."""
     a = seed & 0xFFFFFFFF
 
     def imul(x, y):

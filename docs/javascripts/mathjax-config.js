@@ -1,3 +1,6 @@
+// mathjax-config.js: a page script, on every page: MathJax's settings
+// (toycalc/site/hooks.py publishes MathJax itself).
+//
 // MathJax reads this before it loads. Formulas are typeset from the
 // \( \) and \[ \] that arithmatex leaves; TeX errors are recorded so the
 // browser tests can tell a formula that failed.

@@ -1,4 +1,6 @@
-// The path of the End-to-End page and the heads chooser.
+// path.js: a page script: the path of End to End (toycalc/book/path.py
+// writes it) and the heads chooser of every page with one.
+//
 // Without this script every step is shown and the default heads count is
 // printed; with it, one step opens at a time (its number in the URL, as
 // #step-6) and the chooser switches every heads-dependent number at once.

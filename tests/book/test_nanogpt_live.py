@@ -1,4 +1,4 @@
-"""nano-gpt live on the chapter's pages: docs/javascripts/nanogpt.js in
+"""nano-gpt live on the chapter's pages: docs/javascripts/nano_gpt.js in
 Node against toycalc. Every matrix that stops at "N more rows", opened in
 full, is the markup nano_gpt/cells.py's `heat` writes for the whole
 matrix, string for string (so its corner is the page's, cell for cell);
@@ -9,26 +9,23 @@ from __future__ import annotations
 import inspect
 import json
 import re
-import shutil
-import subprocess
 
 import pytest
 
-from conftest import ROOT, page
+from conftest import page
+from nodejs import run_json
 from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt
 from toycalc.site.export import nano_weights_json
 
-NANOGPT = ROOT / "docs" / "javascripts" / "nanogpt.js"
-TOYGPT = ROOT / "docs" / "javascripts" / "toygpt.js"
-NODE = shutil.which("node") or "/usr/bin/node"
+# the twins the runners run (tests/test_mirrors.py)
+JS_CASES = ["nano_gpt.js:exampleIds", "nano_gpt.js:parseLetters", "nano_gpt.js:fullMarkup", "nano_gpt.js:sortLetters"]
+# the scripts of a page with a live part, in order (toycalc/site/hooks.py's NANO_ASSETS)
+NANO_SCRIPTS = ["render.js", "gpt.js", "draw.js", "nano_gpt.js", "dom.js", "letters.js"]
 
 RUNNER = r"""
-const fs = require("fs");
-const n = require(process.argv[1]);
-const g = require(process.argv[2]);
-const job = JSON.parse(fs.readFileSync(0, "utf8"));
+const n = js("nano_gpt"), g = js("gpt");
 const model = g.load(job.weights);
 const tr = g.forward(model, n.exampleIds(model, job.example));
 const parsed = job.letters.map((text) => {
@@ -71,15 +68,10 @@ def python_full(run: Run, spec: dict) -> str:
 
 @pytest.fixture(scope="module")
 def node(run):
-    if not shutil.which(NODE):
-        pytest.skip("node is needed (apt-get install nodejs)")
     letters = ["cbabbc", "C B A B B C", " a a a c c c ", "abd", "ab", "abcabcab", "", "ABCABÇ"]
     job = {"weights": json.loads(nano_weights_json(run.model)), "example": run.text,
            "specs": every_matrix(run.cfg), "letters": letters}
-    out = subprocess.run([NODE, "-e", RUNNER, str(NANOGPT), str(TOYGPT)], input=json.dumps(job), capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return job, json.loads(out.stdout)
+    return job, run_json(RUNNER, job, timeout=300)
 
 
 def test_every_matrix_opened_in_full_is_the_builds_markup(run, node):
@@ -122,21 +114,13 @@ def test_the_readers_letters(run, node):
 
 def test_the_sort_is_toycalcs(run):
     """sortLetters' steps, in Node, against toycalc's generation loop."""
-    if not shutil.which(NODE):
-        pytest.skip("node is needed (apt-get install nodejs)")
     script = r"""
-    const n = require(process.argv[1]);
-    const g = require(process.argv[2]);
-    const job = JSON.parse(require("fs").readFileSync(0, "utf8"));
-    const m = g.load(job.weights);
+    const n = js("nano_gpt"), m = js("gpt").load(job.weights);
     process.stdout.write(JSON.stringify(job.inputs.map((ids) => n.sortLetters(m, ids, 6))));
     """
     inputs = [nanogpt.encode(t) for t in ("C B A B B C", "A A A A A A", "C C B B A A", "B C A C B A")]
     job = {"weights": json.loads(nano_weights_json(run.model)), "inputs": inputs}
-    out = subprocess.run([NODE, "-e", script, str(NANOGPT), str(TOYGPT)], input=json.dumps(job), capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    for ids, steps in zip(inputs, json.loads(out.stdout)):
+    for ids, steps in zip(inputs, run_json(script, job)):
         want = Run(run.model, nanogpt.letters(ids)).steps
         assert [s["ids"] for s in steps] == [w["ids"] for w in want]
         assert [s["next"] for s in steps] == [w["next"] for w in want]
@@ -152,8 +136,8 @@ def test_the_field_is_hidden_without_javascript_and_the_scripts_only_where_neede
         assert field[0]["data-example"] == "C B A B B C" and field[0]["data-length"] == "6"
     for name in ("nano-gpt", "nano-gpt/embedding", "nano-gpt/mlp", "nano-gpt/softmax", "nano-gpt/output"):
         scripts = [s["src"] for s in page(site, name).select("article script[src]")]
-        assert [s.rsplit("/", 1)[-1] for s in scripts] == ["toygpt.js", "nanogpt.js"], name
+        assert [s.rsplit("/", 1)[-1] for s in scripts] == NANO_SCRIPTS, name
     for name in ("nano-gpt/preliminaries", "end-to-end", "toy/attention", "contributing"):
-        assert not page(site, name).select('script[src*="nanogpt.js"]'), name
+        assert not page(site, name).select('script[src*="nano_gpt.js"], script[src*="letters.js"]'), name
     # the weights are fetched by the script when a reader asks, never linked from a page
     assert not [p for p in site.rglob("*.html") if "nanogpt-weights.json" in p.read_text(encoding="utf-8")]

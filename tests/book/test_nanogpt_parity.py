@@ -1,27 +1,23 @@
-"""nano-gpt in the browser: docs/javascripts/toygpt.js (the toy's one
+"""nano-gpt in the browser: docs/javascripts/gpt.js (the toy's one
 JavaScript GPT, with biases, LayerNorm weights and three blocks) on the
 weights the build exports, against toycalc on all 729 inputs: the same
 sorted answer, the same logits to 1e-5."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from nodejs import run_json
 from toycalc.model import gpt, nanogpt
 from toycalc.site.export import nano_weights_data, nano_weights_json, packed
 
-TOYGPT = ROOT / "docs" / "javascripts" / "toygpt.js"
-NODE = shutil.which("node") or "/usr/bin/node"
+# the twins the runners run (tests/test_mirrors.py)
+JS_CASES = ["gpt.js:load", "gpt.js:greedy", "gpt.js:forward", "gpt.js:unpack"]
 
 RUNNER = r"""
-const fs = require("fs");
-const g = require(process.argv[1]);
-const job = JSON.parse(fs.readFileSync(0, "utf8"));
+const g = js("gpt");
 const model = g.load(job.weights);
 const out = job.inputs.map((ids) => {
   const run = g.greedy(model, ids, 6);
@@ -34,14 +30,9 @@ process.stdout.write(JSON.stringify(out));
 
 @pytest.fixture(scope="module")
 def browser_runs(nano):
-    if not shutil.which(NODE):
-        pytest.skip("node is needed (apt-get install nodejs)")
     inputs = nanogpt.all_inputs().tolist()
     job = {"weights": json.loads(nano_weights_json(nano)), "inputs": inputs}
-    out = subprocess.run([NODE, "-e", RUNNER, str(TOYGPT)], input=json.dumps(job), capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return inputs, json.loads(out.stdout)
+    return inputs, run_json(RUNNER, job, timeout=300)
 
 
 def test_the_browser_sorts_all_729_as_toycalc_does(nano, browser_runs):
@@ -63,16 +54,10 @@ def test_the_browsers_logits_are_toycalcs(nano, browser_runs):
 
 
 def unpacked(data: dict) -> dict:
-    """toygpt.js's `unpack` of export's data, run in Node."""
-    if not shutil.which(NODE):
-        pytest.skip("node is needed (apt-get install nodejs)")
-    script = ('const g = require(process.argv[1]); const d = JSON.parse(require("fs").readFileSync(0, "utf8"));'
-              'process.stdout.write(JSON.stringify(g.unpack(d), (k, v) => Number.isNaN(v) ? "NaN" : '
+    """gpt.js's `unpack` of export's data, run in Node."""
+    script = ('process.stdout.write(JSON.stringify(js("gpt").unpack(job), (k, v) => Number.isNaN(v) ? "NaN" : '
               'v === Infinity ? "Inf" : v === -Infinity ? "-Inf" : Object.is(v, -0) ? "-0" : v));')
-    out = subprocess.run([NODE, "-e", script, str(TOYGPT)], input=json.dumps(data), capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    return run_json(script, data)
 
 
 def test_the_export_is_exact_and_compact(nano):

@@ -1,4 +1,4 @@
-"""The chapter switched to the reader's letters: docs/javascripts/nanogpt.js's
+"""The chapter switched to the reader's letters: docs/javascripts/nano_gpt.js's
 `chapter` in Node against book/nano_gpt/. Every output the build marks
 as depending on the input (data-nano-live), with the options a page gives
 it and with its defaults, drawn by the browser's code for several inputs
@@ -11,30 +11,29 @@ import html
 import inspect
 import json
 import re
-import shutil
-import subprocess
 
 import pytest
 from bs4 import BeautifulSoup
 
 from conftest import ROOT
+from nodejs import run_json
 from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_example import Run
 from toycalc.site.export import nano_weights_json
 
-NANOGPT = ROOT / "docs" / "javascripts" / "nanogpt.js"
-TOYGPT = ROOT / "docs" / "javascripts" / "toygpt.js"
-NODE = shutil.which("node") or "/usr/bin/node"
 KINDS = nano_gpt.registries
 CALL = re.compile(r'\{\{\s*nano_gpt_(matrix|table|formula|number|figure)\(("[^"]+")((?:,\s*\w+=[^,)]+)*)\)\s*\}\}')
 # the book's example, then others: mixed, one letter, sorted, reversed
 INPUTS = ["C B A B B C", "A A B C C A", "C C C C C C", "A B B C C C", "C C B A A A", "B A C A B C"]
 
+# the twins RUNNER runs (tests/test_mirrors.py): the chapter renders every
+# entry of nano_gpt.js's LIVE, and live_calls below asks for each of the
+# Python LIVE's
+JS_CASES = ["nano_gpt.js:chapter", "nano_gpt.js:LIVE", "nano_gpt.js:exampleIds"]
+
 RUNNER = r"""
-const n = require(process.argv[1]);
-const g = require(process.argv[2]);
-const job = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const model = g.load(job.weights);
+const n = js("nano_gpt");
+const model = js("gpt").load(job.weights);
 process.stdout.write(JSON.stringify(job.inputs.map((text) => {
   const ch = n.chapter(model, n.exampleIds(model, text));
   return job.calls.map(([kind, name, args]) => ch.render(kind, name, args));
@@ -75,15 +74,10 @@ def live_calls(run) -> list[tuple[str, str, dict, dict]]:
 
 @pytest.fixture(scope="module")
 def drawn(run):
-    if not shutil.which(NODE):
-        pytest.skip("node is needed (apt-get install nodejs)")
     calls = live_calls(run)
     job = {"weights": json.loads(nano_weights_json(run.model)), "inputs": INPUTS,
            "calls": [[kind, name, args] for kind, name, _, args in calls]}
-    out = subprocess.run([NODE, "-e", RUNNER, str(NANOGPT), str(TOYGPT)], input=json.dumps(job),
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return calls, json.loads(out.stdout)
+    return calls, run_json(RUNNER, job, timeout=300)
 
 
 def test_the_pages_mark_what_depends_on_the_input(run):

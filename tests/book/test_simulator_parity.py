@@ -1,31 +1,25 @@
-"""docs/javascripts/toygpt.js against toycalc: the same tokens, every
-intermediate of the forward pass to 1e-9, the same tokenizer message, the
-same printed numbers. toygpt.js runs in Node (as a CommonJS module) on
-fixtures exported here from toycalc, with the weights exported the way the
-build exports them (toycalc/site/export.py)."""
+"""docs/javascripts/gpt.js and render.js against toycalc: the same tokens,
+every intermediate of the forward pass to 1e-9, the same tokenizer message,
+the same printed numbers. They run in Node (tests/nodejs.py) on fixtures
+exported here from toycalc, with the weights exported the way the build
+exports them (toycalc/site/export.py)."""
 from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
-from conftest import ROOT
+from nodejs import run_json
 from references import mulberry32, reference_sample
 from toycalc.model import gpt
 from toycalc.site.export import weights_data, weights_json
 from toycalc.book.render import fixed, short
-from toycalc.model.tokenizer import TokenizerError, tokenize
+from toycalc.model.tokenizer import TokenizerError, show, shorten, tokenize, vocabulary
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 
-TOYGPT = ROOT / "docs" / "javascripts" / "toygpt.js"
-NODE = shutil.which("node") or "/usr/bin/node"
 TOL = 1e-9
 
 SENTENCES = [
@@ -51,45 +45,42 @@ TEMPERATURES = [1.0, 0.5, 2.0, 0.1, 3.0]
 
 # the names of the trace that both sides compute: (toycalc name, in the block?)
 NAMES = ["E_ids", "P_t", "X", "f", "mu_f", "sigma_f", "logits", "z", "p"]
+# the twins RUNNER runs (tests/test_mirrors.py)
+JS_CASES = ["gpt.js:load", "gpt.js:run", "gpt.js:forward", "gpt.js:tokenize", "gpt.js:show", "gpt.js:shorten",
+         "gpt.js:vocabulary", "gpt.js:uniform", "gpt.js:sample", "gpt.js:argmax", "render.js:fixed", "render.js:short"]
 BLOCK = ["u", "mu", "sigma", "Q", "K", "V", "dots", "scores", "weights", "outputs", "A", "attn",
          "h", "u2", "mu2", "sigma2", "mlp_pre", "mlp_post", "m", "y"]
 
 RUNNER = r"""
-const fs = require("fs");
-const g = require(process.argv[1]);  // node -e CODE FILE
-const job = JSON.parse(fs.readFileSync(0, "utf8"));
+const g = js("gpt"), r = js("render");
 const model = g.load(job.weights);
 const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain) : v);
-const out = {runs: job.runs.map((r) => {
+const out = {runs: job.runs.map((run) => {
   try {
-    const tr = g.run(model, r.text, r.heads, r.temperature);
+    const tr = run.text ? g.forward(model, g.tokenize(run.text, model.vocab), run.heads, run.temperature)
+                        : g.run(model, run.text, run.heads, run.temperature);   // the empty sentence's message
     const res = {};
     for (const k of Object.keys(tr)) if (k !== "blocks") res[k] = plain(tr[k]);
     return res;
   } catch (e) { return {error: e.message, kind: e.constructor.name}; }
 })};
 out.tokenize = job.tokenize.map((t) => { try { return g.tokenize(t, model.vocab); } catch (e) { return e.message; } });
-out.fixed = job.numbers.map((x) => g.fixed(x));
-out.fixed0 = job.numbers.map((x) => g.fixed(x, 0));
-out.short = job.numbers.map((x) => g.short(x));
-out.shortKeep = job.numbers.map((x) => g.short(x, true));
+out.fixed = job.numbers.map((x) => r.fixed(x));
+out.fixed0 = job.numbers.map((x) => r.fixed(x, 0));
+out.short = job.numbers.map((x) => r.short(x));
+out.shortKeep = job.numbers.map((x) => r.short(x, true));
 out.uniform = job.draws.map(([seed, k]) => g.uniform(seed, k));
-out.sample = job.samples.map(([p, r]) => g.sample(p, r));
+out.sample = job.samples.map(([p, u]) => g.sample(p, u));
+out.show = job.tokenize.map((t) => g.show(t));
+out.shorten = job.tokenize.map((t) => [g.shorten(t), g.shorten(t, 5)]);
+out.vocabulary = [g.vocabulary(model.vocab), g.vocabulary(model.vocab, 3)];
 out.argmax = job.argmax.map((p) => g.argmax(p));
 process.stdout.write(JSON.stringify(out));
 """
 
 
 def run_node(job: dict) -> dict:
-    if not Path(NODE).exists():
-        message = "the parity test needs Node.js (sudo apt-get install nodejs)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    result = subprocess.run([NODE, "-e", RUNNER, str(TOYGPT)], input=json.dumps(job),
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return run_json(RUNNER, job)
 
 
 def job_for(model, runs, tokenize_texts=(), numbers=(), draws=(), samples=(), argmax=()):
@@ -190,6 +181,10 @@ def test_the_tokenizer_cuts_the_same_and_fails_the_same(toy_model):
         except TokenizerError as e:
             want = str(e)
         assert js == want, text
+    # and the pieces of its messages
+    assert out["show"] == [show(t) for t in texts]
+    assert out["shorten"] == [[shorten(t), shorten(t, 5)] for t in texts]
+    assert out["vocabulary"] == [vocabulary(toy_model.vocab), vocabulary(toy_model.vocab, 3)]
 
 
 def test_an_uncuttable_sentence_gives_the_message_and_other_limits(toy_model):
@@ -269,9 +264,9 @@ def test_the_build_publishes_the_weights_the_macros_use(site, toy_model):
     published = json.loads((site / "javascripts" / "toy-weights.json").read_text(encoding="utf-8"))
     assert published == json.loads(weights_json(toy_model))
     html = (site / "simulator" / "index.html").read_text(encoding="utf-8")
-    assert 'src="../javascripts/toygpt.js"' in html
+    assert 'src="../javascripts/gpt.js"' in html and 'src="../javascripts/simulator.js"' in html
     assert 'data-weights="../javascripts/toy-weights.json"' in html
-    assert (site / "javascripts" / "toygpt.js").is_file()
+    assert (site / "javascripts" / "gpt.js").is_file() and (site / "javascripts" / "simulator.js").is_file()
     assert (site / "stylesheets" / "simulator.css").is_file()
 
 

@@ -1,43 +1,33 @@
-"""The Simulator's "Download these weights": the toy.yaml that toygpt.js
-writes loads back in toycalc as the same weights, keeps the book's comments
+"""The Simulator's "Download these weights": the toy.yaml that
+docs/javascripts/weights_editor.js writes loads back in toycalc as the same weights, keeps the book's comments
 where they still hold, and passes `python -m toycalc check`."""
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import sys
 
 import numpy as np
-import pytest
 
-from conftest import ROOT
+from nodejs import run_text
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 from toycalc.site.export import weights_data
 
-TOYGPT = ROOT / "docs" / "javascripts" / "toygpt.js"
-NODE = shutil.which("node") or "/usr/bin/node"
+# the twins the runner runs (tests/test_mirrors.py)
+JS_CASES = ["gpt.js:load", "weights_editor.js:toYaml"]
 
 RUNNER = r"""
-const fs = require("fs");
-const g = require(process.argv[1]);
-const job = JSON.parse(fs.readFileSync(0, "utf8"));
-const model = g.load(job.weights);
+const model = js("gpt").load(job.weights);
 for (const [name, r, c, v] of job.edits) model[name][r][c] = v;
-process.stdout.write(g.ui.toYaml(model, new Set(job.edits.map((e) => e[0]))));
+process.stdout.write(js("weights_editor").toYaml(model, new Set(job.edits.map((e) => e[0]))));
 """
 
 
 def written(tmp_path, edits) -> tuple[str, object]:
-    if not shutil.which(NODE):
-        pytest.skip("node is needed (apt-get install nodejs)")
     job = {"weights": weights_data(load_toy(DEFAULT_TOY)), "edits": edits}
-    out = subprocess.run([NODE, "-e", RUNNER, str(TOYGPT)], input=json.dumps(job), capture_output=True,
-                         text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
+    text = run_text(RUNNER, job, timeout=60)
     path = tmp_path / "toy.yaml"
-    path.write_text(out.stdout, encoding="utf-8")
-    return out.stdout, path
+    path.write_text(text, encoding="utf-8")
+    return text, path
 
 
 def test_unchanged_weights_come_back_the_same_with_their_comments(tmp_path):

@@ -34,7 +34,7 @@ def probabilities_want(ex: Example) -> list[str]:
 def type_sentence(page, text):
     page.locator("#sim-text").fill(text)
     # what is off the screen is drawn when it nears it or the browser is idle
-    # (toygpt.js: later); these tests read every drawing, seen or not
+    # (later.js); these tests read every drawing, seen or not
     page.wait_for_function("!document.querySelector('.sim-pending')")
 
 

@@ -1,4 +1,4 @@
-"""What the simulator leaves for later (toygpt.js: `later`). A keystroke
+"""What the simulator leaves for later (docs/javascripts/later.js). A keystroke
 redraws in the same frame the parts of the page on the screen; a part off
 the screen is built when it comes within half a screen of it, or when the
 browser is idle. Here: such a part is deferred, is built before it comes
@@ -88,7 +88,7 @@ def test_idle_time_builds_the_rest_where_the_reader_does_not_look(visit, toy):
     assert page.locator("#sim-scores-4").evaluate(
         "t => [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent))") == [
         [t] + [fixed(s[i, j]) if j <= i else "−∞" for j in range(len(tokens))] for i, t in enumerate(tokens)]
-    assert page.evaluate("toygpt.ui.pending()") == 0
+    assert page.evaluate("toycalc.later.pending()") == 0
 
 
 # each drawing of the page as [its markup's length, whether the page holds
@@ -108,7 +108,7 @@ DRAWINGS = """(seen) => [...document.querySelectorAll(
 
 def test_a_drawing_patched_in_place_is_the_drawing_itself(visit):
     """A drawing of the same shape as the last (the same number of tokens
-    and heads) is patched, attribute by attribute (toygpt.js: patchInto):
+    and heads) is patched, attribute by attribute (dom.js: patchInto):
     what is in the page then equals its markup, parsed anew."""
     page = open_at_step_6(visit)
     for text in [TEXT, "the dog climbed the roof. the", "the dog climbed the", "the cat climbed the wall. the", TEXT]:

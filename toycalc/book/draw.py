@@ -4,7 +4,7 @@ No plotting library. Every figure of the book is cells, bars, lines and
 labels, a few SVG elements each, written here with integer coordinates:
 the output is small, byte-identical from build to build, and the browser
 draws the very same markup for the reader's own sentence
-(docs/javascripts/toygpt.js mirrors the functions marked "mirrored"; a
+(docs/javascripts/draw.js mirrors the functions marked @mirrored; a
 parity test in Node holds the two to the same string).
 
 Conventions:
@@ -24,14 +24,17 @@ import html
 import math
 
 from .render import fixed
+from ..model.mirror import mirrored
 
 
+@mirrored("draw.js")
 def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
 # ---------------------------------------------------------------- primitives (mirrored)
 
+@mirrored("draw.js")
 def strength(a: float) -> str:
     """A share in [0, 1] as an opacity with two digits ("0.07", "1"); a
     non-zero share never fades below 0.06, so that it still shows."""
@@ -41,16 +44,19 @@ def strength(a: float) -> str:
     return "1" if k >= 100 else f"0.{k:02d}"
 
 
+@mirrored("draw.js")
 def sign(v: float) -> str:
     return "pos" if v > 0 else "neg" if v < 0 else "zero"
 
 
+@mirrored("draw.js")
 def largest(rows) -> float:
     """The largest |value| of a drawing, its full colour (1 if all are 0)."""
     m = max((abs(v) for row in rows for v in row if v is not None and math.isfinite(v)), default=0.0)
     return m or 1.0
 
 
+@mirrored("draw.js")
 def cell(x: int, y: int, w: int, h: int, value: float, scale: float, title: str) -> str:
     """One coloured cell."""
     return (f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="v-{sign(value)}" '
@@ -60,6 +66,7 @@ def cell(x: int, y: int, w: int, h: int, value: float, scale: float, title: str)
 MASKED = "masked: a query reads no key after its own position"
 
 
+@mirrored("draw.js")
 def masked_cells(boxes: list[tuple[int, int, int, int]]) -> str:
     """A grid's masked cells (x, y, w, h) as one mark, hatched, no colour:
     an outline and a hatch for all of them, with one title. Drawn cell by
@@ -72,6 +79,7 @@ def masked_cells(boxes: list[tuple[int, int, int, int]]) -> str:
     return f'<g class="v-masked"><title>{MASKED}</title><path class="cells" d="{outline}"/><path d="{hatch}"/></g>'
 
 
+@mirrored("draw.js")
 def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = None) -> str:
     """A matrix of cells, row by row; titles[i][j] names cell (i, j); a
     value None is masked (see masked_cells). The masked mark goes first, so
@@ -88,16 +96,19 @@ def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = N
     return masked_cells(masked) + "".join(cells)
 
 
+@mirrored("draw.js")
 def label(x: int, y: int, text: str, anchor: str = "start", cls: str = "lbl") -> str:
     a = "" if anchor == "start" else f' text-anchor="{anchor}"'
     return f'<text x="{x}" y="{y}" class="{cls}"{a}>{esc(text)}</text>'
 
 
+@mirrored("draw.js")
 def svg(width: int, height: int, aria: str, body: str, cls: str = "fig") -> str:
     return (f'<svg class="{cls}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'role="img" aria-label="{esc(aria)}">{body}</svg>')
 
 
+@mirrored("draw.js")
 def text_width(text: str, px: int = 7) -> int:
     """A label's width, estimated by its characters (the same in the browser)."""
     return len(text) * px
@@ -105,6 +116,7 @@ def text_width(text: str, px: int = 7) -> int:
 
 # ---------------------------------------------------------------- figures (mirrored)
 
+@mirrored("draw.js")
 def attention_svg(tokens: list[str], weights, head: int) -> str:
     """One head's attention weights as a heat-map: a row per query, a
     column per key, the cells above the diagonal masked. Each token's
@@ -126,6 +138,7 @@ def attention_svg(tokens: list[str], weights, head: int) -> str:
                "(numbered by position); cells after the query are masked", "".join(body))
 
 
+@mirrored("draw.js")
 def attention_lines_svg(tokens: list[str], weights, head: int) -> str:
     """The same weights as lines from each query (right) to the keys it
     reads (left): the thicker the line, the larger the weight. Token by
@@ -150,6 +163,7 @@ def attention_lines_svg(tokens: list[str], weights, head: int) -> str:
                "a thicker line for a larger weight", "".join(body))
 
 
+@mirrored("draw.js")
 def bars_svg(labels: list[str], values, aria: str, top: int | None = None, greyed=(), what: str = "p") -> str:
     """Horizontal bars for values in [0, 1], one per label, the value
     printed after each bar; `top` is drawn in the top colour, `greyed`
@@ -168,6 +182,7 @@ def bars_svg(labels: list[str], values, aria: str, top: int | None = None, greye
     return svg(left + span + 48, len(labels) * row, aria, "".join(body))
 
 
+@mirrored("draw.js")
 def figure(kind: str, body: str, caption: str = "", **data) -> str:
     """The <figure> around a drawing: data-figure names what it draws."""
     attrs = "".join(f' data-{k}="{esc(str(v))}"' for k, v in data.items())
@@ -191,12 +206,14 @@ PATH_STRIPS = {2: ("E_ids", "E[id]"), 3: ("X", "x"), 4: ("u", "u"), 7: ("h", "h"
 MINI = 12  # px: a cell of the path's drawings
 
 
+@mirrored("draw.js")
 def strips_svg(M, tokens: list[str], symbol: str, x0: int = 0, scale: float | None = None) -> str:
     """A vector per token as a strip of cells (one row per position)."""
     titles = [[f"{symbol}_{t + 1} ({tokens[t]}), column {c + 1}" for c in range(len(M[0]))] for t in range(len(M))]
     return grid(M, titles, MINI, x0, 0, scale)
 
 
+@mirrored("draw.js")
 def path_svg(step: int, tokens: list[str], run: dict, vocab: list[str]) -> str:
     """The drawing on step `step` of the path, for one run. `run` holds the
     trace's rows by the book's names (E_ids, X, u, Q, K, V, h, y: one list
@@ -290,19 +307,23 @@ def number_line_svg(rows: list[tuple[str, list[float]]], marks: list[tuple[int, 
     return svg(left + span + 20, 20 + len(rows) * row, aria, "".join(body))
 
 # ---------------------------------------------------------------- charts: axes, lines, stacked bars, arrows
-# Not mirrored: the nano-gpt chapter and "What changed since 2017" draw
-# them at build time only. Coordinates keep one decimal at most (`at`), so
-# a build prints the same bytes every time.
+# The nano-gpt chapter and "What changed since 2017" draw them; the lines
+# and the stacked bars are mirrored, for nano-gpt's figures drawn again on
+# the reader's letters (the arrows are drawn at build time only).
+# Coordinates keep one decimal at most (`at`), so a build prints the same
+# bytes every time.
 
 SERIES = 5  # series classes s1 .. s5 (figures.css), told apart by more than colour
 
 
+@mirrored("draw.js")
 def at(v: float) -> str:
     """A coordinate with one decimal at most: 12, 12.5, −0 never."""
     tenths = math.floor(v * 10 + 0.5)
     return str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"
 
 
+@mirrored("draw.js")
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     """Round tick values (1, 2 or 5 times a power of ten apart) that cover
     lo .. hi with about `count` steps; the first tick <= lo, the last >= hi."""
@@ -317,6 +338,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return [k * step for k in range(first, last + 1)]
 
 
+@mirrored("draw.js")
 def line_chart_svg(series, aria: str, x_ticks, y_ticks, x_label: str = "", y_label: str = "",
                    width: int = 480, height: int = 240) -> str:
     """Lines with axes: series is a list of (name, points, titles), each
@@ -356,6 +378,7 @@ def line_chart_svg(series, aria: str, x_ticks, y_ticks, x_label: str = "", y_lab
     return svg(width, height, aria, "".join(body))
 
 
+@mirrored("draw.js")
 def series_key(names: list[str], x: int, y: int, mark: str = "box") -> str:
     """A key to the series, in a row: a swatch (or a short line) and a name each."""
     out = []
@@ -370,6 +393,7 @@ def series_key(names: list[str], x: int, y: int, mark: str = "box") -> str:
     return "".join(out)
 
 
+@mirrored("draw.js")
 def stacked_bars_svg(labels: list[str], names: list[str], rows, titles, aria: str,
                      after: list[str] | None = None, span: int = 240) -> str:
     """One horizontal bar per label, cut into segments, one per series in

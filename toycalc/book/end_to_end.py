@@ -22,6 +22,7 @@ from .render import (approx_count, aligned, aligned_rows, count, fixed, html_tab
                      math_block, short, signed_sum, tex, tex_vector, token_code, token_tex, token_text,
                      vector, weights_vector)
 from ..model.tokenizer import SPACE_SIGN
+from ..model.mirror import mirrored
 from .part import Part
 
 INIT_SEED = 2019  # the seed of the random row shown in step 2
@@ -452,6 +453,7 @@ def check_head(ex: Example, head: int) -> None:
 
 # ---------------------------------------------------------------- figures
 
+@mirrored("end_to_end.js")
 @steps.figure("attention")
 def attention_figure(ex: Example, view: str = "both") -> str:
     """Each head's attention weights: a heat-map (view="map"), lines
@@ -468,6 +470,7 @@ def attention_figure(ex: Example, view: str = "both") -> str:
     return f'<div class="fig-row">{"".join(parts)}</div>'
 
 
+@mirrored("end_to_end.js")
 @steps.figure("probabilities")
 def probabilities_figure(ex: Example) -> str:
     """The next token's probabilities over the whole vocabulary, most

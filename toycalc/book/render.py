@@ -13,12 +13,14 @@ import re
 
 
 from ..model.tokenizer import show
+from ..model.mirror import mirrored
 
 MINUS = "\u2212"
 
 
 # ---------------------------------------------------------------- numbers
 
+@mirrored("render.js")
 def fixed(x: float, places: int = 3) -> str:
     """A computed value: fixed places, true minus, never '−0.000'."""
     text = f"{float(x):.{places}f}"
@@ -27,6 +29,7 @@ def fixed(x: float, places: int = 3) -> str:
     return text.replace("-", MINUS)
 
 
+@mirrored("render.js")
 def short(x: float, keep_decimal: bool = False) -> str:
     """A typed weight or an exact sum of them: at most three places, no
     trailing zeros (1, −0.5); keep_decimal prints 1 as 1.0."""
@@ -37,14 +40,17 @@ def short(x: float, keep_decimal: bool = False) -> str:
     return text.replace("-", MINUS)
 
 
+@mirrored("render.js")
 def vector(values, fmt=fixed) -> str:
     return "[" + ", ".join(fmt(v) for v in values) + "]"
 
 
+@mirrored("render.js")
 def weights_vector(values) -> str:
     return vector(values, lambda v: short(v, keep_decimal=True))
 
 
+@mirrored("render.js")
 def tex(text: str) -> str:
     """A number string for use inside TeX: ASCII minus."""
     return text.replace(MINUS, "-")
@@ -63,6 +69,7 @@ def tiny(x: float) -> str:
     return f"{mantissa.replace('-', MINUS)} × 10<sup>{str(int(exponent)).replace('-', MINUS)}</sup>"
 
 
+@mirrored("render.js")
 def count(n: int) -> str:
     """A whole count with thousands separators: 124,439,808."""
     return f"{int(n):,}"
@@ -99,6 +106,7 @@ def token_tex(token: str) -> str:
 
 # ---------------------------------------------------------------- tables
 
+@mirrored("render.js")
 def html_table(table_id: str, header: list[str], rows: list[list[str]],
                bold_rows: set[int] = frozenset(), caption: str = "",
                wrap: set[int] = frozenset()) -> str:
@@ -127,6 +135,7 @@ def html_table(table_id: str, header: list[str], rows: list[list[str]],
     return "\n".join(lines)
 
 
+@mirrored("render.js")
 def inline_math(body: str) -> str:
     """Inline TeX inside raw HTML, marked as arithmatex marks it, so that
     MathJax (which only looks at .arithmatex) typesets it."""
@@ -141,6 +150,7 @@ def prose_math(text: str) -> str:
                   lambda m: html.unescape(m.group(1)), text)
 
 
+@mirrored("render.js")
 def math_block(body: str) -> str:
     """Display math as arithmatex (generic mode) writes it, so that it also
     works inside raw HTML."""
@@ -161,11 +171,13 @@ def signed_sum(terms, first: bool = True) -> str:
     return out.strip()
 
 
+@mirrored("render.js")
 def aligned(lines: list[tuple[str, str]]) -> str:
     """Display math, one 'left &= right' per line."""
     return aligned_rows(f"{l} &= {r}".lstrip() for l, r in lines)
 
 
+@mirrored("render.js")
 def aligned_rows(rows) -> str:
     """Display math, one row of an aligned environment per item, each
     with its own & (for rows that are not 'left &= right')."""

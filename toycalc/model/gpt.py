@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .mirror import mirrored
+
 LN_EPS = 1e-5
 GELU_C = math.sqrt(2.0 / math.pi)
 
@@ -304,6 +306,7 @@ def mlp(u2, p, cfg: Config) -> dict:
     return out
 
 
+@mirrored("gpt.js")
 def forward(params, cfg: Config, ids, heads: int | None = None,
             temperature: float = 1.0, mask: bool = True, past: dict | None = None) -> dict:
     """Run the model on ids ((T,) or (B, T)); return the trace.

@@ -33,6 +33,7 @@ import numpy as np
 from . import gpt, sizes
 from .configs import NANO_GPT
 from .files import not_regular
+from .mirror import mirrored
 from .yamlfile import excerpt
 
 CONFIG = NANO_GPT
@@ -92,6 +93,7 @@ def examples(inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------- running it
 
+@mirrored("gpt.js", "greedy")
 def generate(params, ids, steps: int = LENGTH, cfg: gpt.Config = CONFIG) -> np.ndarray:
     """Greedy decoding: append the most probable id, `steps` times.
     ids (T,) or (B, T) -> (.., T + steps)."""

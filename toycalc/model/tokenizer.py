@@ -4,6 +4,8 @@ Tokens keep their leading space (" cat"); the book prints it as ␣.
 """
 from __future__ import annotations
 
+from .mirror import mirrored
+
 SPACE_SIGN = "␣"
 
 
@@ -11,16 +13,19 @@ class TokenizerError(ValueError):
     pass
 
 
+@mirrored("gpt.js")
 def show(token: str) -> str:
     """A token as the book prints it: leading space as ␣."""
     return token.replace(" ", SPACE_SIGN)
 
 
+@mirrored("gpt.js")
 def shorten(text: str, limit: int = 40) -> str:
     """At most `limit` characters of a text a person typed, for a message."""
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+@mirrored("gpt.js")
 def vocabulary(vocab: list[str], limit: int = 30) -> str:
     """The vocabulary for a message: every token, when they are few."""
     if len(vocab) > limit:
@@ -28,6 +33,7 @@ def vocabulary(vocab: list[str], limit: int = 30) -> str:
     return f"The vocabulary is: {', '.join(show(t) for t in vocab)}"
 
 
+@mirrored("gpt.js")
 def tokenize(text: str, vocab: list[str]) -> list[int]:
     """Cut text into ids of vocab, always taking the longest match."""
     by_length = sorted(range(len(vocab)), key=lambda i: -len(vocab[i]))

@@ -222,9 +222,13 @@ def on_serve(server, config, builder):
 # and only those load the browser GPT, inside
 # the page's content, so that instant navigation runs them too.
 NANO_LIVE = re.compile(r"<(?:div|table|span|figure)\b[^>]*\sdata-nano-(?:sort|full|live)\b")   # a tag, not words about it
-NANO_ASSETS = ('<link rel="stylesheet" href="{}stylesheets/nanogpt.css">\n'
-               '<script src="{}javascripts/toygpt.js"></script>\n'
-               '<script src="{}javascripts/nanogpt.js"></script>\n')
+NANO_ASSETS = ('<link rel="stylesheet" href="{0}stylesheets/nanogpt.css">\n'
+               '<script src="{0}javascripts/render.js"></script>\n'
+               '<script src="{0}javascripts/gpt.js"></script>\n'
+               '<script src="{0}javascripts/draw.js"></script>\n'
+               '<script src="{0}javascripts/nano_gpt.js"></script>\n'
+               '<script src="{0}javascripts/dom.js"></script>\n'
+               '<script src="{0}javascripts/letters.js"></script>\n')
 
 
 def on_page_content(html, page, config, files):

@@ -51,7 +51,7 @@ def heat(table_id: str, M, kind: str, rows: list[int], row_names: list[str], col
 
 def one_tab_stop(table: str) -> str:
     """A matrix is one stop of the Tab key, its first cell; the arrow keys
-    move within it (docs/javascripts/nanogpt.js), so that an opened W_1
+    move within it (docs/javascripts/letters.js), so that an opened W_1
     does not put 9,216 stops between the reader and the next paragraph."""
     return table.replace('tabindex="-1"', 'tabindex="0"', 1)
 

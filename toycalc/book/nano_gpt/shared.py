@@ -5,7 +5,7 @@ output is wrapped in for the browser, and the checks of a call's options.
 A page registers a function with `@nano_gpt.table("embed")` (the page calls
 `{{ nano_gpt_table("embed") }}`), adding live=True when its output changes
 with the input: the browser draws it again for the reader's own letters
-(`nano_gpt.live`, which docs/javascripts/nanogpt.js mirrors and
+(`nano_gpt.live`, which docs/javascripts/nano_gpt.js mirrors and
 tests/book/test_nanogpt_switch.py holds to the same strings). Every matrix
 is `openable`. Time steps t and channels count from 0, as in the code;
 heads and blocks are named 1 to 3.
@@ -77,7 +77,7 @@ def letter_id(letter: str) -> int:
 
 
 def letter_at(run: Run, letter: str, t: int) -> int:
-    """The letter's id; "top": the most probable letter at position t (nanogpt.js: letterAt)."""
+    """The letter's id; "top": the most probable letter at position t (nano_gpt.js: letterAt)."""
     return int(np.argmax(run.trace["p"][t])) if letter == "top" else letter_id(letter)
 
 
@@ -99,7 +99,7 @@ def openable(name: str, function):
     """`function`, whose table, when it stops at "N more rows" (or columns),
     also names what it shows in data attributes: the registry name, its
     options (block, head, which, ...) and the example's letters, so that
-    docs/javascripts/nanogpt.js can compute the whole matrix in the page
+    docs/javascripts/nano_gpt.js can compute the whole matrix in the page
     and draw every cell in the same markup (tests/book/test_nanogpt_live.py
     holds the two to the same strings)."""
     signature = inspect.signature(function)
@@ -138,7 +138,7 @@ def full_shape(table: str) -> tuple[int, int]:
 # What changes with the input: the outputs registered with live=True are
 # marked with what they are (data-nano-live="kind:name") and their options
 # (data-nano-args, JSON, every default filled in), so that
-# docs/javascripts/nanogpt.js can draw them again for the reader's letters,
+# docs/javascripts/nano_gpt.js can draw them again for the reader's letters,
 # string for string as here (tests/book/test_nanogpt_switch.py). Sizes and
 # weights are left alone.
 

@@ -1,0 +1,52 @@
+"""The Node harness of the parity tests: docs/javascripts' modules run in
+Node (each is a CommonJS module there) on a job that Python writes.
+
+A runner is JavaScript that reads `job` (the JSON sent on stdin), loads
+the modules it needs with `js("draw")` (docs/javascripts/draw.js) and
+writes its answer to stdout. Each parity test module lists the twins its
+runner calls in JS_CASES ("file.js:name"); tests/test_mirrors.py reads those
+lists to tell that every function marked @mirrored has a parity case.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+JS = ROOT / "docs" / "javascripts"
+NODE = shutil.which("node") or "/usr/bin/node"
+
+PRELUDE = r"""
+const fs = require("fs");
+const path = require("path");
+const js = (name) => require(path.join(process.argv[1], `${name}.js`));
+const job = JSON.parse(fs.readFileSync(0, "utf8"));
+"""
+
+
+def need_node() -> None:
+    """Skip without Node, or fail on CI, where a skipped parity test would hide a drift."""
+    if not shutil.which(NODE):
+        message = "the parity tests need Node.js (sudo apt-get install nodejs)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def run_text(runner: str, job, timeout: int = 120) -> str:
+    """What `runner` writes for `job`."""
+    need_node()
+    out = subprocess.run([NODE, "-e", PRELUDE + runner, str(JS)], input=json.dumps(job), capture_output=True,
+                         text=True, timeout=timeout)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def run_json(runner: str, job, timeout: int = 120):
+    """What `runner` writes for `job`, read as JSON."""
+    return json.loads(run_text(runner, job, timeout))
