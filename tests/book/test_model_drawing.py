@@ -137,3 +137,45 @@ def test_home_opens_with_the_whole_model_for_every_heads_choice(site, toy):
         assert set(links) == set(model_drawing.PARTS)
         for href in links.values():
             assert (site / href / "index.html").is_file(), href
+
+
+# ---------------------------------------------------------------- the browser's twin
+
+JS_CASES = ["model_drawing.js:modelSvg", "model_drawing.js:modelFigure"]
+
+RUNNER = r"""
+const g = js("gpt"), m = js("model_drawing");
+const model = g.load(job.weights);
+process.stdout.write(JSON.stringify(job.runs.map((r) => {
+  const own = g.run(model, r.text, r.heads, 1);
+  const tokens = own.ids.map((i) => g.show(model.vocab[i]));
+  return {given: m.modelSvg(r.tr, tokens, model.vocab, r.links, r.here),
+          own: m.modelSvg(own, tokens, model.vocab, r.links, r.here),
+          figure: m.modelFigure(own, tokens, model.vocab, r.links)};
+})));
+"""
+
+
+def test_the_browser_draws_the_model_as_the_build_does(toy):
+    """model_drawing.js against model_drawing.py, string for string: on
+    toycalc's numbers, and on the browser's own forward pass."""
+    from nodejs import run_json
+    from toycalc.site.export import weights_data
+    cases, figures, runs = [], [], []
+    for k, (text, heads) in enumerate(EXAMPLES + [("the cat climbed the roof. the", 1)]):
+        ex = Example(toy, text=text, heads=heads)
+        links = model_drawing.TOY_PAGES if k % 2 else {}
+        here = ("ln1", "heads") if k == 2 else ()
+        tr = {"E_ids": ex.trace["E_ids"].tolist(), "P_t": ex.trace["P_t"].tolist(), "X": ex.trace["X"].tolist(),
+              "f": ex.trace["f"].tolist(), "z": ex.trace["z"].tolist(), "p": ex.trace["p"].tolist(),
+              "blocks": [{n: ex.block[n].tolist() for n in ("u", "Q", "K", "V", "weights", "attn", "h", "u2", "m", "y")}]}
+        runs.append({"text": text, "heads": heads, "tr": tr, "links": links, "here": list(here)})
+        tokens = [toy.show(i) for i in ex.ids]
+        cases.append(model_drawing.model_svg(ex.trace, tokens, toy.vocab, links, here))
+        figures.append(model_drawing.model_figure(ex.trace, tokens, toy.vocab, links))
+    drawn = run_json(RUNNER, {"weights": weights_data(toy), "runs": runs})
+    for want, figure, got, run in zip(cases, figures, drawn, runs):
+        assert got["given"] == want, (run["text"], run["heads"])
+        assert got["own"] == want, (run["text"], run["heads"])
+        assert got["figure"] == figure, (run["text"], run["heads"])
+    assert len(set(cases)) == len(cases)

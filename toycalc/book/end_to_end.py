@@ -17,7 +17,7 @@ from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
 from .example import Example, random_row
-from .model_drawing import TOY_PAGES, model_key, model_svg
+from . import model_drawing
 from .render import (approx_count, aligned, aligned_rows, count, fixed, html_table, inline_math as im,
                      math_block, short, signed_sum, tex, tex_vector, token_code, token_tex, token_text,
                      vector, weights_vector)
@@ -491,9 +491,7 @@ def model_figure(ex: Example, links: bool = False) -> str:
     (book/model_drawing.py), with its key; links=True: each part a link to
     the toy chapter's page that explains it."""
     tokens = [ex.model.show(i) for i in ex.ids]
-    drawing = model_svg(ex.trace, tokens, ex.model.vocab, TOY_PAGES if links else None)
-    return (f'<figure class="toy-figure model-figure" data-figure="model">{drawing}'
-            f'<figcaption>{model_key()}</figcaption></figure>')
+    return model_drawing.model_figure(ex.trace, tokens, ex.model.vocab, model_drawing.TOY_PAGES if links else None)
 
 
 @steps.figure("legend")

@@ -14,9 +14,11 @@ column (BAND): side by side on a wide screen, under each other on a phone,
 with no text ever scaled below its size. Each part of the model is a
 <g data-part="..."> (PARTS), a link to the page that explains it when the
 caller gives one (TOY_PAGES), and every cell carries its number in its <title>.
+docs/javascripts/model_drawing.js draws the same markup in the browser.
 """
 from __future__ import annotations
 
+from ..model.mirror import mirrored
 from ..model.tokenizer import show
 from .draw import esc, largest, strength, text_width
 from .render import fixed
@@ -236,6 +238,7 @@ def band_aria(band: list[Part]) -> str:
     return "The model, " + ", then ".join(names)
 
 
+@mirrored("model_drawing.js")
 def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | None = None,
               here: tuple = (), n_blocks: int = 1) -> str:
     """The whole model on this trace, as bands of SVG inside one figure.
@@ -249,6 +252,13 @@ def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | No
     drawn = "".join(band_svg(band, tokens, label_width, links or {}, here, n_blocks, k == framed[0])
                     for k, band in enumerate(cut))
     return f'<div class="model-bands">{drawn}</div>'
+
+
+@mirrored("model_drawing.js")
+def model_figure(trace: dict, tokens: list[str], vocab: list[str], links: dict | None = None) -> str:
+    """The drawing in its <figure>, its key as the caption."""
+    return (f'<figure class="toy-figure model-figure" data-figure="model">{model_svg(trace, tokens, vocab, links)}'
+            f'<figcaption>{model_key()}</figcaption></figure>')
 
 
 def model_key() -> str:
