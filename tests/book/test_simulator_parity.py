@@ -293,7 +293,7 @@ def test_a_build_with_other_weights_publishes_them(tmp_path, toy_model):
 
 def test_the_hook_needs_a_weights_file_and_names_a_bad_one(tmp_path, monkeypatch):
     from mkdocs.exceptions import PluginError
-    from toycalc.site import hooks
+    from toycalc.site import publish_weights as hooks
     monkeypatch.delenv("TOYCALC_WEIGHTS", raising=False)
     config = {"extra": {}, "config_file_path": str(tmp_path / "mkdocs.yml")}
     with pytest.raises(PluginError, match="extra.toycalc.weights is not set"):

@@ -5,7 +5,7 @@ import re
 import pytest
 from mkdocs.exceptions import PluginError
 
-from toycalc.site import hooks
+from toycalc.site import publish_mathjax as hooks
 
 
 def test_mathjax_files_exist():
