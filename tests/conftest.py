@@ -1,4 +1,6 @@
-"""Shared fixtures: the toy model, and builds of the site into temporary folders."""
+"""Shared fixtures: the toy model; the macros run in process on a page's
+text (macros, render_page, page_error); builds of the site into temporary
+folders (a real build is marked `build`: `make check` leaves those out)."""
 from __future__ import annotations
 
 import functools
@@ -10,6 +12,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlparse
 
 import pytest
@@ -60,6 +63,86 @@ def build_with_page(project: Path, text: str, weights: Path = DEFAULT_TOY) -> su
     env.pop("TOYCALC_NANOGPT", None)
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project / "site")],
                           cwd=project, env=env, capture_output=True, text=True, timeout=300)
+
+
+# ---------------------------------------------------------------- the macros, in process
+#
+# What a build does with a page's macros, without the build: define_env
+# registers them on a stand-in for mkdocs-macros' env, Jinja renders the
+# page's text with them (strict about unknown names, as mkdocs.yml asks),
+# and an error goes through the handlers the plugin calls (errors.py),
+# which log the one line the build prints.
+
+class FakePage:
+    def __init__(self, src_path: str):
+        self.file = SimpleNamespace(src_path=src_path)
+
+
+class FakeEnv:
+    """What define_env and the macros read of mkdocs-macros' env."""
+
+    def __init__(self, config):
+        self.conf, self.config = config, {"on_error_fail": True}
+        self.macros: dict = {}
+        self.page, self.markdown = None, ""
+
+    def macro(self, function, name=None):
+        self.macros[name or function.__name__] = function
+        return function
+
+
+@pytest.fixture(scope="session")
+def mkdocs_config():
+    from mkdocs.config import load_config
+    return load_config(str(ROOT / "mkdocs.yml"))
+
+
+@pytest.fixture
+def macros(mkdocs_config, monkeypatch):
+    """macros(weights=None, nano=None, claims=None): the env with every macro
+    registered, on these weights files (else the shipped ones) and claims mode."""
+    from toycalc.site import macros as module
+
+    def make(weights: Path | None = None, nano: Path | None = None, claims: str | None = None) -> FakeEnv:
+        for name, value in (("TOYCALC_WEIGHTS", weights), ("TOYCALC_NANOGPT", nano), ("TOYCALC_CLAIMS", claims)):
+            if value is None:
+                monkeypatch.delenv(name, raising=False)
+            else:
+                monkeypatch.setenv(name, str(value))
+        env = FakeEnv(mkdocs_config)
+        module.define_env(env)
+        return env
+    return make
+
+
+def render_page(env: FakeEnv, text: str, src_path: str = "bad.md") -> str:
+    """text as the macros plugin renders it (then on_post_page_macros), with
+    the blocks the macros kept put back; raises what the macros raise."""
+    import jinja2
+    from toycalc.site.blocks import put_back
+    from toycalc.site.page_checks import on_post_page_macros
+    env.page = FakePage(src_path)
+    jinja = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    jinja.globals.update(env.macros)
+    env.markdown = jinja.from_string(text).render()
+    on_post_page_macros(env)
+    return put_back(env.page, env.markdown)
+
+
+def page_error(env: FakeEnv, text: str, src_path: str = "bad.md") -> str:
+    """The line a build logs at error level for a page holding text (the
+    plugin's handlers, errors.py); fails when the page renders."""
+    from mkdocs_macros.errors import format_error
+    from toycalc.site import errors
+    try:
+        render_page(env, text, src_path)
+    except Exception as error:      # what MacrosPlugin.render catches
+        errors.LOGGED.clear()
+        shown = format_error(error, markdown=text, page=env.page)
+        (line,) = errors.LOGGED
+        assert "Traceback" not in shown
+        return line
+    pytest.fail(f"{text!r} rendered without an error")
 
 
 @pytest.fixture(scope="session")

@@ -61,10 +61,10 @@ def test_a_rebuild_reads_changed_code_again(tmp_path, monkeypatch):
         monkeypatch.setitem(sys.modules, name, sys.modules[name])  # restored afterwards
     build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "one")))
     before = sys.modules["toycalc.book.end_to_end"]
-    sys.modules["toycalc.site.macros"].LOADED_AT = 0  # as if a file had been saved since
+    sys.modules["toycalc.site.fresh"].LOADED_AT = 0  # as if a file had been saved since
     build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "two")))
     assert sys.modules["toycalc.book.end_to_end"] is not before
-    assert sys.modules["toycalc.site.macros"].LOADED_AT > 0
+    assert sys.modules["toycalc.site.fresh"].LOADED_AT > 0
     assert (tmp_path / "two" / "end-to-end" / "index.html").read_text(encoding="utf-8") == \
         (tmp_path / "one" / "end-to-end" / "index.html").read_text(encoding="utf-8")
 
