@@ -28,14 +28,17 @@ ROOT = Path(__file__).resolve().parent.parent
 ADDRESS = ("TOYCALC_SITE_URL", "TOYCALC_REPO_URL", "TOYCALC_EDIT_BRANCH")
 
 
-def build_site(site_dir: Path, weights: Path | None = None, address: dict | None = None) -> subprocess.CompletedProcess:
-    """mkdocs build --strict into site_dir, optionally with another weights
-    file; address: the site's and its repository's (else a local build's
-    none), as the Pages workflow sets them."""
-    env = {k: v for k, v in os.environ.items() if k not in ADDRESS and k != "TOYCALC_WEIGHTS"}
+def build_site(site_dir: Path, weights: Path | None = None, address: dict | None = None,
+               nano: Path | None = None) -> subprocess.CompletedProcess:
+    """mkdocs build --strict into site_dir, optionally with other weights
+    files (toy, nano-gpt); address: the site's and its repository's (else a
+    local build's none), as the Pages workflow sets them."""
+    env = {k: v for k, v in os.environ.items() if k not in (*ADDRESS, "TOYCALC_WEIGHTS", "TOYCALC_NANOGPT")}
     env |= dict(address or {}, NO_MKDOCS_2_WARNING="1")
     if weights is not None:
         env["TOYCALC_WEIGHTS"] = str(weights)
+    if nano is not None:
+        env["TOYCALC_NANOGPT"] = str(nano)
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -145,6 +148,19 @@ def page_error(env: FakeEnv, text: str, src_path: str = "bad.md") -> str:
     pytest.fail(f"{text!r} rendered without an error")
 
 
+# What `make check` leaves out (pyproject.toml lists the markers): a test
+# that builds a site of its own (marked build, or using project, server,
+# served or altered), a test in a browser (using chromium), a retraining
+# (marked train).
+def pytest_collection_modifyitems(items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if "chromium" in used:
+            item.add_marker(pytest.mark.browser)
+        if used & {"project", "server", "served", "altered"}:
+            item.add_marker(pytest.mark.build)
+
+
 @pytest.fixture(scope="session")
 def toy():
     return load_toy(DEFAULT_TOY)
@@ -169,6 +185,48 @@ def site(tmp_path_factory) -> Path:
     result = build_site(out)
     assert result.returncode == 0, result.stderr
     return out
+
+
+def altered_toy(add_token: bool = False) -> dict:
+    """The shipped toy weights with ␣the and ␣cat moved, a row of P and a
+    weight of ␣roof's column changed, and (add_token) a 13th token, ␣mat:
+    every number of the book changes, no sentence of it turns false."""
+    import yaml
+    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
+    data["E"][1] = [-0.5, 0.5, -0.5, 1]     # ␣the moves: the last token's q turns elsewhere
+    data["E"][2] = [0.5, -1, 0.5, 0]        # ␣cat moves
+    data["P"][3] = [-0.5, 0.5, 0.5, 0]
+    data["W_U"][1][6] = 0.5                  # ␣roof's column
+    if add_token:
+        data["vocab"].append("␣mat")
+        data["E"].append([0, 0.5, 1, -0.5])
+        for row, w in zip(data["W_U"], [0, 1, 1, 0.5]):
+            row.append(w)
+    return data
+
+
+def altered_nano(nano, path: Path) -> Path:
+    """nano-gpt with W_Q and W_U scaled by 1.5 and a loss curve halved."""
+    import numpy as np
+    params = {k: (v * 1.5 if k.endswith(("W_Q", "W_U")) else v).astype(np.float32) for k, v in nano.params.items()}
+    record = dict(nano.record, loss_curve=[round(v / 2, 8) for v in nano.record["loss_curve"]])
+    nanogpt.save(params, record, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def altered(tmp_path_factory, nano) -> SimpleNamespace:
+    """The site built once on other weights (altered_toy with ␣mat,
+    altered_nano), for the tests that check the book follows its weights:
+    .site, .toy, .nano (paths)."""
+    import yaml
+    root = tmp_path_factory.mktemp("altered")
+    toy_path = root / "toy.yaml"
+    toy_path.write_text(yaml.safe_dump(altered_toy(add_token=True), allow_unicode=True), encoding="utf-8")
+    nano_path = altered_nano(nano, root / "nano.npz")
+    result = build_site(root / "site", toy_path, nano=nano_path)
+    assert result.returncode == 0, result.stderr
+    return SimpleNamespace(site=root / "site", toy=toy_path, nano=nano_path)
 
 
 # ---------------------------------------------------------------- the browser

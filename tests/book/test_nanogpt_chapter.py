@@ -80,6 +80,7 @@ def test_record_describes_the_weights(nano):
     assert rec["loss_on_729"] == pytest.approx(train.eval_loss(nano.params), abs=1e-7)
 
 
+@pytest.mark.train
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_retraining_reproduces_the_shipped_weights_whatever_the_threads(tmp_path, nano, threads):
     """The documented command, run again with the machine's BLAS set to 1

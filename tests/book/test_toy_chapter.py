@@ -6,18 +6,17 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, build_site, page, page_error
+from conftest import ROOT, page, page_error
 from toycalc.book import end_to_end, toy_chapter
 from toycalc.model import gpt
 from toycalc.book.example import Example
-from toycalc.model.weights import DEFAULT_TOY, load_toy
+from toycalc.model.weights import load_toy
 
 M = "\u2212"
 CHAPTER = ["tokens", "embedding", "positions", "layernorm", "attention", "mlp", "output", "generation"]
@@ -325,22 +324,10 @@ def test_no_digit_typed_by_hand():
 
 # ---------------------------------------------------------------- the weights drive the chapter
 
-def changed_weights(tmp_path: Path) -> Path:
-    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
-    data["E"][1] = [0.5, 0, -0.5, 1]         # ␣the moves
-    data["P"][2] = [0.5, 0.5, -0.5, -0.5]
-    data["W_U"][2][7] = 1                    # ␣wall's column
-    path = tmp_path / "toy.yaml"
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    return path
-
-
-def test_chapter_follows_the_weights(tmp_path, pages):
-    weights = changed_weights(tmp_path)
-    result = build_site(tmp_path / "site", weights)
-    assert result.returncode == 0, result.stderr
-    built = {name: page(tmp_path / "site", f"toy/{name}") for name in CHAPTER}
-    check_tables(built, load_toy(weights))
+def test_chapter_follows_the_weights(altered, pages):
+    """Built on other weights (conftest.altered_toy)."""
+    built = {name: page(altered.site, f"toy/{name}") for name in CHAPTER}
+    check_tables(built, load_toy(altered.toy))
     for name, table_id in [("positions", "table-X"), ("positions", "table-order"), ("layernorm", "table-u"),
                            ("output", "table-softmax"), ("output", "table-temperatures"),
                            ("generation", "table-filter")]:
