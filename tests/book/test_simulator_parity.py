@@ -286,13 +286,13 @@ def test_a_build_with_other_weights_publishes_them(altered, toy_model):
 
 def test_the_hook_needs_a_weights_file_and_names_a_bad_one(tmp_path, monkeypatch):
     from mkdocs.exceptions import PluginError
-    from toycalc.site import publish_weights as hooks
+    from toycalc.site import publish_weights
     monkeypatch.delenv("TOYCALC_WEIGHTS", raising=False)
     config = {"extra": {}, "config_file_path": str(tmp_path / "mkdocs.yml")}
     with pytest.raises(PluginError, match="extra.toycalc.weights is not set"):
-        hooks.toy_weights([], config)
+        publish_weights.toy_weights([], config)
     bad = tmp_path / "bad.yaml"
     bad.write_text("vocab: [a]\n", encoding="utf-8")
     monkeypatch.setenv("TOYCALC_WEIGHTS", str(bad))
     with pytest.raises(PluginError, match="bad.yaml: key 'E' is missing"):
-        hooks.toy_weights([], config)
+        publish_weights.toy_weights([], config)

@@ -1,5 +1,5 @@
 """Which weights files a build reads: the one place that decides, for the
-macros (macros.py, runs.py) and the hooks (publish_weights.py, serve.py).
+macros' runs (runs.py) and the hooks (publish_weights.py, serve.py).
 
     toy       TOYCALC_WEIGHTS, else extra.toycalc.weights in mkdocs.yml
               (relative to mkdocs.yml); a build must name one
