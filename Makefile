@@ -1,11 +1,12 @@
-# Two commands for a newcomer: `make serve` (or `make build`) and `make test`.
+# Two commands for a newcomer: `make serve` (or `make build`) and `make test`;
+# `make check` is the quick loop while working (see below).
 # Each makes .venv with the pinned packages the first time.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve build test bench
+.PHONY: install serve build check test bench
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +21,18 @@ serve: $(STAMP)
 build: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
+# Both spread the tests over the machine's two cores (pytest-xdist), a
+# file's tests on one worker, so that each file's shared fixtures are made once.
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile
+
+# The model, book and site tests on the one shared build, without a
+# browser, the builds of their own or the retraining (pyproject.toml's
+# markers): under a minute. `make test` runs everything, as CI does.
+check: $(STAMP)
+	$(PYTEST) -q --ignore=tests/browser -m "not build and not browser and not train"
+
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 # The benchmarks (scripts printing figures with their goals; see README).
 # PyTorch, for train_speed.py's side-by-side: pip install -e '.[bench]'.

@@ -5,7 +5,7 @@ same pages with every macro call replaced by its output, their ratio (the
 goal), and the seconds of one in-process rebuild after an edit of the
 weights, as `mkdocs serve` does it (config reloaded, site rebuilt, warm
 imports; nano-gpt's run and the compiled templates kept, since their files
-did not change: see site/macros.py and site/speedups.py).
+did not change: see site/runs.py and site/speedups.py).
 
 The macros hand Markdown a one-line placeholder for each table and figure
 and put the HTML back after it (site/blocks.py), which spares Markdown
@@ -45,8 +45,8 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 def timed_build(config_file: Path, site: Path, cold: bool = True) -> float:
     if cold:   # nothing kept from the builds before, on either side
-        from toycalc.site import macros, speedups
-        macros.NANO_RUNS.clear()
+        from toycalc.site import runs, speedups
+        runs.NANO_RUNS.clear()
         speedups.COMPILED.compiled.clear()
         speedups.PAGE_CODE.clear()
     start = time.perf_counter()

@@ -1,4 +1,6 @@
-"""Shared fixtures: the toy model, and builds of the site into temporary folders."""
+"""Shared fixtures: the toy model; the macros run in process on a page's
+text (macros, render_page, page_error); builds of the site into temporary
+folders (a real build is marked `build`: `make check` leaves those out)."""
 from __future__ import annotations
 
 import functools
@@ -10,6 +12,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlparse
 
 import pytest
@@ -25,14 +28,17 @@ ROOT = Path(__file__).resolve().parent.parent
 ADDRESS = ("TOYCALC_SITE_URL", "TOYCALC_REPO_URL", "TOYCALC_EDIT_BRANCH")
 
 
-def build_site(site_dir: Path, weights: Path | None = None, address: dict | None = None) -> subprocess.CompletedProcess:
-    """mkdocs build --strict into site_dir, optionally with another weights
-    file; address: the site's and its repository's (else a local build's
-    none), as the Pages workflow sets them."""
-    env = {k: v for k, v in os.environ.items() if k not in ADDRESS and k != "TOYCALC_WEIGHTS"}
+def build_site(site_dir: Path, weights: Path | None = None, address: dict | None = None,
+               nano: Path | None = None) -> subprocess.CompletedProcess:
+    """mkdocs build --strict into site_dir, optionally with other weights
+    files (toy, nano-gpt); address: the site's and its repository's (else a
+    local build's none), as the Pages workflow sets them."""
+    env = {k: v for k, v in os.environ.items() if k not in (*ADDRESS, "TOYCALC_WEIGHTS", "TOYCALC_NANOGPT")}
     env |= dict(address or {}, NO_MKDOCS_2_WARNING="1")
     if weights is not None:
         env["TOYCALC_WEIGHTS"] = str(weights)
+    if nano is not None:
+        env["TOYCALC_NANOGPT"] = str(nano)
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -62,6 +68,99 @@ def build_with_page(project: Path, text: str, weights: Path = DEFAULT_TOY) -> su
                           cwd=project, env=env, capture_output=True, text=True, timeout=300)
 
 
+# ---------------------------------------------------------------- the macros, in process
+#
+# What a build does with a page's macros, without the build: define_env
+# registers them on a stand-in for mkdocs-macros' env, Jinja renders the
+# page's text with them (strict about unknown names, as mkdocs.yml asks),
+# and an error goes through the handlers the plugin calls (errors.py),
+# which log the one line the build prints.
+
+class FakePage:
+    def __init__(self, src_path: str):
+        self.file = SimpleNamespace(src_path=src_path)
+
+
+class FakeEnv:
+    """What define_env and the macros read of mkdocs-macros' env."""
+
+    def __init__(self, config):
+        self.conf, self.config = config, {"on_error_fail": True}
+        self.macros: dict = {}
+        self.page, self.markdown = None, ""
+
+    def macro(self, function, name=None):
+        self.macros[name or function.__name__] = function
+        return function
+
+
+@pytest.fixture(scope="session")
+def mkdocs_config():
+    from mkdocs.config import load_config
+    return load_config(str(ROOT / "mkdocs.yml"))
+
+
+@pytest.fixture
+def macros(mkdocs_config, monkeypatch):
+    """macros(weights=None, nano=None, claims=None): the env with every macro
+    registered, on these weights files (else the shipped ones) and claims mode."""
+    from toycalc.site import macros as module
+
+    def make(weights: Path | None = None, nano: Path | None = None, claims: str | None = None) -> FakeEnv:
+        for name, value in (("TOYCALC_WEIGHTS", weights), ("TOYCALC_NANOGPT", nano), ("TOYCALC_CLAIMS", claims)):
+            if value is None:
+                monkeypatch.delenv(name, raising=False)
+            else:
+                monkeypatch.setenv(name, str(value))
+        env = FakeEnv(mkdocs_config)
+        module.define_env(env)
+        return env
+    return make
+
+
+def render_page(env: FakeEnv, text: str, src_path: str = "bad.md") -> str:
+    """text as the macros plugin renders it (then on_post_page_macros), with
+    the blocks the macros kept put back; raises what the macros raise."""
+    import jinja2
+    from toycalc.site.blocks import put_back
+    from toycalc.site.page_checks import on_post_page_macros
+    env.page = FakePage(src_path)
+    jinja = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    jinja.globals.update(env.macros)
+    env.markdown = jinja.from_string(text).render()
+    on_post_page_macros(env)
+    return put_back(env.page, env.markdown)
+
+
+def page_error(env: FakeEnv, text: str, src_path: str = "bad.md") -> str:
+    """The line a build logs at error level for a page holding text (the
+    plugin's handlers, errors.py); fails when the page renders."""
+    from mkdocs_macros.errors import format_error
+    from toycalc.site import errors
+    try:
+        render_page(env, text, src_path)
+    except Exception as error:      # what MacrosPlugin.render catches
+        errors.LOGGED.clear()
+        shown = format_error(error, markdown=text, page=env.page)
+        (line,) = errors.LOGGED
+        assert "Traceback" not in shown
+        return line
+    pytest.fail(f"{text!r} rendered without an error")
+
+
+# What `make check` leaves out (pyproject.toml lists the markers): a test
+# that builds a site of its own (marked build, or using project, server,
+# served or altered), a test in a browser (using chromium), a retraining
+# (marked train).
+def pytest_collection_modifyitems(items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if "chromium" in used:
+            item.add_marker(pytest.mark.browser)
+        if used & {"project", "server", "served", "altered"}:
+            item.add_marker(pytest.mark.build)
+
+
 @pytest.fixture(scope="session")
 def toy():
     return load_toy(DEFAULT_TOY)
@@ -86,6 +185,48 @@ def site(tmp_path_factory) -> Path:
     result = build_site(out)
     assert result.returncode == 0, result.stderr
     return out
+
+
+def altered_toy(add_token: bool = False) -> dict:
+    """The shipped toy weights with ␣the and ␣cat moved, a row of P and a
+    weight of ␣roof's column changed, and (add_token) a 13th token, ␣mat:
+    every number of the book changes, no sentence of it turns false."""
+    import yaml
+    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
+    data["E"][1] = [-0.5, 0.5, -0.5, 1]     # ␣the moves: the last token's q turns elsewhere
+    data["E"][2] = [0.5, -1, 0.5, 0]        # ␣cat moves
+    data["P"][3] = [-0.5, 0.5, 0.5, 0]
+    data["W_U"][1][6] = 0.5                  # ␣roof's column
+    if add_token:
+        data["vocab"].append("␣mat")
+        data["E"].append([0, 0.5, 1, -0.5])
+        for row, w in zip(data["W_U"], [0, 1, 1, 0.5]):
+            row.append(w)
+    return data
+
+
+def altered_nano(nano, path: Path) -> Path:
+    """nano-gpt with W_Q and W_U scaled by 1.5 and a loss curve halved."""
+    import numpy as np
+    params = {k: (v * 1.5 if k.endswith(("W_Q", "W_U")) else v).astype(np.float32) for k, v in nano.params.items()}
+    record = dict(nano.record, loss_curve=[round(v / 2, 8) for v in nano.record["loss_curve"]])
+    nanogpt.save(params, record, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def altered(tmp_path_factory, nano) -> SimpleNamespace:
+    """The site built once on other weights (altered_toy with ␣mat,
+    altered_nano), for the tests that check the book follows its weights:
+    .site, .toy, .nano (paths)."""
+    import yaml
+    root = tmp_path_factory.mktemp("altered")
+    toy_path = root / "toy.yaml"
+    toy_path.write_text(yaml.safe_dump(altered_toy(add_token=True), allow_unicode=True), encoding="utf-8")
+    nano_path = altered_nano(nano, root / "nano.npz")
+    result = build_site(root / "site", toy_path, nano=nano_path)
+    assert result.returncode == 0, result.stderr
+    return SimpleNamespace(site=root / "site", toy=toy_path, nano=nano_path)
 
 
 # ---------------------------------------------------------------- the browser

@@ -94,7 +94,7 @@ def test_the_layout_holds():
                    "model.train", "book.example", "book.nano_example", "book.render", "book.end_to_end",
                    "book.path", "book.part", "book.toy", "book.toy.generation", "book.nano_gpt",
                    "book.nano_gpt.output", "book.what_changed", "book.claims",
-                   "site.macros", "site.hooks", "site.export", "site.reference", "__main__"):
+                   "site.macros", "site.publish_weights", "site.export", "site.reference", "__main__"):
         assert f"toycalc.{module}" in names, module
     assert {layer(n) for n in names} == {"model", "book", "site", "top"}
     top = {n for n in names if layer(n) == "top"}
@@ -110,7 +110,7 @@ def test_each_package_says_what_belongs_there():
 def test_one_macros_module_registers_everything():
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "modules: [toycalc.site.macros]" in config
-    assert "toycalc/site/hooks.py" in config
+    assert "toycalc/site/publish_mathjax.py" in config
 
 
 @pytest.fixture

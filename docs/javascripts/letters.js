@@ -1,5 +1,5 @@
 // letters.js: a page script: nano-gpt's pages (docs/nano-gpt/*.md; the
-// build adds it where a page has a live part, toycalc/site/hooks.py's
+// build adds it where a page has a live part, toycalc/site/publish_weights.py's
 // NANO_ASSETS). It wires the page to nano_gpt.js and gpt.js, on the
 // weights the build exports (javascripts/nanogpt-weights.json, fetched
 // the first time a reader asks for something, never before):

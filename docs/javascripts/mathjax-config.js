@@ -1,5 +1,5 @@
 // mathjax-config.js: a page script, on every page: MathJax's settings
-// (toycalc/site/hooks.py publishes MathJax itself).
+// (toycalc/site/publish_mathjax.py publishes MathJax itself).
 //
 // MathJax reads this before it loads. Formulas are typeset from the
 // \( \) and \[ \] that arithmatex leaves; TeX errors are recorded so the

@@ -3,14 +3,13 @@ the seed prints it; every number follows the weights file."""
 import re
 
 import pytest
-import yaml
 from bs4 import BeautifulSoup
 
-from conftest import build_site, page
+from conftest import page
 from toycalc.book import end_to_end
 from toycalc.book.example import Example
 from toycalc.book.render import token_text
-from toycalc.model.weights import DEFAULT_TOY, load_toy
+from toycalc.model.weights import load_toy
 
 M = "\u2212"
 
@@ -223,21 +222,6 @@ def test_step9_softmax_sorted(e2e):
 
 # ------------------------------------------------------------- the weights drive the page
 
-def altered_weights(tmp_path, add_token=False):
-    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
-    data["E"][2] = [0.5, -1, 0.5, 0]        # ␣cat moves
-    data["P"][3] = [-0.5, 0.5, 0.5, 0]
-    data["W_U"][1][6] = 0.5                  # ␣roof's column
-    if add_token:
-        data["vocab"].append("␣mat")
-        data["E"].append([0, 0.5, 1, -0.5])
-        for row, w in zip(data["W_U"], [0, 1, 1, 0.5]):
-            row.append(w)
-    path = tmp_path / "weights.yaml"
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    return path
-
-
 def expected_tables(weights):
     ex = Example(load_toy(weights))
     return {name: f(ex) for name, f in end_to_end.steps.registries["table"].items() if name not in ("attention", "weights")} | {
@@ -248,13 +232,11 @@ def table_html_ids(fragment):
     return re.search(r'<table id="([^"]+)"', fragment).group(1)
 
 
-@pytest.mark.parametrize("add_token", [False, True], ids=["changed", "V=13"])
-def test_page_follows_the_weights(tmp_path, e2e, add_token):
+def test_page_follows_the_weights(altered, e2e):
+    """Built on other weights with a 13th token (conftest.altered_toy)."""
     from bs4 import BeautifulSoup
-    weights = altered_weights(tmp_path, add_token)
-    result = build_site(tmp_path / "site", weights)
-    assert result.returncode == 0, result.stderr
-    built = default_view(page(tmp_path / "site", "end-to-end"))
+    weights = altered.toy
+    built = default_view(page(altered.site, "end-to-end"))
     for name, fragment in expected_tables(weights).items():
         table_id = table_html_ids(fragment)
         want = rows(BeautifulSoup(fragment, "html.parser"), table_id)
@@ -264,10 +246,10 @@ def test_page_follows_the_weights(tmp_path, e2e, add_token):
         assert body != rows(e2e, tid), f"{tid} did not change"
     text = " ".join(built.get_text(" ").split())
     assert "p = 0.395" not in text and "ln 0.395" not in text
-    if add_token:
-        assert len(rows(built, "table-E")) == 14 and len(rows(built, "table-softmax-h2")) == 14
-        assert "13 × 4 = 52" in text and "␣mat" in text
-        assert rows(built, "table-pieces")[-1][2] == "264"
+    # the 13th token, ␣mat
+    assert len(rows(built, "table-E")) == 14 and len(rows(built, "table-softmax-h2")) == 14
+    assert "13 × 4 = 52" in text and "␣mat" in text
+    assert rows(built, "table-pieces")[-1][2] == "264"
 
 
 def test_every_formula_is_where_mathjax_looks(site):

@@ -7,10 +7,9 @@ import re
 
 import numpy as np
 import pytest
-import yaml
 from bs4 import BeautifulSoup
 
-from conftest import build_site, page
+from conftest import page
 from toycalc.book import draw, minimap
 from toycalc.book.toy import generation as generation_page, output
 from toycalc.book.example import Example
@@ -177,23 +176,17 @@ def test_the_end_to_end_page_stays_light(site):
     assert (site / "end-to-end" / "index.html").stat().st_size < 260 * 1024
 
 
-def test_the_figures_follow_the_weights(tmp_path, site):
-    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
-    data["E"][2] = [0.5, -1, 0.5, 0]          # ␣cat moves
-    data["W_U"][1][6] = 0.5                    # ␣roof's column
-    weights = tmp_path / "weights.yaml"
-    weights.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    result = build_site(tmp_path / "site", weights)
-    assert result.returncode == 0, result.stderr
-    new, old = Example(load_toy(weights)), Example(load_toy(DEFAULT_TOY))
+def test_the_figures_follow_the_weights(altered):
+    """Built on other weights (conftest.altered_toy)."""
+    new, old = Example(load_toy(altered.toy)), Example(load_toy(DEFAULT_TOY))
     for where in ("end-to-end", "toy/attention"):
-        shown = variant(page(tmp_path / "site", where), new.n_heads)
+        shown = variant(page(altered.site, where), new.n_heads)
         drawn = {}
         for f in shown.select('figure[data-figure="attention"]'):
             drawn |= titles(f)
         assert drawn == attention_titles(new)
         assert drawn != attention_titles(old)
-    shown = variant(page(tmp_path / "site", "end-to-end"), new.n_heads)
+    shown = variant(page(altered.site, "end-to-end"), new.n_heads)
     bars = {t.get_text() for t in shown.select('figure[data-figure="probabilities"] rect title')}
     assert bars == {f"p({new.model.show(i)}) = {fixed(new.p_last[i])}" for i in range(len(new.p_last))}
     changed = [i for i in range(len(old.p_last)) if fixed(old.p_last[i]) != fixed(new.p_last[i])]

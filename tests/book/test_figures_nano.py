@@ -7,10 +7,9 @@ import re
 
 import numpy as np
 import pytest
-import yaml
 from bs4 import BeautifulSoup
 
-from conftest import build_site, page
+from conftest import page
 from toycalc.book import draw, what_changed
 from toycalc.book.nano_gpt import nano_gpt, preliminaries, self_attention, transformer
 from toycalc.book.example import Example
@@ -19,7 +18,7 @@ from toycalc.book.render import count, fixed
 from toycalc.model import gpt, nanogpt, sizes, train
 from toycalc.model.configs import GPT2_SMALL, LLAMA2_7B
 from toycalc.model.nanogpt import Nano
-from toycalc.model.weights import DEFAULT_TOY, load_toy
+from toycalc.model.weights import load_toy
 
 # figure -> (page, the id of the table it draws, beside which it stands)
 PLACES = {
@@ -313,29 +312,17 @@ def test_the_contributor_page_lists_the_figure_macros(site):
         assert [re.search(r'\("([^"]+)"', c).group(1) for c in calls] == list(registry)
 
 
-def test_figures_follow_altered_weights(tmp_path, monkeypatch, site, nano, ex):
-    """Another toy weights file and another nano-gpt (weights and record):
-    the figures show the new numbers and none of the old."""
-    data = yaml.safe_load(DEFAULT_TOY.read_text(encoding="utf-8"))
-    # End to End's altered weights, and ␣the moves: the last token's q turns elsewhere (with
-    # rotary positions P is dropped, so only E moves q and k)
-    data["E"][2], data["P"][3], data["W_U"][1][6] = [0.5, -1, 0.5, 0], [-0.5, 0.5, 0.5, 0], 0.5
-    data["E"][1] = [-0.5, 0.5, -0.5, 1]
-    toy_path = tmp_path / "toy.yaml"
-    toy_path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    params = {k: (v * 1.5 if k.endswith(("W_Q", "W_U")) else v).astype(np.float32) for k, v in nano.params.items()}
-    record = dict(nano.record, loss_curve=[round(v / 2, 8) for v in nano.record["loss_curve"]])
-    nano_path = tmp_path / "nano.npz"
-    nanogpt.save(params, record, nano_path)
-    monkeypatch.setenv(nanogpt.ENV, str(nano_path))
-    result = build_site(tmp_path / "site", toy_path)
-    assert result.returncode == 0, result.stderr
-    altered_nano, altered_ex = nanogpt.load(nano_path), Example(load_toy(toy_path))
-    check_figures(tmp_path / "site", altered_nano, altered_ex)
+def test_figures_follow_altered_weights(altered, site):
+    """Another toy weights file and another nano-gpt (weights and record,
+    conftest.altered_toy and altered_nano; ␣the moves, so the last token's q
+    turns elsewhere: with rotary positions P is dropped, so only E moves q
+    and k): the figures show the new numbers and none of the old."""
+    altered_nano, altered_ex = nanogpt.load(altered.nano), Example(load_toy(altered.toy))
+    check_figures(altered.site, altered_nano, altered_ex)
     for name in ("nano-attention", "nano-generate", "nano-loss", "modern-rope"):
         old = [titles(f) for f in figures_on(site, name)]
-        new = [titles(f) for f in figures_on(tmp_path / "site", name)]
+        new = [titles(f) for f in figures_on(altered.site, name)]
         assert old != new, f"{name} did not change"
     # the What changed counts do not depend on the weights: the same figures
     for name in ("modern-params", "modern-kv"):
-        assert [titles(f) for f in figures_on(site, name)] == [titles(f) for f in figures_on(tmp_path / "site", name)]
+        assert [titles(f) for f in figures_on(site, name)] == [titles(f) for f in figures_on(altered.site, name)]

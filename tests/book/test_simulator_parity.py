@@ -270,31 +270,24 @@ def test_the_build_publishes_the_weights_the_macros_use(site, toy_model):
     assert (site / "stylesheets" / "simulator.css").is_file()
 
 
-def test_a_build_with_other_weights_publishes_them(tmp_path, toy_model):
-    """Change a number of toy.yaml: the simulator's weights follow."""
-    from conftest import build_site
-    changed = tmp_path / "toy.yaml"
-    changed.write_text(DEFAULT_TOY.read_text(encoding="utf-8").replace(
-        "  - [ 1,   -0.5,  0,   -0.5]   # 2  ␣cat", "  - [ 0.75, -0.5,  0,   -0.5]   # 2  ␣cat"),
-        encoding="utf-8")
-    model = load_toy(changed)
-    assert model.params["E"][2, 0] == 0.75
-    out = tmp_path / "site"
-    result = build_site(out, weights=changed)
-    assert result.returncode == 0, result.stderr
-    published = json.loads((out / "javascripts" / "toy-weights.json").read_text(encoding="utf-8"))
-    assert published["E"][2][0] == 0.75 and published == json.loads(weights_json(model))
+def test_a_build_with_other_weights_publishes_them(altered, toy_model):
+    """Other weights (conftest.altered_toy: ␣cat's row of E is [0.5, -1, 0.5, 0]):
+    the simulator's weights follow."""
+    model = load_toy(altered.toy)
+    assert model.params["E"][2, 0] == 0.5 and toy_model.params["E"][2, 0] != 0.5
+    published = json.loads((altered.site / "javascripts" / "toy-weights.json").read_text(encoding="utf-8"))
+    assert published["E"][2][0] == 0.5 and published == json.loads(weights_json(model))
 
 
 def test_the_hook_needs_a_weights_file_and_names_a_bad_one(tmp_path, monkeypatch):
     from mkdocs.exceptions import PluginError
-    from toycalc.site import hooks
+    from toycalc.site import publish_weights
     monkeypatch.delenv("TOYCALC_WEIGHTS", raising=False)
     config = {"extra": {}, "config_file_path": str(tmp_path / "mkdocs.yml")}
     with pytest.raises(PluginError, match="extra.toycalc.weights is not set"):
-        hooks.toy_weights([], config)
+        publish_weights.toy_weights([], config)
     bad = tmp_path / "bad.yaml"
     bad.write_text("vocab: [a]\n", encoding="utf-8")
     monkeypatch.setenv("TOYCALC_WEIGHTS", str(bad))
     with pytest.raises(PluginError, match="bad.yaml: key 'E' is missing"):
-        hooks.toy_weights([], config)
+        publish_weights.toy_weights([], config)

@@ -1,8 +1,8 @@
 """A weights file typed by hand: each mistake gets one clear message, in
 Python and in the build (non-zero exit, no traceback)."""
 import pytest
+from mkdocs.exceptions import PluginError
 
-from conftest import build_site
 from toycalc.model.weights import DEFAULT_TOY, WeightsError, load_toy
 
 TOY = DEFAULT_TOY.read_text(encoding="utf-8")
@@ -53,12 +53,13 @@ def test_bad_file_message(tmp_path, what, mutate, message):
 
 @pytest.mark.parametrize("what, mutate, message",
                          [BAD_FILES[i] for i in (1, 2, 5, 6, 8, 9)], ids=lambda v: v if isinstance(v, str) else "")
-def test_bad_file_fails_the_build_without_traceback(tmp_path, what, mutate, message):
+def test_bad_file_stops_the_build_with_its_message(macros, tmp_path, what, mutate, message):
+    """The macros load the weights as the build starts: the same message
+    stops it (tests/site/test_build_failures.py builds one for real)."""
     path = write_bad(tmp_path, mutate)
-    result = build_site(tmp_path / "site", weights=path)
-    assert result.returncode != 0
-    assert message in result.stderr and str(path) in result.stderr
-    assert "Traceback" not in result.stderr + result.stdout
+    with pytest.raises(PluginError) as err:
+        macros(weights=path)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
 
 
 def test_missing_file(tmp_path):

@@ -1,12 +1,17 @@
 """A mistake in a page's macro call stops the build with one line naming the
-page and what exists, never a traceback, never a published error page."""
+page and what exists, never a traceback, never a published error page.
+The macros run in process on the page's text (conftest.macros,
+page_error); a few real builds prove the wiring."""
 import ast
+import io
+import logging
 import re
 
 import pytest
 import yaml
+from mkdocs.exceptions import PluginError
 
-from conftest import ROOT, build_with_page
+from conftest import ROOT, build_with_page, page, page_error, render_page
 from toycalc.book import claims
 from toycalc.book.example import Example
 from toycalc.model.weights import DEFAULT_TOY
@@ -22,26 +27,31 @@ from toycalc.model.weights import DEFAULT_TOY
     ('{{ claim("blocks", name="W_1", layout="I|J") }}',
      "bad.md: claim('blocks'): layout = 'I|J': block 'J' is none of I, -I, 0"),
 ])
-def test_bad_macro_call(project, call, message):
-    result = build_with_page(project, f"# Bad\n\nA page with a mistake: {call}\n")
+def test_bad_macro_call(macros, call, message):
+    assert message in page_error(macros(), f"# Bad\n\nA page with a mistake: {call}\n")
+
+
+@pytest.mark.build
+def test_a_bad_macro_call_stops_the_build(project):
+    """The wiring of the above: the build stops, says it in one line, publishes no error page."""
+    result = build_with_page(project, '# Bad\n\nA page with a mistake: {{ table("nope") }}\n')
     assert result.returncode != 0
-    assert message in result.stderr
+    assert "bad.md: table('nope'): no such table; the tables are: pieces, ids, E," in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert not (project / "site" / "bad" / "index.html").exists()
 
 
-def test_a_good_page_builds(project):
-    result = build_with_page(project, '# Good\n\np = {{ number("p", heads=1) }}\n')
-    assert result.returncode == 0, result.stderr
-    assert "p = 0.426" in (project / "site" / "bad" / "index.html").read_text(encoding="utf-8")
+def test_a_good_page_renders(macros):
+    assert "p = 0.426" in render_page(macros(), '# Good\n\np = {{ number("p", heads=1) }}\n')
 
 
-@pytest.mark.parametrize("link", ["[gone](nowhere.md)", "[gone](end-to-end.md#no-such-step)",
-                                  "[gone](#not-here)"])
-def test_a_broken_link_fails_the_build(project, link):
-    result = build_with_page(project, f"# Links\n\nSee {link}.\n")
+@pytest.mark.build
+def test_a_broken_link_fails_the_build(project):
+    links = ["nowhere.md", "end-to-end.md#no-such-step", "#not-here"]
+    result = build_with_page(project, "# Links\n\n" + "".join(f"See [gone]({link}).\n\n" for link in links))
     assert result.returncode != 0
-    assert "bad.md" in result.stderr
+    for link in links:
+        assert any("bad.md" in line and f"'{link}'" in line for line in result.stderr.splitlines()), link
 
 
 def changed_weights(tmp_path, change):
@@ -81,28 +91,13 @@ def new_token(token):
     return change
 
 
-@pytest.mark.parametrize("change, message", [
-    (entry("W_O", 0, 1, 0.5),  # End to End says W_O = I
-     "end-to-end.md: the text claims identity(name='W_O'), but W_O is not the identity matrix"),
-    (entry("W_Q", 2, 0, 1),    # Attention says each column of W_Q holds a single one
-     "toy/attention.md: the text claims picks_columns(name='W_Q'), but column 1 of W_Q has 2 non-zero entries"),
-])
-def test_a_false_claim_fails_the_build(tmp_path, change, message):
-    """Weights that make a sentence of the book false stop the build."""
-    from conftest import build_site
-    result = build_site(tmp_path / "site", changed_weights(tmp_path, change))
-    assert result.returncode != 0 and "Traceback" not in result.stderr
-    assert message in result.stderr
-
-
-def test_claims_about_the_prediction(project):
-    assert build_with_page(project, '# C\n\n{{ claim("top_token", token="␣roof", heads=2) }}\n').returncode == 0
+def test_claims_about_the_prediction(macros):
+    env = macros()
+    assert render_page(env, '# C\n\n{{ claim("top_token", token="␣roof", heads=2) }}\n') == "# C\n\n"
     for call in ('claim("top_token", token="␣roof", heads=1)',
                  'claim("top_token", token="␣roof")'):  # the reader may choose any heads
-        result = build_with_page(project, f'# C\n\n{{{{ {call} }}}}\n')
-        assert result.returncode != 0
         assert ("the text claims top_token(token='␣roof'), but the most probable token with 1 head is ␣cat"
-                in result.stderr)
+                in page_error(env, f'# C\n\n{{{{ {call} }}}}\n'))
 
 
 # ---------------------------------------------------------------- the toy chapter's claims
@@ -138,6 +133,8 @@ def test_a_claim_with_a_bad_option_says_what_exists(toy, what, options, message)
 
 # (page, the call it makes, a change to the weights, what the build then says)
 CHANGES = [
+    ("../end-to-end.md", 'claim("identity", name="W_O")', entry("W_O", 0, 1, 0.5),
+     "identity(name='W_O'), but W_O is not the identity matrix"),
     ("attention.md", 'claim("picks_columns", name="W_Q")', entry("W_Q", 2, 0, 1),
      "picks_columns(name='W_Q'), but column 1 of W_Q has 2 non-zero entries"),
     ("mlp.md", 'claim("blocks", name="W_1", layout="I|-I")', entry("W_1", 0, 4, 0.5),
@@ -163,45 +160,36 @@ CHANGES = [
 
 
 @pytest.mark.parametrize("page, call, change, message", CHANGES, ids=[c[1].split('"')[1] for c in CHANGES])
-def test_weights_that_break_a_claim_of_the_chapter_stop_the_build(project, tmp_path, page, call, change, message):
-    """Each claim the chapter makes, on a page of its own, with weights that make it false."""
+def test_weights_that_break_a_claim_of_the_book_stop_the_build(macros, tmp_path, page, call, change, message):
+    """Each claim the book makes, on a page of its own, with weights that make it false."""
     assert call in (ROOT / "docs" / "toy" / page).read_text(encoding="utf-8")
-    result = build_with_page(project, f"# C\n\nA sentence{{{{ {call} }}}}.\n", changed_weights(tmp_path, change))
-    assert result.returncode != 0 and "Traceback" not in result.stderr + result.stdout
-    assert f"bad.md: the text claims {message}: rewrite the sentence or the weights" in result.stderr
+    weights = changed_weights(tmp_path, change)
+    line = page_error(macros(weights), f"# C\n\nA sentence{{{{ {call} }}}}.\n")
+    assert line == f"bad.md: the text claims {message}: rewrite the sentence or the weights ({weights})"
 
 
-def test_claims_can_warn_instead_of_stopping_the_build(tmp_path):
-    """TOYCALC_CLAIMS=warn: the same line is printed as a warning, the build
-    passes (strict), and the page marks the sentence; the default stays strict."""
-    import os
-    from conftest import build_site, page
+def test_claims_can_warn_instead_of_stopping_the_build(macros, tmp_path, monkeypatch, caplog):
+    """TOYCALC_CLAIMS=warn: the same line is printed as a warning, outside
+    mkdocs' loggers (so that --strict does not count it), and the page marks
+    the sentence; the default stays strict."""
     weights = changed_weights(tmp_path, entry("W_O", 0, 1, 0.5))
     message = "end-to-end.md: the text claims identity(name='W_O'), but W_O is not the identity matrix"
-    os.environ["TOYCALC_CLAIMS"] = "warn"
-    try:
-        warned = build_site(tmp_path / "site", weights)
-    finally:
-        del os.environ["TOYCALC_CLAIMS"]
-    assert warned.returncode == 0, warned.stderr
-    assert any(line.startswith(f"WARNING -  {message}: rewrite the sentence or the weights (")
-               for line in warned.stderr.splitlines())
-    (note,) = page(tmp_path / "site", "end-to-end").select(".claim-broken")
-    assert note.get_text() == ("This sentence was written for the book's weights and does not hold for these: "
-                               "W_O is not the identity matrix.")
-    assert build_site(tmp_path / "strict", weights).returncode != 0
+    text = '# E\n\nW_O is the identity{{ claim("identity", name="W_O") }}.\n'
+    env = macros(weights, claims="warn")
+    from toycalc.site.errors import claims_log
+    (printed,) = [h for h in claims_log.handlers if type(h) is logging.StreamHandler]   # stderr
+    monkeypatch.setattr(printed, "stream", io.StringIO())
+    shown = render_page(env, text, "end-to-end.md")
+    assert shown == ('# E\n\nW_O is the identity<span class="claim-broken" role="note">This sentence was written '
+                     "for the book's weights and does not hold for these: W_O is not the identity matrix.</span>.")
+    assert f"WARNING -  {message}: rewrite the sentence or the weights ({weights})\n" in printed.stream.getvalue()
+    assert not [r for r in caplog.records if r.name.startswith("mkdocs")]
+    assert page_error(macros(weights), text, "end-to-end.md").startswith(message)
 
 
-def test_an_unknown_claims_mode_is_named(tmp_path):
-    import os
-    from conftest import build_site
-    os.environ["TOYCALC_CLAIMS"] = "loose"
-    try:
-        result = build_site(tmp_path / "site")
-    finally:
-        del os.environ["TOYCALC_CLAIMS"]
-    assert result.returncode != 0 and "Traceback" not in result.stderr
-    assert "TOYCALC_CLAIMS='loose': expected strict" in result.stderr
+def test_an_unknown_claims_mode_is_named(macros):
+    with pytest.raises(PluginError, match=re.escape("TOYCALC_CLAIMS='loose': expected strict")):
+        macros(claims="loose")
 
 
 @pytest.mark.parametrize("text", [
@@ -209,25 +197,22 @@ def test_an_unknown_claims_mode_is_named(tmp_path):
     'The loss is\n{{ formula("loss", heads=2) }}\n',    # the paragraph runs into it
     'The table:\n{{ table("E") }}\n',
 ])
-def test_display_math_inside_a_paragraph_stops_the_build(project, text):
+def test_display_math_inside_a_paragraph_stops_the_build(macros, text):
     """Markdown keeps raw HTML only as a block of its own: inside a sentence
     the formula lands in a <p> and the reader sees raw TeX."""
-    result = build_with_page(project, f"# Bad\n\n{text}\n")
-    assert result.returncode != 0
-    assert "bad.md: a formula, table or figure sits inside a paragraph" in result.stderr
-    assert "Traceback" not in result.stderr + result.stdout
+    with pytest.raises(PluginError, match="bad.md: a formula, table or figure sits inside a paragraph"):
+        render_page(macros(), f"# Bad\n\n{text}\n")
 
 
-def test_display_math_on_its_own_line_builds(project):
-    result = build_with_page(project, '# Good\n\nThe loss is\n\n{{ formula("loss") }}\n\n'
-                             '!!! note\n\n    {{ table("E") | indent(4) }}\n')
-    assert result.returncode == 0, result.stderr
+def test_display_math_on_its_own_line_builds(macros):
+    shown = render_page(macros(), '# Good\n\nThe loss is\n\n{{ formula("loss") }}\n\n'
+                        '!!! note\n\n    {{ table("E") | indent(4) }}\n')
+    assert '<table id="table-E"' in shown and "\\[" in shown
 
 
 def test_every_macro_has_a_description(site):
     """The contributor page lists every macro with the first paragraph of
     its docstring: none may be empty, and no TeX leaks into it."""
-    from conftest import page
     tables = page(site, "contributing").select("table[id^=table-macro-]")
     rows = [tr.find_all("td") for t in tables for tr in t.select("tbody tr")]
     assert len(rows) > 150

@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, build_site
 from toycalc.model.weights import DEFAULT_TOY
 
@@ -35,6 +37,7 @@ def test_check_reports_a_sentence_it_cannot_cut():
     assert result.returncode == 1 and 'cannot cut "␣jumped"' in result.stderr
 
 
+@pytest.mark.build
 def test_two_builds_give_the_same_site(site, tmp_path):
     """Byte for byte, every file but the sitemap (which carries the day)."""
     result = build_site(tmp_path / "again")
@@ -49,6 +52,7 @@ def test_two_builds_give_the_same_site(site, tmp_path):
     assert different == []
 
 
+@pytest.mark.build
 def test_a_rebuild_reads_changed_code_again(tmp_path, monkeypatch):
     """As under mkdocs serve: a second build in the same process, after
     toycalc's code changed, runs the new code, not the modules in memory."""
@@ -61,14 +65,15 @@ def test_a_rebuild_reads_changed_code_again(tmp_path, monkeypatch):
         monkeypatch.setitem(sys.modules, name, sys.modules[name])  # restored afterwards
     build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "one")))
     before = sys.modules["toycalc.book.end_to_end"]
-    sys.modules["toycalc.site.macros"].LOADED_AT = 0  # as if a file had been saved since
+    sys.modules["toycalc.site.fresh"].LOADED_AT = 0  # as if a file had been saved since
     build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "two")))
     assert sys.modules["toycalc.book.end_to_end"] is not before
-    assert sys.modules["toycalc.site.macros"].LOADED_AT > 0
+    assert sys.modules["toycalc.site.fresh"].LOADED_AT > 0
     assert (tmp_path / "two" / "end-to-end" / "index.html").read_text(encoding="utf-8") == \
         (tmp_path / "one" / "end-to-end" / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.build
 def test_a_site_published_under_a_repository_path(tmp_path, monkeypatch):
     """GitHub Pages serves a project at https://USER.github.io/REPO/: the
     sitemap and the 404 page must point there. The address is given as

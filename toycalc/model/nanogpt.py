@@ -22,7 +22,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -40,8 +39,7 @@ CONFIG = NANO_GPT
 VOCAB = ("A", "B", "C")
 LENGTH = 6                     # letters to sort; the model sees 2 * LENGTH - 1 ids
 WEIGHTS_DIR = Path(__file__).parent.parent / "weights"
-DEFAULT_NPZ = WEIGHTS_DIR / "nanogpt.npz"
-ENV = "TOYCALC_NANOGPT"        # another .npz for the build (its .json beside it)
+DEFAULT_NPZ = WEIGHTS_DIR / "nanogpt.npz"   # a build may read another: site/weights_files.py
 
 
 class NanoWeightsError(ValueError):
@@ -129,20 +127,16 @@ def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
     record_path(path).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
-def chosen_path() -> Path:
-    return Path(os.environ.get(ENV) or DEFAULT_NPZ)
-
-
 MAX_RECORD_BYTES = 100_000     # nanogpt.json, the record
 
 
-def load(path: str | Path | None = None) -> Nano:
+def load(path: str | Path = DEFAULT_NPZ) -> Nano:
     """Read and validate the weights (and their record, if present); a
     missing, extra or misshapen array gets a message naming the file, the
     array and the shape it must have. Each array's size and header are
     checked before its numbers are read, so a small archive that would
     expand to gigabytes is refused at once. Parameters come back in float64."""
-    path = chosen_path() if path is None else Path(path)
+    path = Path(path)
     where = str(path)
     shapes = sizes.param_shapes(CONFIG)
     kind = not_regular(path)

@@ -1,2 +1,2 @@
-"""MkDocs glue: the one macros module that registers every part's functions,
-the build hooks, the weights exported for the browser, the contributor page's list."""
+"""MkDocs glue, one concern a file: the macros module that registers every part's
+functions, the hooks (MathJax, weights, staged build, serve, speedups, pages, blocks)."""

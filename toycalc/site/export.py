@@ -1,14 +1,14 @@
 """The toy model's weights as JSON, for the simulator in the browser.
 
 The build publishes this file as `javascripts/toy-weights.json` (see
-hooks.py), read from the same weights file the macros use, so a
-change to toy.yaml changes the simulator too. Nothing here knows
-mkdocs-macros: `weights_path` reads the MkDocs config directly.
+publish_weights.py), read from the same weights file the macros use
+(weights_files.py), so a change to toy.yaml changes the simulator too;
+and nano-gpt's as `javascripts/nanogpt-weights.json`. Nothing here knows
+MkDocs.
 """
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import base64
@@ -22,16 +22,6 @@ from ..model.weights import MATRICES, Model
 
 WEIGHTS_URI = "javascripts/toy-weights.json"
 NANO_URI = "javascripts/nanogpt-weights.json"
-
-
-def weights_path(config) -> Path | None:
-    """TOYCALC_WEIGHTS, else extra.toycalc.weights (relative to mkdocs.yml);
-    None when neither is set."""
-    chosen = os.environ.get("TOYCALC_WEIGHTS") or (config["extra"] or {}).get("toycalc", {}).get("weights")
-    if not chosen:
-        return None
-    path = Path(chosen)
-    return path if path.is_absolute() else Path(config["config_file_path"]).parent / path
 
 
 def weights_data(model: Model) -> dict:
@@ -89,7 +79,7 @@ def packed(values: np.ndarray) -> dict:
 
 
 def nano_weights_data(nano: Nano) -> dict:
-    """nano-gpt for the browser (docs/javascripts/toygpt.js unpacks it): the
+    """nano-gpt for the browser (docs/javascripts/gpt.js unpacks it): the
     sizes, the letters, and every parameter packed, the blocks' by name."""
     cfg, params = nano.cfg, nano.params
     return {"vocab": list(VOCAB), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx,

@@ -1,4 +1,5 @@
-"""Three things that keep the build fast, installed by hooks.py.
+"""Three things that keep the build fast, installed by speedup_hooks.py
+through pinned.py (each reaches inside a dependency).
 
 1. The print page (mkdocs-print-site-plugin 2.9, pinned) in linear time.
 The plugin makes each page's heading ids unique on the combined page with
@@ -15,8 +16,8 @@ from __future__ import annotations
 import re
 
 import jinja2
-from mkdocs.theme import Theme
-from mkdocs_print_site_plugin import urls
+
+from . import pinned
 
 # the id of an h1-h6, sup or li tag (the elements the plugin renames), in that tag
 OWN_ID = re.compile(r'<(h[1-6]|sup|li)(\s[^>]*?\bid=")([^"]*)"')
@@ -26,27 +27,12 @@ def update_anchor_ids(page_html: str, page_key: str) -> str:
     return OWN_ID.sub(lambda m: f'<{m[1]}{m[2]}{page_key}-{m[3]}"', page_html)
 
 
-def install() -> None:
-    """Both, in place: the plugin's function (which `urls.fix_internal_links`
-    calls), and every theme environment MkDocs makes (for the pages and the
-    print page's own) given the one cache of compiled templates."""
-    urls.update_anchor_ids = update_anchor_ids
-    if not getattr(Theme.get_env, "keeps_compiled", False):
-        make_env = Theme.get_env
-
-        def get_env(self):
-            env = make_env(self)
-            env.bytecode_cache = COMPILED
-            return env
-        get_env.keeps_compiled = True
-        Theme.get_env = get_env
-
-
 # 2. The theme's templates, compiled once per process. MkDocs makes a new
 # Jinja environment for every build (and the print page one more), and
-# `mkdocs serve` rebuilds in one process: compiling Material's templates again took a tenth of a
-# rebuild. Jinja keys each template by its name and its source's checksum,
-# so an edited override is compiled anew.
+# `mkdocs serve` rebuilds in one process: compiling Material's templates
+# again took a tenth of a rebuild. Every theme environment gets this one
+# cache (keep_theme_compiled). Jinja keys each template by its name and its
+# source's checksum, so an edited override is compiled anew.
 
 class CompiledTemplates(jinja2.BytecodeCache):
     def __init__(self):
@@ -63,6 +49,13 @@ class CompiledTemplates(jinja2.BytecodeCache):
 COMPILED = CompiledTemplates()
 
 
+def keep_theme_compiled(env: jinja2.Environment, theme) -> None:
+    """The pages' environment (env, from the on_env hook) and those the
+    theme makes after it (the print page's) share COMPILED."""
+    env.bytecode_cache = COMPILED
+    pinned.keep_theme_envs_compiled(theme, COMPILED)
+
+
 # 3. The pages' templates, compiled once per text. mkdocs-macros compiles
 # each page's Markdown as a Jinja template in a new environment on every
 # build; under `mkdocs serve` most pages are the same text as last time (an
@@ -74,6 +67,7 @@ PAGES_KEPT = 500        # texts; a long serve session edits pages many times
 
 
 def keep_compiled_pages(jinja_env: jinja2.Environment) -> None:
+    """The macros plugin's environment compiles each page's text once."""
     compile_source = jinja_env.compile
     syntax = (jinja_env.block_start_string, jinja_env.block_end_string, jinja_env.variable_start_string,
               jinja_env.variable_end_string, jinja_env.comment_start_string, jinja_env.comment_end_string,
@@ -90,4 +84,4 @@ def keep_compiled_pages(jinja_env: jinja2.Environment) -> None:
                 PAGE_CODE.clear()
             PAGE_CODE[key] = compile_source(source)
         return PAGE_CODE[key]
-    jinja_env.compile = compiled
+    pinned.replace_compile(jinja_env, compiled)

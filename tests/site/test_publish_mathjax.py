@@ -5,23 +5,23 @@ import re
 import pytest
 from mkdocs.exceptions import PluginError
 
-from toycalc.site import hooks
+from toycalc.site import publish_mathjax
 
 
 def test_mathjax_files_exist():
-    files = hooks.mathjax_files(hooks.mathjax_dir())
+    files = publish_mathjax.mathjax_files(publish_mathjax.mathjax_dir())
     assert any(name.endswith("MathJax_Main-Regular.woff") for name in files)
-    for name in [*files, *hooks.MATHJAX_PARTS]:
-        assert (hooks.mathjax_dir() / name).is_file(), name
+    for name in [*files, *publish_mathjax.MATHJAX_PARTS]:
+        assert (publish_mathjax.mathjax_dir() / name).is_file(), name
 
 
 def test_a_build_without_mathjax_fonts_or_parts_fails(tmp_path):
     (tmp_path / "es5").mkdir()
     (tmp_path / "es5" / "startup.js").write_text("")
     with pytest.raises(PluginError, match="MathJax's fonts are missing"):
-        hooks.mathjax_files(tmp_path)
+        publish_mathjax.mathjax_files(tmp_path)
     with pytest.raises(PluginError, match="MathJax files es5/core.js, es5/input/tex.js, .* are missing"):
-        hooks.mathjax_script(tmp_path)
+        publish_mathjax.mathjax_script(tmp_path)
 
 
 def test_a_build_without_mathjax_fails(monkeypatch):
@@ -29,15 +29,15 @@ def test_a_build_without_mathjax_fails(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "mathjax" else real(name, *a))
     with pytest.raises(PluginError, match="MathJax is missing"):
-        hooks.on_files([], config=None)
+        publish_mathjax.on_files([], config=None)
 
 
 def test_the_site_serves_its_own_mathjax(site):
     mathjax = site / "javascripts" / "mathjax"
     script = (mathjax / "mathjax.js").read_text(encoding="utf-8")
-    assert len(script) > 700_000 and script.startswith((hooks.mathjax_dir() / "es5/startup.js").read_text()[:200])
+    assert len(script) > 700_000 and script.startswith((publish_mathjax.mathjax_dir() / "es5/startup.js").read_text()[:200])
     # the fonts the script asks for, from beside itself, and those the config preloads
-    fonts = {f.name for f in (mathjax / hooks.FONTS).glob("*.woff")}
+    fonts = {f.name for f in (mathjax / publish_mathjax.FONTS).glob("*.woff")}
     config = (site / "javascripts" / "mathjax-config.js").read_text(encoding="utf-8")
     preloaded = re.findall(r'"([\w-]+)"', re.search(r'for \(const name of \[(.*?)\]\)', config).group(1))
     assert len(preloaded) == 3 and {f"MathJax_{name}.woff" for name in preloaded} <= fonts

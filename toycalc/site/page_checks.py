@@ -1,0 +1,55 @@
+"""What the macros plugin does with a page once its macros ran
+(`on_post_page_macros`, which macros.py passes on): refuse a display block
+inside a paragraph, then open a chapter page with its minimap."""
+from __future__ import annotations
+
+import re
+
+from mkdocs.exceptions import PluginError
+
+from ..book.minimap import minimap
+
+# A display block (formula, table, figure, one div per heads choice) is
+# raw HTML, and Markdown keeps raw HTML only as a block of its own: set
+# inside a sentence, it ends up in a <p>, where arithmatex no longer sees
+# its \\[ and the reader gets raw TeX. So a block must start its line
+# and follow a blank line (or another HTML line).
+BLOCK = re.compile(r"<(div|table|figure)\b")
+FENCE = re.compile(r"^\s*(```|~~~)")
+INLINE_CODE = re.compile(r"`[^`]*`")
+
+
+def display_in_paragraph(markdown: str) -> list[str]:
+    """The lines of rendered Markdown where a display block sits inside a
+    paragraph, with the text in front of it; code fences are skipped."""
+    found, previous, fenced = [], "", False
+    for line in markdown.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        line = INLINE_CODE.sub(lambda m: " " * len(m.group()), line)  # `<figure>` in prose is code
+        block = None if fenced else BLOCK.search(line)
+        if block:
+            before = line[:block.start()].strip()
+            if before and not before.endswith(">"):  # after HTML, it is inside a block already
+                found.append(before[-60:])
+            elif previous.strip() and not previous.lstrip().startswith("<"):
+                found.append(previous.strip()[-60:])
+        previous = line
+    return found
+
+
+def on_post_page_macros(env):
+    """Refuse display math (or any display block) inside a paragraph; then
+    open every chapter page with its "you are here" map, under the title."""
+    bad = display_in_paragraph(env.markdown)
+    if bad:
+        raise PluginError(f"{env.page.file.src_path}: a formula, table or figure sits inside a "
+                          f"paragraph, after '{bad[0]}': put its macro on a line of its own, "
+                          "with a blank line before it")
+    page = env.page.file.src_path if env.page else ""
+    drawn = minimap(page)
+    if drawn:
+        lines = env.markdown.split("\n")
+        title = next((k for k, line in enumerate(lines) if line.startswith("# ")), -1)
+        lines.insert(title + 1, "\n" + drawn)
+        env.markdown = "\n".join(lines)

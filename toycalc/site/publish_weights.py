@@ -1,0 +1,71 @@
+"""MkDocs hook: publish the weights the macros read, for the browser's
+runs (export.py writes them as JSON): the toy's for the simulator and the
+weights editor, nano-gpt's for its pages' live parts, whose scripts go
+only on the pages that have such a part (NANO_ASSETS)."""
+from __future__ import annotations
+
+import re
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
+
+from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
+from toycalc.model.weights import WeightsError, load_toy
+from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json
+from toycalc.site.weights_files import weights_files
+
+SERVING = False      # set once per process: a hook module outlives serve's rebuilds
+
+
+def on_startup(command, dirty):
+    global SERVING
+    SERVING = command == "serve"
+
+
+def on_files(files, config):
+    toy_weights(files, config)
+    nano_weights(files, config)
+    return files
+
+
+def toy_weights(files, config) -> None:
+    """Publish the toy's weights, for docs/javascripts/gpt.js (the Simulator, End to End)."""
+    try:
+        model = load_toy(weights_files(config).toy)
+    except WeightsError as e:
+        if SERVING:       # the macros show the error on every page; the simulator waits
+            return
+        raise PluginError(str(e)) from None
+    files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
+
+
+def nano_weights(files, config) -> None:
+    """Publish nano-gpt's weights for the nano-gpt pages' browser runs."""
+    try:
+        nano = load_nano(weights_files(config).nano)
+    except NanoWeightsError as e:
+        raise PluginError(str(e)) from None
+    files.append(File.generated(config, NANO_URI, content=nano_weights_json(nano)))
+
+
+# The pages with a live part of nano-gpt (the "Letters to sort" field, a
+# matrix that opens in full, numbers that can follow the reader's letters)
+# and only those load the browser GPT, inside
+# the page's content, so that instant navigation runs them too.
+NANO_LIVE = re.compile(r"<(?:div|table|span|figure)\b[^>]*\sdata-nano-(?:sort|full|live)\b")   # a tag, not words about it
+NANO_ASSETS = ('<link rel="stylesheet" href="{0}stylesheets/nanogpt.css">\n'
+               '<script src="{0}javascripts/render.js"></script>\n'
+               '<script src="{0}javascripts/gpt.js"></script>\n'
+               '<script src="{0}javascripts/draw.js"></script>\n'
+               '<script src="{0}javascripts/nano_gpt.js"></script>\n'
+               '<script src="{0}javascripts/dom.js"></script>\n'
+               '<script src="{0}javascripts/letters.js"></script>\n')
+
+
+def on_page_content(html, page, config, files):
+    if not NANO_LIVE.search(html):
+        return html
+    root = get_relative_url(".", page.url)
+    root = "" if root == "." else root + "/"
+    return html + "\n" + NANO_ASSETS.format(root, root, root)

@@ -1,0 +1,38 @@
+"""Which weights files a build reads: the one place that decides, for the
+macros' runs (runs.py) and the hooks (publish_weights.py, serve.py).
+
+    toy       TOYCALC_WEIGHTS, else extra.toycalc.weights in mkdocs.yml
+              (relative to mkdocs.yml); a build must name one
+    nano-gpt  TOYCALC_NANOGPT, else the shipped weights/nanogpt.npz
+              (model/nanogpt.DEFAULT_NPZ; its record .json beside it)
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from mkdocs.exceptions import PluginError
+
+from ..model.nanogpt import DEFAULT_NPZ
+
+TOY_ENV = "TOYCALC_WEIGHTS"
+NANO_ENV = "TOYCALC_NANOGPT"
+
+
+class WeightsFiles(NamedTuple):
+    toy: Path
+    nano: Path
+
+
+def weights_files(config) -> WeightsFiles:
+    """The toy's and nano-gpt's weights files for this build (config: the
+    MkDocs config, or any mapping with its "extra" and "config_file_path")."""
+    toy = os.environ.get(TOY_ENV) or (config["extra"] or {}).get("toycalc", {}).get("weights")
+    if not toy:
+        raise PluginError("mkdocs.yml: extra.toycalc.weights is not set: "
+                          "expected the path of the toy weights file")
+    toy = Path(toy)
+    if not toy.is_absolute():
+        toy = Path(config["config_file_path"]).parent / toy
+    return WeightsFiles(toy=toy, nano=Path(os.environ.get(NANO_ENV) or DEFAULT_NPZ))
