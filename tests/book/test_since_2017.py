@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 
 from conftest import page
 from toycalc.book import what_changed
-from toycalc.model import gpt, nanogpt, sizes
+from toycalc.model import gpt, inference, nanogpt, sizes
 from toycalc.book.example import Example
 from toycalc.model.configs import GPT2_SMALL, LLAMA2_7B
 
@@ -233,8 +233,8 @@ def test_running_on_from_the_cache_equals_the_whole_text(switches):
 
 def test_generation_with_the_cache_gives_the_same_tokens_and_probabilities(toy):
     n = toy.cfg.n_ctx - len(SENTENCE_IDS) + 1
-    cached = gpt.generate(toy.params, toy.cfg, SENTENCE_IDS, n, 2, cached=True)
-    whole = gpt.generate(toy.params, toy.cfg, SENTENCE_IDS, n, 2, cached=False)
+    cached = inference.generate(toy.params, toy.cfg, SENTENCE_IDS, n, 2, cached=True)
+    whole = inference.generate(toy.params, toy.cfg, SENTENCE_IDS, n, 2, cached=False)
     assert cached[0] == whole[0] and len(cached[0]) == toy.cfg.n_ctx + 1
     np.testing.assert_allclose(cached[1], whole[1], rtol=1e-12, atol=1e-15)
     assert toy.vocab[cached[0][5]] == " roof"

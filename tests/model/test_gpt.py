@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from references import assert_grads_match
-from toycalc.model import gpt, sizes
+from toycalc.model import gpt, inference, sizes
 from toycalc.model.tokenizer import tokenize
 
 SENTENCE = "the cat climbed the"
@@ -125,13 +125,13 @@ def test_generate_with_a_chooser_and_a_stop_token(toy):
     def choose(p):
         seen.append(p)
         return len(seen) % 3  # the, ␣the, ␣cat, the, ...
-    out, probs = gpt.generate(toy.params, toy.cfg, ids, 3, 2, temperature=0.5, choose=choose)
+    out, probs = inference.generate(toy.params, toy.cfg, ids, 3, 2, temperature=0.5, choose=choose)
     assert out == ids + [1, 2, 0] and len(probs) == 3
     # the chooser sees each step's probabilities, at the temperature asked
     for n, p in enumerate(seen):
         expected = gpt.forward(toy.params, toy.cfg, out[:len(ids) + n], 2, temperature=0.5)["p"][-1]
         np.testing.assert_allclose(p, expected, atol=1e-12)
     # a stop token ends it as soon as it is chosen; no room, no run
-    out, probs = gpt.generate(toy.params, toy.cfg, ids, 3, 2, choose=lambda p: 11, stop=(11,))
+    out, probs = inference.generate(toy.params, toy.cfg, ids, 3, 2, choose=lambda p: 11, stop=(11,))
     assert out == ids + [11] and len(probs) == 1
-    assert gpt.generate(toy.params, toy.cfg, ids, 0) == (ids, [])
+    assert inference.generate(toy.params, toy.cfg, ids, 0) == (ids, [])

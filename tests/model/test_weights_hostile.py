@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from toycalc.book.example import Example
-from toycalc.model import gpt, nanogpt, weights
+from toycalc.model import gpt, inference, nanogpt, weights
 from toycalc.model.weights import DEFAULT_TOY, WeightsError, load_toy
 
 TOY = DEFAULT_TOY.read_text(encoding="utf-8")
@@ -176,7 +176,7 @@ def test_the_yaml_is_read_by_libyaml_where_built():
 # ---------------------------------------------------------------- the forward pass
 
 def test_an_overflow_in_the_forward_pass_names_matrix_row_and_column(toy):
-    with pytest.raises(gpt.TraceError) as err:
+    with pytest.raises(inference.TraceError) as err:
         Example(toy, temperature=1e-310).trace
     assert str(err.value).startswith("the forward pass overflows: z, row 0, column ")
     assert "is -inf" in str(err.value) or "is inf" in str(err.value)
@@ -185,14 +185,14 @@ def test_an_overflow_in_the_forward_pass_names_matrix_row_and_column(toy):
 def test_a_nan_inside_the_block_is_found_where_it_appears(toy):
     trace = gpt.forward(toy.params, toy.cfg, [1, 2, 3])
     trace["blocks"][0]["mlp_pre"][2, 5] = np.nan
-    with pytest.raises(gpt.TraceError, match=r"mlp_pre, row 2, column 5 is nan"):
-        gpt.check_finite(trace)
+    with pytest.raises(inference.TraceError, match=r"mlp_pre, row 2, column 5 is nan"):
+        inference.check_finite(trace)
 
 
 def test_the_masked_scores_are_not_an_overflow(toy):
     trace = gpt.forward(toy.params, toy.cfg, [1, 2, 3])
     assert np.isneginf(trace["blocks"][0]["scores"]).any()
-    assert gpt.check_finite(trace) is trace
+    assert inference.check_finite(trace) is trace
 
 
 def test_a_sentence_longer_than_P_names_P(toy):

@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..model import gpt
+from ..model import gpt, inference
 from ..model.tokenizer import SPACE_SIGN, TokenizerError, show, shorten, tokenize, vocabulary
 from ..model.weights import Model
 
@@ -53,7 +53,7 @@ class Example:
         if len(self.ids) > self.model.cfg.n_ctx:   # say which rows are missing: the weights file's P
             raise ValueError(f"{len(self.ids)} tokens, but the model has {self.model.cfg.n_ctx} "
                              "positions (the rows of P)")
-        return gpt.checked_forward(self.model.params, self.model.cfg, self.ids,
+        return inference.checked_forward(self.model.params, self.model.cfg, self.ids,
                                    self.n_heads, self.temperature)
 
     @property
@@ -91,7 +91,7 @@ class Example:
     @cached_property
     def stepped_trace(self) -> dict:
         params = dict(self.model.params, E=self.stepped_E)
-        return gpt.checked_forward(params, self.model.cfg, self.ids, self.n_heads, self.temperature)
+        return inference.checked_forward(params, self.model.cfg, self.ids, self.n_heads, self.temperature)
 
     @property
     def stepped_loss(self) -> float:

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..model import gpt, nanogpt, sizes
+from ..model import gpt, inference, nanogpt, sizes
 from .draw import arrows_svg, figure, line_chart_svg, nice_ticks, stacked_bars_svg
 from .example import Example
 from .part import Part
@@ -351,7 +351,7 @@ def rope_gap_number(ex: Example) -> str:
 @what_changed.number("generated")
 def generated_number(ex: Example) -> str:
     """The sentence continued greedily until the context is full: one token per free position, and one more from the full context."""
-    ids, _ = gpt.generate(ex.model.params, ex.model.cfg, ex.ids, _new_tokens(ex), ex.n_heads)
+    ids, _ = inference.generate(ex.model.params, ex.model.cfg, ex.ids, _new_tokens(ex), ex.n_heads)
     return html_escape_tokens(ex, ids)
 
 
@@ -402,14 +402,14 @@ def _share(part: int, total: int) -> str:
 
 
 def _new_tokens(ex: Example) -> int:
-    return gpt.room(ex.model.cfg, len(ex.ids))
+    return inference.room(ex.model.cfg, len(ex.ids))
 
 
 def _generation(ex: Example) -> list[dict]:
     """Each step of greedy generation with and without the cache."""
     params, cfg, n = ex.model.params, ex.model.cfg, _new_tokens(ex)
-    full_ids, full_p = gpt.generate(params, cfg, ex.ids, n, ex.n_heads, cached=False)
-    cached_ids, cached_p = gpt.generate(params, cfg, ex.ids, n, ex.n_heads, cached=True)
+    full_ids, full_p = inference.generate(params, cfg, ex.ids, n, ex.n_heads, cached=False)
+    cached_ids, cached_p = inference.generate(params, cfg, ex.ids, n, ex.n_heads, cached=True)
     if full_ids != cached_ids:
         raise ValueError(f"the KV cache changed the text: {full_ids} against {cached_ids}")
     steps, T0 = [], len(ex.ids)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...model import gpt
+from ...model import gpt, inference
 from ...model.tokenizer import SPACE_SIGN, show, tokenize
 from ..draw import bars_svg, figure
 from ..example import Example
@@ -90,7 +90,7 @@ def _generate(ex: Example, rule: Rule, text: str) -> tuple[tuple[int, ...], list
 
     stop = tuple(i for i, t in enumerate(model.vocab) if t == EOT)
     # the whole text again at every step, as the chapter tells it (no KV cache)
-    out, probs = gpt.generate(model.params, model.cfg, ids, gpt.room(model.cfg, len(ids)), ex.n_heads,
+    out, probs = inference.generate(model.params, model.cfg, ids, inference.room(model.cfg, len(ids)), ex.n_heads,
                               cached=False, temperature=rule.temperature, choose=choose, stop=stop)
     steps = [Step(tuple(out[:len(ids) + n]), p, q, out[len(ids) + n])
              for n, (p, q) in enumerate(zip(probs, drawn_from))]
@@ -251,6 +251,6 @@ def stop_number(ex: Example, text: str = "") -> str:
 
 @toy.number("room")
 def room_number(ex: Example, text: str = "") -> str:
-    """How many tokens generation can add after a text: n_ctx − T + 1 (gpt.room)."""
+    """How many tokens generation can add after a text: n_ctx − T + 1 (inference.room)."""
     T = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
-    return str(gpt.room(ex.model.cfg, T))
+    return str(inference.room(ex.model.cfg, T))
