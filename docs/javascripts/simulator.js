@@ -5,9 +5,10 @@
 //
 // It only wires controls to the twins: gpt.js runs the model, render.js
 // prints the numbers, draw.js and end_to_end.js draw the figures, and
-// later.js builds what the reader sees first. On the Simulator page each
-// step of the path is a section of tables, with the weights editor
-// (weights_editor.js) above them; on End to End (data-into="path") the
+// later.js builds what the reader sees first. On the Simulator page the
+// whole model is drawn first (model_drawing.js), then each step of the
+// path is a section of tables, with the weights editor (weights_editor.js)
+// above them; on End to End (data-into="path") the
 // tables go into the path's panels, and the page's heads chooser
 // (path.js) picks the heads. Text typed by the reader is only ever
 // written with textContent.
@@ -27,7 +28,8 @@
 })(typeof self !== "undefined" ? self : this, "simulator",
    ["gpt", "render", "draw", "end_to_end", "dom", "later"].concat(
      // the Simulator page's simulator has the weights editor
-     typeof document === "undefined" || document.querySelector("#live-simulator:not([data-into])") ? ["weights_editor"] : []),
+     typeof document === "undefined" || document.querySelector("#live-simulator:not([data-into])")
+       ? ["weights_editor", "model_drawing"] : []),
    function (gpt, render, draw, endToEnd, dom, later) {
   "use strict";
 
@@ -148,13 +150,17 @@
 
   // ------------------------------------------------------------ where the tables go
 
-  /** The simulator's own page: one section per step. */
-  function showSteps(results, steps) {
-    if (results.children.length !== steps.length) {
-      results.replaceChildren(...steps.map(() => el("section", { class: "sim-step" })));
+  /** The simulator's own page: the whole model drawn (model_drawing.js),
+   *  then one section per step. */
+  function showSteps(results, steps, model, tr) {
+    if (results.children.length !== steps.length + 1) {
+      results.replaceChildren(...[0, ...steps].map(() => el("section", { class: "sim-step" })));
     }
+    const tokens = Array.from(tr.ids, (i) => show(model.vocab[i]));
+    later.showParts(results.children[0], [() => el("h2", { text: "The whole model" }),
+      () => drawn(self.toycalc.model_drawing.modelFigure(tr, tokens, model.vocab))]);
     steps.forEach(({ n, title, parts }, k) =>
-      later.showParts(results.children[k], [() => el("h2", { text: `${n}. ${title}` }), ...parts]));
+      later.showParts(results.children[k + 1], [() => el("h2", { text: `${n}. ${title}` }), ...parts]));
     results.hidden = false;
   }
 
@@ -382,7 +388,7 @@
     const choice = choose(sim, tr, o);
     sim.trace = tr; sim.choice = choice;
     const all = steps(model, tr, choice);
-    if (!path) showSteps(ui.results, all);
+    if (!path) showSteps(ui.results, all, model, tr);
     else {
       // the book's own run keeps the book's panels, with their sums
       const isBook = ui.text.value === sim.bookText && o.temperature === 1 && !o.sampled;

@@ -188,3 +188,21 @@ def test_each_part_of_the_model_on_home_opens_its_page(visit):
     page.wait_for_url("**/toy/attention/")
     page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
     assert "Attention" in page.locator("h1").first.text_content()
+
+
+@pytest.mark.parametrize("heads", [1, 4])
+def test_the_simulator_redraws_the_whole_model_for_the_readers_sentence(visit, toy, heads):
+    page = visit().open("/simulator/")
+    page.wait_for_selector('#sim-results figure[data-figure="model"]')
+    page.locator(f'input[name=sim-heads][value="{heads}"]').check()
+    type_sentence(page, DOG)
+    ex = Example(toy, text=DOG, heads=heads)
+    figure = '#sim-results figure[data-figure="model"]'
+    assert page.locator(f'{figure} g[data-part="heads"]').count() == heads
+    shown = [v.replace(" ", "␣") for v in toy.vocab]
+    T = len(ex.ids)
+    want = [f"p after {ex.model.show(ex.ids[t])} (position {t + 1}), p({shown[i]}): {fixed(ex.trace['p'][t, i])}"
+            for t in range(T) for i in range(len(shown))]
+    assert drawn_titles(page, f'{figure} g[data-part="softmax"] rect title') == want
+    answer = page.locator(f"{figure} text.answer").evaluate("t => t.firstChild.textContent")
+    assert answer == ex.model.show(ex.top_id)
