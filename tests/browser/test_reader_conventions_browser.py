@@ -41,13 +41,13 @@ def test_the_scheme_follows_the_system_then_the_toggle(visit):
     assert scheme_of(page) == "default"
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", MAIN_PAGES)
-def test_no_serious_violation_in_either_scheme(visit, path, scheme):
+def test_no_serious_violation_in_the_dark_scheme(visit, path):
+    """The light scheme at 1280 px: test_every_page_on_a_desktop runs axe on every page."""
     v = visit()
-    v.page.emulate_media(color_scheme=scheme)
+    v.page.emulate_media(color_scheme="dark")
     page = v.open(path)
-    assert scheme_of(page) == {"light": "default", "dark": "slate"}[scheme]
+    assert scheme_of(page) == "slate"
     violations = axe_violations(page)
     assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
             if x["impact"] in ("serious", "critical", "moderate")] == []
