@@ -23,9 +23,10 @@
 })(typeof self !== "undefined" ? self : this, "model_drawing", ["render", "draw", "gpt"], function (render, draw, gpt) {
   "use strict";
 
-  const { fixed } = render, { esc, largest, strength, textWidth } = draw;
+  const { fixed } = render, { esc, largest, sign, strength, textWidth } = draw;
   const ATTENTION = ["ln1", "Q", "K", "V", "heads", "W_O"];
   const MLP = ["ln2", "mlp"];
+  const IN_BLOCK = ATTENTION.concat(MLP, ["add1", "add2"]);   // what the block's frame holds
   const GROUPS = [["tokens", "E", "P", "X"], ["ln1", "Q", "K", "V", "heads", "W_O", "add1"],
                   ["ln2", "mlp", "add2"], ["lnf", "W_U", "softmax", "next"]];
   const CELL = 12, PITCH = 14, HEAD_CELL = 11, GAP = 10, BAND = 336;
@@ -43,7 +44,7 @@
   }
 
   function cellMark(x, y, w, value, scale, kind, title) {
-    const cls = kind === "signed" ? (value > 0 ? "v-pos" : value < 0 ? "v-neg" : "v-zero") : "v-prob";
+    const cls = kind === "signed" ? `v-${sign(value)}` : "v-prob";
     return `<rect x="${x}" y="${y}" width="${w - 1}" height="${CELL}" class="${cls}" ` +
            `fill-opacity="${strength(value / scale)}"><title>${esc(title)}: ${fixed(value)}</title></rect>`;
   }
@@ -142,8 +143,7 @@
   /** The block's frame and the branches' boxes, drawn under the parts. */
   function frames(placed, centre, bottom, nBlocks, firstBlock) {
     let out = "";
-    const framed = placed.filter(([p]) => ATTENTION.includes(p.name) || MLP.includes(p.name) ||
-                                          p.name === "add1" || p.name === "add2");
+    const framed = placed.filter(([p]) => IN_BLOCK.includes(p.name));
     if (framed.length) {
       const last = framed[framed.length - 1], x0 = framed[0][1] - 6, x1 = last[1] + last[0].width + 6;
       out += `<rect class="block" x="${x0}" y="${STREAM_Y - 14}" width="${x1 - x0}" ` +
@@ -191,14 +191,12 @@
       centre[p.name] = x + Math.floor(p.width / 2);
       x += p.width + GAP;
     }
-    const framed = placed.some(([p]) => ATTENTION.includes(p.name) || MLP.includes(p.name) ||
-                                        p.name === "add1" || p.name === "add2");
+    const framed = placed.some(([p]) => IN_BLOCK.includes(p.name));
     const body = tokenNames(tokens, labelWidth, links) + frames(placed, centre, bottom, nBlocks, firstBlock) +
       `<path class="stream" d="M${labelWidth - 4} ${STREAM_Y}H${BAND - 8}"/>` +
       `<path class="stream-end" d="M${BAND - 8} ${STREAM_Y - 4}l7 4l-7 4z"/>` +
       placed.map(([p, px]) => partGroup(p, px, centre, bottom, links, here)).join("");
-    const height = bottom + (framed ? 24 : 8), labels = [];
-    for (const p of band) if (!labels.includes(p.label)) labels.push(p.label);
+    const height = bottom + (framed ? 24 : 8), labels = [...new Set(band.map((p) => p.label))];
     return `<svg class="fig model-band" viewBox="0 0 ${BAND} ${height}" width="${BAND}" height="${height}" ` +
            `role="img" aria-label="${esc("The model, " + labels.join(", then "))}">${body}</svg>`;
   }
@@ -209,7 +207,7 @@
     const parts = modelParts(tr, tokens, vocab);
     const labelWidth = Math.max(...tokens.map((t) => textWidth(t))) + 10;
     const cut = bands(parts, labelWidth);
-    const framed = cut.findIndex((band) => band.some((p) => ATTENTION.includes(p.name) || MLP.includes(p.name)));
+    const framed = cut.findIndex((band) => band.some((p) => IN_BLOCK.includes(p.name)));
     return `<div class="model-bands">${cut.map((band, k) =>
       bandSvg(band, tokens, labelWidth, links, here, nBlocks, k === framed)).join("")}</div>`;
   }

@@ -9,6 +9,7 @@ from conftest import axe_violations
 from toycalc.book import draw
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
+from toycalc.model.tokenizer import show
 
 DOG = "the dog climbed the"
 
@@ -200,7 +201,7 @@ def test_the_simulator_redraws_the_whole_model_for_the_readers_sentence(visit, t
     ex = Example(toy, text=DOG, heads=heads)
     figure = '#sim-results figure[data-figure="model"]'
     assert page.locator(f'{figure} g[data-part="heads"]').count() == heads
-    shown = [v.replace(" ", "␣") for v in toy.vocab]
+    shown = [show(v) for v in toy.vocab]
     T = len(ex.ids)
     want = [f"p after {ex.model.show(ex.ids[t])} (position {t + 1}), p({shown[i]}): {fixed(ex.trace['p'][t, i])}"
             for t in range(T) for i in range(len(shown))]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..model.mirror import mirrored
 from ..model.tokenizer import show
-from .draw import esc, largest, strength, text_width
+from .draw import esc, largest, sign, strength, text_width
 from .render import fixed
 
 # The parts in the order the data flows (data-part), as the tests and pages name them.
@@ -28,6 +28,7 @@ PARTS = ["tokens", "E", "P", "X", "ln1", "Q", "K", "V", "heads", "W_O", "add1",
          "ln2", "mlp", "add2", "lnf", "W_U", "softmax", "next"]
 ATTENTION = ("ln1", "Q", "K", "V", "heads", "W_O")    # the branch that add1 adds back
 MLP = ("ln2", "mlp")                                  # the branch that add2 adds back
+IN_BLOCK = ATTENTION + MLP + ("add1", "add2")         # what the block's frame holds
 GROUPS = [("tokens", "E", "P", "X"), ("ln1", "Q", "K", "V", "heads", "W_O", "add1"),
           ("ln2", "mlp", "add2"), ("lnf", "W_U", "softmax", "next")]
 
@@ -80,10 +81,7 @@ def strip(M, x: int, row_name, scale_kind: str = "signed", columns=None) -> str:
 
 
 def cell_mark(x: int, y: int, w: int, value: float, scale: float, kind: str, title: str) -> str:
-    if kind == "signed":
-        cls = "v-pos" if value > 0 else "v-neg" if value < 0 else "v-zero"
-    else:
-        cls = "v-prob"
+    cls = f"v-{sign(value)}" if kind == "signed" else "v-prob"
     return (f'<rect x="{x}" y="{y}" width="{w - 1}" height="{CELL}" class="{cls}" '
             f'fill-opacity="{strength(value / scale)}"><title>{esc(title)}: {fixed(value)}</title></rect>')
 
@@ -185,7 +183,7 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
         x += part.width + GAP
     width = BAND                               # every band as wide: on a wide screen they line up in columns
     centre = {p.name: px + p.width // 2 for p, px in placed}
-    framed = [(p, px) for p, px in placed if p.name in ATTENTION + MLP + ("add1", "add2")]
+    framed = [(p, px) for p, px in placed if p.name in IN_BLOCK]
     if framed:                                 # the block: from its first norm to its last sum
         x0, x1 = framed[0][1] - 6, framed[-1][1] + framed[-1][0].width + 6
         body.append(f'<rect class="block" x="{x0}" y="{STREAM_Y - 14}" width="{x1 - x0}" '
@@ -231,11 +229,7 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
 
 
 def band_aria(band: list[Part]) -> str:
-    names = []
-    for part in band:
-        if part.label not in names:
-            names.append(part.label)
-    return "The model, " + ", then ".join(names)
+    return "The model, " + ", then ".join(dict.fromkeys(part.label for part in band))
 
 
 @mirrored("model_drawing.js")
@@ -248,7 +242,7 @@ def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | No
     parts = model_parts(trace, tokens, vocab)
     label_width = max(text_width(t) for t in tokens) + 10
     cut = bands(parts, label_width)
-    framed = [k for k, band in enumerate(cut) if any(p.name in ATTENTION + MLP for p in band)]
+    framed = [k for k, band in enumerate(cut) if any(p.name in IN_BLOCK for p in band)]
     drawn = "".join(band_svg(band, tokens, label_width, links or {}, here, n_blocks, k == framed[0])
                     for k, band in enumerate(cut))
     return f'<div class="model-bands">{drawn}</div>'

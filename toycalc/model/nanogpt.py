@@ -173,8 +173,9 @@ def load(path: str | Path = DEFAULT_NPZ) -> Nano:
         params[name] = a.astype(np.float64)
     record = {}
     rec = record_path(path)
-    if rec.exists() and not_regular(rec):
-        raise NanoWeightsError(f"{rec}: the record is {not_regular(rec)}; expected a regular file")
+    kind = not_regular(rec)
+    if kind:
+        raise NanoWeightsError(f"{rec}: the record is {kind}; expected a regular file")
     if rec.is_file():
         try:
             if rec.stat().st_size > MAX_RECORD_BYTES:
