@@ -181,7 +181,7 @@ def test_claims_can_warn_instead_of_stopping_the_build(macros, tmp_path, monkeyp
     monkeypatch.setattr(printed, "stream", io.StringIO())
     shown = render_page(env, text, "end-to-end.md")
     assert shown == ('# E\n\nW_O is the identity<span class="claim-broken" role="note">This sentence was written '
-                     "for the book's weights and does not hold for these: W_O is not the identity matrix.</span>.")
+                     "for the book's weights and does not hold for these: W&#95;O is not the identity matrix.</span>.")
     assert f"WARNING -  {message}: rewrite the sentence or the weights ({weights})\n" in printed.stream.getvalue()
     assert not [r for r in caplog.records if r.name.startswith("mkdocs")]
     assert page_error(macros(weights), text, "end-to-end.md").startswith(message)

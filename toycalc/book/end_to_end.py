@@ -9,7 +9,6 @@ Positions and heads are counted from 1, as the book counts them.
 """
 from __future__ import annotations
 
-import html
 
 import numpy as np
 
@@ -18,10 +17,10 @@ from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
 from .example import Example, random_row
 from . import model_drawing
-from .render import (approx_count, aligned, aligned_rows, count, fixed, html_table, inline_math as im,
-                     math_block, short, signed_sum, tex, tex_vector, token_code, token_tex, token_text,
-                     vector, weights_vector)
-from ..model.tokenizer import SPACE_SIGN
+from .render import (aligned, aligned_rows, approx_count, count, fixed, html_table, inline_math as im,
+                     math_block, plain, short, signed_sum, tex, tex_vector, token_code, token_tex,
+                     token_text, vector, weights_vector)
+from ..model.tokenizer import SPACE_SIGN, show
 from ..model.mirror import mirrored
 from .part import Part
 
@@ -361,7 +360,7 @@ def shape_number(ex: Example, name: str, model: str = "toy") -> str:
 @steps.number("text")
 def text_number(ex: Example) -> str:
     """The sentence of the example."""
-    return html.escape(ex.text)
+    return plain(ex.text)
 
 
 @steps.number("target")
@@ -435,7 +434,7 @@ def token_id(ex: Example, token: str) -> int:
     t = token.replace(SPACE_SIGN, " ")
     if t not in ex.model.vocab:
         raise ValueError(f"token = {token!r} is not in the vocabulary: "
-                         f"{', '.join(token_text(v) for v in ex.model.vocab)}")
+                         f"{', '.join(show(v) for v in ex.model.vocab)}")
     return ex.model.vocab.index(t)
 
 

@@ -8,13 +8,12 @@ opens one panel at a time and switches the heads variants.
 """
 from __future__ import annotations
 
-import html
 import re
 
 from . import end_to_end as t
 from .draw import legend, path_svg
 from .example import Example
-from .render import by_heads, fixed, inline_math as im, token_text, weights_vector
+from .render import by_heads, fixed, inline_math as im, plain, token_text, weights_vector
 
 SCORE = im("s_{t,j} = q_t \\cdot k_j / \\sqrt{d_{\\text{head}}}")
 
@@ -48,7 +47,7 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
         return t.ids_table(ex), _box(
             "The tokenizer cuts the sentence into pieces, always taking the longest piece of the "
             "vocabulary that fits, and replaces each by its row number.",
-            f"“{html.escape(ex.text)}” gives {T} pieces.")
+            f"“{plain(ex.text)}” gives {T} pieces.")
     if step == 2:
         return t.E_table(ex), _box(
             f"One row of {t.shape_number(ex, 'd')} weights per token; the rows of the sentence are "

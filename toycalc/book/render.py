@@ -86,9 +86,21 @@ def approx_count(n: int) -> str:
 
 # ---------------------------------------------------------------- tokens
 
+# What Markdown (with this book's extensions: attr_list's braces, tables'
+# bars, arithmatex's dollars) could read as markup, besides HTML's < and &.
+MARKDOWN_SIGNS = str.maketrans({c: f"&#{ord(c)};" for c in "\\`*_{}[]()#!|$"})
+
+
+def plain(value: str) -> str:
+    """A string from a file or a reader, for a page: HTML-escaped, and
+    Markdown's signs written as character references, so that it shows as
+    typed and can never become a link, an emphasis or an element."""
+    return html.escape(value).translate(MARKDOWN_SIGNS)
+
+
 def token_text(token: str) -> str:
-    """A token for HTML: ␣ for the leading space, escaped."""
-    return html.escape(show(token))
+    """A token for a page: ␣ for the leading space, as plain()."""
+    return plain(show(token))
 
 
 def token_code(token: str) -> str:

@@ -5,13 +5,13 @@ text. A false claim (book/claims.py) is one of these mistakes, or, with
 TOYCALC_CLAIMS=warn, a warning and a note on its page."""
 from __future__ import annotations
 
-import html
 import logging
 import os
 
 from jinja2.exceptions import TemplateSyntaxError, UndefinedError
 from mkdocs.exceptions import PluginError
 
+from ..book.render import plain
 from . import pinned
 
 
@@ -31,10 +31,7 @@ def report(message: str) -> str:
     if message not in LOGGED:
         LOGGED.add(message)
         log.error(message)
-    shown = html.escape(message)
-    for c in "*_`[":                      # plain text, not Markdown
-        shown = shown.replace(c, f"&#{ord(c)};")
-    return f'!!! failure "{PAGE_ERROR}"\n\n    {shown}\n'
+    return f'!!! failure "{PAGE_ERROR}"\n\n    {plain(message)}\n'
 
 
 def failing(message: str):

@@ -30,7 +30,6 @@ reloads every module (fresh.py).
 """
 from __future__ import annotations
 
-import html
 import inspect
 
 from mkdocs.exceptions import PluginError
@@ -40,7 +39,7 @@ from ..book import claims
 from ..book.end_to_end import steps
 from ..book.nano_gpt import nano_gpt
 from ..book.path import heads_chooser, path_diagram
-from ..book.render import by_heads, prose_math
+from ..book.render import by_heads, plain, prose_math
 from ..book.toy import toy
 from ..book.what_changed import what_changed
 from .blocks import kept
@@ -170,7 +169,7 @@ def define_env(env):
                 raise BookError(message)
             claims_log.warning(message)
             return ('<span class="claim-broken" role="note">This sentence was written for the book\'s '
-                    f"weights and does not hold for these: {html.escape(false)}.</span>")
+                    f"weights and does not hold for these: {plain(false)}.</span>")
         return ""
     claim.registry = claims.CLAIMS
 

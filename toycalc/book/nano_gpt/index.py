@@ -3,13 +3,12 @@ legend of the cells, the vocabulary, the example and what the model
 answers; and the sizes and counts every later page quotes."""
 from __future__ import annotations
 
-import html
 
 import numpy as np
 
 from ...model import gpt, nanogpt, sizes
 from ..nano_example import Run
-from ..render import count, fixed, html_table
+from ..render import count, fixed, html_table, plain
 from .cells import cell, one_tab_stop
 from .shared import check_t, letter_at, mingpt_count, nano_gpt
 
@@ -38,14 +37,14 @@ def vocab_table(run: Run) -> str:
 @nano_gpt.number("text", live=True)
 def text_number(run: Run) -> str:
     """The chapter's input, as letters."""
-    return html.escape(run.text)
+    return plain(run.text)
 
 
 @nano_gpt.number("example")
 def example_number(run: Run) -> str:
     """The book's example, as letters, where it stays when a page follows
     the reader's letters (in an attribute, in words about the example)."""
-    return html.escape(run.text)
+    return plain(run.text)
 
 
 @nano_gpt.number("ids", live=True)

@@ -3,12 +3,11 @@ the parameters by piece (and as minGPT counts them), how the shipped
 weights were trained, read from their record, and the loss curve."""
 from __future__ import annotations
 
-import html
 
 from ...model import gpt, nanogpt, sizes
 from ..draw import figure, line_chart_svg, nice_ticks
 from ..nano_example import Run
-from ..render import count, fixed, html_table, inline_math as im
+from ..render import count, fixed, html_table, inline_math as im, plain
 from .shared import mingpt_count, nano_gpt, tick
 
 
@@ -40,17 +39,17 @@ def training_table(run: Run) -> str:
         return "<p><em>No training record beside the weights file.</em></p>"
     opt = rec.get("optimizer", {})
     rows = [["seed", str(rec.get("seed"))], ["batch", str(rec.get("batch"))],
-            ["optimiser", html.escape(f"{opt.get('name')}, learning rate {opt.get('lr')}, "
+            ["optimiser", plain(f"{opt.get('name')}, learning rate {opt.get('lr')}, "
                                       f"betas {tuple(opt.get('betas', ()))}, weight decay "
                                       f"{opt.get('weight_decay')}")],
             ["steps", count(rec.get("steps", 0))],
-            ["final training loss", html.escape(f"{fixed(rec['final_loss'], 4)} "
+            ["final training loss", plain(f"{fixed(rec['final_loss'], 4)} "
                                                 f"({rec.get('final_loss_means', '')})")],
             ["loss on all 729 inputs", fixed(rec["loss_on_729"], 4)],
             ["inputs sorted by greedy decoding", f"{rec['accuracy_on_729']} of 729"]]
     if "stored_as" in rec:
-        rows[3:3] = [["computed in", html.escape(str(rec.get("dtype")))],
-                     ["weights stored as", html.escape(str(rec["stored_as"]))]]
+        rows[3:3] = [["computed in", plain(str(rec.get("dtype")))],
+                     ["weights stored as", plain(str(rec["stored_as"]))]]
     return html_table("nano-training", ["", "this model"], rows)
 
 
@@ -92,7 +91,7 @@ def record_number(run: Run, key: str = "steps") -> str:
     if key not in rec:
         raise ValueError(f"key = {key!r} is not in the training record {nanogpt.record_path(run.model.path)}")
     value = rec[key]
-    return fixed(value, 4) if key in ("final_loss", "loss_on_729") else html.escape(f"{value:,}"
+    return fixed(value, 4) if key in ("final_loss", "loss_on_729") else plain(f"{value:,}"
                                                                                    if isinstance(value, int) else str(value))
 
 

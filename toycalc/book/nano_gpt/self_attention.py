@@ -4,14 +4,13 @@ and values, the attention weights, and where the heads look; head="best"
 follows the head that most often looks at the smallest letter."""
 from __future__ import annotations
 
-import html
 
 import numpy as np
 
 from ...model import gpt, nanogpt, sizes
 from ..draw import figure, grid, label, svg
 from ..nano_example import Run
-from ..render import aligned, aligned_rows, fixed, html_table, inline_math as im, tex
+from ..render import aligned, aligned_rows, fixed, html_table, inline_math as im, plain, tex
 from .cells import activations, heat, weights, kind_words
 from .shared import ROWS, block_trace, check_t, follow, head_slice, look_words, nano_gpt
 
@@ -140,7 +139,7 @@ def attention_figure(run: Run) -> str:
                                  f"in each small map a row per time step t reading a column per earlier "
                                  f"step j, the darker the larger; the future is hatched", "".join(body))
     return figure("nano-attention", drawing,
-                  f"The {B * H} attention matrices on {html.escape(run.text)}: rows are the queries t = 0 "
+                  f"The {B * H} attention matrices on {plain(run.text)}: rows are the queries t = 0 "
                   f"to {T - 1}, columns the keys j, both labelled with their letters")
 
 

@@ -9,7 +9,6 @@ same at every build. Claims use it too (book/claims.py: greedy_loops).
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +17,7 @@ from ...model import gpt, inference
 from ...model.tokenizer import SPACE_SIGN, show, tokenize
 from ..draw import bars_svg, figure
 from ..example import Example
-from ..render import fixed, html_table, inline_math as im, math_block, short, tex, token_code, token_tex
+from ..render import fixed, html_table, inline_math as im, math_block, plain, short, tex, token_code, token_tex
 from .output import TEMPERATURES
 from .shared import toy
 
@@ -108,7 +107,7 @@ def written(ex: Example, ids: list[int], start: int) -> str:
     """The text of ids, the part from `start` on in bold; ␣ shown as a space."""
     head = "".join(ex.model.vocab[i] for i in ids[:start])
     new = "".join(ex.model.vocab[i] for i in ids[start:])
-    return f"“{html.escape(head)}<strong>{html.escape(new)}</strong>”"
+    return f"“{plain(head)}<strong>{plain(new)}</strong>”"
 
 
 def _slug(text: str) -> str:

@@ -2,11 +2,10 @@
 how the greedy longest-match tokenizer cuts a text."""
 from __future__ import annotations
 
-import html
 
 from ...model.tokenizer import TokenizerError, tokenize
 from ..example import Example
-from ..render import html_table, token_code, token_text
+from ..render import html_table, plain, token_code, token_text
 from .shared import toy
 
 
@@ -63,5 +62,5 @@ def unknown_number(ex: Example, text: str = "the cat climbed the moon") -> str:
     try:
         tokenize(text, ex.model.vocab)
     except TokenizerError as e:
-        return html.escape(str(e).split(". The vocabulary")[0])
+        return plain(str(e).split(". The vocabulary")[0])
     return "(it cuts it without complaint)"
