@@ -58,6 +58,7 @@ class Model:
     cfg: Config
     params: dict
     vocab: list       # tokens with real leading spaces
+    text: str = ""    # the file as it was read: its comments go into a download
 
     @property
     def heads(self) -> int:
@@ -150,7 +151,7 @@ def parse_toy(raw: bytes, path: Path) -> Model:
     params.update({f"blocks.0.{k}": v for k, v in square.items()})
     for array in params.values():
         array.flags.writeable = False   # one loaded model serves the whole build
-    return Model(path=path, cfg=cfg, params=params, vocab=vocab)
+    return Model(path=path, cfg=cfg, params=params, vocab=vocab, text=text)
 
 
 def read_vocab(raw, where: str) -> list[str]:

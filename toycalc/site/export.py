@@ -9,7 +9,6 @@ MkDocs.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import base64
 
@@ -33,7 +32,7 @@ def weights_data(model: Model) -> dict:
     for name in MATRICES:
         key = name if name in ("E", "P", "W_U") else f"blocks.0.{name}"
         data[name] = model.params[key].tolist()
-    data["comments"] = file_comments(Path(model.path).read_text(encoding="utf-8"))
+    data["comments"] = file_comments(model.text)
     return data
 
 

@@ -13,6 +13,7 @@ from mkdocs.utils import get_relative_url
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.model.weights import WeightsError, load_toy
 from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json
+from toycalc.site.runs import read_by_this_build
 from toycalc.site.weights_files import weights_files
 
 SERVING = False      # set once per process: a hook module outlives serve's rebuilds
@@ -24,29 +25,32 @@ def on_startup(command, dirty):
 
 
 def on_files(files, config):
-    toy_weights(files, config)
-    nano_weights(files, config)
+    toy = toy_weights(config)
+    if toy is not None:
+        files.append(File.generated(config, WEIGHTS_URI, content=toy))
+    files.append(File.generated(config, NANO_URI, content=nano_weights(config)))
     return files
 
 
-def toy_weights(files, config) -> None:
-    """Publish the toy's weights, for docs/javascripts/gpt.js (the Simulator, End to End)."""
+def toy_weights(config) -> str | None:
+    """The toy's weights, for docs/javascripts/gpt.js (the Simulator, End to End):
+    the model the macros computed the pages from (runs.py), else read now."""
     try:
-        model = load_toy(weights_files(config).toy)
+        model = read_by_this_build(config, "toy") or load_toy(weights_files(config).toy)
     except WeightsError as e:
         if SERVING:       # the macros show the error on every page; the simulator waits
-            return
+            return None
         raise PluginError(str(e)) from None
-    files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
+    return weights_json(model)
 
 
-def nano_weights(files, config) -> None:
-    """Publish nano-gpt's weights for the nano-gpt pages' browser runs."""
+def nano_weights(config) -> str:
+    """nano-gpt's weights, for the nano-gpt pages' browser runs (as toy_weights)."""
     try:
-        nano = load_nano(weights_files(config).nano)
+        nano = read_by_this_build(config, "nano") or load_nano(weights_files(config).nano)
     except NanoWeightsError as e:
         raise PluginError(str(e)) from None
-    files.append(File.generated(config, NANO_URI, content=nano_weights_json(nano)))
+    return nano_weights_json(nano)
 
 
 # The pages with a live part of nano-gpt (the "Letters to sort" field, a

@@ -14,6 +14,25 @@ from ..model.weights import WeightsError, load_toy
 from .weights_files import weights_files
 
 
+# One reading per build: the models the pages are computed from are the
+# ones publish_weights.py exports for the browser, so a weights file
+# rewritten during a build cannot give pages of one version and a JSON of
+# the other. Keyed by the build's config (serve makes a new one a rebuild).
+READ: dict = {}
+
+
+def read_by_this_build(config, which: str):
+    """The toy Model or nano-gpt Nano this build's macros loaded, or None."""
+    config_read, models = READ.get("config"), READ.get("models", {})
+    return models.get(which) if config_read is config else None
+
+
+def _remember(config, which: str, model) -> None:
+    if READ.get("config") is not config:
+        READ.update(config=config, models={})
+    READ["models"][which] = model
+
+
 def toy_examples(config):
     """Load the toy weights (a bad file stops the build) and return
     example(heads, temperature): the worked example, run once per choice.
@@ -25,6 +44,7 @@ def toy_examples(config):
         model = load_toy(path)
     except WeightsError as e:
         raise PluginError(str(e)) from None
+    _remember(config, "toy", model)
     settings = dict(config["extra"].get("toycalc", {}).get("example", {}))
     examples: dict = {}
 
@@ -58,6 +78,7 @@ def nano_run(config) -> Run:
     except OSError:
         key = None                       # load_nano says what is wrong with the path
     if key is not None and key in NANO_RUNS:
+        _remember(config, "nano", NANO_RUNS[key].model)
         return NANO_RUNS[key]
     try:
         run = Run(load_nano(path))
@@ -68,4 +89,5 @@ def nano_run(config) -> Run:
     NANO_RUNS.clear()
     if key is not None:
         NANO_RUNS[key] = run
+    _remember(config, "nano", run.model)
     return run
