@@ -152,8 +152,10 @@ def test_serve_survives_a_broken_weights_file_and_watches_only_the_file(served):
     assert "Traceback" not in served.output()
 
 
-def test_serve_shows_a_bad_macro_call_and_recovers(project, tmp_path):
-    """A page's own mistake (here an unknown table) under mkdocs serve."""
+def test_serve_shows_a_bad_macro_call_and_any_other_error_and_recovers(project, tmp_path):
+    """A page's own mistake under mkdocs serve: an unknown table (a macro's
+    error), then a stray block placeholder (an error a hook raises, which
+    stops the whole rebuild): the server answers through both."""
     bad = project / "docs" / "end-to-end.md"
     good_text = bad.read_text(encoding="utf-8")
     served = Served(tmp_path, cwd=project)
@@ -162,6 +164,19 @@ def test_serve_shows_a_bad_macro_call_and_recovers(project, tmp_path):
         bad.write_text(good_text + '\n{{ table("nope") }}\n', encoding="utf-8")
         error = error_shown(served)
         assert "end-to-end.md: table('nope'): no such table; the tables are:" in error
+        assert served.process.poll() is None
+
+        bad.write_text(good_text + '\n<div data-toycalc-block="99"></div>\n', encoding="utf-8")
+        stray = ('end-to-end.md: <div data-toycalc-block="99"></div> stands for a table or a figure '
+                 "that no macro of this page made; remove it")
+
+        def hook_error():
+            """the hook's error on the page"""
+            return stray in (served.error() or "")
+        wait_for(hook_error)
+        assert stray in served.error("toy/mlp/")                       # every page says it
+        assert served.output().count(stray) == 1                         # the terminal, once
+        assert "the rebuild failed (above): every page shows why until the next good save" in served.output()
         assert served.process.poll() is None
         bad.write_text(good_text, encoding="utf-8")
         good_page(served)

@@ -12,9 +12,10 @@ from conftest import ROOT, altered_nano, render_page
 from toycalc.model.weights import DEFAULT_TOY
 
 # Two tokens that Markdown would read as a link, bold, italic, inline
-# math, a code span and an attribute list (a token holds 32 characters).
+# math, a code span and an attribute list, and characters HTML escapes
+# (a token holds 32 characters).
 TOKEN = "␣[x](javascript:alert(1))**b**"
-TOKEN2 = "␣`c`{#id}_i_$zz$"
+TOKEN2 = "␣'`c`{#id}_i_$zz$&amp;"
 RECORD = "[y](javascript:alert(4)) **b**"
 
 
@@ -50,10 +51,10 @@ def test_no_value_from_a_weights_file_becomes_markup(macros, mkdocs_config, tmp_
         assert marked == [], name
         assert soup.find(id="id") is None, name
         assert "\\(zz\\)" not in html, name
-        if TOKEN[1:] in soup.get_text() or TOKEN2[1:] in soup.get_text() or RECORD in soup.get_text():
-            shown_on.append(name)
-    # the payloads were printed, as text, where the book prints tokens and the record
-    assert {"toy/tokens.md", "nano-gpt/preliminaries.md"} <= set(shown_on), shown_on
+        shown_on += [(name, payload) for payload in (TOKEN[1:], TOKEN2[1:], RECORD) if payload in soup.get_text()]
+    # each payload was printed, as typed, where the book prints tokens and the record
+    assert {("toy/tokens.md", TOKEN[1:]), ("toy/tokens.md", TOKEN2[1:]),
+            ("nano-gpt/preliminaries.md", RECORD)} <= set(shown_on), shown_on
 
 
 def test_clicking_a_hostile_token_goes_nowhere(macros, mkdocs_config, tmp_path, nano, chromium):

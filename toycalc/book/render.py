@@ -88,14 +88,17 @@ def approx_count(n: int) -> str:
 
 # What Markdown (with this book's extensions: attr_list's braces, tables'
 # bars, arithmatex's dollars) could read as markup, besides HTML's < and &.
-MARKDOWN_SIGNS = str.maketrans({c: f"&#{ord(c)};" for c in "\\`*_{}[]()#!|$"})
+# One table, one pass: escaping in two passes would break the first one's
+# references (html.escape writes ' as &#x27;, whose # is a Markdown sign).
+PLAIN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
+                      | {c: f"&#{ord(c)};" for c in "\\`*_{}[]()#!|$"})
 
 
 def plain(value: str) -> str:
     """A string from a file or a reader, for a page: HTML-escaped, and
     Markdown's signs written as character references, so that it shows as
     typed and can never become a link, an emphasis or an element."""
-    return html.escape(value).translate(MARKDOWN_SIGNS)
+    return value.translate(PLAIN)
 
 
 def token_text(token: str) -> str:

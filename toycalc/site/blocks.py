@@ -34,10 +34,14 @@ def kept(page, block: str) -> str:
 
 def put_back(page, html: str) -> str:
     """The page's HTML with every placeholder replaced by its block."""
-    stash = page.__dict__.pop("toycalc_blocks", None)
-    if not stash:
-        return html
-    return _PLACEHOLDER.sub(lambda m: stash[int(m[1])], html)
+    stash = page.__dict__.pop("toycalc_blocks", [])
+
+    def block(m):
+        if int(m[1]) >= len(stash):    # typed into the page, or copied from a built one
+            raise PluginError(f"{page.file.src_path}: {m[0]} stands for a table or a figure that no "
+                              "macro of this page made; remove it")
+        return stash[int(m[1])]
+    return _PLACEHOLDER.sub(block, html)
 
 
 # A drawing's part links to the page that explains it by the page's path

@@ -40,6 +40,22 @@ def rebuild_on(server, folder: str, wanted) -> None:
     server.observer.schedule(Handler(), folder, recursive=False)
 
 
+def answer_after_failed_rebuilds(server, on_error) -> None:
+    """`mkdocs serve`: a rebuild that raises leaves mkdocs 1.6.1's
+    LiveReloadServer "stuck": its _build_loop skips setting _visible_epoch,
+    and every request waits for that epoch. So the server's `builder`
+    attribute (what _build_loop calls) is wrapped: an exception goes to
+    on_error(error), and the rebuild counts as done, so the server answers."""
+    build = server.builder
+
+    def builder():
+        try:
+            build()
+        except Exception as error:   # whatever a rebuild raises, the server must answer
+            on_error(error)
+    server.builder = builder
+
+
 def strict_will_fail() -> bool:
     """Whether `mkdocs build --strict` will fail this build for its
     warnings: mkdocs 1.6.1 counts them in a CountHandler (mkdocs.utils) on
