@@ -15,8 +15,12 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP)
 
+# make serve PORT=8001 when 8000 is taken (then one line says so, not a traceback).
+PORT ?= 8000
 serve: $(STAMP)
-	$(BIN)/mkdocs serve
+	@$(BIN)/python -c 'import socket; socket.socket().bind(("127.0.0.1", $(PORT)))' 2>/dev/null || \
+	  { echo "make serve: port $(PORT) is taken (another make serve?): make serve PORT=8001" >&2; exit 1; }
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT)
 
 build: $(STAMP)
 	$(BIN)/mkdocs build --strict

@@ -2,6 +2,7 @@
 reproducible builds."""
 import filecmp
 import re
+import socket
 import subprocess
 import sys
 
@@ -139,3 +140,15 @@ def test_the_pages_workflow_pins_every_action_by_commit():
     assert len(lines) == len(every) >= 5
     for line in lines:
         assert PINNED.match(line), f"not pinned by commit with its version beside it: {line.strip()}"
+
+
+def test_make_serve_on_a_taken_port_says_so_in_one_line():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(["make", "--no-print-directory", "serve", f"PORT={port}"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert result.stderr.startswith(f"make serve: port {port} is taken (another make serve?): make serve PORT=")
+    assert "Traceback" not in result.stderr and "Building" not in result.stderr

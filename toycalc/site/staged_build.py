@@ -4,12 +4,19 @@
 interrupted build would leave no site at all. Here it builds into a
 hidden folder beside site_dir and moves that into place only when the
 whole build succeeded (strict warnings included); otherwise the folder
-goes and the previous site stays as it was. `mkdocs serve` (which builds
-into a temporary folder of its own) and `--dirty` builds are left alone.
+goes and the previous site stays as it was. The new site and the old one
+swap places in one step (Linux's renameat2 with RENAME_EXCHANGE), so
+there is no moment without a site, even if the build is killed then. A
+site_dir that is a symbolic link (to a web root) keeps its link: the
+folder it points to is the one replaced. Folders that killed builds left
+behind are removed by the next build. `mkdocs serve` (which builds into a
+temporary folder of its own) and `--dirty` builds are left alone.
 """
 from __future__ import annotations
 
 import atexit
+import ctypes
+import errno
 import os
 import shutil
 import time
@@ -33,11 +40,32 @@ def on_startup(command, dirty):
 def on_config(config):
     if STAGED:
         final = Path(config.site_dir)
-        staging = final.parent / f".{final.name}.building-{os.getpid()}"
+        target = final.resolve() if final.is_symlink() else final   # a web root's link stays a link
+        remove_leftovers(target)
+        staging = target.parent / f".{target.name}.building-{os.getpid()}"
         remove(staging)
-        STAGING[str(staging)] = final
+        STAGING[str(staging)] = (target, final)
         config.site_dir = str(staging)
     return config
+
+
+def remove_leftovers(target: Path) -> None:
+    """The staging and old folders of builds that were killed (their
+    process is gone); a build still running keeps its own."""
+    for folder in target.parent.glob(f".{target.name}.*-*"):
+        kind, _, pid = folder.name[len(target.name) + 2:].rpartition("-")
+        if kind in ("building", "old") and pid.isdigit() and not alive(int(pid)):
+            remove(folder)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:      # another user's process
+        return True
+    return True
 
 
 @event_priority(-100)  # after every other plugin has written its files
@@ -47,22 +75,48 @@ def on_post_build(config):
         return
     if pinned.strict_will_fail():
         return   # --strict will fail this build: on_build_error removes the folder
-    final = STAGING.pop(staging)
-    old = final.parent / f".{final.name}.old-{os.getpid()}"
+    target, final = STAGING.pop(staging)
     for _ in range(10):      # another build may be moving its own site into place
-        remove(old)
         try:
-            if final.exists():
-                final.rename(old)
-            Path(staging).rename(final)
+            put_in_place(Path(staging), target)
             break
         except OSError:
             time.sleep(0.2)
     else:
         remove(Path(staging))
         raise PluginError(f"{final}: could not move the new site into place; the previous one stays")
-    remove(old)
     config.site_dir = str(final)
+
+
+def put_in_place(new: Path, target: Path) -> None:
+    """Make new the folder target, in one step where the system can."""
+    if target.exists() and swap(new, target):
+        remove(new)                       # now the old site
+        return
+    old = target.parent / f".{target.name}.old-{os.getpid()}"
+    remove(old)
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    remove(old)
+
+
+RENAME_EXCHANGE, AT_FDCWD = 2, -100
+
+
+def swap(a: Path, b: Path) -> bool:
+    """Exchange two folders atomically (Linux 3.15+, glibc 2.28+); False
+    where the system cannot, so that the caller does it in two renames."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):   # not this kernel or file system
+        return False
+    raise OSError(code, os.strerror(code), str(b))
 
 
 def on_build_error(error):
