@@ -77,8 +77,11 @@ def build_with_page(project: Path, text: str, weights: Path = DEFAULT_TOY) -> su
 # which log the one line the build prints.
 
 class FakePage:
-    def __init__(self, src_path: str):
+    def __init__(self, src_path: str, source: str | None = None, markdown: str = ""):
+        """source: the page's file, front matter included (markdown is what the macros render)."""
         self.file = SimpleNamespace(src_path=src_path)
+        if source is not None:
+            self.file.content_string, self.markdown = source, markdown
 
 
 class FakeEnv:
@@ -118,27 +121,29 @@ def macros(mkdocs_config, monkeypatch):
     return make
 
 
-def render_page(env: FakeEnv, text: str, src_path: str = "bad.md") -> str:
+def render_page(env: FakeEnv, text: str, src_path: str = "bad.md", source: str | None = None) -> str:
     """text as the macros plugin renders it (then on_post_page_macros), with
-    the blocks the macros kept put back; raises what the macros raise."""
+    the blocks the macros kept put back; raises what the macros raise.
+    source: the page's whole file, when text is what is left under its front matter."""
     import jinja2
     from toycalc.site.blocks import put_back
     from toycalc.site.page_checks import on_post_page_macros
-    env.page = FakePage(src_path)
+    env.page = FakePage(src_path, source, text)
     jinja = jinja2.Environment(undefined=jinja2.StrictUndefined)
     jinja.globals.update(env.macros)
+    env.markdown = text                # as mkdocs-macros holds it while the page renders
     env.markdown = jinja.from_string(text).render()
     on_post_page_macros(env)
     return put_back(env.page, env.markdown)
 
 
-def page_error(env: FakeEnv, text: str, src_path: str = "bad.md") -> str:
+def page_error(env: FakeEnv, text: str, src_path: str = "bad.md", source: str | None = None) -> str:
     """The line a build logs at error level for a page holding text (the
     plugin's handlers, errors.py); fails when the page renders."""
     from mkdocs_macros.errors import format_error
     from toycalc.site import errors
     try:
-        render_page(env, text, src_path)
+        render_page(env, text, src_path, source)
     except Exception as error:      # what MacrosPlugin.render catches
         errors.LOGGED.clear()
         shown = format_error(error, markdown=text, page=env.page)

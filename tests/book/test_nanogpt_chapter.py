@@ -152,10 +152,10 @@ def test_bad_weights_stop_the_build(tmp_path, macros):
 # ------------------------------------------------------------- macro mistakes
 
 @pytest.mark.parametrize("call, message", [
-    ('{{ nano_gpt_table("nope") }}', "bad.md: nano_gpt_table('nope'): no such name; the names are: legend, vocab, params,"),
-    ('{{ nano_gpt_number("p", leter="A") }}', "bad.md: nano_gpt_number('p'): unknown argument 'leter'; it takes letter, t, places"),
-    ('{{ nano_gpt_number("p", t=6) }}', "bad.md: nano_gpt_number('p'): t = 6: the example has time steps 0 to 5"),
-    ('{{ nano_gpt_matrix("qkv", head=4) }}', "bad.md: nano_gpt_matrix('qkv'): head = 4: the model has heads 1 to 3"),
+    ('{{ nano_gpt_table("nope") }}', "bad.md, line 3: nano_gpt_table('nope'): no such name; the names are: legend, vocab, params,"),
+    ('{{ nano_gpt_number("p", leter="A") }}', "bad.md, line 3: nano_gpt_number('p'): unknown argument 'leter'; it takes letter, t, places"),
+    ('{{ nano_gpt_number("p", t=6) }}', "bad.md, line 3: nano_gpt_number('p'): t = 6: the example has time steps 0 to 5"),
+    ('{{ nano_gpt_matrix("qkv", head=4) }}', "bad.md, line 3: nano_gpt_matrix('qkv'): head = 4: the model has heads 1 to 3"),
 ])
 def test_bad_nano_macro_call(macros, call, message):
     assert message in page_error(macros(), f"# Bad\n\n{call}\n")

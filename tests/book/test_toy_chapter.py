@@ -340,11 +340,11 @@ def test_chapter_follows_the_weights(altered, pages):
 def test_a_bad_chapter_macro_stops_the_build(macros):
     env = macros()
     for call, message in [
-            ('{{ toy_table("nope") }}', "bad.md: toy_table('nope'): no such name; the names are: models, vocab,"),
+            ('{{ toy_table("nope") }}', "bad.md, line 3: toy_table('nope'): no such name; the names are: models, vocab,"),
             ('{{ toy_number("written", txt="the") }}',
-             "bad.md: toy_number('written'): unknown argument 'txt'; it takes text, rule, heads, temperature"),
+             "bad.md, line 3: toy_number('written'): unknown argument 'txt'; it takes text, rule, heads, temperature"),
             ('{{ toy_table("scores", head=3, heads=2) }}',
-             "bad.md: toy_table('scores'): head = 3: this run has heads 1 to 2")]:
+             "bad.md, line 3: toy_table('scores'): head = 3: this run has heads 1 to 2")]:
         assert message in page_error(env, f"# Bad\n\n{call}\n")
 
 

@@ -113,8 +113,11 @@ def test_a_false_claim_fails_the_build_in_one_line_and_keeps_the_site(tmp_path):
     path = toy(tmp_path, TOY.replace("W_O:   # d x d: the identity, the joined heads pass unchanged\n  - [1, 0, 0, 0]",
                                      "W_O:   # d x d\n  - [2, 0, 0, 0]"))
     line = only_error_line(quiet_build(site, weights=path))
-    assert line == (f"end-to-end.md: the text claims identity(name='W_O'), but W_O is not the "
-                    f"identity matrix: rewrite the sentence or the weights ({path})")
+    call = next(n for n, text in enumerate((ROOT / "docs" / "end-to-end.md").read_text(encoding="utf-8").splitlines(), 1)
+                if 'claim("identity", name="W_O")' in text)
+    assert line == (f"end-to-end.md, line {call}: the text (“The heads' results are set side by side, "
+                    "and \\(W_O = I\\) passes them on unchanged”) claims identity(name='W_O'), but W_O is "
+                    f"not the identity matrix: rewrite the sentence or the weights ({path})")
     assert snapshot(site) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "toy.yaml"]
 

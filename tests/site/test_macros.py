@@ -18,17 +18,46 @@ from toycalc.model.weights import DEFAULT_TOY
 
 
 @pytest.mark.parametrize("call, message", [
-    ('{{ table("nope") }}', "bad.md: table('nope'): no such table; the tables are: pieces, ids, E,"),
-    ('{{ number("p", tokn="␣roof") }}', "bad.md: number('p'): unknown argument 'tokn'; it takes token, places, heads, temperature"),
-    ('{{ number("p", token="␣moon") }}', "bad.md: number('p'): token = '␣moon' is not in the vocabulary"),
-    ('{{ table("attention", head=3, heads=2) }}', "bad.md: table('attention'): head = 3: this run has heads 1 to 2"),
-    ('{{ formula("mlp", heads=3) }}', "bad.md: formula('mlp'): heads = 3 does not divide d = 4; expected one of 1, 2, 4"),
-    ('{{ nosuch() }}', "bad.md: 'nosuch' is undefined; every macro is listed on the page 'Writing for the book'"),
+    ('{{ table("nope") }}', "bad.md, line 3: table('nope'): no such table; the tables are: pieces, ids, E,"),
+    ('{{ number("p", tokn="␣roof") }}', "bad.md, line 3: number('p'): unknown argument 'tokn'; it takes token, places, heads, temperature"),
+    ('{{ number("p", token="␣moon") }}', "bad.md, line 3: number('p'): token = '␣moon' is not in the vocabulary"),
+    ('{{ table("attention", head=3, heads=2) }}', "bad.md, line 3: table('attention'): head = 3: this run has heads 1 to 2"),
+    ('{{ formula("mlp", heads=3) }}', "bad.md, line 3: formula('mlp'): heads = 3 does not divide d = 4; expected one of 1, 2, 4"),
+    ('{{ nosuch() }}', "bad.md, line 3: 'nosuch' is undefined; every macro is listed on the page 'Writing for the book'"),
     ('{{ claim("blocks", name="W_1", layout="I|J") }}',
-     "bad.md: claim('blocks'): layout = 'I|J': block 'J' is none of I, -I, 0"),
+     "bad.md, line 3: claim('blocks'): layout = 'I|J': block 'J' is none of I, -I, 0"),
 ])
 def test_bad_macro_call(macros, call, message):
     assert message in page_error(macros(), f"# Bad\n\nA page with a mistake: {call}\n")
+
+
+@pytest.mark.parametrize("call, message", [
+    ('{{ table("nope") }}', "table('nope'): no such table"),
+    ('{{ nosuch() }}', "'nosuch' is undefined"),
+    ('{{ claim("identity") }}', "claim('identity'): the argument 'name' is missing; it takes name"),
+])
+def test_an_error_names_the_line_of_the_call_as_the_file_numbers_it(macros, call, message):
+    """Line 10 of the file: the front matter's lines count, though mkdocs
+    takes them off before the macros run."""
+    source = f"---\nhide:\n  - toc\n---\n\n# T\n\nSome text,\nover two lines.\n{call}\n"
+    markdown = source.split("---\n", 2)[2].lstrip("\n")
+    assert page_error(macros(), markdown, "p.md", source).startswith(f"p.md, line 10: {message}")
+
+
+@pytest.mark.parametrize("call, message", [
+    ('{{ number("p", token="␣roof", places=100000000) }}', "places = 100000000: expected 0 to 6 decimal places"),
+    ('{{ number("p", token="␣roof", places="2") }}', "places = '2': expected a whole number"),
+    ('{{ number("p", token="␣roof", heads="2") }}', "heads = '2': expected a whole number, such as heads=2"),
+    ('{{ number("p", token="␣roof", temperature=0) }}', "temperature = 0: expected a number above 0, at most 100"),
+    ('{{ number("token", position=99) }}', "position = 99: the sentence has positions 1 to 5"),
+    ('{{ nano_gpt_matrix("E", rows=100000) }}', "rows = 100000: expected 1 to 192 rows shown"),
+    ('{{ nano_gpt_matrix("qkv", head="worst") }}', "head = 'worst': expected a whole number or \"best\""),
+    ('{{ claim("identity", nom="W_O") }}', "claim('identity'): unknown argument 'nom'; it takes name, heads"),
+    ('{{ claim("attends", head="1", keys="the") }}', "claim('attends'): head = '1': expected a whole number"),
+])
+def test_every_argument_is_checked_before_work(macros, call, message):
+    line = page_error(macros(), f"# Bad\n\n{call}\n")
+    assert line.startswith("bad.md, line 3: ") and message in line
 
 
 @pytest.mark.build
@@ -36,7 +65,7 @@ def test_a_bad_macro_call_stops_the_build(project):
     """The wiring of the above: the build stops, says it in one line, publishes no error page."""
     result = build_with_page(project, '# Bad\n\nA page with a mistake: {{ table("nope") }}\n')
     assert result.returncode != 0
-    assert "bad.md: table('nope'): no such table; the tables are: pieces, ids, E," in result.stderr
+    assert "bad.md, line 3: table('nope'): no such table; the tables are: pieces, ids, E," in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert not (project / "site" / "bad" / "index.html").exists()
 
@@ -96,8 +125,9 @@ def test_claims_about_the_prediction(macros):
     assert render_page(env, '# C\n\n{{ claim("top_token", token="␣roof", heads=2) }}\n') == "# C\n\n"
     for call in ('claim("top_token", token="␣roof", heads=1)',
                  'claim("top_token", token="␣roof")'):  # the reader may choose any heads
-        assert ("the text claims top_token(token='␣roof'), but the most probable token with 1 head is ␣cat"
-                in page_error(env, f'# C\n\n{{{{ {call} }}}}\n'))
+        assert ("bad.md, line 5: the text (“The model picks ␣roof.”) claims top_token(token='␣roof'), "
+                "but the most probable token with 1 head is ␣cat"
+                in page_error(env, f'# C\n\nIt reads the sentence.\nThe model picks ␣roof.\n{{{{ {call} }}}}\n'))
 
 
 # ---------------------------------------------------------------- the toy chapter's claims
@@ -165,7 +195,7 @@ def test_weights_that_break_a_claim_of_the_book_stop_the_build(macros, tmp_path,
     assert call in (ROOT / "docs" / "toy" / page).read_text(encoding="utf-8")
     weights = changed_weights(tmp_path, change)
     line = page_error(macros(weights), f"# C\n\nA sentence{{{{ {call} }}}}.\n")
-    assert line == f"bad.md: the text claims {message}: rewrite the sentence or the weights ({weights})"
+    assert line == f"bad.md, line 3: the text (“A sentence”) claims {message}: rewrite the sentence or the weights ({weights})"
 
 
 def test_claims_can_warn_instead_of_stopping_the_build(macros, tmp_path, monkeypatch, caplog):
@@ -173,7 +203,8 @@ def test_claims_can_warn_instead_of_stopping_the_build(macros, tmp_path, monkeyp
     mkdocs' loggers (so that --strict does not count it), and the page marks
     the sentence; the default stays strict."""
     weights = changed_weights(tmp_path, entry("W_O", 0, 1, 0.5))
-    message = "end-to-end.md: the text claims identity(name='W_O'), but W_O is not the identity matrix"
+    message = ("end-to-end.md, line 3: the text (“W_O is the identity”) claims identity(name='W_O'), "
+               "but W_O is not the identity matrix")
     text = '# E\n\nW_O is the identity{{ claim("identity", name="W_O") }}.\n'
     env = macros(weights, claims="warn")
     from toycalc.site.errors import claims_log

@@ -21,7 +21,15 @@ GOOD = DEFAULT_TOY.read_text(encoding="utf-8")
 # W_O is no longer the identity: the End-to-End page's claim about it is false
 BROKEN = GOOD.replace("W_O:   # d x d: the identity, the joined heads pass unchanged\n  - [1, 0, 0, 0]",
                       "W_O:   # d x d\n  - [2, 0, 0, 0]")
-CLAIM = "the text claims identity(name='W_O'), but W_O is not the identity matrix: rewrite the sentence or the weights"
+CLAIM = ("claims identity(name='W_O'), but W_O is not the identity matrix: "
+         "rewrite the sentence or the weights")
+
+
+def claim_at(page: str) -> str:
+    """Where a page claims W_O is the identity: "page.md, line N" (the file's own numbering)."""
+    lines = (ROOT / "docs" / page).read_text(encoding="utf-8").splitlines()
+    call = 'claim("identity", name="W_O")'
+    return f"{page}, line {next(n for n, line in enumerate(lines, 1) if call in line)}"
 
 
 def free_port() -> int:
@@ -119,11 +127,13 @@ def test_serve_shows_a_false_claim_and_recovers(served):
     served.weights.write_text(BROKEN, encoding="utf-8")
     error = error_shown(served)
     assert error.startswith("This page could not be built")
-    assert f"end-to-end.md: {CLAIM} ({served.weights})" in error
+    assert error.startswith(f"This page could not be built {claim_at('end-to-end.md')}: the text (“")
+    assert f"{CLAIM} ({served.weights})" in error
     assert served.process.poll() is None, served.output()
     lines = [line for line in served.output().splitlines() if line.startswith("ERROR")]
-    assert lines == [f"ERROR   -  {page}: {CLAIM} ({served.weights})"
-                     for page in ("end-to-end.md", "toy/attention.md")], served.output()
+    assert [line.split(": the text (“")[0] for line in lines] == [
+        f"ERROR   -  {claim_at(page)}" for page in ("end-to-end.md", "toy/attention.md")], served.output()
+    assert all(line.endswith(f"{CLAIM} ({served.weights})") for line in lines)
 
     served.weights.write_text(GOOD, encoding="utf-8")
     good_page(served)
@@ -163,7 +173,7 @@ def test_serve_shows_a_bad_macro_call_and_any_other_error_and_recovers(project, 
         good_page(served)
         bad.write_text(good_text + '\n{{ table("nope") }}\n', encoding="utf-8")
         error = error_shown(served)
-        assert "end-to-end.md: table('nope'): no such table; the tables are:" in error
+        assert "end-to-end.md, line " in error and ": table('nope'): no such table; the tables are:" in error
         assert served.process.poll() is None
 
         bad.write_text(good_text + '\n<div data-toycalc-block="99"></div>\n', encoding="utf-8")

@@ -329,6 +329,8 @@ def heads_summary(ex: Example) -> str:
 @steps.number("token")
 def token_number(ex: Example, position: int) -> str:
     """The token at a position of the sentence (positions count from 1)."""
+    if not 1 <= position <= len(ex.tokens):
+        raise ValueError(f"position = {position}: the sentence has positions 1 to {len(ex.tokens)}")
     return token_text(ex.tokens[position - 1])
 
 

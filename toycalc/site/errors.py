@@ -5,8 +5,10 @@ text. A false claim (book/claims.py) is one of these mistakes, or, with
 TOYCALC_CLAIMS=warn, a warning and a note on its page."""
 from __future__ import annotations
 
+import inspect
 import logging
 import os
+import re
 
 from jinja2.exceptions import TemplateSyntaxError, UndefinedError
 from mkdocs.exceptions import PluginError
@@ -34,6 +36,55 @@ def report(message: str) -> str:
     return f'!!! failure "{PAGE_ERROR}"\n\n    {plain(message)}\n'
 
 
+def located(env) -> str:
+    """Where the running macro call is: "page.md, line N" (the line as the
+    file numbers it), or the page alone when no page template is running."""
+    page = env.page.file.src_path if env.page else "?"
+    line = template_line()
+    return page if line is None else f"{page}, line {line + front_matter_lines(env.page)}"
+
+
+def template_line() -> int | None:
+    """The line of the page's Markdown whose macro call is running. Jinja's
+    compiled page keeps its template in __jinja_template__, which maps the
+    running Python line back to the page's line."""
+    frame = inspect.currentframe()
+    while frame is not None and "__jinja_template__" not in frame.f_globals:
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return frame.f_globals["__jinja_template__"].get_corresponding_lineno(frame.f_lineno)
+
+
+def front_matter_lines(page) -> int:
+    """The lines of the page's file above the Markdown the macros render
+    (its YAML front matter), which mkdocs takes off before they run."""
+    try:
+        source, markdown = page.file.content_string, page.markdown
+    except (AttributeError, OSError):
+        return 0
+    if not markdown or not source.endswith(markdown):
+        return 0
+    return source[:-len(markdown)].count("\n")
+
+
+def sentence_at(markdown: str, line: int | None) -> str:
+    """The sentence a claim on this line of the page's Markdown follows: its
+    paragraph up to the call, the last sentence of it, macro calls as "…",
+    at most 100 characters."""
+    lines = markdown.splitlines()
+    if line is None or not 0 < line <= len(lines):
+        return ""
+    paragraph = [lines[line - 1].split("{{ claim", 1)[0]]
+    k = line - 1
+    while k > 0 and lines[k - 1].strip() and not lines[k - 1].lstrip().startswith(("#", "<", "{{")):
+        k -= 1
+        paragraph.insert(0, lines[k])
+    text = re.sub(r"\{\{.*?\}\}", "…", " ".join(part.strip() for part in paragraph)).strip()
+    sentence = re.split(r"(?<=[.!?])\s+", text)[-1]
+    return sentence if len(sentence) <= 100 else "…" + sentence[-99:]
+
+
 def failing(message: str):
     """A macro that raises message: what every macro is while the weights do not load (serve)."""
     def macro(*args, **options):
@@ -56,9 +107,21 @@ def _book_error(error, markdown, page) -> str:
     return report(str(error))
 
 
+def failed_at(error, page) -> str:
+    """"page.md, line N" for an error raised while the page rendered: Jinja
+    rewrites the traceback so that the page's own frames carry its lines."""
+    line, tb = None, error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = page.file.src_path
+    return where if line is None else f"{where}, line {line + front_matter_lines(page)}"
+
+
 @pinned.on_macro_error(UndefinedError)
 def _undefined(error, markdown, page) -> str:
-    return report(f"{page.file.src_path}: {error.message}; every macro is listed on the page "
+    return report(f"{failed_at(error, page)}: {error.message}; every macro is listed on the page "
                   "'Writing for the book' (docs/contributing.md)")
 
 
@@ -70,7 +133,7 @@ def _template(error, markdown, page) -> str:
 @pinned.on_macro_error(Exception)
 def _any(error, markdown, page) -> str:
     text = str(error).splitlines()[0][:200] if str(error) else ""
-    return report(f"{page.file.src_path}: a macro failed: {type(error).__name__}: {text}")
+    return report(f"{failed_at(error, page)}: a macro failed: {type(error).__name__}: {text}")
 
 
 # TOYCALC_CLAIMS=warn: a false claim is printed and marked on its page

@@ -43,7 +43,9 @@ from ..book.render import by_heads, plain, prose_math
 from ..book.toy import toy
 from ..book.what_changed import what_changed
 from .blocks import kept
-from .errors import LOGGED, BookError, claims_log, claims_mode, failing, report
+from .arguments import check_arguments
+from .errors import (LOGGED, BookError, claims_log, claims_mode, failing, located, report, sentence_at,
+                     template_line)
 from .fresh import fresh_macros, stale
 from .page_checks import on_post_page_macros  # noqa: F401 (the plugin calls it from this module)
 from .reference import macro_reference
@@ -62,13 +64,24 @@ def every_heads_choice(example, inline: bool):
     return apply
 
 
+def check_choices(chosen: dict) -> None:
+    """heads and temperature, which a toy macro takes for itself: their types
+    (the run says which heads the model has)."""
+    heads, temperature = chosen.get("heads"), chosen.get("temperature")
+    if heads is not None and (isinstance(heads, bool) or not isinstance(heads, int)):
+        raise ValueError(f"heads = {heads!r}: expected a whole number, such as heads=2")
+    if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
+                                    or not 0 < temperature <= 100):
+        raise ValueError(f"temperature = {temperature!r}: expected a number above 0, at most 100")
+
+
 def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str = "name"):
     """The macro `kind(name, **options)`: checks the name and the options,
     then returns apply(registry[name], options, **chosen), where chosen are
     the options in `choices` that the macro takes for itself. Every mistake
     becomes one BookError naming the page and listing what exists."""
     def call(*args, **options):
-        page = env.page.file.src_path if env.page else "?"
+        page = located(env)
         if len(args) != 1:
             raise BookError(f"{page}: {kind}{args}: expected one name; the {noun}s are: "
                             f"{', '.join(registry)}")
@@ -83,6 +96,11 @@ def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str 
         if unknown:
             takes = ", ".join(accepted + list(choices)) or "no arguments"
             raise BookError(f"{what}: unknown argument '{unknown[0]}'; it takes {takes}")
+        try:
+            check_arguments(function, options)
+            check_choices(chosen)
+        except ValueError as e:
+            raise BookError(f"{what}: {e}") from None
         try:
             out = apply(function, options, **chosen)
             return prose_math(out) if kind.endswith("number") else kept(env.page, out)
@@ -152,18 +170,28 @@ def define_env(env):
         """Nothing on the page; stops the build when the prose's claim is false.
         Without `heads` it must hold for every heads choice, since the reader
         may pick any of them."""
-        page = env.page.file.src_path if env.page else "?"
+        page = located(env)
         if what not in claims.CLAIMS:
             raise BookError(f"{page}: claim({what!r}): no such claim; the claims are: "
                             f"{', '.join(claims.CLAIMS)}")
-        choices = [heads] if heads is not None else example().heads_choices
+        function = claims.CLAIMS[what]
+        accepted = list(inspect.signature(function).parameters)[1:]
+        unknown = [k for k in options if k not in accepted]
         try:
-            false = next(filter(None, (claims.CLAIMS[what](example(h), **options) for h in choices)), None)
+            if unknown:
+                raise ValueError(f"unknown argument '{unknown[0]}'; it takes "
+                                 f"{', '.join(accepted + ['heads'])}")
+            check_arguments(function, options)
+            check_choices({"heads": heads})
+            choices = [heads] if heads is not None else example().heads_choices
+            false = next(filter(None, (function(example(h), **options) for h in choices)), None)
         except (ValueError, TypeError) as e:
             raise BookError(f"{page}: claim({what!r}): {e}") from None
         if false:
             args = ", ".join(f"{k}={v!r}" for k, v in options.items())
-            message = (f"{page}: the text claims {what}({args}), but {false}: "
+            sentence = sentence_at(env.markdown or "", template_line())
+            quoted = f" (“{sentence}”)" if sentence else ""
+            message = (f"{page}: the text{quoted} claims {what}({args}), but {false}: "
                        f"rewrite the sentence or the weights ({model.path})")
             if mode == "strict":
                 raise BookError(message)
