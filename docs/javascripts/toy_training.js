@@ -266,13 +266,14 @@
    *  rows after it; the other rows' derivative, exactly 0, said in words. */
   function stepTable(model, s, o, r, before) {
     const g = r.grads.E, E = r.params.E, rows = [...new Set(s.ids)];
-    const still = g.map((row, i) => (row.every((v) => v === 0) ? i : -1)).filter((i) => i >= 0);
-    const tok = show(model.vocab[o.target]);
-    const caption = `The last step, L = −ln p(${tok}) from ${fixed(r.loss)} to ${fixed(r.lossAfter)}: the rows ` +
-      `of the sentence before it, their ∂L/∂E, and after, E − η ∂L/∂E with η = ${short(o.eta)}`;
+    // the rows the sentence does not read: their derivative is exactly 0 (said only if it is)
+    const others = g.map((_, i) => i).filter((i) => !rows.includes(i));
+    const still = others.filter((i) => g[i].every((v) => v === 0));
+    const caption = `The last step (η = ${short(o.eta)}) on the rows of E the sentence reads`;
     const body = rows.map((i) => [String(i), show(model.vocab[i]), vector(before[i]), vector(g[i]), vector(E[i])]);
     const words = el("p", { id: "toy-training-still", text:
-      `The other ${still.length} rows of E get ∂L/∂E = 0 exactly` +
+      (still.length === others.length ? `The other ${others.length} rows of E get ∂L/∂E = 0 exactly`
+                                      : `${still.length} of the other ${others.length} rows of E get ∂L/∂E = 0`) +
       (o.learns === "E" ? ", so they do not move." : "; with every matrix learning, the other matrices move too.") });
     return el("div", {}, [table("toy-training-step", caption, ["id", "token", "E_i before", "∂L/∂E_i", "E_i after"], body,
                                 { rowHeader: true }), words]);
