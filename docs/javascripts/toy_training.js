@@ -30,6 +30,7 @@
   "use strict";
 
   const { show } = gpt, { fixed, short, vector } = render, { el, table } = dom;
+  const STEPS_MS = 8;   // Train's steps per frame: those that fit in this many milliseconds
 
   function start() {
     const go = () => document.querySelectorAll("#toy-training").forEach(setUp);
@@ -186,6 +187,13 @@
       host.redraw();
     }
     const state = { history: [], key: "" };
+    // Train draws the page after each frame's steps, so that the reader watches the
+    // loss fall (and, on Training, the drawing change); the buttons wait
+    const busy = (on) => {
+      for (const b of [ui.one, ui.train, ui.reset, ui.save]) b.disabled = on;
+      if (on) box.dataset.busy = "1";
+      else delete box.dataset.busy;
+    };
     const run = (withSteps) => {
       const o = read(ui, model, withSteps);
       const s = host.sentence();
@@ -194,12 +202,25 @@
         ui.summary.textContent = "The sentence above cannot be run: no step to take.";
         return;
       }
-      const records = descent.descend(model, s.ids, o.target, o.eta, o.learns, o.steps, s.heads, s.temperature);
-      // E before the last step: the previous step's, or the model's own before this one
-      const before = records.length > 1 ? records[records.length - 2].params.E : copy({ E: model.E }).E;
-      apply(model, records[records.length - 1].params);
-      host.changed();
-      shown(ui, model, s, o, records, before, state);
+      const records = [];
+      const frame = () => {
+        // as many steps as fit in a few milliseconds, then the page drawn once
+        const fresh = [], start = performance.now();
+        let before;
+        do {
+          before = copy({ E: model.E }).E;   // E before the step, for its table
+          const [record] = descent.descend(model, s.ids, o.target, o.eta, o.learns, 1, s.heads, s.temperature);
+          apply(model, record.params);
+          records.push(record);
+          fresh.push(record);
+        } while (records.length < o.steps && performance.now() - start < STEPS_MS);
+        host.changed();
+        shown(ui, model, s, o, records, fresh, before, state);
+        if (records.length < o.steps && box.isConnected) requestAnimationFrame(frame);
+        else busy(false);
+      };
+      busy(true);
+      frame();
     };
     ui.one.addEventListener("click", () => run(false));
     ui.train.addEventListener("click", () => run(true));
@@ -247,17 +268,19 @@
 
   /** The summary, the last step's table of E and the chart of every step
    *  since the weights were last set from elsewhere. */
-  function shown(ui, model, s, o, records, before, state) {
+  function shown(ui, model, s, o, records, fresh, before, state) {
     const key = [s.ids.join(","), s.heads, s.temperature, o.target, o.eta, o.learns].join(" ");
-    const first = records[0];
-    const last = state.history[state.history.length - 1];
-    // a new run when the choices changed, or the weights changed elsewhere since the last step
-    if (key !== state.key || !last || last.loss !== first.loss) state.history = [{ loss: first.loss, p: first.p }];
-    state.key = key;
-    for (const r of records) state.history.push({ loss: r.lossAfter, p: r.pAfter });
-    const n = state.history.length - 1, end = records[records.length - 1], tok = show(model.vocab[o.target]);
-    const from = n - records.length + 1;
-    ui.summary.textContent = `${from === n ? `Step ${n}` : `Steps ${from} to ${n}`}: ` +
+    const first = records[0], end = records[records.length - 1], total = o.steps;
+    if (records.length === fresh.length) {
+      const last = state.history[state.history.length - 1];
+      // a new run when the choices changed, or the weights changed elsewhere since the last step
+      if (key !== state.key || !last || last.loss !== first.loss) state.history = [{ loss: first.loss, p: first.p }];
+      state.key = key;
+    }
+    for (const r of fresh) state.history.push({ loss: r.lossAfter, p: r.pAfter });
+    const n = state.history.length - 1, tok = show(model.vocab[o.target]);
+    const from = n - records.length + 1, going = records.length < total ? ` (of ${total})` : "";
+    ui.summary.textContent = `${from === n && !going ? `Step ${n}` : `Steps ${from} to ${n}${going}`}: ` +
       `L = ${fixed(first.loss)} → ${fixed(end.lossAfter)}, p(${tok}) = ${fixed(first.p)} → ${fixed(end.pAfter)}.`;
     ui.results.replaceChildren(stepTable(model, s, o, records[records.length - 1], before), chart(state.history, tok));
   }

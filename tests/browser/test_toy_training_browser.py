@@ -35,6 +35,12 @@ def open_training(visit, where="/toy/training/", heads=None):
     return page
 
 
+def train(page):
+    """Train, and wait for its last step: it takes a few steps per frame."""
+    page.get_by_role("button", name="Train").click()
+    page.wait_for_selector("#toy-training[data-ready]:not([data-busy])")
+
+
 def summary(page) -> str:
     return page.locator("#toy-training-summary").text_content()
 
@@ -92,7 +98,7 @@ def test_ten_steps_of_every_matrix_match_toycalc(visit, toy):
     page = open_training(visit, heads=4)
     drawn = page.locator('#toy-training figure[data-figure="model"] title').all_text_contents()
     choose(page, "␣wall", "every matrix", 10, eta=0.3)
-    page.get_by_role("button", name="Train").click()
+    train(page)
     first, last = steps[0], steps[-1]
     assert summary(page) == (f"Steps 1 to 10: L = {fixed(first['loss'])} → {fixed(last['loss_after'])}, "
                              f"p(␣wall) = {fixed(first['p'])} → {fixed(last['p_after'])}.")
@@ -114,7 +120,7 @@ def test_every_matrix_on_the_simulator_shows_in_the_editor(visit, toy):
     new = steps[-1]["params"]
     page = open_training(visit, "/simulator/", heads=4)
     choose(page, "␣wall", "every matrix", 10)
-    page.get_by_role("button", name="Train").click()
+    train(page)
     rows = page.locator("#sim-softmax").evaluate("t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))")
     assert next(r[-1] for r in rows if r[0] == "␣wall") == fixed(steps[-1]["p_after"])
     page.locator("#sim-editor > summary").click()
@@ -136,13 +142,13 @@ def test_bad_input_gets_a_message_beside_its_field(visit):
         field = page.get_by_label(label)
         kept = field.input_value()
         field.fill(typed)
-        page.get_by_role("button", name="Train").click()
+        train(page)
         said = page.locator(f"#{field.get_attribute('id')}-message")
         assert said.is_visible() and said.text_content().startswith(message), said.text_content()
         assert field.get_attribute("aria-invalid") == "true"
         assert summary(page) == "", "a refused choice takes no step"
         field.fill(kept)
-    page.get_by_role("button", name="Train").click()
+    train(page)
     assert summary(page).startswith("Steps 1 to 10:")
     assert page.locator(".toy-training-message:visible").count() == 0
     assert page.get_by_text(f"from 1 to {descent.MAX_STEPS}").is_visible()   # the limit, beside its field
@@ -177,7 +183,7 @@ def test_reset_and_the_downloads_that_build(visit, toy, tmp_path, monkeypatch):
         steps = descent.descend(toy.params, toy.cfg, ex.ids, toy.vocab.index(target.replace("␣", " ")), 0.1,
                                 "E" if strict else "all", 10, heads=2)
         choose(page, target, learns, 10)
-        page.get_by_role("button", name="Train").click()
+        train(page)
         back = download(page, tmp_path / f"{target}.yaml")
         for name, value in steps[-1]["params"].items():
             assert np.abs(back.params[name] - value).max() <= 1e-12, name
@@ -209,7 +215,7 @@ def test_after_training_the_page_reads_on_a_desktop_and_a_dark_phone(visit, widt
     page = v.open("/toy/training/")
     page.wait_for_selector("#toy-training[data-ready]:not([hidden]) #toy-training-one")
     choose(page, "␣wall", "every matrix", 20)
-    page.get_by_role("button", name="Train").click()
+    train(page)
     page.locator('figure[data-figure="training"]').scroll_into_view_if_needed()
     violations = axe_violations(page)
     assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
