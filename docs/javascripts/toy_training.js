@@ -1,4 +1,4 @@
-// toy_training.js: a page script: "Train the toy" (#toy-training) on the
+// toy_training.js: a page script: "Train the toy" ([data-toy-trainer]) on the
 // toy chapter's Training page (docs/toy/training.md) and on the Simulator
 // page (docs/simulator.md, data-into="live-simulator": it moves into the
 // simulator, above the weights editor).
@@ -33,7 +33,9 @@
   const STEPS_MS = 8;   // Train's steps per frame: those that fit in this many milliseconds
 
   function start() {
-    const go = () => document.querySelectorAll("#toy-training").forEach(setUp);
+    // the print page holds every chapter, the controls left out (as letters.js does)
+    if (/\/print_page\/$/.test(location.pathname)) return;
+    const go = () => document.querySelectorAll("[data-toy-trainer]").forEach(setUp);
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go);
     else go();
   }

@@ -31,14 +31,14 @@ def open_training(visit, where="/toy/training/", heads=None):
     if where == "/simulator/":
         page.wait_for_selector("#sim-softmax")
         page.locator("#toy-training-details > summary").click()
-    page.wait_for_selector("#toy-training[data-ready]:not([hidden]) #toy-training-one")
+    page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden]) #toy-training-one")
     return page
 
 
 def train(page):
     """Train, and wait for its last step: it takes a few steps per frame."""
     page.get_by_role("button", name="Train").click()
-    page.wait_for_selector("#toy-training[data-ready]:not([data-busy])")
+    page.wait_for_selector("[data-toy-trainer][data-ready]:not([data-busy])")
 
 
 def summary(page) -> str:
@@ -96,7 +96,7 @@ def test_ten_steps_of_every_matrix_match_toycalc(visit, toy):
     ex = Example(toy, target="␣wall", heads=4, eta=0.3)
     steps = descent.descend(toy.params, toy.cfg, ex.ids, ex.target_id, 0.3, "all", 10, heads=4)
     page = open_training(visit, heads=4)
-    drawn = page.locator('#toy-training figure[data-figure="model"] title').all_text_contents()
+    drawn = page.locator('[data-toy-trainer] figure[data-figure="model"] title').all_text_contents()
     choose(page, "␣wall", "every matrix", 10, eta=0.3)
     train(page)
     first, last = steps[0], steps[-1]
@@ -108,7 +108,7 @@ def test_ten_steps_of_every_matrix_match_toycalc(visit, toy):
     ps = [first["p"]] + [s["p_after"] for s in steps]
     assert dots == ([f"after step {k}: L = {fixed(v)}" for k, v in enumerate(losses)]
                     + [f"after step {k}: p(␣wall) = {fixed(v)}" for k, v in enumerate(ps)])
-    assert page.locator('#toy-training figure[data-figure="model"] title').all_text_contents() != drawn
+    assert page.locator('[data-toy-trainer] figure[data-figure="model"] title').all_text_contents() != drawn
 
 
 def test_every_matrix_on_the_simulator_shows_in_the_editor(visit, toy):
@@ -213,7 +213,7 @@ def test_after_training_the_page_reads_on_a_desktop_and_a_dark_phone(visit, widt
     chart keeps 4.5:1 against what is behind it."""
     v = visit(width, scheme)
     page = v.open("/toy/training/")
-    page.wait_for_selector("#toy-training[data-ready]:not([hidden]) #toy-training-one")
+    page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden]) #toy-training-one")
     choose(page, "␣wall", "every matrix", 20)
     train(page)
     page.locator('figure[data-figure="training"]').scroll_into_view_if_needed()
