@@ -193,6 +193,7 @@
     // loss fall (and, on Training, the drawing change); the buttons wait
     const busy = (on) => {
       for (const b of [ui.one, ui.train, ui.reset, ui.save]) b.disabled = on;
+      ui.summary.setAttribute("aria-busy", String(on));   // a screen reader hears the last frame's line only
       if (on) box.dataset.busy = "1";
       else delete box.dataset.busy;
     };
