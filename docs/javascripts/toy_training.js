@@ -161,9 +161,10 @@
   function read(ui, model, withSteps) {
     const typed = ui.target.value.split(gpt.SPACE_SIGN).join(" ");
     const target = model.vocab.indexOf(typed);
+    const spaced = model.vocab.includes(" " + typed) ? ` Did you mean ${show(" " + typed)}?` : "";
     const tok = checked(ui.target, target, target >= 0 ? "" :
       `"${gpt.shorten(ui.target.value)}" is not a token of the vocabulary; pick one from the list ` +
-      `(␣ stands for the space). ${gpt.vocabulary(model.vocab)}`);
+      `(␣ stands for the space).${spaced} ${gpt.vocabulary(model.vocab)}`);
     const etaText = ui.eta.value.trim().replace(/\u2212/g, "-"), eta = Number(etaText);
     const rate = checked(ui.eta, eta, etaText !== "" && Number.isFinite(eta) && eta > 0 ? "" :
       `η must be a number above 0 (the book's step takes ${short(Number(ui.eta.defaultValue || 0.1))}); ` +

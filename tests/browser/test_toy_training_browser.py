@@ -138,7 +138,9 @@ def test_bad_input_gets_a_message_beside_its_field(visit):
             ("Steps", str(descent.MAX_STEPS + 1),
              f'Steps must be a whole number from 1 to {descent.MAX_STEPS}; "{descent.MAX_STEPS + 1}" is not.'),
             ("Steps", "2.5", f'Steps must be a whole number from 1 to {descent.MAX_STEPS}; "2.5" is not.'),
-            ("Target", "␣moon", '"␣moon" is not a token of the vocabulary; pick one from the list')]:
+            ("Target", "␣moon", '"␣moon" is not a token of the vocabulary; pick one from the list'),
+            ("Target", "roof", '"roof" is not a token of the vocabulary; pick one from the list (␣ stands for '
+                               'the space). Did you mean ␣roof?')]:
         field = page.get_by_label(label)
         kept = field.input_value()
         field.fill(typed)
