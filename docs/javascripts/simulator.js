@@ -490,5 +490,6 @@
     });
   }
 
-  return { start, steps, update: (root) => state.get(root).update() };
+  // simOf: the simulator of a root (its model, trace and update), for toy_training.js
+  return { start, steps, update: (root) => state.get(root).update(), simOf: (root) => state.get(root) };
 });

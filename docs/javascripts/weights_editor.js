@@ -149,6 +149,15 @@
       }
       onChange();
     });
+    // another page script changed the model in place (toy_training.js's steps): show and mark the new numbers
+    section.addEventListener("weights-set", () => {
+      for (const input of inputs) {
+        const [name, r, c] = where(input);
+        input.value = String(model[name][r][c]);
+        input.removeAttribute("aria-invalid");
+        mark(input);
+      }
+    });
     const changedMatrices = () => new Set([...changedCells].map((k) => k.split(":")[0]));
     save.addEventListener("click", () => download(toYaml(model, changedMatrices()), "toy.yaml"));
     return section;
@@ -169,5 +178,5 @@
     return true;
   }
 
-  return { EDITABLE, cellName, toYaml, weightsEditor };
+  return { EDITABLE, cellName, toYaml, download, weightsEditor };
 });

@@ -20,7 +20,7 @@ from toycalc.book.example import Example
 from toycalc.model.weights import load_toy
 
 M = "\u2212"
-CHAPTER = ["tokens", "embedding", "positions", "layernorm", "attention", "mlp", "output", "generation"]
+CHAPTER = ["tokens", "embedding", "positions", "layernorm", "attention", "mlp", "output", "generation", "training"]
 DOCS = ROOT / "docs"
 
 
@@ -83,8 +83,9 @@ def test_footer_reads_in_nav_order(pages, site):
     assert footer(pages["tokens"]) == ["Previous: Introduction", "Next: Embedding"]
     assert footer(page(site, "toy")) == ["Previous: Home", "Next: Tokens"]
     assert footer(pages["mlp"]) == ["Previous: Attention", "Next: Output"]
-    assert footer(pages["generation"]) == ["Previous: Output", "Next: nano-gpt · Introduction"]
-    assert footer(page(site, "nano-gpt"))[0] == "Previous: The toy model · Generation"
+    assert footer(pages["generation"]) == ["Previous: Output", "Next: Training"]
+    assert footer(pages["training"]) == ["Previous: Generation", "Next: nano-gpt · Introduction"]
+    assert footer(page(site, "nano-gpt"))[0] == "Previous: The toy model · Training"
     assert footer(page(site, "nano-gpt/output"))[1] == "Next: End to End"
     assert footer(page(site, "end-to-end"))[0] == "Previous: nano-gpt · Output"
     assert footer(pages["home"]) == ["Next: The toy model · Introduction"]
@@ -121,7 +122,7 @@ def test_home_page(pages, ex):
 TABLES = [
     ("tokens", toy.registries["table"], "vocab", {}), ("tokens", toy.registries["table"], "tokenize", {}),
     ("tokens", end_to_end.steps.registries["table"], "ids", {}),
-    ("embedding", end_to_end.steps.registries["table"], "grad_E", {"heads_shown": (2,)}), ("embedding", end_to_end.steps.registries["table"], "E", {}),
+    ("embedding", end_to_end.steps.registries["table"], "E", {}),
     ("embedding", end_to_end.steps.registries["table"], "E_ids", {}),
     ("positions", end_to_end.steps.registries["table"], "X", {}), ("positions", toy.registries["table"], "order", {"heads_shown": (2,)}),
     ("layernorm", toy.registries["table"], "ln_rows", {}), ("layernorm", end_to_end.steps.registries["table"], "u", {}),
@@ -134,6 +135,7 @@ TABLES = [
     ("output", toy.registries["table"], "temperatures", {}),
     ("generation", toy.registries["table"], "generation_steps", {}), ("generation", toy.registries["table"], "generation", {}),
     ("generation", toy.registries["table"], "filter", {}), ("generation", toy.registries["table"], "generation", {"text": "the"}),
+    ("training", end_to_end.steps.registries["table"], "grad_E", {}), ("training", toy.registries["table"], "step", {}),
 ]
 
 
@@ -469,11 +471,11 @@ def test_why_roof_against_cat(site, toy, heads):
 
 
 def test_the_gradients_can_be_checked(pages, toy):
-    """Embedding shows dL/dz = p − onehot (␣roof: 0.395 − 1 = −0.605), dL/df,
+    """Training shows dL/dz = p − onehot (␣roof: 0.395 − 1 = −0.605), dL/df,
     the last link to a row of E, and a central difference beside the
-    backward pass, all recomputed here."""
+    backward pass, all recomputed here (with 2 heads, the default view)."""
     ex = Example(toy, heads=2)
-    soup = pages["embedding"]
+    soup = view(pages["training"])
     math = " ".join(m.get_text() for m in soup.select(".arithmatex"))
     assert "\\frac{\\partial L}{\\partial z_{\\text{␣roof}}} &= 0.395 - 1 = -0.605" in math
     p = ex.p_last
@@ -509,3 +511,25 @@ def test_the_heads_chooser_first_appears_where_heads_are_met(site):
         assert soup.select_one(".heads-chooser") is None, name
         assert soup.select_one("article a[href$='attention/']") is not None, name
     assert page(site, "toy/attention").select_one(".heads-chooser") is not None
+
+
+def test_training_has_its_own_page_after_generation(pages, toy):
+    """The backward pass waits until the chapter has shown the whole model:
+    Embedding has no derivative (no ∂, in its Markdown or its page) and
+    points to Training, the page after Generation, which takes the book's
+    step (p of the target before and after, the loss before and after)."""
+    source = (DOCS / "toy" / "embedding.md").read_text(encoding="utf-8")
+    built = str(pages["embedding"].select_one("article"))
+    for text in (source, built):
+        assert "∂" not in text and "\\partial" not in text and "derivative" not in text
+    assert pages["embedding"].select_one("article a[href$='training/']") is not None
+    assert CHAPTER[-2:] == ["generation", "training"]
+    ex = Example(toy, heads=2)
+    before, after = ex.p_last[ex.target_id], ex.stepped_trace["p"][-1, ex.target_id]
+    assert after > before
+    text = text_of(view(pages["training"]))
+    assert (f"goes from {before:.3f} to {after:.3f} , the loss from {ex.loss:.3f} to {ex.stepped_loss:.3f}"
+            in text), text[text.find("goes from"):][:120]
+    step = rows(view(pages["training"]), "table-step")[1:]
+    assert [r[0] for r in step] == [str(i) for i in ex.sentence_rows]
+    assert step[-1][3] == "[" + ", ".join(f"{v:.3f}".replace("-", M) for v in ex.stepped_E[ex.sentence_rows[-1]]) + "]"

@@ -174,7 +174,7 @@ CHANGES = [
     ("attention.md", 'claim("attends", head=1, keys="␣climb ed")', scaled("W_Q", 0),
      "attends(head=1, keys='␣climb ed'), but with 1 head, head 1 gives 0.400 to ␣climb ed "
      "and its largest weight, 0.200, to the"),
-    ("embedding.md", 'claim("step_lowers_loss")', scaled("E", 0.1),
+    ("training.md", 'claim("step_lowers_loss")', scaled("E", 0.1),
      "step_lowers_loss(), but with 2 heads the step takes the loss from 1.012724 to 1.210401"),
     ("positions.md", 'claim("order_matters")', scaled("P", 0),
      "order_matters(), but with 1 head and P the two orders' probabilities differ by 0.000 at most"),

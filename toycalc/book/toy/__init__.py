@@ -3,7 +3,7 @@
 Importing the package registers every page's functions on `toy` (shared.py):
 {{ toy_table(...) }}, toy_formula, toy_number, toy_figure; home.py holds the home page's."""
 from .shared import toy
-from . import (home, tokens, embedding, positions, layernorm, attention, mlp, output,  # noqa: F401 (each registers its page)
-               generation)
+from . import (home, tokens, positions, layernorm, attention, mlp, output,  # noqa: F401 (each registers its page)
+               generation, training)
 
 __all__ = ["toy"]

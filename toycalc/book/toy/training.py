@@ -1,7 +1,9 @@
-"""The toy chapter's page Embedding (docs/toy/embedding.md): how a row of E
-learns, the backward pass's first steps, the chain rule back to E, and a
-finite-difference check of one entry of dL/dE. (The tables of E and of
-its gradient are the worked example's, book/end_to_end.py.)"""
+"""The toy chapter's page Training (docs/toy/training.md): one gradient
+step on the book's sentence, after Output and Generation have shown the
+whole model: the backward pass's first link (dL/dz = p − onehot), the
+chain rule's last link back to E, and a finite-difference check of one
+entry of dL/dE. (The loss, the table of dL/dE and the update are the
+worked example's, book/end_to_end.py; the step itself is Example's.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +11,8 @@ import numpy as np
 from ...model import gpt
 from ..end_to_end import token_id
 from ..example import Example
-from ..render import aligned, fixed, tex, tex_vector, token_tex
+from ..render import (aligned, fixed, html_table, inline_math as im, tex, tex_vector, token_code, token_tex,
+                      vector, weights_vector)
 from .shared import toy
 
 FD_STEP = 1e-4   # the finite-difference step h of the gradient check
@@ -77,3 +80,14 @@ def finite_difference_formula(ex: Example, places: int = 6) -> str:
          f" = {tex(fixed(numeric, places))}"),
         (f"\\frac{{\\partial L}}{{\\partial {entry}}}\\ \\text{{(backward pass)}}",
          tex(fixed(ex.grads["E"][i, c], places)))])
+
+
+@toy.table("step")
+def step_table(ex: Example) -> str:
+    """The step on every row of E the sentence read: the row before and
+    after E − η dL/dE (the other rows do not move)."""
+    E, new = ex.model.params["E"], ex.stepped_E
+    rows = [[str(i), token_code(ex.model.vocab[i]), weights_vector(E[i]), vector(new[i])]
+            for i in ex.sentence_rows]
+    return html_table("table-step", ["id", "token", im("E_i") + " before",
+                                     im("E_i - \\eta\\, \\partial L / \\partial E_i") + " after"], rows)
