@@ -274,7 +274,10 @@
     fetch(url).then((r) => {
       if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
       return r.json();
-    }).then((data) => build(root, gpt.load(data))).catch((e) => {
+    }).then((data) => {
+      // the editor reads typed numbers by the loader's own rules (weights_editor.js readNumber)
+      build(root, Object.assign(gpt.load(data), { numbers: data.numbers }));
+    }).catch((e) => {
       const note = root.querySelector(".sim-loading");
       if (note) note.textContent = `The simulator could not start (${e.message}); the static path below still holds.`;
       root.hidden = false;

@@ -40,6 +40,11 @@ def test_unchanged_weights_come_back_the_same_with_their_comments(tmp_path):
     for line in original.splitlines():
         if line.startswith("#"):
             assert line in text.splitlines(), line
+    # every comment of a row or inside a matrix too (# u1 … and W_U's token line, issue #27)
+    written_comments = [line.split("#", 1)[1].strip() for line in text.splitlines() if "#" in line]
+    for line in original.splitlines():
+        if line[:1].isspace() and "#" in line:
+            assert line.split("#", 1)[1].strip() in written_comments, line
     assert "W_O:   # d x d: the identity, the joined heads pass unchanged" in text
 
 

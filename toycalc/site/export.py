@@ -18,7 +18,8 @@ import numpy as np
 from ..model.gpt import GELU_C, LN_EPS
 from ..model.sizes import block_shapes
 from ..model.nanogpt import VOCAB, Nano
-from ..model.weights import MATRICES, Model
+from ..model.weights import MATRICES, MAX_WEIGHT, Model
+from ..model.yamlfile import MAX_DIGITS, MINUS, NUMBER_RULES
 
 WEIGHTS_URI = "javascripts/toy-weights.json"
 NANO_URI = "javascripts/nanogpt-weights.json"
@@ -34,13 +35,18 @@ def weights_data(model: Model) -> dict:
         key = name if name in ("E", "P", "W_U") else f"blocks.0.{name}"
         data[name] = model.params[key].tolist()
     data["comments"] = file_comments(Path(model.path).read_text(encoding="utf-8"))
+    # the loader's rules for a typed number, which the weights editor follows
+    data["numbers"] = {"rules": NUMBER_RULES, "minus": MINUS, "max_digits": MAX_DIGITS,
+                       "max_weight": MAX_WEIGHT}
     return data
 
 
 def file_comments(text: str) -> dict:
     """The comments of a weights file, for the simulator's download: the
     file's opening lines ("header"), and per top-level key the comment
-    lines just above it ("above") and the one on its own line ("inline")."""
+    lines just above it ("above"), the one on its own line ("inline"),
+    the indented comment lines inside it ("inside") and each row's own
+    ("rows", "" for a row without one)."""
     lines = text.splitlines()
     out: dict = {"header": [], "keys": {}}
     k = 0
@@ -48,6 +54,7 @@ def file_comments(text: str) -> dict:
         out["header"].append(lines[k])
         k += 1
     block: list[str] = []
+    current = None
     for line in lines[k:]:
         if line.startswith("#"):
             block.append(line)
@@ -55,7 +62,12 @@ def file_comments(text: str) -> dict:
         key = line.split(":", 1)[0]
         if line and not line[0].isspace() and ":" in line and key.isidentifier():
             inline = line.split("#", 1)[1].strip() if "#" in line.split(":", 1)[1] else ""
-            out["keys"][key] = {"above": block, "inline": inline}
+            current = out["keys"][key] = {"above": block, "inline": inline, "inside": [], "rows": []}
+        elif current is not None and line[:1].isspace() and line.strip():
+            if line.strip().startswith("#"):
+                current["inside"].append(line)
+            elif line.strip().startswith("-"):
+                current["rows"].append(line.split("#", 1)[1].strip() if "#" in line else "")
         if not line.startswith("#"):
             block = [] if line.strip() == "" or not line[0].isspace() else block
     return out
