@@ -167,8 +167,8 @@
   /** The End-to-End page: each step's tables go into that step's panel
    *  of the path, in place of the book's (for the heads shown); with
    *  steps = null the path shows the book's sentence again. */
-  function showInPath(path, steps, heads, message) {
-    path.classList.toggle("path--live", steps !== null || message !== undefined);
+  function showInPath(path, steps, heads) {
+    path.classList.toggle("path--live", steps !== null);
     // the drawing on each step's button follows the run too
     path.querySelectorAll(".path-step").forEach((button, k) => {
       later.showDrawing(drawingOf(button), steps ? () => steps[k].drawing : "");
@@ -179,11 +179,7 @@
         const variant = body.closest(".heads-variant");
         live.pending = null;
         if (variant && variant.dataset.heads !== String(heads)) clear(live);
-        else if (message !== undefined) {
-          clear(live);
-          live.dataset.message = "1";
-          live.append(el("p", { class: "sim-message", text: message }));
-        } else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
+        else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
           later.showParts(live, steps[k].parts);
         } else {
           // a closed step is built when it opens (see fillWhenOpened): one step, not nine
