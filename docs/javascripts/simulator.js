@@ -266,13 +266,17 @@
   function setUp(root) {
     if (root.dataset.ready) return;
     root.dataset.ready = "1";
-    const url = new URL(root.dataset.weights, document.baseURI);
-    fetch(url).then((r) => {
-      if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
-      return r.json();
-    }).then((data) => {
-      // the editor reads typed numbers by the loader's own rules (weights_editor.js readNumber)
-      build(root, Object.assign(gpt.load(data), { numbers: data.numbers }));
+    const json = (name) => {
+      const url = new URL(name, document.baseURI);
+      return fetch(url).then((r) => {
+        if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
+        return r.json();
+      });
+    };
+    // the Simulator's editor also reads the file's comments and the loader's number rules
+    const editor = root.dataset.editor ? json(root.dataset.editor) : {};
+    Promise.all([json(root.dataset.weights), editor]).then(([data, extra]) => {
+      build(root, Object.assign(gpt.load(data), extra));
     }).catch((e) => {
       const note = root.querySelector(".sim-loading");
       if (note) note.textContent = `The simulator could not start (${e.message}); the static path below still holds.`;
@@ -433,14 +437,13 @@
     return choice;
   }
 
-  /** A sentence the model cannot run (yet: a word half typed): the message
-   *  beside the field; the last run's tables and figures stay, dimmed, so
-   *  the page keeps its height while the reader types. */
+  /** A sentence that cannot run (yet: a word half typed): the message
+   *  beside the field, the last tables kept, dimmed. */
   function cannotRun(sim, e, o) {
     const { model, ui } = sim;
     ui.message.textContent = whatIsWrong(model, ui.text.value, e);
     ui.message.hidden = false;
-    // typing at the foot of a phone's screen: the message comes into view under the field
+    // on a phone the field may sit at the foot of the screen
     if (document.activeElement === ui.text) ui.message.scrollIntoView({ block: "nearest" });
     stale(sim, true);
     ui.append.disabled = true;
@@ -450,10 +453,8 @@
     enableTokens(sim, tokenCount(model, ui.text.value));
   }
 
-  /** While the reader types in the field, the results keep the tallest
-   *  height they had since the field took the focus: a shorter sentence on
-   *  the way (one token, then two) does not pull the page up under the
-   *  reader. Released when the field loses the focus. */
+  /** While the field has the focus, the results keep their tallest height:
+   *  a shorter sentence on the way does not pull the page up. */
   function holdHeight(ui) {
     if (document.activeElement !== ui.text || ui.results.hidden) return;
     const held = parseFloat(ui.results.style.minHeight) || 0;
@@ -505,7 +506,7 @@
     ui.back.addEventListener("click", () => {
       let ids;
       try { ids = gpt.tokenize(ui.text.value, model.vocab); } catch (e) { return; }
-      // the token a draw appended: the draw is undone too (the next draw repeats it)
+      // a drawn token: its draw is undone too
       if (sim.drawn.length && sim.drawn[sim.drawn.length - 1] === ui.text.value) {
         sim.drawn.pop();
         sim.draws = Math.max(0, sim.draws - 1);
@@ -526,7 +527,7 @@
       ui.text.value += model.vocab[sim.choice.id];
       if (read(sim).sampled) {
         sim.draws += 1;
-        sim.drawn.push(ui.text.value);   // what the text was right after each draw
+        sim.drawn.push(ui.text.value);
       }
       update();
     });

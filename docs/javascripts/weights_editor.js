@@ -54,7 +54,7 @@
   }
 
   /** A number typed into a cell, by the loader's own table of rules
-   *  (toycalc/model/yamlfile.py NUMBER_RULES, in toy-weights.json as
+   *  (toycalc/model/yamlfile.py NUMBER_RULES, in toy-editor.json as
    *  `numbers`): {value} when toycalc would read it as that weight, else
    *  {why}. The true minus sign reads as "-", as the loader reads it. */
   function readNumber(text, numbers) {

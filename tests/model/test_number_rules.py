@@ -2,14 +2,14 @@
 weights editor (docs/javascripts/weights_editor.js readNumber, in Node):
 both accept the same spellings, as the same double, and refuse the same
 ones (issue #27). Both follow toycalc/model/yamlfile.py's NUMBER_RULES,
-which the editor receives in toy-weights.json."""
+which the editor receives in toy-editor.json."""
 from __future__ import annotations
 
 import pytest
 
 from nodejs import run_json
 from toycalc.model.weights import DEFAULT_TOY, WeightsError, load_toy
-from toycalc.site.export import weights_data
+from toycalc.site.export import editor_data
 
 # the twins the runner runs (tests/test_mirrors.py)
 JS_CASES = ["weights_editor.js:readNumber"]
@@ -47,7 +47,7 @@ process.stdout.write(JSON.stringify(job.cases.map((t) => {
   return read.why ? null : read.value;
 })));
 """
-    numbers = weights_data(load_toy(DEFAULT_TOY))["numbers"]
+    numbers = editor_data(load_toy(DEFAULT_TOY))["numbers"]
     return run_json(runner, {"cases": cases, "numbers": numbers})
 
 
@@ -70,5 +70,5 @@ def test_the_editor_says_why(typed, why):
     runner = r"""
 process.stdout.write(JSON.stringify(js("weights_editor").readNumber(job.typed, job.numbers)));
 """
-    read = run_json(runner, {"typed": typed, "numbers": weights_data(load_toy(DEFAULT_TOY))["numbers"]})
+    read = run_json(runner, {"typed": typed, "numbers": editor_data(load_toy(DEFAULT_TOY))["numbers"]})
     assert why in read["why"]

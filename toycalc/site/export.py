@@ -1,7 +1,8 @@
 """The toy model's weights as JSON, for the simulator in the browser.
 
 The build publishes this file as `javascripts/toy-weights.json` (see
-publish_weights.py), read from the same weights file the macros use
+publish_weights.py), what the weights editor needs besides as
+`javascripts/toy-editor.json`, read from the same weights file the macros use
 (weights_files.py), so a change to toy.yaml changes the simulator too;
 and nano-gpt's as `javascripts/nanogpt-weights.json`. Nothing here knows
 MkDocs.
@@ -22,6 +23,7 @@ from ..model.weights import MATRICES, MAX_WEIGHT, Model
 from ..model.yamlfile import MAX_DIGITS, MINUS, NUMBER_RULES
 
 WEIGHTS_URI = "javascripts/toy-weights.json"
+EDITOR_URI = "javascripts/toy-editor.json"
 NANO_URI = "javascripts/nanogpt-weights.json"
 
 
@@ -34,11 +36,21 @@ def weights_data(model: Model) -> dict:
     for name in MATRICES:
         key = name if name in ("E", "P", "W_U") else f"blocks.0.{name}"
         data[name] = model.params[key].tolist()
-    data["comments"] = file_comments(Path(model.path).read_text(encoding="utf-8"))
-    # the loader's rules for a typed number, which the weights editor follows
-    data["numbers"] = {"rules": NUMBER_RULES, "minus": MINUS, "max_digits": MAX_DIGITS,
-                       "max_weight": MAX_WEIGHT}
     return data
+
+
+def editor_data(model: Model) -> dict:
+    """What the Simulator's weights editor needs besides the weights, in a
+    file of its own (EDITOR_URI) that End to End, which has no editor, does
+    not load: the weights file's comments, for the download, and the
+    loader's rules for a typed number, which the editor follows."""
+    return {"comments": file_comments(Path(model.path).read_text(encoding="utf-8")),
+            "numbers": {"rules": NUMBER_RULES, "minus": MINUS, "max_digits": MAX_DIGITS,
+                        "max_weight": MAX_WEIGHT}}
+
+
+def editor_json(model: Model) -> str:
+    return json.dumps(editor_data(model), ensure_ascii=False, separators=(",", ":"))
 
 
 def file_comments(text: str) -> dict:

@@ -12,7 +12,8 @@ from mkdocs.utils import get_relative_url
 
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.model.weights import WeightsError, load_toy
-from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json
+from toycalc.site.export import (EDITOR_URI, NANO_URI, WEIGHTS_URI, editor_json, nano_weights_json,
+                                 weights_json)
 from toycalc.site.weights_files import weights_files
 
 SERVING = False      # set once per process: a hook module outlives serve's rebuilds
@@ -38,6 +39,7 @@ def toy_weights(files, config) -> None:
             return
         raise PluginError(str(e)) from None
     files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
+    files.append(File.generated(config, EDITOR_URI, content=editor_json(model)))   # the Simulator's editor
 
 
 def nano_weights(files, config) -> None:
