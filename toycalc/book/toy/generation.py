@@ -271,13 +271,13 @@ def greedy_ending_number(ex: Example, text: str = "") -> str:
     again = (f"{token_code(ex.model.vocab[pair[0]])} {token_code(ex.model.vocab[pair[1]])}"
              if pair else "")
     if steps and ex.model.vocab[ids[-1]] == EOT:
-        return (f"{heads} it writes {token_code(EOT)}, the token that ends a text, and the loop "
+        return (f"{heads}, it writes {token_code(EOT)}, the token that ends a text, and the loop "
                 f"stops there" + (f", though it had already come back to {again}" if pair else ""))
     if pair:
-        return (f"{heads} the last few tokens look like a spot it has already been in, the same "
+        return (f"{heads}, the last few tokens look like a spot it has already been in, the same "
                 f"rows come out of the block, and the same choice follows: it writes {again} "
                 "again and loops")
-    return f"{heads} it fills every position without writing any pair of tokens twice"
+    return f"{heads}, it fills every position without writing any pair of tokens twice"
 
 
 @toy.number("room")
