@@ -389,7 +389,7 @@
     const { model, path, ui } = sim;
     later.survey(...inSight(sim.root, path));  // before any write
     const o = read(sim);
-    holdHeight(ui);
+    holdHeight(sim);
     ui.tempShown.textContent = short(o.temperature, true);
     let tr;
     try {
@@ -455,10 +455,10 @@
 
   /** While the field has the focus, the results keep their tallest height:
    *  a shorter sentence on the way does not pull the page up. */
-  function holdHeight(ui) {
-    if (document.activeElement !== ui.text || ui.results.hidden) return;
-    const held = parseFloat(ui.results.style.minHeight) || 0;
-    ui.results.style.minHeight = `${Math.max(held, ui.results.offsetHeight)}px`;
+  function holdHeight({ ui, path }) {
+    if (document.activeElement !== ui.text) return;
+    const box = path || ui.results, held = parseFloat(box.style.minHeight) || 0;
+    box.style.minHeight = `${Math.max(held, box.offsetHeight)}px`;
   }
 
   /** The last run's tables marked as not the sentence's (or no longer). */
@@ -490,7 +490,7 @@
   function listen(sim) {
     const { root, model, ui } = sim, update = sim.update;
     ui.text.addEventListener("input", update);
-    ui.text.addEventListener("blur", () => { ui.results.style.minHeight = ""; });
+    ui.text.addEventListener("blur", () => { (sim.path || ui.results).style.minHeight = ""; });
     if (ui.heads) ui.heads.addEventListener("change", (event) => { storeHeads(event.target.value); update(); });
     // path.js switches the book's variants on the same change, first
     else document.querySelectorAll(".heads-chooser").forEach((c) => c.addEventListener("change", update));

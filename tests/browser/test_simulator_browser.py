@@ -482,3 +482,22 @@ def test_removing_the_last_token_undoes_its_draw(visit, toy):
     page.locator("#sim-back").click()
     assert page.locator("#sim-text").input_value() == "the cat climbed the"
     assert page.locator("#sim-draw").text_content() == first
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_typing_on_end_to_end_keeps_the_height(visit, width):
+    """End to End, step 6 open: the same sentence typed key by key never
+    makes the page fall more than 10 % below what it was."""
+    page = visit(width).open("/end-to-end/")
+    page.wait_for_selector("#sim-text")
+    page.locator("#path-step-6").click()
+    field = page.locator("#sim-text")
+    field.fill("")
+    field.focus()
+    heights = [page.evaluate(HEIGHT)]
+    for key in TYPED:
+        page.keyboard.type(key)
+        page.wait_for_function("!document.querySelector('.sim-pending')")
+        heights.append(page.evaluate(HEIGHT))
+        assert heights[-1] >= 0.9 * heights[-2], (field.input_value(), heights[-2:])
+    assert "sim-stale" not in page.locator("#path").get_attribute("class")
