@@ -230,6 +230,8 @@
     });
     const changedMatrices = () => new Set([...changedCells].map((k) => k.split(":")[0]));
     save.addEventListener("click", () => download(toYaml(model, changedMatrices()), "toy.yaml"));
+    // another page script changed the model in place (training steps): show and mark the new numbers
+    section.addEventListener("weights-set", refresh);
     section.editor = { cell: (name, r, c) => cells.get(`${name}:${r}:${c}`), refresh };
     return section;
   }
@@ -245,5 +247,5 @@
     return true;
   }
 
-  return { EDITABLE, cellName, labels, readNumber, toYaml, weightsEditor };
+  return { EDITABLE, cellName, labels, readNumber, toYaml, download, weightsEditor };
 });
