@@ -3,12 +3,12 @@
 // NANO_ASSETS). It wires the page to nano_gpt.js and gpt.js, on the
 // weights the build exports (javascripts/nanogpt-weights.json, fetched
 // the first time a reader asks for something, never before):
-//  - the field "Letters to sort" ([data-nano-sort]): six letters of the
+//  - the field "Letters for the model to sort here" ([data-nano-sort]): six letters of the
 //    reader's, sorted by the model, with p(A), p(B), p(C) at each step;
 //  - every matrix that stops at "N more rows" ([data-nano-full], added by
 //    the chapter's `openable`) gets a button that shows it whole
 //    (nano_gpt.fullMarkup), computed on the letters the page follows;
-//  - "Follow my letters" under the title of a page with per-input numbers
+//  - "Letters for this chapter to follow" under the title of a page with per-input numbers
 //    ([data-nano-live]): every such output drawn again for the reader's
 //    letters (nano_gpt.chapter), kept page to page in sessionStorage until
 //    "Back to the book's example";
@@ -50,11 +50,11 @@
     return cache[weightsUrl];
   }
 
-  // ------------------------------------------------------------ "Letters to sort"
+  // ------------------------------------------------------------ the sorter
 
   let count = 0;   // the fields of the page, numbered for their ids
 
-  /** The "Letters to sort" field in `root` ([data-nano-sort]). */
+  /** The sorter's field in `root` ([data-nano-sort]): it sorts, on this page only. */
   function setUpSorter(root) {
     if (root.dataset.ready) return;
     root.dataset.ready = "1";
@@ -62,10 +62,12 @@
     const input = el("input", { type: "text", id, autocomplete: "off", spellcheck: "false",
                                 placeholder: root.dataset.example || "", "aria-describedby": `${id}-hint ${id}-message` });
     const message = el("p", { id: `${id}-message`, class: "nano-message", role: "alert" });
-    const intro = el("p", { text: "Try letters of your own: the same model runs in your browser, " +
-                                  "on the weights every number of this chapter comes from." });
+    const intro = el("p", { text: "Sort letters of your own, here: the same model runs in your browser, " +
+                                  "on the weights every number of this chapter comes from, and its answer " +
+                                  "shows under the field. (To have the chapter's pages follow your letters " +
+                                  "instead, use the field under the page's title.)" });
     const form = el("form", { class: "nano-sorter-form" }, [
-      el("label", { for: id, text: "Letters to sort" }), " ", input, " ",
+      el("label", { for: id, text: "Letters for the model to sort here" }), " ", input, " ",
       el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Sort" }),
       el("p", { id: `${id}-hint`, class: "nano-hint",
                 text: `${length} letters, each A, B or C (any case; spaces are ignored).` }),
@@ -253,7 +255,7 @@
       message: el("p", { id: `${id}-message`, class: "nano-message", role: "alert" }),
     };
     f.form = el("form", { class: "nano-follow-form" }, [
-      el("label", { for: id, text: "Follow my letters" }), " ", f.input, " ",
+      el("label", { for: id, text: "Letters for this chapter to follow" }), " ", f.input, " ",
       el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Follow" }), " ", f.back,
       el("p", { id: `${id}-hint`, class: "nano-hint",
                 text: `${length} letters, each A, B or C. Every number that depends on the input is computed ` +

@@ -167,8 +167,8 @@
   /** The End-to-End page: each step's tables go into that step's panel
    *  of the path, in place of the book's (for the heads shown); with
    *  steps = null the path shows the book's sentence again. */
-  function showInPath(path, steps, heads, message) {
-    path.classList.toggle("path--live", steps !== null || message !== undefined);
+  function showInPath(path, steps, heads) {
+    path.classList.toggle("path--live", steps !== null);
     // the drawing on each step's button follows the run too
     path.querySelectorAll(".path-step").forEach((button, k) => {
       later.showDrawing(drawingOf(button), steps ? () => steps[k].drawing : "");
@@ -179,11 +179,7 @@
         const variant = body.closest(".heads-variant");
         live.pending = null;
         if (variant && variant.dataset.heads !== String(heads)) clear(live);
-        else if (message !== undefined) {
-          clear(live);
-          live.dataset.message = "1";
-          live.append(el("p", { class: "sim-message", text: message }));
-        } else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
+        else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
           later.showParts(live, steps[k].parts);
         } else {
           // a closed step is built when it opens (see fillWhenOpened): one step, not nine
@@ -270,11 +266,18 @@
   function setUp(root) {
     if (root.dataset.ready) return;
     root.dataset.ready = "1";
-    const url = new URL(root.dataset.weights, document.baseURI);
-    fetch(url).then((r) => {
-      if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
-      return r.json();
-    }).then((data) => build(root, gpt.load(data))).catch((e) => {
+    const json = (name) => {
+      const url = new URL(name, document.baseURI);
+      return fetch(url).then((r) => {
+        if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
+        return r.json();
+      });
+    };
+    // the Simulator's editor also reads the file's comments and the loader's number rules
+    const editor = root.dataset.editor ? json(root.dataset.editor) : {};
+    Promise.all([json(root.dataset.weights), editor]).then(([data, extra]) => {
+      build(root, Object.assign(gpt.load(data), extra));
+    }).catch((e) => {
       const note = root.querySelector(".sim-loading");
       if (note) note.textContent = `The simulator could not start (${e.message}); the static path below still holds.`;
       root.hidden = false;
@@ -286,7 +289,7 @@
     // On the End-to-End page (data-into="path") the tables go into the
     // path, and the page's own heads chooser picks the heads.
     const path = root.dataset.into ? document.getElementById(root.dataset.into) : null;
-    const sim = { root, model, path, bookText: root.dataset.text || "", draws: 0, trace: null, choice: null };
+    const sim = { root, model, path, bookText: root.dataset.text || "", draws: 0, drawn: [], trace: null, choice: null };
     sim.update = () => update(sim);
     state.set(root, sim);
     root.replaceChildren();
@@ -310,6 +313,15 @@
     return set;
   }
 
+  // the heads chosen on any page (path.js keeps it under this key)
+  const HEADS_KEY = "toycalc.heads";
+  function storedHeads() {
+    try { return localStorage.getItem(HEADS_KEY); } catch (e) { return null; }   // private mode
+  }
+  function storeHeads(heads) {
+    try { localStorage.setItem(HEADS_KEY, heads); } catch (e) { /* private mode */ }
+  }
+
   /** The controls' nodes, not yet on the page. */
   function controls(model, path, bookText) {
     const ui = {};
@@ -322,8 +334,10 @@
     ui.back = el("button", { type: "button", id: "sim-back", class: "sim-action", text: "Remove the last token" });
     ui.reset = el("button", { type: "button", id: "sim-reset", class: "sim-action", text: "Back to the book's sentence" });
     // on End to End the page's own chooser (path.js) picks the heads
+    const offered = gpt.headsChoices(model).map(String), stored = storedHeads();
     ui.heads = path ? null : choices("sim-heads", "Heads", "sim-heads",
-      gpt.headsChoices(model).map((h) => [String(h), ` ${h} head${h > 1 ? "s" : ""}`]), String(model.heads));
+      offered.map((h) => [h, ` ${h} head${h > 1 ? "s" : ""}`]),
+      offered.includes(stored) ? stored : String(model.heads));
     ui.temp = el("input", { type: "range", id: "sim-temperature", min: "0.1", max: "3", step: "0.1" });
     ui.temp.value = "1";
     ui.tempShown = el("output", { id: "sim-temperature-value", for: "sim-temperature", text: "1.0" });
@@ -333,7 +347,7 @@
     ui.seed.value = "1";
     ui.draw = el("span", { id: "sim-draw" });
     ui.append = el("button", { type: "button", id: "sim-append", class: "sim-action md-button md-button--primary" });
-    ui.message = el("p", { id: "sim-message", class: "sim-message", role: "alert" });
+    ui.message = el("p", { id: "sim-message", class: "sim-message", role: "alert", hidden: true });
     ui.summary = el("p", { id: "sim-next", class: "sim-next", "aria-live": "polite" });
     ui.results = el("div", { id: "sim-results" });
     return ui;
@@ -344,7 +358,7 @@
   function layOut({ root, model, path, ui }) {
     root.append(
       el("div", { class: "sim-controls" }, [
-        el("label", { for: "sim-text", class: "sim-label", text: "Sentence" }), ui.text,
+        el("label", { for: "sim-text", class: "sim-label", text: "Sentence" }), ui.text, ui.message,
         el("p", { id: "sim-vocab-label", class: "sim-label",
                   text: `Or add tokens of the vocabulary (at most ${model.nCtx}):` }),
         ui.vocab, el("div", { class: "sim-buttons" }, path ? [ui.back, ui.reset] : [ui.back]),
@@ -354,7 +368,7 @@
         ui.mode,
         el("div", { class: "sim-seed" }, [el("label", { for: "sim-seed", text: "Seed " }), ui.seed, ui.draw]),
       ]),
-      ui.message, ui.summary, ui.append,
+      ui.summary, ui.append,
       ...(path ? [] : [self.toycalc.weights_editor.weightsEditor(model, () => update(state.get(root))), ui.results]));
   }
 
@@ -375,6 +389,7 @@
     const { model, path, ui } = sim;
     later.survey(...inSight(sim.root, path));  // before any write
     const o = read(sim);
+    holdHeight(sim);
     ui.tempShown.textContent = short(o.temperature, true);
     let tr;
     try {
@@ -385,6 +400,7 @@
     ui.message.textContent = "";
     ui.message.hidden = true;
     ui.text.removeAttribute("aria-invalid");
+    stale(sim, false);
     const choice = choose(sim, tr, o);
     sim.trace = tr; sim.choice = choice;
     const all = steps(model, tr, choice);
@@ -421,20 +437,37 @@
     return choice;
   }
 
-  /** A sentence the model cannot run: one message, above; the path and
-   *  the button only point to it. */
+  /** A sentence that cannot run (yet: a word half typed): the message
+   *  beside the field, the last tables kept, dimmed. */
   function cannotRun(sim, e, o) {
-    const { model, path, ui } = sim;
+    const { model, ui } = sim;
     ui.message.textContent = whatIsWrong(model, ui.text.value, e);
     ui.message.hidden = false;
-    ui.summary.textContent = "";
-    ui.results.hidden = true;
-    if (path) showInPath(path, null, o.heads, "No tables: the sentence above cannot be run.");
+    // on a phone the field may sit at the foot of the screen
+    if (document.activeElement === ui.text) ui.message.scrollIntoView({ block: "nearest" });
+    stale(sim, true);
     ui.append.disabled = true;
     ui.append.textContent = "Append the next token and run again";
     ui.text.setAttribute("aria-invalid", "true");
     sim.trace = null;
     enableTokens(sim, tokenCount(model, ui.text.value));
+  }
+
+  /** While the field has the focus, the results keep their tallest height:
+   *  a shorter sentence on the way does not pull the page up. */
+  function holdHeight({ ui, path }) {
+    if (document.activeElement !== ui.text) return;
+    const box = path || ui.results, held = parseFloat(box.style.minHeight) || 0;
+    box.style.minHeight = `${Math.max(held, box.offsetHeight)}px`;
+  }
+
+  /** The last run's tables marked as not the sentence's (or no longer). */
+  function stale({ path, ui }, on) {
+    for (const node of [ui.results, ui.summary, path]) {
+      if (!node) continue;
+      node.classList.toggle("sim-stale", on);
+      if (on) node.setAttribute("aria-describedby", "sim-message"); else node.removeAttribute("aria-describedby");
+    }
   }
 
   function whatIsWrong(model, text, e) {
@@ -457,12 +490,13 @@
   function listen(sim) {
     const { root, model, ui } = sim, update = sim.update;
     ui.text.addEventListener("input", update);
-    if (ui.heads) ui.heads.addEventListener("change", update);
+    ui.text.addEventListener("blur", () => { (sim.path || ui.results).style.minHeight = ""; });
+    if (ui.heads) ui.heads.addEventListener("change", (event) => { storeHeads(event.target.value); update(); });
     // path.js switches the book's variants on the same change, first
     else document.querySelectorAll(".heads-chooser").forEach((c) => c.addEventListener("change", update));
     ui.mode.addEventListener("change", update);
     ui.temp.addEventListener("input", update);
-    ui.seed.addEventListener("input", () => { sim.draws = 0; update(); });
+    ui.seed.addEventListener("input", () => { sim.draws = 0; sim.drawn = []; update(); });
     ui.vocab.addEventListener("click", (event) => {
       const b = event.target.closest("button");
       if (!b) return;
@@ -472,6 +506,11 @@
     ui.back.addEventListener("click", () => {
       let ids;
       try { ids = gpt.tokenize(ui.text.value, model.vocab); } catch (e) { return; }
+      // a drawn token: its draw is undone too
+      if (sim.drawn.length && sim.drawn[sim.drawn.length - 1] === ui.text.value) {
+        sim.drawn.pop();
+        sim.draws = Math.max(0, sim.draws - 1);
+      }
       ui.text.value = ids.slice(0, -1).map((i) => model.vocab[i]).join("");
       update();
     });
@@ -480,12 +519,16 @@
       ui.temp.value = "1";
       root.querySelector("input[name=sim-mode][value=greedy]").checked = true;
       sim.draws = 0;
+      sim.drawn = [];
       update();
     });
     ui.append.addEventListener("click", () => {
       if (!sim.trace) return;
       ui.text.value += model.vocab[sim.choice.id];
-      if (read(sim).sampled) sim.draws += 1;
+      if (read(sim).sampled) {
+        sim.draws += 1;
+        sim.drawn.push(ui.text.value);
+      }
       update();
     });
   }

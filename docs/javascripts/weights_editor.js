@@ -1,7 +1,10 @@
 // weights_editor.js: a page script: the Simulator page's "Change the
 // weights" (#sim-editor), which simulator.js puts under its controls.
 //
-// Every weight of the toy as an input; a change reruns the model at once.
+// Every weight of the toy as an input, labelled as the book's tables are; a
+// change reruns the model at once. A typed number follows the weights
+// loader's rules (readNumber; tests/model/test_number_rules.py holds the two
+// to one list of strings).
 // "Download these weights" writes a toy.yaml (toYaml) that
 // toycalc/model/weights.py's load_toy reads back as the same doubles
 // (tests/book/test_weights_download.py runs toYaml in Node). A CommonJS
@@ -26,13 +29,55 @@
 
   const EDITABLE = ["E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U"];
 
-  /** How the book labels row r and column c of a matrix. */
+  const SUB = "₀₁₂₃₄₅₆₇₈₉";
+  /** c₁, c₂, …: a dimension as the book's tables head it. */
+  const dim = (i) => "c" + String(i + 1).replace(/[0-9]/g, (k) => SUB[k]);
+
+  /** How the book labels a matrix's rows and columns: tokens for the rows
+   *  of E and the columns of W_U, positions (from 1) for the rows of P,
+   *  dimensions c₁ … elsewhere; `corner` heads the row labels. */
+  function labels(model, name) {
+    const M = model[name], tokens = model.vocab.map(show);
+    const dims = (n) => Array.from({ length: n }, (_, i) => dim(i));
+    const rows = name === "E" ? tokens : name === "P" ? M.map((_, r) => String(r + 1)) : dims(M.length);
+    const cols = name === "W_U" ? tokens : dims(M[0].length);
+    return { rows, cols, corner: name === "E" ? "token" : name === "P" ? "position" : "" };
+  }
+
+  /** How the book names row r and column c of a matrix (the cell's label). */
   function cellName(model, name, r, c) {
     const tok = (i) => show(model.vocab[i]);
     if (name === "E") return `E, ${tok(r)}, column ${c + 1}`;
     if (name === "P") return `P, position ${r + 1}, column ${c + 1}`;
     if (name === "W_U") return `W_U, row ${r + 1}, ${tok(c)}`;
     return `${name}, row ${r + 1}, column ${c + 1}`;
+  }
+
+  /** A number typed into a cell, by the loader's own table of rules
+   *  (toycalc/model/yamlfile.py NUMBER_RULES, in toy-editor.json as
+   *  `numbers`): {value} when toycalc would read it as that weight, else
+   *  {why}. The true minus sign reads as "-", as the loader reads it. */
+  function readNumber(text, numbers) {
+    let typed = String(text).trim();
+    if (!typed) return { why: "the cell is empty: type a number" };
+    const rules = numbers.rules.map((r) => ({ ...r, re: new RegExp(`^(?:${r.pattern})$`) }));
+    const reads = (t) => rules.some((r) => r.read && r.re.test(t));
+    if (typed.includes(numbers.minus)) {
+      const signed = typed.split(numbers.minus).join("-");
+      if (reads(signed)) typed = signed;
+    }
+    const rule = rules.find((r) => r.re.test(typed));
+    if (!rule) return { why: "expected a number, such as 0.5, \u22121 or 2e\u22123" };
+    if (!rule.read) return { why: rule.why };
+    if (typed.split(/[eE]/)[0].replace(/[^0-9]/g, "").length > numbers.max_digits) {
+      return { why: `a number of more than ${numbers.max_digits} digits` };
+    }
+    const value = Number(typed.replace(/_/g, ""));
+    if (!Number.isFinite(value)) return { why: "too large for a floating-point number" };
+    if (Math.abs(value) > numbers.max_weight) {
+      return { why: `beyond the limit of a weight, \u00b1${numbers.max_weight.toLocaleString("en-US")}` };
+    }
+    return { value };
   }
 
   const copyOf = (model) => Object.fromEntries(EDITABLE.map((n) => [n, model[n].map((row) => Float64Array.from(row))]));
@@ -43,7 +88,8 @@
   const yamlNumber = (v) => String(v);
 
   /** The weights as a toy.yaml in the repository's layout. The book's
-   *  comments stay where what they describe is unchanged. */
+   *  comments stay where what they describe is unchanged; a changed
+   *  matrix keeps only the labels of its rows (its token, its position). */
   function toYaml(model, changed) {
     const c = model.comments || { header: [], keys: {} };
     const keys = c.keys || {};
@@ -59,13 +105,16 @@
     out.push(`heads: ${model.heads}${inline("heads")}`, "");
     out.push(`vocab: [${model.vocab.map((t) => JSON.stringify(show(t))).join(", ")}]${inline("vocab")}`, "");
     for (const name of EDITABLE) {
-      const above = (keys[name] || {}).above || [];
+      const kept = keys[name] || {}, above = kept.above || [];
       const mentioned = named(above.join(" "));
       mentioned.add(name);
       if (above.length && ![...mentioned].some((n) => changed.has(n))) out.push(...above);
       out.push(`${name}:${inline(name)}${changed.has(name) ? "   # changed in the Simulator" : ""}`);
+      const same = !changed.has(name) && (kept.rows || []).length === model[name].length;
+      if (same) out.push(...(kept.inside || []));
       model[name].forEach((row, r) => {
-        const label = name === "E" ? `   # ${r}  ${show(model.vocab[r])}` : name === "P" ? `   # position ${r + 1}` : "";
+        const label = same ? (kept.rows[r] ? `   # ${kept.rows[r]}` : "")
+          : name === "E" ? `   # ${r}  ${show(model.vocab[r])}` : name === "P" ? `   # position ${r + 1}` : "";
         out.push(`  - [${Array.from(row, yamlNumber).join(", ")}]${label}`);
       });
       out.push("");
@@ -73,27 +122,34 @@
     return out.join("\n");
   }
 
-  const NOTE = "Every weight of the toy, as the weights file holds it. Type a new number and every table and " +
-    "figure of this page follows at once; a changed cell is marked. Download the weights to build " +
-    "the whole book from them (TOYCALC_WEIGHTS).";
+  const NOTE = "Every weight of the toy, as the weights file holds it, labelled as the book's tables are. " +
+    "Type a new number and every table and figure of this page follows at once; a changed cell is " +
+    "marked. A cell that does not hold a number the weights file accepts says why, and the model keeps " +
+    "its last number. Download the weights to build the whole book from them (TOYCALC_WEIGHTS).";
 
-  /** One matrix as a table of inputs, folded under its name and size. */
-  function matrixInputs(model, name, inputs) {
-    const M = model[name];
+  /** One matrix as a table of inputs with the book's row and column
+   *  labels, folded under its name and size. */
+  function matrixInputs(model, name, cells) {
+    const M = model[name], { rows, cols, corner } = labels(model, name);
     const block = el("details", { class: "sim-matrix" }, [el("summary", { text: `${name} (${M.length} × ${M[0].length})` })]);
     const table = el("table", { class: "sim-weights", id: `sim-edit-${name}` });
+    table.append(el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: corner }),
+      ...cols.map((h) => el("th", { scope: "col", text: h }))])]));
+    const body = el("tbody");
     M.forEach((row, r) => {
-      const tr = el("tr");
+      const tr = el("tr", {}, [el("th", { scope: "row", text: rows[r] })]);
       row.forEach((v, c) => {
+        const note = el("span", { class: "sim-cell-note", id: `sim-note-${name}-${r}-${c}`, hidden: true });
         const input = el("input", { type: "text", inputmode: "decimal", size: "5", spellcheck: "false",
                                     "aria-label": cellName(model, name, r, c), "data-matrix": name,
                                     "data-row": String(r), "data-col": String(c) });
         input.value = String(v);
-        inputs.push(input);
-        tr.append(el("td", {}, [input]));
+        cells.set(`${name}:${r}:${c}`, input);
+        tr.append(el("td", {}, [input, note]));
       });
-      table.append(tr);
+      body.append(tr);
     });
+    table.append(body);
     block.append(el("div", { class: "sim-scroll", tabindex: "0", role: "region", "aria-label": name }, [table]));
     return block;
   }
@@ -108,7 +164,26 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   }
 
-  /** Every weight as an input: a change reruns the model at once (onChange). */
+  /** A cell's verdict shown beside it: nothing when `why` is empty, else
+   *  what was typed, why it is not applied and the number the model keeps. */
+  function showVerdict(input, why, kept) {
+    const note = input.nextElementSibling;
+    if (!why) {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+      note.hidden = true;
+      note.textContent = "";
+      return;
+    }
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", note.id);
+    note.textContent = `“${input.value.trim()}” is not applied: ${why}. The model keeps ${kept}.`;
+    note.hidden = false;
+  }
+
+  /** Every weight as an input: a change reruns the model at once (onChange).
+   *  The section's `editor` (cell, refresh) lets another script reach a
+   *  cell or show weights it changed in the model. */
   function weightsEditor(model, onChange) {
     const original = copyOf(model);
     const changedCells = new Set();
@@ -120,8 +195,8 @@
                                 text: "Download these weights" });
     const count = el("span", { id: "sim-weights-changed", "aria-live": "polite" });
     section.append(el("div", { class: "sim-buttons" }, [reset, save, count]));
-    const inputs = [];
-    for (const name of EDITABLE) section.append(matrixInputs(model, name, inputs));
+    const cells = new Map();                   // "name:r:c" -> its input
+    for (const name of EDITABLE) section.append(matrixInputs(model, name, cells));
     const where = (input) => [input.dataset.matrix, Number(input.dataset.row), Number(input.dataset.col)];
     // a cell that differs from the book's is marked, and counted
     const mark = (input) => {
@@ -139,44 +214,38 @@
         onChange();
       }
     });
-    reset.addEventListener("click", () => {
-      for (const input of inputs) {
-        const [name, r, c] = where(input);
-        model[name][r][c] = original[name][r][c];
-        input.value = String(original[name][r][c]);
-        input.removeAttribute("aria-invalid");
-        mark(input);
-      }
-      onChange();
-    });
-    // another page script changed the model in place (toy_training.js's steps): show and mark the new numbers
-    section.addEventListener("weights-set", () => {
-      for (const input of inputs) {
+    // every cell shows the model's number again (after reset, or another script's change)
+    const refresh = () => {
+      for (const input of cells.values()) {
         const [name, r, c] = where(input);
         input.value = String(model[name][r][c]);
-        input.removeAttribute("aria-invalid");
+        showVerdict(input, "");
         mark(input);
       }
+    };
+    reset.addEventListener("click", () => {
+      for (const name of EDITABLE) model[name].forEach((row, r) => row.set(original[name][r]));
+      refresh();
+      onChange();
     });
     const changedMatrices = () => new Set([...changedCells].map((k) => k.split(":")[0]));
     save.addEventListener("click", () => download(toYaml(model, changedMatrices()), "toy.yaml"));
+    // another page script changed the model in place (training steps): show and mark the new numbers
+    section.addEventListener("weights-set", refresh);
+    section.editor = { cell: (name, r, c) => cells.get(`${name}:${r}:${c}`), refresh };
     return section;
   }
 
-  /** The number typed into `input` into the model; false (the input
-   *  marked invalid) if it is not a number. */
+  /** The number typed into `input` into the model, if the weights file
+   *  would accept it; else false, the cell saying why beside it. */
   function typed(model, input) {
     const name = input.dataset.matrix, r = Number(input.dataset.row), c = Number(input.dataset.col);
-    const text = input.value.trim().replace(/\u2212/g, "-");
-    const v = Number(text);
-    if (text === "" || !Number.isFinite(v)) {
-      input.setAttribute("aria-invalid", "true");
-      return false;
-    }
-    input.removeAttribute("aria-invalid");
-    model[name][r][c] = v;
+    const read = readNumber(input.value, model.numbers);
+    showVerdict(input, read.why, String(model[name][r][c]).replace("-", "\u2212"));
+    if (read.why) return false;
+    model[name][r][c] = read.value;
     return true;
   }
 
-  return { EDITABLE, cellName, toYaml, download, weightsEditor };
+  return { EDITABLE, cellName, labels, readNumber, toYaml, download, weightsEditor };
 });

@@ -159,8 +159,8 @@ def test_step6_attention(e2e):
         ["ed", "[-1.414, 0.000]", "-2.449", "-1.732", "0.177", "0.015"],
         ["␣the", "[-0.577, 1.732]", "-2.000", "-1.414", "0.243", "0.020"]]]
     text = " ".join(e2e.get_text(" ").split())
-    assert "get 0.94 of head 1's weight together" in text
-    assert "Where the heads look most: head 1 gives 0.62 to ␣climb and head 2 gives 0.88 to ␣cat" in text
+    assert "get 0.940 of head 1's weight together" in text
+    assert "Where each head looks most: head 1 gives 0.622 to ␣climb and head 2 gives 0.882 to ␣cat" in text
     assert seed("[0.930, 0.063, 0.007, 0.000, 0.000]") in text
     assert "Head 1, whose query is \\(q_{5}\\) = " + seed("[1.732, -0.577]") in text
 

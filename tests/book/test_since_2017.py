@@ -325,9 +325,10 @@ def test_the_numbers_and_formula_in_the_prose(changed, ex):
         [m.get_text()[2:-2] for m in changed.select(".arithmatex")]
 
 
-def test_the_page_sits_after_end_to_end(changed):
+def test_the_page_sits_after_nano_gpt(changed):
+    """The nav: the toy, End to End, nano-gpt, then this page (issue #25)."""
     links = [a.get_text(" ", strip=True) for a in changed.select(".md-footer__link")]
-    assert "End to End" in links[0]
+    assert "nano-gpt · Output" in links[0]
 
 
 def test_every_formula_is_typeset_in_a_browser(visit):

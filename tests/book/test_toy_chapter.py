@@ -66,8 +66,8 @@ def pages(site):
 def test_every_page_is_built_in_nav_order(site, pages):
     nav = yaml.safe_load(re.sub(r"!(ENV \[[^\]]*\]|relative \S+)", "''", (ROOT / "mkdocs.yml").read_text(encoding="utf-8")))["nav"]
     titles = [next(iter(item)) for item in nav]
-    # the toy first: nano-gpt calls it "the earlier chapters"
-    assert titles[:4] == ["Home", "The toy model", "nano-gpt", "End to End"]
+    # the toy first, then End to End, which closes the toy's path (issue #25)
+    assert titles[:5] == ["Home", "The toy model", "End to End", "nano-gpt", "What changed since 2017"]
     toy = next(item["The toy model"] for item in nav if "The toy model" in item)
     assert [next(iter(p.values())) for p in toy] == ["toy/index.md"] + [f"toy/{n}.md" for n in CHAPTER]
     for name in CHAPTER:
@@ -84,11 +84,45 @@ def test_footer_reads_in_nav_order(pages, site):
     assert footer(page(site, "toy")) == ["Previous: Home", "Next: Tokens"]
     assert footer(pages["mlp"]) == ["Previous: Attention", "Next: Output"]
     assert footer(pages["generation"]) == ["Previous: Output", "Next: Training"]
-    assert footer(pages["training"]) == ["Previous: Generation", "Next: nano-gpt · Introduction"]
-    assert footer(page(site, "nano-gpt"))[0] == "Previous: The toy model · Training"
-    assert footer(page(site, "nano-gpt/output"))[1] == "Next: End to End"
-    assert footer(page(site, "end-to-end"))[0] == "Previous: nano-gpt · Output"
+    assert footer(pages["training"]) == ["Previous: Generation", "Next: End to End"]
+    assert footer(page(site, "end-to-end")) == ["Previous: The toy model · Training", "Next: nano-gpt · Introduction"]
+    assert footer(page(site, "nano-gpt"))[0] == "Previous: End to End"
+    assert footer(page(site, "nano-gpt/output"))[1] == "Next: What changed since 2017"
     assert footer(pages["home"]) == ["Next: The toy model · Introduction"]
+
+
+def _nav_pages(items):
+    """The nav's pages, in order, as their Markdown paths."""
+    for item in items:
+        value = next(iter(item.values()))
+        if isinstance(value, list):
+            yield from _nav_pages(value)
+        else:
+            yield value
+
+
+def test_home_lists_the_chapters_in_the_nav_order(pages):
+    """Home's list of chapters links the nav's pages in the nav's order
+    (issue #25): each page of the nav that Home links, linked first in the
+    order the nav gives, and every top-level section of the nav named."""
+    nav = yaml.safe_load(re.sub(r"!(ENV \[[^\]]*\]|relative \S+)", "''",
+                                (ROOT / "mkdocs.yml").read_text(encoding="utf-8")))["nav"]
+    order = [p.removesuffix(".md").removesuffix("index").rstrip("/") for p in _nav_pages(nav)][1:]
+    heading = next(h for h in pages["home"].find_all("h2") if h.get_text(strip=True).startswith("The chapters"))
+    linked = []
+    for el in heading.find_next_siblings():
+        if el.name == "h2":
+            break
+        for a in el.select("a[href]"):
+            href = a["href"].split("#")[0].strip("./").removesuffix("index.html").rstrip("/")
+            if href not in linked:
+                linked.append(href)
+    toy_pages = [p for p in order if p.startswith("toy/") and p != "toy"]
+    # every top-level chapter and every page of the toy is linked, and in the nav's order
+    expected = [p for p in order if p in linked]
+    assert linked == expected, (linked, order)
+    for must in toy_pages + ["end-to-end", "nano-gpt", "what-changed", "simulator", "glossary"]:
+        assert must in linked, must
 
 
 def test_heads_choosers_where_numbers_follow_the_heads(pages):

@@ -10,20 +10,21 @@ import numpy as np
 
 from nodejs import run_text
 from toycalc.model.weights import DEFAULT_TOY, load_toy
-from toycalc.site.export import weights_data
+from toycalc.site.export import editor_data, weights_data
 
 # the twins the runner runs (tests/test_mirrors.py)
 JS_CASES = ["gpt.js:load", "weights_editor.js:toYaml"]
 
 RUNNER = r"""
-const model = js("gpt").load(job.weights);
+const model = Object.assign(js("gpt").load(job.weights), job.editor);   // as simulator.js assembles it
 for (const [name, r, c, v] of job.edits) model[name][r][c] = v;
 process.stdout.write(js("weights_editor").toYaml(model, new Set(job.edits.map((e) => e[0]))));
 """
 
 
 def written(tmp_path, edits) -> tuple[str, object]:
-    job = {"weights": weights_data(load_toy(DEFAULT_TOY)), "edits": edits}
+    model = load_toy(DEFAULT_TOY)
+    job = {"weights": weights_data(model), "editor": editor_data(model), "edits": edits}
     text = run_text(RUNNER, job, timeout=60)
     path = tmp_path / "toy.yaml"
     path.write_text(text, encoding="utf-8")
@@ -40,6 +41,11 @@ def test_unchanged_weights_come_back_the_same_with_their_comments(tmp_path):
     for line in original.splitlines():
         if line.startswith("#"):
             assert line in text.splitlines(), line
+    # every comment of a row or inside a matrix too (# u1 … and W_U's token line, issue #27)
+    written_comments = [line.split("#", 1)[1].strip() for line in text.splitlines() if "#" in line]
+    for line in original.splitlines():
+        if line[:1].isspace() and "#" in line:
+            assert line.split("#", 1)[1].strip() in written_comments, line
     assert "W_O:   # d x d: the identity, the joined heads pass unchanged" in text
 
 

@@ -67,7 +67,7 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
     text = " ".join(page.locator("article").inner_text().split())
     top, p = token_text(toy.vocab[ex.top_id]), fixed(ex.p_last.max())
     assert f"The winner is {top} with p = {p}" in text
-    assert "Where the heads look most: " + " ".join(end_to_end.heads_summary(ex).split()) in text
+    assert "Where each head looks most: " + " ".join(end_to_end.heads_summary(ex).split()) in text
     for other in {1, 2, 4} - {heads}:
         o = Example(toy, heads=other)
         if fixed(o.p_last.max()) != p:

@@ -45,3 +45,31 @@ def test_a_cell_says_its_value_on_focus(visit):
     assert said == title and said.endswith(text) and "weight of t = 0 on j = 0" in said
     assert page.evaluate("document.activeElement.classList.contains('nano-cell')")
     assert "weight of t = 1 on j = 0" in page.evaluate("document.activeElement.getAttribute('aria-label')")
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_matrix_captions_are_as_wide_as_the_column(visit, width):
+    """A matrix's caption runs the width of the text column, not the width
+    of a narrow matrix ("Output matrix W_U: 48 × 3, …" was squeezed into
+    170 px)."""
+    page = visit(width=width).open("/nano-gpt/output/")
+    widths = page.evaluate("""() => [...document.querySelectorAll('article table.nano-matrix')].map(t => [
+        t.querySelector('caption').getBoundingClientRect().width,
+        t.querySelector('tbody').getBoundingClientRect().width,
+        t.parentElement.getBoundingClientRect().width])""")
+    assert widths and all(caption >= 0.95 * column for caption, _, column in widths), widths
+    assert any(body < 0.5 * column for _, body, column in widths)   # a narrow matrix is among them
+
+
+def test_the_introductions_two_fields_say_what_each_does(visit):
+    """nano-gpt's Introduction has two fields: one under the title, for the
+    chapter to follow the reader's letters, one in "The task", that sorts
+    them right there; their labels say which is which."""
+    page = visit().open("/nano-gpt/")
+    follow = page.get_by_label("Letters for this chapter to follow", exact=True)
+    sort = page.get_by_label("Letters for the model to sort here", exact=True)
+    assert follow.is_visible() and sort.is_visible()
+    title = page.locator("article h1").bounding_box()
+    task = page.locator("article h2", has_text="The task").bounding_box()
+    assert title["y"] < follow.bounding_box()["y"] < task["y"] < sort.bounding_box()["y"]
+    assert "use the field under the page's title" in page.locator("[data-nano-sort]").inner_text()

@@ -1,6 +1,6 @@
 """The nano-gpt chapter following the reader's letters, in a real browser
 (fixtures chromium, server and visit in conftest.py): on each page with
-per-input numbers, "Follow my letters" redraws every one of them, which
+per-input numbers, "Letters for this chapter to follow" redraws every one of them, which
 must then be what toycalc computes for those letters (book/nano_gpt's
 functions on a Run of them, called here); the way back restores the
 book's; the choice holds on the next page; a bad entry gets the field's

@@ -198,3 +198,23 @@ def test_the_whole_book_prints(visit):
     assert len(chapters) >= 20
     assert [t for t in outline if t in chapters] == chapters
     assert pages >= len(chapters)
+
+
+PERMALINK_ALONE = """() => [...document.querySelectorAll('article :is(h1, h2, h3, h4, h5, h6)')].map(h => {
+  const a = h.querySelector(':scope > .headerlink');
+  if (!a || !h.getClientRects().length) return null;
+  const text = document.createRange();
+  text.setStart(h, 0);
+  text.setEndBefore(a);
+  const last = Math.max(...[...text.getClientRects()].map(r => r.top));
+  return a.getBoundingClientRect().top - last > 5 ? h.textContent.trim() : null;
+}).filter(Boolean)"""
+
+
+@pytest.mark.parametrize("path", ["/toy/attention/", "/nano-gpt/self-attention/", "/nano-gpt/", "/end-to-end/"])
+def test_the_permalink_sign_never_wraps_a_heading_on_a_phone(visit, path):
+    """At 375 px a heading's ¶ stays on the line of its last word: "The toy
+    model: Attention" took two lines for its ¶ alone (issue #25)."""
+    page = visit(375).open(path)
+    assert page.evaluate(PERMALINK_ALONE) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375

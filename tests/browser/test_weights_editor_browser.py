@@ -58,6 +58,13 @@ def test_an_edit_reruns_the_model_and_reset_restores_it(visit, toy, tmp_path):
     cell = page.get_by_label("E, ␣cat, column 1", exact=True)
     cell.fill("abc")
     assert cell.get_attribute("aria-invalid") == "true"
+    note = page.locator(f"#{cell.get_attribute('aria-describedby')}")
+    assert note.is_visible()
+    assert note.inner_text().startswith("“abc” is not applied: expected a number")
+    assert "The model keeps 0.5." in note.inner_text()
+    # the note sits beside its cell: in the same table cell, right under it
+    box, cell_box = note.bounding_box(), cell.bounding_box()
+    assert abs(box["x"] - cell_box["x"]) < 2 and 0 <= box["y"] - (cell_box["y"] + cell_box["height"]) < 8
     assert p_shown(page, "␣roof") == fixed(edited.p_last[edited.model.vocab.index(" roof")])
     page.locator("#sim-weights-reset").click()
     assert p_shown(page, "␣roof") == fixed(book.p_last[book.model.vocab.index(" roof")])
@@ -81,3 +88,21 @@ def test_the_download_checks_and_builds_the_same_numbers(visit, tmp_path):
     built = [[" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])] for tr in table.select("tbody tr")]
     # the build's softmax table: token, z, e^z, p; the browser's: token, logit, z, e^z, p (T = 1)
     assert [[r[0], r[-1]] for r in built] == [[r[0], r[-1]] for r in shown]
+
+
+def test_every_matrix_is_labelled_as_the_book_labels_it(visit, toy):
+    """Row labels (tokens for E, positions for P, dimensions c₁ … elsewhere)
+    and column headers (tokens for W_U, c₁ … elsewhere) on every matrix."""
+    page = open_editor(visit)
+    tokens = [toy.show(i) for i in range(len(toy.vocab))]
+    sub = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+    dims = lambda n: [f"c{i + 1}".translate(sub) for i in range(n)]
+    for name in ["E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U"]:
+        table = page.locator(f"#sim-edit-{name}")
+        heads = table.locator("thead th").all_text_contents()[1:]
+        rows = table.locator("tbody th").all_text_contents()
+        key = name if name in ("E", "P", "W_U") else f"blocks.0.{name}"
+        n, m = toy.params[key].shape
+        assert rows == (tokens if name == "E" else [str(r + 1) for r in range(n)] if name == "P" else dims(n)), name
+        assert heads == (tokens if name == "W_U" else dims(m)), name
+        assert table.locator("tbody input").count() == n * m, name

@@ -64,12 +64,12 @@ def test_numbers_as_people_write_them(tmp_path):
 def test_numbers_that_are_not_what_they_seem(tmp_path, typed, why):
     message = refused(tmp_path, TOY.replace(FIRST_E_ROW, f"  - [{typed}, 0, 0, 1]"))
     shown = repr(typed if len(typed) <= 40 else typed[:40] + "…")
-    assert message.startswith(f"key 'E', row 0 (the), column 0: {shown} is not read as a number: {why}")
+    assert message.startswith(f"key 'E', row 1 (the), column 1: {shown} is not read as a number: {why}")
 
 
 def test_a_weight_beyond_the_limit(tmp_path):
     message = refused(tmp_path, TOY.replace(FIRST_E_ROW, "  - [1.0e+308, 0, 0, 1]"))
-    assert message == "key 'E', row 0 (the), column 0: 1e+308 is beyond the limit of a weight, ±1,000,000"
+    assert message == "key 'E', row 1 (the), column 1: 1e+308 is beyond the limit of a weight, ±1,000,000"
 
 
 def test_yes_is_not_true(tmp_path):
@@ -133,13 +133,13 @@ def test_bad_yaml_names_the_file_and_line(tmp_path):
     ("V", lambda t: t.replace('"<eot>"]', '"<eot>", ' + ", ".join(f'"t{i}"' for i in range(245)) + "]"),
      "key 'vocab': 257 tokens, more than the limit of 256 (V)"),
     ("token", lambda t: t.replace('"<eot>"', '"' + "x" * 5000 + '"'),
-     "key 'vocab', entry 11: 'xxxxxxxxxxxxxxxxxxxx…' has 5000 characters, more than the limit of 32"),
+     "key 'vocab', entry 12: 'xxxxxxxxxxxxxxxxxxxx…' has 5000 characters, more than the limit of 32"),
     ("d", lambda t: replace_key(t, "E", matrix(12, 65)),
-     "key 'E': row 0 has 65 columns (d, the width of the model), more than the limit of 64"),
+     "key 'E': row 1 has 65 columns (d, the width of the model), more than the limit of 64"),
     ("positions", lambda t: replace_key(t, "P", matrix(20_000, 4)),
      "key 'P': 20000 rows (positions), more than the limit of 64"),
     ("MLP width", lambda t: replace_key(t, "W_1", matrix(4, 257)),
-     "key 'W_1': row 0 has 257 columns (the MLP width), more than the limit of 256"),
+     "key 'W_1': row 1 has 257 columns (the MLP width), more than the limit of 256"),
     ("file size", lambda t: t + "#" * weights.MAX_BYTES,
      "the file is larger than 2,000,000 bytes, the limit of a toy weights file"),
 ])
@@ -178,14 +178,14 @@ def test_the_yaml_is_read_by_libyaml_where_built():
 def test_an_overflow_in_the_forward_pass_names_matrix_row_and_column(toy):
     with pytest.raises(inference.TraceError) as err:
         Example(toy, temperature=1e-310).trace
-    assert str(err.value).startswith("the forward pass overflows: z, row 0, column ")
+    assert str(err.value).startswith("the forward pass overflows: z, row 1, column ")
     assert "is -inf" in str(err.value) or "is inf" in str(err.value)
 
 
 def test_a_nan_inside_the_block_is_found_where_it_appears(toy):
     trace = gpt.forward(toy.params, toy.cfg, [1, 2, 3])
     trace["blocks"][0]["mlp_pre"][2, 5] = np.nan
-    with pytest.raises(inference.TraceError, match=r"mlp_pre, row 2, column 5 is nan"):
+    with pytest.raises(inference.TraceError, match=r"mlp_pre, row 3, column 6 is nan"):
         inference.check_finite(trace)
 
 

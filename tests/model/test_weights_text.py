@@ -53,7 +53,7 @@ def refused(path) -> str:
 ])
 def test_a_token_with_a_character_that_is_not_printable_text_is_refused(tmp_path, token, code):
     message = refused(with_token(tmp_path, token))
-    assert re.search(rf"entry 3: .* holds {re.escape(code)}[ ,]", message), message
+    assert re.search(rf"entry 4: .* holds {re.escape(code)}[ ,]", message), message
     assert "printable text" in message
 
 

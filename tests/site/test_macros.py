@@ -178,9 +178,6 @@ CHANGES = [
      "step_lowers_loss(), but with 2 heads the step takes the loss from 1.012724 to 1.210401"),
     ("positions.md", 'claim("order_matters")', scaled("P", 0),
      "order_matters(), but with 1 head and P the two orders' probabilities differ by 0.000 at most"),
-    ("generation.md", 'claim("greedy_loops", text="the", heads=2)', swapped_columns("W_Q", 1, 3),
-     "greedy_loops(text='the'), but with 2 heads, greedy decoding from \"the\" writes "
-     "\"the cat climb the roof<eot>\", where no two tokens in a row come back"),
     ("tokens.md", 'claim("cuts", text="␣climbed", into="␣climb ed")', new_token("␣climbed"),
      "cuts(text='␣climbed', into='␣climb ed'), but the tokenizer cuts \"␣climbed\" into ␣climbed"),
     ("tokens.md", 'claim("cannot_cut", text="the cat climbed the moon")', new_token("␣moon"),

@@ -127,6 +127,46 @@ def test_every_use_shows_its_definition(site):
     assert {t for t in BOOK_TERMS} <= seen
 
 
+def sections(article: BeautifulSoup) -> list[list]:
+    """The article's terms (their definitions), section by section: a
+    heading opens a section."""
+    out: list[list] = [[]]
+    for el in article.find_all(["h1", "h2", "h3", "h4", "h5", "h6", "abbr"]):
+        if el.name == "abbr":
+            out[-1].append(el["title"])
+        else:
+            out.append([])
+    return out
+
+
+def test_a_term_is_underlined_once_a_section_and_never_in_a_heading(site):
+    """Issue #25: a term's dotted underline at its first use in each section
+    only (not five times in one paragraph), never in a heading or the title
+    (the print page's H1 "token"), never in a sentence shown under one heads
+    choice only; on every page and on the print page."""
+    for name in nav_sources() + ["print_page"]:
+        if name == "glossary.md":
+            continue
+        article = (page(site, name) if name == "print_page" else built(site, name)).select_one("article")
+        assert article.select(":is(h1, h2, h3, h4, h5, h6) abbr") == [], name
+        assert article.select(".heads-variant abbr") == [], name
+        for terms in sections(article):
+            assert len(terms) == len(set(terms)), (name, [t for t in set(terms) if terms.count(t) > 1][:3])
+    # each section still names its terms once: Tokens' first section has "token" underlined
+    tokens = sections(built(site, "toy/tokens.md").select_one("article"))
+    assert any(reader.read_glossary(GLOSSARY)["token"] in terms for terms in tokens)
+
+
+def test_first_use_per_section_keeps_one_of_each(tmp_path):
+    html_in = ('<h2>A</h2><p><abbr title="t">token</abbr> and <abbr title="t">tokens</abbr>, '
+               '<span class="heads-variant" data-heads="1"><abbr title="h">head</abbr></span> '
+               '<abbr title="h">head</abbr></p><h2>B</h2><p><abbr title="t">token</abbr></p>')
+    assert reader.first_use_per_section(html_in) == (
+        '<h2>A</h2><p><abbr title="t">token</abbr> and tokens, '
+        '<span class="heads-variant" data-heads="1">head</span> '
+        '<abbr title="h">head</abbr></p><h2>B</h2><p><abbr title="t">token</abbr></p>')
+
+
 def test_the_glossary_page_lists_each_definition_once(site):
     glossary = reader.read_glossary(GLOSSARY)
     soup = page(site, "glossary")

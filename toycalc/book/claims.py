@@ -13,7 +13,6 @@ from ..model.tokenizer import SPACE_SIGN, TokenizerError, tokenize
 from .end_to_end import check_head, token_id
 from .example import Example
 from .render import fixed, token_text
-from .toy.generation import Rule, generate
 from .toy.positions import order_number
 
 CLAIMS: dict = {}   # name -> check, each registered by @claim beside it
@@ -127,21 +126,6 @@ def order_matters_claim(ex: Example) -> str | None:
     shown = order_number(ex, with_p=True)
     return None if shown != fixed(0) else \
         f"with {_heads(ex)} and P the two orders' probabilities differ by {shown} at most"
-
-
-@claim("greedy_loops")
-def greedy_loops_claim(ex: Example, text: str = "") -> str | None:
-    """Greedy decoding from `text` (default: the sentence) loops: two tokens
-    in a row come back, the second one written by the model."""
-    text = text.replace(SPACE_SIGN, " ")
-    start = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
-    ids, _, _ = generate(ex, Rule(), text)
-    pairs = list(zip(ids, ids[1:]))
-    if any(pairs[j] in pairs[:j] for j in range(start - 1, len(pairs))):
-        return None
-    written = "".join(ex.model.vocab[i] for i in ids)
-    return (f'with {_heads(ex)}, greedy decoding from "{text or ex.text}" writes "{written}", '
-            "where no two tokens in a row come back")
 
 
 @claim("cuts")

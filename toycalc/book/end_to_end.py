@@ -321,7 +321,7 @@ def attention_row(ex: Example, head: int, position: int) -> str:
 def heads_summary(ex: Example) -> str:
     """Where each head of the last row looks most, as a sentence."""
     a = ex.block["weights"][:, -1]
-    parts = [f"head {h + 1} gives {fixed(a[h].max(), 2)} to {token_text(ex.tokens[int(np.argmax(a[h]))])}"
+    parts = [f"head {h + 1} gives {fixed(a[h].max())} to {token_text(ex.tokens[int(np.argmax(a[h]))])}"
              for h in range(ex.n_heads)]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
@@ -375,6 +375,12 @@ def target_number(ex: Example) -> str:
 def eta_number(ex: Example) -> str:
     """The learning rate of the training step (extra.toycalc.example.eta)."""
     return short(ex.eta)
+
+
+@steps.number("heads_count")
+def heads_count(ex: Example) -> str:
+    """The run's number of heads with its noun: "1 head", "2 heads"."""
+    return f"{ex.n_heads} head{'s' * (ex.n_heads > 1)}"
 
 
 @steps.number("head_columns")

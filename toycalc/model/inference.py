@@ -30,7 +30,7 @@ def check_finite(trace: dict) -> dict:
         bad = np.isnan(a) | (a == np.inf) if name.endswith("scores") else ~np.isfinite(a)
         if bad.any():
             at = tuple(int(i) for i in np.argwhere(bad)[0])
-            where = ", ".join(f"{axis} {i}" for axis, i in
+            where = ", ".join(f"{axis} {i + 1}" for axis, i in   # counted from 1, as the book counts
                               zip(("head", "row", "column")[-len(at):] if len(at) <= 3 else
                                   [f"axis {k}" for k in range(len(at))], at))
             raise TraceError(f"the forward pass overflows: {name}, {where} is {a[at]} "

@@ -2,7 +2,8 @@
 
 The file is typed by people, so each mistake gets one message that names
 the file, the key (and row) and what was expected, and quotes at most a
-short excerpt of what was typed. The limits below are checked before any
+short excerpt of what was typed. Rows, columns and entries count from 1,
+as the book and the weights editor count them. The limits below are checked before any
 work, so that no file, however small or large, can hang the build or
 exhaust the memory: they leave room for every experiment a toy invites.
 """
@@ -163,24 +164,24 @@ def read_vocab(raw, where: str) -> list[str]:
     vocab, seen = [], {}
     for i, token in enumerate(raw):
         if not isinstance(token, str) or not token:
-            raise WeightsError(f"{where}: key 'vocab', entry {i}: expected a non-empty "
+            raise WeightsError(f"{where}: key 'vocab', entry {i + 1}: expected a non-empty "
                                f"token in quotes, found {brief(token)}")
         if len(token) > MAX_TOKEN:
-            raise WeightsError(f"{where}: key 'vocab', entry {i}: {excerpt(token, 20)} has "
+            raise WeightsError(f"{where}: key 'vocab', entry {i + 1}: {excerpt(token, 20)} has "
                                f"{len(token)} characters, more than the limit of {MAX_TOKEN}")
         token = token.replace(SPACE_SIGN, " ")
         unreadable = not_text(token)
         if unreadable:
-            raise WeightsError(f"{where}: key 'vocab', entry {i}: {excerpt(token, 20)} holds "
+            raise WeightsError(f"{where}: key 'vocab', entry {i + 1}: {excerpt(token, 20)} holds "
                                f"{unreadable}; a token is printable text")
         mixed = scripts(token)
         if len(mixed) > 1:
-            raise WeightsError(f"{where}: key 'vocab', entry {i}: {excerpt(token, 20)} mixes "
+            raise WeightsError(f"{where}: key 'vocab', entry {i + 1}: {excerpt(token, 20)} mixes "
                                f"{' and '.join(sorted(mixed))} letters, which can look alike; "
                                "write each token in one script")
         if token in seen:
             raise WeightsError(f"{where}: key 'vocab': token \"{show(token)}\" appears twice "
-                               f"(entries {seen[token]} and {i}); each token needs its own row")
+                               f"(entries {seen[token] + 1} and {i + 1}); each token needs its own row")
         seen[token] = i
         vocab.append(token)
     folded: dict = {}
@@ -188,7 +189,7 @@ def read_vocab(raw, where: str) -> list[str]:
         same = folded.setdefault(unicodedata.normalize("NFKC", token), i)
         if same != i:
             raise WeightsError(f"{where}: key 'vocab': tokens \"{show(vocab[same])}\" and "
-                               f"\"{show(token)}\" (entries {same} and {i}) differ only in "
+                               f"\"{show(token)}\" (entries {same + 1} and {i + 1}) differ only in "
                                "compatibility forms (Unicode NFKC reads them as one), so a reader "
                                "cannot tell them apart; keep one")
     return vocab
@@ -245,11 +246,11 @@ def read_matrix(data, key, where, rows=None, cols=None, row_names=None,
         raise WeightsError(f"{where}: key '{key}': expected {rows[0]} rows ({rows[1]}), found {len(raw)}")
     first = raw[0]
     if max_cols is not None and isinstance(first, list) and len(first) > max_cols[0]:
-        raise WeightsError(f"{where}: key '{key}': row 0 has {len(first)} {max_cols[1]}, more "
+        raise WeightsError(f"{where}: key '{key}': row 1 has {len(first)} {max_cols[1]}, more "
                            f"than the limit of {max_cols[0]}")
-    width, why = cols if cols is not None else (None, "as many as in row 0")
+    width, why = cols if cols is not None else (None, "as many as in row 1")
     for r, row in enumerate(raw):
-        label = f"row {r}" + (f" ({row_names[r]})" if row_names else "")
+        label = f"row {r + 1}" + (f" ({row_names[r]})" if row_names else "")
         if not isinstance(row, list) or not row:
             raise WeightsError(f"{where}: key '{key}', {label}: expected a list of numbers, "
                                f"found {brief(row)}")
@@ -259,7 +260,7 @@ def read_matrix(data, key, where, rows=None, cols=None, row_names=None,
             raise WeightsError(f"{where}: key '{key}', {label}: expected {width} numbers "
                                f"({why}), found {len(row)}")
         for c, value in enumerate(row):
-            at = f"{where}: key '{key}', {label}, column {c}"
+            at = f"{where}: key '{key}', {label}, column {c + 1}"
             if isinstance(value, Trap):
                 raise WeightsError(f"{at}: {brief(value)} is not read as a number: {value.why}")
             if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -29,9 +29,24 @@ _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_DEPTH = 8            # a weights file needs 3: the file, a matrix, a row
 
 _DIGITS = r"[0-9](?:_?[0-9])*"                       # 1000 or 1_000, as Python writes them
-_INT = re.compile(r"[-+]?(?:0|[1-9](?:_?[0-9])*)")
-_FLOAT = re.compile(rf"[-+]?(?:(?:0|[1-9](?:_?[0-9])*)(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})"
-                    rf"(?:[eE][-+]?{_DIGITS})?")
+# What a number typed by hand may be, in order: the first pattern that
+# matches the whole text decides ("int" or "float": read as that number;
+# otherwise refused, saying why). The Simulator's weights editor follows
+# the same table (exported in toy-editor.json, read by weights_editor.js's
+# readNumber), so the editor and this loader accept the same spellings;
+# tests/model/test_number_rules.py runs one list of strings through both.
+NUMBER_RULES = [
+    {"pattern": r"[-+]?(?:0|[1-9](?:_?[0-9])*)", "read": "int"},
+    {"pattern": rf"[-+]?(?:(?:0|[1-9](?:_?[0-9])*)(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})"
+                rf"(?:[eE][-+]?{_DIGITS})?", "read": "float"},
+    {"pattern": r"[-+]?0[0-9_]+(?:\.[0-9_]*)?(?:[eE][-+]?[0-9_]+)?",
+     "why": "a leading zero (YAML 1.1 reads 010 as 8): write the number without it"},
+    {"pattern": r"[-+]?0[xXoObB][0-9a-fA-F_]+",
+     "why": "hexadecimal, octal or binary: write the number in decimal"},
+    {"pattern": r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?",
+     "why": "base 60 (YAML 1.1 reads 1:30 as 90): write the number in decimal, or quote the text"},
+]
+_INT, _FLOAT = (re.compile(rule["pattern"]) for rule in NUMBER_RULES[:2])
 _SPECIAL = {".inf": float("inf"), ".Inf": float("inf"), ".INF": float("inf"),
             "+.inf": float("inf"), "+.Inf": float("inf"), "+.INF": float("inf"),
             "-.inf": float("-inf"), "-.Inf": float("-inf"), "-.INF": float("-inf"),
@@ -39,14 +54,7 @@ _SPECIAL = {".inf": float("inf"), ".Inf": float("inf"), ".INF": float("inf"),
             "true": True, "True": True, "TRUE": True, "false": False, "False": False,
             "FALSE": False, "null": None, "Null": None, "NULL": None, "~": None, "": None}
 # What YAML 1.1 (and other readers) would take for a number, but not as you meant it.
-_TRAPS = [
-    (re.compile(r"[-+]?0[0-9_]+(?:\.[0-9_]*)?(?:[eE][-+]?[0-9_]+)?"),
-     "a leading zero (YAML 1.1 reads 010 as 8): write the number without it"),
-    (re.compile(r"[-+]?0[xXoObB][0-9a-fA-F_]+"),
-     "hexadecimal, octal or binary: write the number in decimal"),
-    (re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?"),
-     "base 60 (YAML 1.1 reads 1:30 as 90): write the number in decimal, or quote the text"),
-]
+_TRAPS = [(re.compile(rule["pattern"]), rule["why"]) for rule in NUMBER_RULES[2:]]
 MINUS = "\u2212"         # the true minus sign, which the book prints; read as "-"
 MAX_DIGITS = 30          # longer numbers are refused before Python converts them
 

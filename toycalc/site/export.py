@@ -1,7 +1,8 @@
 """The toy model's weights as JSON, for the simulator in the browser.
 
 The build publishes this file as `javascripts/toy-weights.json` (see
-publish_weights.py), read from the same weights file the macros use
+publish_weights.py), what the weights editor needs besides as
+`javascripts/toy-editor.json`, read from the same weights file the macros use
 (weights_files.py), so a change to toy.yaml changes the simulator too;
 and nano-gpt's as `javascripts/nanogpt-weights.json`. Nothing here knows
 MkDocs.
@@ -17,9 +18,11 @@ import numpy as np
 from ..model.gpt import GELU_C, LN_EPS
 from ..model.sizes import block_shapes
 from ..model.nanogpt import VOCAB, Nano
-from ..model.weights import MATRICES, Model
+from ..model.weights import MATRICES, MAX_WEIGHT, Model
+from ..model.yamlfile import MAX_DIGITS, MINUS, NUMBER_RULES
 
 WEIGHTS_URI = "javascripts/toy-weights.json"
+EDITOR_URI = "javascripts/toy-editor.json"
 NANO_URI = "javascripts/nanogpt-weights.json"
 
 
@@ -32,14 +35,29 @@ def weights_data(model: Model) -> dict:
     for name in MATRICES:
         key = name if name in ("E", "P", "W_U") else f"blocks.0.{name}"
         data[name] = model.params[key].tolist()
-    data["comments"] = file_comments(model.text)
     return data
+
+
+def editor_data(model: Model) -> dict:
+    """What the Simulator's weights editor needs besides the weights, in a
+    file of its own (EDITOR_URI) that End to End, which has no editor, does
+    not load: the weights file's comments, for the download, and the
+    loader's rules for a typed number, which the editor follows."""
+    return {"comments": file_comments(model.text),
+            "numbers": {"rules": NUMBER_RULES, "minus": MINUS, "max_digits": MAX_DIGITS,
+                        "max_weight": MAX_WEIGHT}}
+
+
+def editor_json(model: Model) -> str:
+    return json.dumps(editor_data(model), ensure_ascii=False, separators=(",", ":"))
 
 
 def file_comments(text: str) -> dict:
     """The comments of a weights file, for the simulator's download: the
     file's opening lines ("header"), and per top-level key the comment
-    lines just above it ("above") and the one on its own line ("inline")."""
+    lines just above it ("above"), the one on its own line ("inline"),
+    the indented comment lines inside it ("inside") and each row's own
+    ("rows", "" for a row without one)."""
     lines = text.splitlines()
     out: dict = {"header": [], "keys": {}}
     k = 0
@@ -47,6 +65,7 @@ def file_comments(text: str) -> dict:
         out["header"].append(lines[k])
         k += 1
     block: list[str] = []
+    current = None
     for line in lines[k:]:
         if line.startswith("#"):
             block.append(line)
@@ -54,7 +73,12 @@ def file_comments(text: str) -> dict:
         key = line.split(":", 1)[0]
         if line and not line[0].isspace() and ":" in line and key.isidentifier():
             inline = line.split("#", 1)[1].strip() if "#" in line.split(":", 1)[1] else ""
-            out["keys"][key] = {"above": block, "inline": inline}
+            current = out["keys"][key] = {"above": block, "inline": inline, "inside": [], "rows": []}
+        elif current is not None and line[:1].isspace() and line.strip():
+            if line.strip().startswith("#"):
+                current["inside"].append(line)
+            elif line.strip().startswith("-"):
+                current["rows"].append(line.split("#", 1)[1].strip() if "#" in line else "")
         if not line.startswith("#"):
             block = [] if line.strip() == "" or not line[0].isspace() else block
     return out

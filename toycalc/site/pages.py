@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 
 GLOSSARY = "docs/includes/abbreviations.md"
 GLOSSARY_PAGE = "glossary.md"
@@ -175,6 +176,42 @@ def math_with_its_punctuation(html: str) -> str:
                                 if m[1] or m[3] else m[0], html)
 
 
+# A term's dotted underline (and its tooltip) at its first use in each
+# section, a stretch between two headings, only: underlining every use
+# shouted (87 on one page, five in one paragraph). A sentence given for
+# each heads choice (a heads variant) is shown under one choice only, so it
+# holds no underline: the section's first use must be one every reader sees.
+_GLOSSARY_SCAN = re.compile(r'<abbr title="([^"]*)">([^<]*)</abbr>|<(/?)(h[1-6]|span|div)\b[^>]*>')
+
+
+def first_use_per_section(html: str) -> str:
+    seen: set[str] = set()
+    opened: list[bool] = []          # the open spans and divs: a heads variant or not
+    variants = 0
+
+    def one(m):
+        nonlocal seen, variants
+        if m[1] is not None:         # a term
+            if variants or m[1] in seen:
+                return m[2]
+            seen.add(m[1])           # spellings that share a definition (token, tokens) count once
+            return m[0]
+        closing, name = m[3] == "/", m[4]
+        if name[0] == "h":
+            if not closing:
+                seen = set()         # a heading opens a new section
+        elif not closing and not m[0].endswith("/>"):
+            opened.append('class="heads-variant"' in m[0])
+            variants += opened[-1]
+        elif closing and opened:
+            variants -= opened.pop()
+        return m[0]
+    return _GLOSSARY_SCAN.sub(one, html)
+
+
+# After blocks.py has put the tables back (100), before any plugin reads the
+# page: the print page keeps each page's HTML as it is at this event.
+@event_priority(90)
 def on_page_content(html, page, config, files):
     html = math_with_its_punctuation(out_of_search(html))
     if not page.meta.get("description"):
@@ -189,4 +226,4 @@ def on_page_content(html, page, config, files):
     # nor in links, which must not hold a second thing to focus
     html = _HEADING.sub(lambda m: _ABBR.sub(r"\2", m[0]), html)
     html = _LINK.sub(lambda m: _ABBR.sub(r"\2", m[0]), html)
-    return focusable_first_uses(html)
+    return focusable_first_uses(first_use_per_section(html))

@@ -12,7 +12,8 @@ from mkdocs.utils import get_relative_url
 
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.model.weights import WeightsError, load_toy
-from toycalc.site.export import NANO_URI, WEIGHTS_URI, nano_weights_json, weights_json
+from toycalc.site.export import (EDITOR_URI, NANO_URI, WEIGHTS_URI, editor_json, nano_weights_json,
+                                 weights_json)
 from toycalc.site.runs import read_by_this_build
 from toycalc.site.weights_files import weights_files
 
@@ -25,23 +26,29 @@ def on_startup(command, dirty):
 
 
 def on_files(files, config):
-    toy = toy_weights(config)
-    if toy is not None:
-        files.append(File.generated(config, WEIGHTS_URI, content=toy))
+    model = toy_model(config)
+    if model is not None:
+        files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
+        files.append(File.generated(config, EDITOR_URI, content=editor_json(model)))   # the Simulator's editor
     files.append(File.generated(config, NANO_URI, content=nano_weights(config)))
     return files
 
 
-def toy_weights(config) -> str | None:
-    """The toy's weights, for docs/javascripts/gpt.js (the Simulator, End to End):
-    the model the macros computed the pages from (runs.py), else read now."""
+def toy_model(config):
+    """The toy model the macros computed the pages from (runs.py), else read
+    now; None under serve while the file does not load (the pages say why)."""
     try:
-        model = read_by_this_build(config, "toy") or load_toy(weights_files(config).toy)
+        return read_by_this_build(config, "toy") or load_toy(weights_files(config).toy)
     except WeightsError as e:
         if SERVING:       # the macros show the error on every page; the simulator waits
             return None
         raise PluginError(str(e)) from None
-    return weights_json(model)
+
+
+def toy_weights(config) -> str | None:
+    """The toy's weights, for docs/javascripts/gpt.js (the Simulator, End to End)."""
+    model = toy_model(config)
+    return None if model is None else weights_json(model)
 
 
 def nano_weights(config) -> str:

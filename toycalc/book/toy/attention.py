@@ -89,23 +89,39 @@ def ablation_number(ex: Example) -> str:
 @toy.number("ablation_reading")
 def ablation_reading_number(ex: Example) -> str:
     """What the head ablation says about the heads' division of work, as
-    sentences: which heads the prediction needs, and where a head that it
-    does not need looks hardest."""
+    sentences for the run's heads: which heads the prediction needs, and
+    where a head that it does not need looks hardest."""
     base = int(np.argmax(ablated_p(ex, None)))
     tops = {h: ablated_p(ex, h) for h in range(1, ex.n_heads + 1)}
     needed = [h for h, p in tops.items() if int(np.argmax(p)) != base]
     spare = [h for h in tops if h not in needed]
     word = token_text(ex.model.vocab[base])
+    if ex.n_heads == 1:
+        return (f"With one head there is no work to divide: the model predicts {word} with its head "
+                f"and without it" if not needed else
+                f"With one head, that head carries the prediction: without it the model no longer "
+                f"predicts {word}")
     if not spare:
         return f"Every head is needed here: without any one of them the model stops predicting {word}"
     if not needed:
-        return f"No single head decides: without any one of them the model still predicts {word}"
+        return (f"No single head decides: without any one of the {ex.n_heads} heads the model still "
+                f"predicts {word}")
     h, k = needed[0], spare[0]
+    others = "the other" if ex.n_heads == 2 else "the others"
     looks = ex.tokens[int(np.argmax(ex.block["weights"][k - 1, -1]))]
     return (f"Head {h} carries the prediction: without it the model predicts "
             f"{token_text(ex.model.vocab[int(np.argmax(tops[h]))])} instead of {word}. Head {k} "
             f"looks hardest at {token_text(looks)}, yet without it {word} still wins, at "
             f"{fixed(tops[k][base])} instead of {fixed(ablated_p(ex, None)[base])}. So the heads do "
-            f"not share the work equally: one is needed for {word}, the other only changes how "
-            f"sure the model is, and a name taken from where a head looks (a subject head, say) "
-            f"would not tell what the prediction needs from it")
+            f"not share the work equally: {'one is' if len(needed) == 1 else 'some are'} needed for "
+            f"{word}, {others} only change{'s' * (ex.n_heads == 2)} how sure the model is, and a name "
+            f"taken from where a head looks (a subject head, say) would not tell what the prediction "
+            f"needs from it")
+
+
+@toy.number("heads_alone")
+def heads_alone_number(ex: Example) -> str:
+    """What the heads do with their columns, as a sentence for the run's heads."""
+    if ex.n_heads == 1:
+        return f"The one head does everything below on all the columns of {im('Q')}, {im('K')} and {im('V')}"
+    return f"Each head does everything below on its own columns of {im('Q')}, {im('K')} and {im('V')} alone"

@@ -5,7 +5,8 @@ at a temperature, top-k, top-p).
 `generate` is the one loop of the chapter: run the model, pick a token by
 a rule, append it, until `<eot>` or until every position of P is used.
 Sampling draws from numpy's generator with a fixed seed, so a page is the
-same at every build. Claims use it too (book/claims.py: greedy_loops).
+same at every build. How greedy decoding ends (greedy_ending) is written
+for each heads choice from what it does, so it holds under every choice.
 """
 from __future__ import annotations
 
@@ -246,6 +247,36 @@ def new_tokens(ex: Example, text: str = "") -> str:
 def stop_number(ex: Example, text: str = "") -> str:
     """Why greedy decoding from a text stops."""
     return generate(ex, Rule(), text)[2]
+
+
+def came_back(ex: Example, text: str = "") -> tuple[int, int] | None:
+    """The first pair of tokens in a row that greedy decoding from `text`
+    (default: the sentence) writes a second time, the second token of it
+    written by the model; None if none comes back."""
+    start = len(tokenize(text, ex.model.vocab)) if text else len(ex.ids)
+    ids, _, _ = generate(ex, Rule(), text)
+    pairs = list(zip(ids, ids[1:]))
+    return next((pairs[j] for j in range(start - 1, len(pairs)) if pairs[j] in pairs[:j]), None)
+
+
+@toy.number("greedy_ending")
+def greedy_ending_number(ex: Example, text: str = "") -> str:
+    """How greedy decoding from a text ends, in words, for the run's heads:
+    on <eot>, in a loop (a pair of tokens written again), or with every
+    position full and no loop."""
+    ids, steps, _ = generate(ex, Rule(), text)
+    heads = f"With {ex.n_heads} head{'s' * (ex.n_heads > 1)}"
+    pair = came_back(ex, text)
+    again = (f"{token_code(ex.model.vocab[pair[0]])} {token_code(ex.model.vocab[pair[1]])}"
+             if pair else "")
+    if steps and ex.model.vocab[ids[-1]] == EOT:
+        return (f"{heads}, it writes {token_code(EOT)}, the token that ends a text, and the loop "
+                f"stops there" + (f", though it had already come back to {again}" if pair else ""))
+    if pair:
+        return (f"{heads}, the last few tokens look like a spot it has already been in, the same "
+                f"rows come out of the block, and the same choice follows: it writes {again} "
+                "again and loops")
+    return f"{heads}, it fills every position without writing any pair of tokens twice"
 
 
 @toy.number("room")

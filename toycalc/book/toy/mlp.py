@@ -70,4 +70,4 @@ def gelu_min(ex: Example) -> str:
     xs = np.linspace(-3.0, 0.0, 30001)
     ys = gpt.gelu(xs)
     i = int(np.argmin(ys))
-    return im(f"\\mathrm{{GELU}}({tex(fixed(xs[i], 2))}) = {tex(fixed(ys[i]))}")
+    return im(f"\\mathrm{{GELU}}({tex(fixed(xs[i]))}) = {tex(fixed(ys[i]))}")

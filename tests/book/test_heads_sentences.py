@@ -1,0 +1,104 @@
+"""Every sentence of a chooser page true under every heads choice (issue
+#25): the pages read under 1, 2 and 4 heads, each sentence that changes
+with the heads checked against the model it describes. A test per
+sentence found."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import page
+from toycalc.book.example import Example
+from toycalc.book.toy.attention import ablated_p
+from toycalc.book.toy.generation import Rule, came_back, generate
+from toycalc.model.tokenizer import show
+
+HEADS = [1, 2, 4]
+
+
+def under(soup: BeautifulSoup, heads: int) -> BeautifulSoup:
+    """The page's article as a reader sees it with `heads` chosen."""
+    art = BeautifulSoup(str(soup.select_one("article")), "html.parser")
+    for v in art.select(".heads-variant"):
+        if v["data-heads"] != str(heads):
+            v.decompose()
+    return art
+
+
+def paragraph(art: BeautifulSoup, starts: str) -> str:
+    found = [" ".join(p.get_text(" ").split()) for p in art.find_all("p")
+             if " ".join(p.get_text(" ").split()).startswith(starts)]
+    assert len(found) == 1, (starts, found)
+    return found[0]
+
+
+@pytest.mark.parametrize("heads", HEADS)
+def test_generation_says_how_greedy_decoding_from_the_ends(site, toy, heads):
+    """Generation, "What the toy writes from a shorter start": the sentence
+    after the text says it ends on <eot>, loops, or fills every position,
+    as greedy decoding from "the" does with these heads (with 1 head it
+    used to say it loops right after writing <eot>)."""
+    text = paragraph(under(page(site, "toy/generation"), heads), "Greedy decoding writes")
+    ex = Example(toy, heads=heads)
+    ids, steps, _ = generate(ex, Rule(), "the")
+    ended = bool(steps) and toy.vocab[ids[-1]] == "<eot>"
+    assert f"With {heads} head" in text
+    assert ("writes <eot> , the token that ends a text" in text) == ended, text
+    assert ("loops" in text) == (not ended and came_back(ex, "the") is not None), text
+    assert ("fills every position" in text) == (not ended and came_back(ex, "the") is None), text
+
+
+@pytest.mark.parametrize("heads", HEADS)
+def test_attention_reads_the_ablation_it_prints(site, toy, heads):
+    """Attention, "What each head does": a head "carries the prediction"
+    only where switching it off changes the prediction, and the words
+    "instead of" never stand under a table where no row changes it (with
+    4 heads the 2-head paragraph used to)."""
+    art = under(page(site, "toy/attention"), heads)
+    text = paragraph(art, "With its only head" if heads == 1 else "Switched off one at a time")
+    ex = Example(toy, heads=heads)
+    base = int(np.argmax(ablated_p(ex, None)))
+    changes = [h for h in range(1, heads + 1) if int(np.argmax(ablated_p(ex, h))) != base]
+    assert ("instead of" in text) == bool(changes), text
+    for h in changes[:1]:
+        assert f"Head {h} carries the prediction" in text
+    if not changes:
+        assert f"predicts {show(toy.vocab[base])}" in text
+    if heads == 1:
+        assert "no work to divide" in text
+
+
+@pytest.mark.parametrize("heads", HEADS)
+def test_attention_says_what_each_head_reads(site, heads):
+    """Attention, after the columns each head reads: "Each head …" only
+    where there are several."""
+    art = under(page(site, "toy/attention"), heads)
+    text = paragraph(art, f"With {heads} head")
+    assert ("Each head does everything below" in text) == (heads > 1), text
+    assert ("The one head does everything below" in text) == (heads == 1), text
+
+
+@pytest.mark.parametrize("heads", HEADS)
+def test_end_to_end_names_its_heads_in_words(site, heads):
+    """End to End's worked example: "with 1 head", never "1 heads"."""
+    art = under(page(site, "end-to-end"), heads)
+    text = paragraph(art, "Now the whole path by hand")
+    assert f"with {heads} head{'s' if heads > 1 else ''} (choose" in text, text
+    assert not re.search(r"\b1 heads\b", art.get_text(" ")), heads
+
+
+@pytest.mark.parametrize("name", ["", "toy/attention", "toy/mlp", "toy/output", "toy/generation", "end-to-end"])
+def test_computed_prose_numbers_have_three_places(site, name):
+    """Home says computed values have three decimal places: the numbers
+    that change with the heads, in the prose of every chooser page, do
+    (End to End printed "head 1 gives 0.62")."""
+    soup = page(site, name)
+    for span in soup.select("p span.heads-variant, li span.heads-variant"):
+        for t in span.select(".arithmatex, code"):
+            t.decompose()
+        for m in re.finditer(r"(?<![\w.\[,] )(?<![\w.\[])[−-]?\d+\.(\d+)(?![\w.])", span.get_text(" ")):
+            vector = re.search(r"\[[^\]]*$", span.get_text(" ")[:m.start()])
+            assert vector or len(m.group(1)) == 3, (name, span.get_text(" "))
