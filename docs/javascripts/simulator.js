@@ -40,7 +40,7 @@
   /** Every table and figure of the path, from one trace: one entry per
    *  step of the path (toycalc/book/path.py's STEPS), each a title, its
    *  parts (a function each, that builds one node: a part is built when
-   *  the reader can see it, see later.js) and the drawing on its button. */
+   *  the reader can see it, see later.js). */
   function steps(model, tr, choice) {
     const s = { model, tr, choice, tokens: tr.ids.map((i) => show(model.vocab[i])), T: tr.ids.length,
                 vocab: model.vocab.map(show) };
@@ -56,12 +56,6 @@
     step("LayerNorm again, and the MLP", () => mlpTable(s));
     step("Logits and probabilities", () => drawn(endToEnd.probabilitiesFigure(s.vocab, tr)),
          () => finalNorm(s), () => softmaxTable(s));
-    // the drawing on each step's button, built when first read
-    const run = endToEnd.pathRun(tr);
-    out.forEach((st) => {
-      let drawing = null;
-      Object.defineProperty(st, "drawing", { get: () => drawing || (drawing = draw.pathSvg(st.n, s.tokens, run, s.vocab)) });
-    });
     return out;
   }
 
@@ -169,10 +163,6 @@
    *  steps = null the path shows the book's sentence again. */
   function showInPath(path, steps, heads, message) {
     path.classList.toggle("path--live", steps !== null || message !== undefined);
-    // the drawing on each step's button follows the run too
-    path.querySelectorAll(".path-step").forEach((button, k) => {
-      later.showDrawing(drawingOf(button), steps ? () => steps[k].drawing : "");
-    });
     path.querySelectorAll(".path-panel").forEach((panel, k) => {
       panel.querySelectorAll(".path-body").forEach((body) => {
         const live = liveOf(body);
@@ -201,16 +191,6 @@
     if (box.firstChild) box.replaceChildren();  // even when empty, a change: the box and its kin restyled
   }
 
-  /** The live drawing of a step's button, beside the book's. */
-  function drawingOf(button) {
-    let live = button.querySelector(":scope > .path-drawing-live");
-    if (!live) {
-      live = el("span", { class: "path-drawing path-drawing-live" });
-      button.append(live);
-    }
-    return live;
-  }
-
   /** The live tables of a step's panel, before its box. */
   function liveOf(body) {
     let live = body.querySelector(":scope > .path-live");
@@ -221,11 +201,10 @@
     return live;
   }
 
-  /** What a run may redraw, for survey: the boxes and the button drawings. */
+  /** What a run may redraw, for survey: the boxes. */
   function inSight(root, path) {
     if (!path) return [[...root.querySelectorAll("#sim-results > .sim-step")], []];
-    const lives = [...path.querySelectorAll(".path-panel.is-open .path-body")].map(liveOf);
-    return [lives, [...path.querySelectorAll(".path-step")].map(drawingOf)];
+    return [[...path.querySelectorAll(".path-panel.is-open .path-body")].map(liveOf), []];
   }
 
   const watched = new WeakSet();
@@ -244,16 +223,15 @@
   }
 
   /** When path.js opens a step, its pending live tables are built: on the
-   *  click (path.js has toggled the panel by the time it bubbles here), or
+   *  click (path.js has toggled the panel by the time it bubbles to the path), or
    *  when the panel opens otherwise (a #step-N link). */
   function fillWhenOpened(panel) {
     if (watched.has(panel)) return;
     watched.add(panel);
     new MutationObserver(() => fillPending(panel)).observe(panel, { attributes: true, attributeFilter: ["class"] });
-    const button = document.querySelector(`[aria-controls="${panel.id}"]`);
-    if (button) button.parentNode.addEventListener("click", (event) => {
-      if (event.target.closest(".path-step") === button) fillPending(panel);
-    });
+    // the path (path.js opens the step on the click's way down, and the
+    // drawing it lies in may be drawn again)
+    panel.parentNode.addEventListener("click", () => fillPending(panel));
   }
 
 
@@ -394,6 +372,9 @@
       const isBook = ui.text.value === sim.bookText && o.temperature === 1 && !o.sampled;
       showInPath(path, isBook ? null : all, o.heads);
       ui.reset.disabled = isBook;
+      // the model's drawing follows the run (path.js draws it)
+      path.dispatchEvent(new CustomEvent("toycalc:run", { detail: { tr, vocab: model.vocab, heads: o.heads,
+                                                                    temperature: o.temperature, book: isBook } }));
     }
     const full = tr.ids.length >= model.nCtx;
     ui.append.disabled = full;
@@ -429,7 +410,10 @@
     ui.message.hidden = false;
     ui.summary.textContent = "";
     ui.results.hidden = true;
-    if (path) showInPath(path, null, o.heads, "No tables: the sentence above cannot be run.");
+    if (path) {
+      showInPath(path, null, o.heads, "No tables: the sentence above cannot be run.");
+      path.dispatchEvent(new CustomEvent("toycalc:run", { detail: { tr: null } }));
+    }
     ui.append.disabled = true;
     ui.append.textContent = "Append the next token and run again";
     ui.text.setAttribute("aria-invalid", "true");
