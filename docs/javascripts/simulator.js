@@ -33,7 +33,7 @@
    function (gpt, render, draw, endToEnd, dom, later) {
   "use strict";
 
-  const { show } = gpt, { fixed, short, vector, weightsVector } = render, { el, table } = dom, { drawn } = later;
+  const { show } = gpt, { fixed, short, vector, weightsVector } = render, { el, table, notation: n } = dom, { drawn } = later;
 
   // ------------------------------------------------------------ the tables of each step
 
@@ -60,7 +60,9 @@
   }
 
   const ROWS = { rowHeader: true };
-  const columns = (model, symbol) => Array.from({ length: model.d }, (_, c) => `${symbol}${c + 1}`);
+  // c₁, u₁ …: the column's number as a subscript, as the built tables print it (\(c_{1}\))
+  const SUB = "₀₁₂₃₄₅₆₇₈₉", low = (n) => String(n).replace(/\d/g, (d) => SUB[d]);
+  const columns = (model, symbol) => Array.from({ length: model.d }, (_, c) => `${symbol}${low(c + 1)}`);
 
   function idsTable({ tr, tokens }) {
     return table("sim-ids", "The sentence cut into tokens, and their ids", ["token"].concat(tokens),
@@ -75,7 +77,7 @@
 
   function positionTable({ tr, tokens }) {
     return table("sim-X", "Each token's row of E plus its position's row of P",
-                 ["token", "E[id]", "P_t", "x_t = E[id] + P_t"],
+                 ["token", "E[id]", n("P_t"), n("x_t = E[id] + P_t")],
                  tokens.map((t, i) => [t, weightsVector(tr.E_ids[i]), weightsVector(tr.P_t[i]), weightsVector(tr.X[i])]),
                  ROWS);
   }
@@ -88,7 +90,7 @@
   }
 
   function qkvTable({ tr, tokens }) {
-    return table("sim-QKV", "Q = u W_Q, K = u W_K, V = u W_V", ["token", "Q", "K", "V"],
+    return table("sim-QKV", n("Q = u W_Q, K = u W_K, V = u W_V"), ["token", "Q", "K", "V"],
                  tokens.map((t, i) => [t, vector(tr.Q[i]), vector(tr.K[i]), vector(tr.V[i])]), ROWS);
   }
 
@@ -113,31 +115,31 @@
 
   function mixTable({ tr, tokens }) {
     const oHeader = Array.from({ length: tr.heads }, (_, h) => `o (head ${h + 1})`);
-    return table("sim-mix", "Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O",
-                 ["token"].concat(oHeader, ["A", "A W_O", "h"]),
+    return table("sim-mix", n("Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O"),
+                 ["token"].concat(oHeader, ["A", n("A W_O"), "h"]),
                  tokens.map((t, i) => [t].concat(tr.outputs.map((o) => vector(o[i])),
                                                  [vector(tr.A[i]), vector(tr.attn[i]), vector(tr.h[i])])),
                  ROWS);
   }
 
   function mlpTable({ tr, tokens }) {
-    return table("sim-mlp", "u' = LN(h), then GELU(u' W_1) W_2 = m, and y = h + m",
-                 ["token", "u'", "u' W_1", "GELU(u' W_1)", "m", "y"],
+    return table("sim-mlp", n("u' = LN(h), then GELU(u' W_1) W_2 = m, and y = h + m"),
+                 ["token", n("u'"), n("u' W_1"), n("GELU(u' W_1)"), "m", "y"],
                  tokens.map((t, i) => [t, vector(tr.u2[i]), vector(tr.mlp_pre[i]), vector(tr.mlp_post[i]),
                                        vector(tr.m[i]), vector(tr.y[i])]),
                  ROWS);
   }
 
   function finalNorm({ tr, T }) {
-    return el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[T - 1])}; each logit is f_${T} ` +
-                                        `times a column of W_U, then divided by T = ${short(tr.temperature)}.` });
+    return el("p", { id: "sim-f" }, [n(`f_${T} = LN(y_${T}) = ${vector(tr.f[T - 1])}; each logit is f_${T} ` +
+                                       `times a column of W_U, then divided by T = ${short(tr.temperature)}.`)]);
   }
 
   function softmaxTable({ model, tr, T, choice }) {
     const z = tr.z[T - 1], p = tr.p[T - 1], logits = tr.logits[T - 1];
     const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
     return table("sim-softmax", `The next token after position ${T}, most probable first`,
-                 ["token", "logit", "z = logit / T", "e^z", "p"],
+                 ["token", "logit", "z = logit / T", n("e^z"), "p"],
                  order.map((i) => [show(model.vocab[i]), fixed(logits[i]), fixed(z[i]), fixed(Math.exp(z[i])), fixed(p[i])]),
                  { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) });
   }

@@ -238,3 +238,22 @@ def test_the_simulator_redraws_the_whole_model_for_the_readers_sentence(visit, t
     assert drawn_titles(page, f'{figure} g[data-part="softmax"] rect title') == want
     answer = page.locator(f"{figure} text.answer").evaluate("t => t.firstChild.textContent")
     assert answer == ex.model.show(ex.top_id)
+
+
+def test_live_tables_and_figures_print_the_books_notation(visit):
+    """After a typed sentence, the live tables keep the built tables'
+    headers (c₁, not c1), and no figure or live table of End to End shows
+    a _ or ^ standing for a subscript or a power."""
+    page = visit().open("/end-to-end/")
+    page.wait_for_selector("#sim-text")
+    type_sentence(page, DOG)
+    seen = []
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+        seen += page.locator(f"#step-{n} .path-live:visible").all_inner_texts()
+        seen += page.locator(f"#step-{n} figure:visible").all_inner_texts()
+    assert page.locator("#sim-E tr").first.evaluate("r => [...r.cells].map(c => c.textContent)") == \
+        ["id", "token", "c₁", "c₂", "c₃", "c₄"]
+    seen += page.locator("#path .path-figure").all_text_contents()
+    leaks = [line for text in seen for line in text.splitlines() if "_" in line or "^" in line]
+    assert leaks == []
