@@ -35,14 +35,27 @@
     return node;
   }
 
+  /** The book's notation in a label the page writes (never the reader's
+   *  text): W_O as W with a subscript O, e^z with a superscript, u' with
+   *  a prime. */
+  function notation(text) {
+    const out = document.createDocumentFragment();
+    text.replace(/'/g, "′").split(/([_^][A-Za-z0-9]+)/).forEach((piece) => {
+      if (/^[_^]/.test(piece)) out.append(el(piece[0] === "_" ? "sub" : "sup", { text: piece.slice(1) }));
+      else if (piece) out.append(piece);
+    });
+    return out;
+  }
+
   /** A table with a header row; cells are strings (written as text).
    *  options.bold: the set of row indexes printed in bold. */
   function table(id, caption, header, rows, options) {
     options = options || {};
     const bold = options.bold || new Set();
     const t = el("table", { id });
-    t.append(el("caption", { text: caption }));
-    t.append(el("thead", {}, [el("tr", {}, header.map((h) => el("th", { scope: "col", text: h })))]));
+    const said = typeof caption === "string" ? caption : caption.textContent;   // before the node moves
+    t.append(el("caption", {}, [caption]));      // a string is text; a node (notation's) as it is
+    t.append(el("thead", {}, [el("tr", {}, header.map((h) => el("th", { scope: "col" }, [h])))]));
     const body = el("tbody");
     rows.forEach((row, r) => {
       const tr = el("tr", bold.has(r) ? { class: "in-sentence" } : {});
@@ -62,7 +75,7 @@
     });
     t.append(body);
     // a wide table scrolls on its own, and takes the focus to do it by keyboard
-    return el("div", { class: "sim-scroll", tabindex: "0", role: "region", "aria-label": caption }, [t]);
+    return el("div", { class: "sim-scroll", tabindex: "0", role: "region", "aria-label": said }, [t]);
   }
 
   // ------------------------------------------------------------ markup into a node, keeping its elements
@@ -270,5 +283,5 @@
     for (const name of old.keys()) e.removeAttribute(name);
   }
 
-  return { el, table, patchInto };
+  return { el, table, patchInto, notation };
 });

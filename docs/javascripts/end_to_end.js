@@ -1,10 +1,8 @@
-// end_to_end.js: the twin of toycalc/book/end_to_end.py's figures and of
-// toycalc/book/path.py's drawings' run (the End-to-End page's path).
+// end_to_end.js: the twin of toycalc/book/end_to_end.py's figures.
 //
 // What the simulator draws again for the reader's sentence: the attention
 // figure and the probabilities figure (attention_figure,
-// probabilities_figure) and the rows each drawing of the path reads
-// (path.drawing's run, here pathRun), in draw.js's markup.
+// probabilities_figure), in draw.js's markup.
 // tests/book/test_figures_parity.py compares the strings. Pure functions,
 // no page: a CommonJS module in Node, toycalc.endToEnd in a page.
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
@@ -24,13 +22,6 @@
   "use strict";
 
   const rows = (M) => Array.from(M, (r) => Array.from(r));
-
-  /** The trace's rows under the names draw.pathSvg reads (path.drawing's run). */
-  function pathRun(tr) {
-    const T = tr.ids.length;
-    return { E_ids: rows(tr.E_ids), X: rows(tr.X), u: rows(tr.u), Q: rows(tr.Q), K: rows(tr.K), V: rows(tr.V),
-             h: rows(tr.h), y: rows(tr.y), weights: tr.weights.map(rows), p: Array.from(tr.p[T - 1]) };
-  }
 
   /** Each head's attention as a heat-map and as lines, side by side. */
   function attentionFigure(tokens, tr) {
@@ -53,5 +44,5 @@
       `p of each next token after ${draw.esc(last)} (position ${T})`);
   }
 
-  return { pathRun, attentionFigure, probabilitiesFigure };
+  return { attentionFigure, probabilitiesFigure };
 });

@@ -31,6 +31,12 @@
                   ["ln2", "mlp", "add2"], ["lnf", "W_U", "softmax", "next"]];
   const CELL = 12, PITCH = 14, HEAD_CELL = 11, GAP = 10, BAND = 336;
   const STREAM_Y = 20, BOX_Y = 28, LABEL_Y = 42, TOP = 48;
+  const STEPS = [[1, "Tokens and ids", ["tokens"]], [2, "The table E", ["E"]], [3, "P and X", ["P", "X"]],
+                 [4, "LayerNorm", ["ln1"]], [5, "Q, K, V", ["Q", "K", "V"]], [6, "The heads", ["heads"]],
+                 [7, "Mix and W_O", ["W_O"]], [8, "Sum, LayerNorm, MLP", ["add1", "ln2", "mlp", "add2"]],
+                 [9, "Output and softmax", ["lnf", "W_U", "softmax", "next"]]];
+  const STEP_OF = {}, STEP_H = 18;
+  STEPS.forEach(([n, , names]) => names.forEach((name) => { STEP_OF[name] = n; }));
   const rows = (M) => Array.from(M, (r) => Array.from(r));
 
   function sub(symbol) {
@@ -133,15 +139,15 @@
     return out;
   }
 
-  function tokenNames(tokens, labelWidth, links) {
-    const names = '<g data-part="tokens">' + tokens.map((tok, t) =>
+  function tokenNames(tokens, labelWidth, links, steps) {
+    const names = `<g data-part="tokens"${stepAttr("tokens", steps)}>` + tokens.map((tok, t) =>
       `<text x="${labelWidth - 6}" y="${TOP + t * PITCH + 10}" class="lbl" text-anchor="end">${esc(tok)}` +
       `<title>token ${t + 1}: ${esc(tok)}</title></text>`).join("") + "</g>";
     return links.tokens ? `<a data-page="${esc(links.tokens)}">${names}</a>` : names;
   }
 
   /** The block's frame and the branches' boxes, drawn under the parts. */
-  function frames(placed, centre, bottom, nBlocks, firstBlock) {
+  function frames(placed, centre, bottom, nBlocks, firstBlock, steps) {
     let out = "";
     const framed = placed.filter(([p]) => IN_BLOCK.includes(p.name));
     if (framed.length) {
@@ -150,7 +156,8 @@
              `height="${bottom - STREAM_Y + 18}" rx="6"/>`;
       if (firstBlock) {
         const name = nBlocks === 1 ? "the block" : `a block, × ${nBlocks}`;
-        out += `<text x="${x0 + 4}" y="${bottom + 18}" class="lbl">${esc(name)}</text>`;
+        const below = bottom + 18 + (steps ? STEP_H + 6 : 0);
+        out += `<text x="${x0 + 4}" y="${below}" class="lbl">${esc(name)}</text>`;
       }
     }
     [[ATTENTION, "add1", "attention"], [MLP, "add2", "mlp"]].forEach(([branch, add, cls]) => {
@@ -164,7 +171,7 @@
     return out;
   }
 
-  function partGroup(p, px, centre, bottom, links, here) {
+  function partGroup(p, px, centre, bottom, links, here, steps) {
     let inner = "";
     if (links[p.name]) {
       const top = p.stream ? STREAM_Y - 18 : LABEL_Y - 12;
@@ -179,11 +186,41 @@
       }
     }
     inner += `<text x="${px}" y="${p.stream ? STREAM_Y - 8 : LABEL_Y}" class="hdr">${sub(p.label)}</text>` + p.drawAt(px);
-    const group = `<g data-part="${p.name}"${here.includes(p.name) ? ' class="here"' : ""}>${inner}</g>`;
+    const group = `<g data-part="${p.name}"${here.includes(p.name) ? ' class="here"' : ""}${stepAttr(p.name, steps)}>${inner}</g>`;
     return links[p.name] ? `<a data-page="${esc(links[p.name])}">${group}</a>` : group;
   }
 
-  function bandSvg(band, tokens, labelWidth, links, here, nBlocks, firstBlock) {
+  function stepAttr(name, steps) {
+    return steps ? ` data-step="${STEP_OF[name]}"` : "";
+  }
+
+  /** End to End's steps in this band: a numbered bar under each step's
+   *  parts, its area behind them; a step's first bar is its button.
+   *  steps: the steps already drawn (a Set, this adds the band's). */
+  function stepBars(placed, labelWidth, bottom, steps) {
+    const spans = new Map();
+    if (!steps.has(1)) spans.set(1, [2, labelWidth - 4]);
+    for (const [p, px] of placed) {
+      const [x0, x1] = spans.get(STEP_OF[p.name]) || [px - 2, px + p.width + 2];
+      spans.set(STEP_OF[p.name], [Math.min(x0, px - 2), Math.max(x1, px + p.width + 2)]);
+    }
+    let out = "";
+    for (const [n, [x0, x1]] of spans) {
+      const label = STEPS[n - 1][1];
+      const words = textWidth(label) + 24 < x1 - x0 ? `${n}  ${label}` : String(n);
+      const attrs = steps.has(n) ? ' aria-hidden="true"'
+        : ` id="path-step-${n}" role="button" tabindex="0" aria-controls="step-${n}" aria-expanded="false" ` +
+          `aria-label="Step ${n}: ${esc(label)}"`;
+      steps.add(n);
+      out += `<rect class="step-area" data-step="${n}" x="${x0}" y="2" width="${x1 - x0}" ` +
+             `height="${bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="${n}"${attrs}>` +
+             `<rect class="step-bar" x="${x0}" y="${bottom + 8}" width="${x1 - x0}" height="${STEP_H}" rx="3"/>` +
+             `<text class="step-n" x="${x0 + 5}" y="${bottom + 21}">${sub(words)}</text></g>`;
+    }
+    return out;
+  }
+
+  function bandSvg(band, tokens, labelWidth, links, here, nBlocks, firstBlock, steps) {
     const bottom = TOP + tokens.length * PITCH, placed = [], centre = {};
     let x = labelWidth;
     for (const p of band) {
@@ -192,24 +229,26 @@
       x += p.width + GAP;
     }
     const framed = placed.some(([p]) => IN_BLOCK.includes(p.name));
-    const body = tokenNames(tokens, labelWidth, links) + frames(placed, centre, bottom, nBlocks, firstBlock) +
+    const body = (steps ? stepBars(placed, labelWidth, bottom, steps) : "") +
+      tokenNames(tokens, labelWidth, links, steps) + frames(placed, centre, bottom, nBlocks, firstBlock, steps) +
       `<path class="stream" d="M${labelWidth - 4} ${STREAM_Y}H${BAND - 8}"/>` +
       `<path class="stream-end" d="M${BAND - 8} ${STREAM_Y - 4}l7 4l-7 4z"/>` +
-      placed.map(([p, px]) => partGroup(p, px, centre, bottom, links, here)).join("");
-    const height = bottom + (framed ? 24 : 8), labels = [...new Set(band.map((p) => p.label))];
+      placed.map(([p, px]) => partGroup(p, px, centre, bottom, links, here, steps)).join("");
+    const height = bottom + (framed ? 24 : 8) + (steps ? STEP_H + 6 : 0), labels = [...new Set(band.map((p) => p.label))];
     return `<svg class="fig model-band" viewBox="0 0 ${BAND} ${height}" width="${BAND}" height="${height}" ` +
-           `role="img" aria-label="${esc("The model, " + labels.join(", then "))}">${body}</svg>`;
+           `role="${steps ? "group" : "img"}" aria-label="${esc("The model's drawing, parts " + labels.join(", then "))}">${body}</svg>`;
   }
 
   /** The whole model on this trace, as bands of SVG (model_drawing.py's model_svg). */
-  function modelSvg(tr, tokens, vocab, links, here, nBlocks) {
+  function modelSvg(tr, tokens, vocab, links, here, nBlocks, steps) {
     links = links || {}; here = here || []; nBlocks = nBlocks || 1;
     const parts = modelParts(tr, tokens, vocab);
     const labelWidth = Math.max(...tokens.map((t) => textWidth(t))) + 10;
     const cut = bands(parts, labelWidth);
     const framed = cut.findIndex((band) => band.some((p) => IN_BLOCK.includes(p.name)));
+    const done = steps ? new Set() : null;
     return `<div class="model-bands">${cut.map((band, k) =>
-      bandSvg(band, tokens, labelWidth, links, here, nBlocks, k === framed)).join("")}</div>`;
+      bandSvg(band, tokens, labelWidth, links, here, nBlocks, k === framed, done)).join("")}</div>`;
   }
 
   /** The drawing in its <figure>, its key as the caption. */
@@ -218,17 +257,18 @@
            `<figcaption>${modelKey()}</figcaption></figure>`;
   }
 
-  /** What the drawing's marks mean. */
-  function modelKey() {
-    return KEY;
-  }
-  const KEY = '<p class="fig-legend model-key">Each row is a token of the sentence, followed from its ' +
+  /** What the drawing's marks mean; steps: End to End's way in. */
+  function modelKey(steps) {
+    const how = steps ? "Click a numbered step, or press Enter on it, and its numbers open under the drawing."
+                      : "Point at a cell to read its number.";
+    return '<p class="fig-legend model-key">Each row is a token of the sentence, followed from its ' +
       'row of E (top left) to the token the model guesses after it (bottom right). ' +
       '<span class="swatch v-neg"></span> negative ' +
       '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest ' +
       'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; ' +
       '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it; ' +
-      'the dashed frame is the block. Point at a cell to read its number.</p>';
+      `the dashed frame is the block. ${how}</p>`;
+  }
 
   return { modelSvg, modelFigure, modelKey };
 });

@@ -27,7 +27,7 @@
     if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
     if (t[w.name].start) t[w.name].start(w.script);
   }
-})(typeof self !== "undefined" ? self : this, "nano_gpt", ["gpt", "render", "draw"], function (gpt, render, draw) {
+})(typeof self !== "undefined" ? self : this, "nano_gpt", ["gpt", "render", "draw", "charts"], function (gpt, render, draw, charts) {
   "use strict";
 
   const { fixed, tex, count, htmlTable, inlineMath: im, mathBlock, aligned, alignedRows } = render;
@@ -451,8 +451,8 @@
         }
       });
       const titles = names.map(([n], k) => `${n} = ${fixed(points[k])}`);
-      const ys = draw.niceTicks(0, maxOf(points), 4);
-      const drawing = draw.lineChartSvg([["length", points.map((v, k) => [k, v]), titles]],
+      const ys = charts.niceTicks(0, maxOf(points), 4);
+      const drawing = charts.lineChartSvg([["length", points.map((v, k) => [k, v]), titles]],
         `A line: the length of the column t = ${t} on entering the first block (${fixed(points[0])}), ` +
         `after each block's attention and after each MLP, to ${fixed(points[points.length - 1])} on leaving the last`,
         names.map(([, s], k) => [k, s]), ys.map((v) => [v, tick(v)]),
@@ -463,7 +463,7 @@
     generate({ steps, V }) {
       const labels = steps.map((_, k) => `step ${k + 1}`), rows = steps.map((s) => s.p.slice());
       const titles = rows.map((row, k) => row.map((v, i) => `step ${k + 1}, p(${V[i]}) = ${fixed(v)}`));
-      const drawing = draw.stackedBarsSvg(labels, V, rows, titles,
+      const drawing = charts.stackedBarsSvg(labels, V, rows, titles,
         `Stacked bars, one per step of the generation loop: the probabilities of ${V.join(", ")} cut one bar, ` +
         "and the letter appended after it", steps.map((s) => `→ ${V[s.next]}`));
       return draw.figure("nano-generate", drawing,

@@ -3,7 +3,9 @@
 //
 // Without this script every step is shown and the default heads count is
 // printed; with it, one step opens at a time (its number in the URL, as
-// #step-6) and the chooser switches every heads-dependent number at once.
+// #step-6), its panel under the drawing, and the chooser switches every
+// heads-dependent number at once (the drawing is redrawn by the simulator's
+// run, with model_drawing.js).
 // Material's instant navigation swaps pages without reloading: everything
 // hangs on document$ and is safe to run twice.
 (function () {
@@ -40,35 +42,100 @@
     if (!path || path.dataset.ready) return;
     path.dataset.ready = "1";
     path.classList.add("path--js");
-    const steps = [...path.querySelectorAll(".path-step")];
+    const figure = path.querySelector(".path-figure");
+    let current = null;   // the open step's number, as a string
 
-    function open(step, scroll) {
-      steps.forEach((s) => {
-        const isIt = s === step;
-        s.setAttribute("aria-expanded", String(isIt));
-        s.classList.toggle("is-open", isIt);
-        document.getElementById(s.getAttribute("aria-controls")).classList.toggle("is-open", isIt);
+    // Every mark of a step (its bars, its parts) and its panel say whether it is open.
+    function mark() {
+      path.querySelectorAll("[data-step]").forEach((el) => el.classList.toggle("is-open", el.dataset.step === current));
+      path.querySelectorAll("[role=button][data-step]").forEach((b) => {
+        b.setAttribute("aria-expanded", String(b.dataset.step === current));
       });
-      const hash = step ? "#" + step.getAttribute("aria-controls") : "";
+      path.querySelectorAll(".path-panel").forEach((p) => p.classList.toggle("is-open", p.id === `step-${current}`));
+    }
+
+    function open(n, scroll) {
+      current = n;
+      mark();
+      const hash = n ? `#step-${n}` : "";
       if (location.hash !== hash) {
         history.replaceState(history.state, "", location.pathname + location.search + hash);
       }
-      if (step && scroll) step.scrollIntoView({ block: "start" });
+      const panel = n && document.getElementById(`step-${n}`);
+      if (panel && scroll) panel.scrollIntoView({ block: "start" });
+      // opened under the drawing, out of sight: the page scrolls to show its
+      // top, the drawing keeps its place on the page
+      else if (panel && panel.getBoundingClientRect().top > innerHeight - 120) {
+        scrollBy({ top: panel.getBoundingClientRect().top - innerHeight + 240, behavior: "smooth" });
+      }
     }
 
-    function toggle(step) {
-      open(step.getAttribute("aria-expanded") === "true" ? null : step, false);
-    }
+    const toggle = (n) => open(n === current ? null : n, false);
 
-    // buttons: Enter and Space click them, by themselves
-    steps.forEach((step) => step.addEventListener("click", () => toggle(step)));
+    // a step is a region of the drawing: a click anywhere in it, or Enter
+    // or Space on its numbered bar (the part of it that takes the focus)
+    // (on the way down: the step is open before the simulator hears the click)
+    figure.addEventListener("click", (event) => {
+      const region = event.target.closest("[data-step]");
+      if (region) toggle(region.dataset.step);
+    }, true);
+    figure.addEventListener("keydown", (event) => {
+      const button = event.target.closest("[role=button][data-step]");
+      if (!button || (event.key !== "Enter" && event.key !== " ")) return;
+      event.preventDefault();
+      toggle(button.dataset.step);
+    });
 
     function fromHash() {
-      const step = steps.find((s) => "#" + s.getAttribute("aria-controls") === location.hash);
-      if (step) open(step, true);
+      const m = /^#step-([1-9])$/.exec(location.hash);
+      if (m) open(m[1], true);
     }
     window.addEventListener("hashchange", fromHash);
     fromHash();
+
+    followRuns(path, figure, mark);
+  }
+
+  /** The simulator's runs (simulator.js): the drawing is the run's. The
+   *  build drew the book's sentence with the default heads; any other run
+   *  is drawn here by model_drawing.js, in the same place and markup,
+   *  fetched the first time it is needed (a reader who changes nothing
+   *  does not download it). mark: puts the open step back on the marks. */
+  function followRuns(path, figure, mark) {
+    let drawn = "book", last = null;
+    function redraw() {
+      const run = last, t = self.toycalc || {};
+      figure.classList.toggle("is-stale", !run.tr);   // a sentence that cannot run: the last drawing, greyed
+      if (!run.tr || !t.gpt) return;
+      const key = run.book && String(run.heads) === figure.dataset.heads ? "book"
+        : [run.heads, run.temperature, ...run.tr.ids].join(" ");
+      if (key === drawn) return;
+      if (!t.model_drawing) return fetchDrawing(redraw);
+      drawn = key;
+      const focused = figure.contains(document.activeElement) ? document.activeElement.id : "";
+      const tokens = Array.from(run.tr.ids, (i) => t.gpt.show(run.vocab[i]));
+      figure.querySelector(".model-bands").outerHTML = t.model_drawing.modelSvg(run.tr, tokens, run.vocab, {}, [], 1, true);
+      mark();
+      if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
+    }
+    path.addEventListener("toycalc:run", (event) => {
+      last = event.detail;
+      redraw();
+    });
+  }
+
+  /** model_drawing.js, beside the simulator's script, then `then`. */
+  function fetchDrawing(then) {
+    let script = document.getElementById("model-drawing-js");
+    if (!script) {
+      const simulator = document.querySelector('script[src$="simulator.js"]');
+      if (!simulator) return;
+      script = document.createElement("script");
+      script.id = "model-drawing-js";
+      script.src = simulator.src.replace(/simulator\.js$/, "model_drawing.js");
+      document.head.append(script);
+    }
+    script.addEventListener("load", then, { once: true });
   }
 
   // Two fixes for axe, to Material's markup: the search dialog has no

@@ -33,14 +33,14 @@
    function (gpt, render, draw, endToEnd, dom, later) {
   "use strict";
 
-  const { show } = gpt, { fixed, short, vector, weightsVector } = render, { el, table } = dom, { drawn } = later;
+  const { show } = gpt, { fixed, short, vector, weightsVector } = render, { el, table, notation: n } = dom, { drawn } = later;
 
   // ------------------------------------------------------------ the tables of each step
 
   /** Every table and figure of the path, from one trace: one entry per
    *  step of the path (toycalc/book/path.py's STEPS), each a title, its
    *  parts (a function each, that builds one node: a part is built when
-   *  the reader can see it, see later.js) and the drawing on its button. */
+   *  the reader can see it, see later.js). */
   function steps(model, tr, choice) {
     const s = { model, tr, choice, tokens: tr.ids.map((i) => show(model.vocab[i])), T: tr.ids.length,
                 vocab: model.vocab.map(show) };
@@ -56,17 +56,13 @@
     step("LayerNorm again, and the MLP", () => mlpTable(s));
     step("Logits and probabilities", () => drawn(endToEnd.probabilitiesFigure(s.vocab, tr)),
          () => finalNorm(s), () => softmaxTable(s));
-    // the drawing on each step's button, built when first read
-    const run = endToEnd.pathRun(tr);
-    out.forEach((st) => {
-      let drawing = null;
-      Object.defineProperty(st, "drawing", { get: () => drawing || (drawing = draw.pathSvg(st.n, s.tokens, run, s.vocab)) });
-    });
     return out;
   }
 
   const ROWS = { rowHeader: true };
-  const columns = (model, symbol) => Array.from({ length: model.d }, (_, c) => `${symbol}${c + 1}`);
+  // c₁, u₁ …: the column's number as a subscript, as the built tables print it (\(c_{1}\))
+  const SUB = "₀₁₂₃₄₅₆₇₈₉", low = (n) => String(n).replace(/\d/g, (d) => SUB[d]);
+  const columns = (model, symbol) => Array.from({ length: model.d }, (_, c) => `${symbol}${low(c + 1)}`);
 
   function idsTable({ tr, tokens }) {
     return table("sim-ids", "The sentence cut into tokens, and their ids", ["token"].concat(tokens),
@@ -81,7 +77,7 @@
 
   function positionTable({ tr, tokens }) {
     return table("sim-X", "Each token's row of E plus its position's row of P",
-                 ["token", "E[id]", "P_t", "x_t = E[id] + P_t"],
+                 ["token", "E[id]", n("P_t"), n("x_t = E[id] + P_t")],
                  tokens.map((t, i) => [t, weightsVector(tr.E_ids[i]), weightsVector(tr.P_t[i]), weightsVector(tr.X[i])]),
                  ROWS);
   }
@@ -94,7 +90,7 @@
   }
 
   function qkvTable({ tr, tokens }) {
-    return table("sim-QKV", "Q = u W_Q, K = u W_K, V = u W_V", ["token", "Q", "K", "V"],
+    return table("sim-QKV", n("Q = u W_Q, K = u W_K, V = u W_V"), ["token", "Q", "K", "V"],
                  tokens.map((t, i) => [t, vector(tr.Q[i]), vector(tr.K[i]), vector(tr.V[i])]), ROWS);
   }
 
@@ -119,31 +115,31 @@
 
   function mixTable({ tr, tokens }) {
     const oHeader = Array.from({ length: tr.heads }, (_, h) => `o (head ${h + 1})`);
-    return table("sim-mix", "Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O",
-                 ["token"].concat(oHeader, ["A", "A W_O", "h"]),
+    return table("sim-mix", n("Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O"),
+                 ["token"].concat(oHeader, ["A", n("A W_O"), "h"]),
                  tokens.map((t, i) => [t].concat(tr.outputs.map((o) => vector(o[i])),
                                                  [vector(tr.A[i]), vector(tr.attn[i]), vector(tr.h[i])])),
                  ROWS);
   }
 
   function mlpTable({ tr, tokens }) {
-    return table("sim-mlp", "u' = LN(h), then GELU(u' W_1) W_2 = m, and y = h + m",
-                 ["token", "u'", "u' W_1", "GELU(u' W_1)", "m", "y"],
+    return table("sim-mlp", n("u' = LN(h), then GELU(u' W_1) W_2 = m, and y = h + m"),
+                 ["token", n("u'"), n("u' W_1"), n("GELU(u' W_1)"), "m", "y"],
                  tokens.map((t, i) => [t, vector(tr.u2[i]), vector(tr.mlp_pre[i]), vector(tr.mlp_post[i]),
                                        vector(tr.m[i]), vector(tr.y[i])]),
                  ROWS);
   }
 
   function finalNorm({ tr, T }) {
-    return el("p", { id: "sim-f", text: `f_${T} = LN(y_${T}) = ${vector(tr.f[T - 1])}; each logit is f_${T} ` +
-                                        `times a column of W_U, then divided by T = ${short(tr.temperature)}.` });
+    return el("p", { id: "sim-f" }, [n(`f_${T} = LN(y_${T}) = ${vector(tr.f[T - 1])}; each logit is f_${T} ` +
+                                       `times a column of W_U, then divided by T = ${short(tr.temperature)}.`)]);
   }
 
   function softmaxTable({ model, tr, T, choice }) {
     const z = tr.z[T - 1], p = tr.p[T - 1], logits = tr.logits[T - 1];
     const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
     return table("sim-softmax", `The next token after position ${T}, most probable first`,
-                 ["token", "logit", "z = logit / T", "e^z", "p"],
+                 ["token", "logit", "z = logit / T", n("e^z"), "p"],
                  order.map((i) => [show(model.vocab[i]), fixed(logits[i]), fixed(z[i]), fixed(Math.exp(z[i])), fixed(p[i])]),
                  { rowHeader: true, bold: new Set([order.indexOf(choice.id)]) });
   }
@@ -169,10 +165,6 @@
    *  steps = null the path shows the book's sentence again. */
   function showInPath(path, steps, heads) {
     path.classList.toggle("path--live", steps !== null);
-    // the drawing on each step's button follows the run too
-    path.querySelectorAll(".path-step").forEach((button, k) => {
-      later.showDrawing(drawingOf(button), steps ? () => steps[k].drawing : "");
-    });
     path.querySelectorAll(".path-panel").forEach((panel, k) => {
       panel.querySelectorAll(".path-body").forEach((body) => {
         const live = liveOf(body);
@@ -197,16 +189,6 @@
     if (box.firstChild) box.replaceChildren();  // even when empty, a change: the box and its kin restyled
   }
 
-  /** The live drawing of a step's button, beside the book's. */
-  function drawingOf(button) {
-    let live = button.querySelector(":scope > .path-drawing-live");
-    if (!live) {
-      live = el("span", { class: "path-drawing path-drawing-live" });
-      button.append(live);
-    }
-    return live;
-  }
-
   /** The live tables of a step's panel, before its box. */
   function liveOf(body) {
     let live = body.querySelector(":scope > .path-live");
@@ -217,11 +199,10 @@
     return live;
   }
 
-  /** What a run may redraw, for survey: the boxes and the button drawings. */
+  /** What a run may redraw, for survey: the boxes. */
   function inSight(root, path) {
     if (!path) return [[...root.querySelectorAll("#sim-results > .sim-step")], []];
-    const lives = [...path.querySelectorAll(".path-panel.is-open .path-body")].map(liveOf);
-    return [lives, [...path.querySelectorAll(".path-step")].map(drawingOf)];
+    return [[...path.querySelectorAll(".path-panel.is-open .path-body")].map(liveOf), []];
   }
 
   const watched = new WeakSet();
@@ -240,16 +221,15 @@
   }
 
   /** When path.js opens a step, its pending live tables are built: on the
-   *  click (path.js has toggled the panel by the time it bubbles here), or
+   *  click (path.js has toggled the panel by the time it bubbles to the path), or
    *  when the panel opens otherwise (a #step-N link). */
   function fillWhenOpened(panel) {
     if (watched.has(panel)) return;
     watched.add(panel);
     new MutationObserver(() => fillPending(panel)).observe(panel, { attributes: true, attributeFilter: ["class"] });
-    const button = document.querySelector(`[aria-controls="${panel.id}"]`);
-    if (button) button.parentNode.addEventListener("click", (event) => {
-      if (event.target.closest(".path-step") === button) fillPending(panel);
-    });
+    // the path (path.js opens the step on the click's way down, and the
+    // drawing it lies in may be drawn again)
+    panel.parentNode.addEventListener("click", () => fillPending(panel));
   }
 
 
@@ -410,6 +390,9 @@
       const isBook = ui.text.value === sim.bookText && o.temperature === 1 && !o.sampled;
       showInPath(path, isBook ? null : all, o.heads);
       ui.reset.disabled = isBook;
+      // the model's drawing follows the run (path.js draws it)
+      path.dispatchEvent(new CustomEvent("toycalc:run", { detail: { tr, vocab: model.vocab, heads: o.heads,
+                                                                    temperature: o.temperature, book: isBook } }));
     }
     const full = tr.ids.length >= model.nCtx;
     ui.append.disabled = full;
@@ -440,12 +423,14 @@
   /** A sentence that cannot run (yet: a word half typed): the message
    *  beside the field, the last tables kept, dimmed. */
   function cannotRun(sim, e, o) {
-    const { model, ui } = sim;
+    const { model, path, ui } = sim;
     ui.message.textContent = whatIsWrong(model, ui.text.value, e);
     ui.message.hidden = false;
     // on a phone the field may sit at the foot of the screen
     if (document.activeElement === ui.text) ui.message.scrollIntoView({ block: "nearest" });
     stale(sim, true);
+    // the drawing keeps the last run, as the tables do, and is told nothing ran
+    if (path) path.dispatchEvent(new CustomEvent("toycalc:run", { detail: { tr: null } }));
     ui.append.disabled = true;
     ui.append.textContent = "Append the next token and run again";
     ui.text.setAttribute("aria-invalid", "true");

@@ -5,7 +5,7 @@
 //
 // It only wires controls to the twins: descent.js takes the steps (the
 // twin of toycalc/model/descent.py, on gpt.js's backward pass), render.js
-// prints the numbers, draw.js draws the chart, weights_editor.js writes
+// prints the numbers, charts.js draws the chart, weights_editor.js writes
 // the toy.yaml. The new weights go into the page's model in place: on the
 // Simulator the simulator runs again (its own update) and the weights
 // editor shows them, changed cells marked (its "weights-set" event); on
@@ -25,8 +25,8 @@
     if (t[w.name].start) t[w.name].start(w.script);
   }
 })(typeof self !== "undefined" ? self : this, "toy_training",
-   ["gpt", "render", "draw", "dom", "descent", "weights_editor", "model_drawing"],
-   function (gpt, render, draw, dom, descent, weightsEditor, modelDrawing) {
+   ["gpt", "render", "draw", "charts", "dom", "descent", "weights_editor", "model_drawing"],
+   function (gpt, render, draw, charts, dom, descent, weightsEditor, modelDrawing) {
   "use strict";
 
   const { show } = gpt, { fixed, short, vector } = render, { el, table } = dom;
@@ -306,18 +306,18 @@
                                 { rowHeader: true }), words]);
   }
 
-  /** The loss and p(target) after each step, as lines (draw.js's chart). */
+  /** The loss and p(target) after each step, as lines (charts.js's chart). */
   function chart(history, tok) {
     const n = history.length - 1, top = Math.max(1, ...history.map((h) => h.loss));
-    const xTicks = draw.niceTicks(0, Math.max(n, 1), Math.min(5, Math.max(n, 1))).map((v) => [v, String(v)]);
-    const yTicks = draw.niceTicks(0, top, 4).map((v) => [v, short(Math.round(v * 1000) / 1000)]);
+    const xTicks = charts.niceTicks(0, Math.max(n, 1), Math.min(5, Math.max(n, 1))).map((v) => [v, String(v)]);
+    const yTicks = charts.niceTicks(0, top, 4).map((v) => [v, short(Math.round(v * 1000) / 1000)]);
     const series = [
       ["loss L", history.map((h, k) => [k, h.loss]), history.map((h, k) => `after step ${k}: L = ${fixed(h.loss)}`)],
       [`p(${tok})`, history.map((h, k) => [k, h.p]), history.map((h, k) => `after step ${k}: p(${tok}) = ${fixed(h.p)}`)],
     ];
     const aria = `The loss and p(${tok}) over ${n} step${n === 1 ? "" : "s"}: L from ${fixed(history[0].loss)} ` +
       `to ${fixed(history[n].loss)}, p(${tok}) from ${fixed(history[0].p)} to ${fixed(history[n].p)}`;
-    const svg = draw.lineChartSvg(series, aria, xTicks, yTicks, "step", "", 360, 200);
+    const svg = charts.lineChartSvg(series, aria, xTicks, yTicks, "step", "", 360, 200);
     const holder = el("div", { class: "toy-training-chart" });
     holder.innerHTML = draw.figure("training", svg, "Each dot: the loss and the target's probability after that " +
       "step (step 0: before the first). Point at a dot to read its number.");

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nodejs import run_json
-from toycalc.book import draw, end_to_end, path, render
+from toycalc.book import draw, end_to_end, render
 from toycalc.book.example import Example
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 from toycalc.site.export import weights_data
@@ -17,8 +17,7 @@ SENTENCES = ["the cat climbed the", "the dog climbed the", "the", "the cat climb
              " floor roof wall sofa"]
 
 # the twins the runners run (tests/test_mirrors.py); PRIMITIVES below add theirs
-JS_CASES = ["draw.js:pathSvg", "end_to_end.js:pathRun", "end_to_end.js:attentionFigure",
-         "end_to_end.js:probabilitiesFigure"]
+JS_CASES = ["end_to_end.js:attentionFigure", "end_to_end.js:probabilitiesFigure"]
 
 RUNNER = r"""
 const g = js("gpt"), draw = js("draw"), e2e = js("end_to_end");
@@ -29,18 +28,15 @@ process.stdout.write(JSON.stringify(job.runs.map((r) => {
   const tokens = r.ids.map(show);
   const own = g.run(model, r.text, r.heads, 1);
   return {
-    given: {path: [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => draw.pathSvg(n, tokens, r.run, vocab)),
-            attention: e2e.attentionFigure(tokens, r.tr), probabilities: e2e.probabilitiesFigure(vocab, r.tr)},
-    own: {path: [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => draw.pathSvg(n, tokens, e2e.pathRun(own), vocab)),
-          attention: e2e.attentionFigure(tokens, own), probabilities: e2e.probabilitiesFigure(vocab, own)},
+    given: {attention: e2e.attentionFigure(tokens, r.tr), probabilities: e2e.probabilitiesFigure(vocab, r.tr)},
+    own: {attention: e2e.attentionFigure(tokens, own), probabilities: e2e.probabilitiesFigure(vocab, own)},
   };
 })));
 """
 
 
 def python_side(ex: Example) -> dict:
-    return {"path": [path.drawing(ex, n) for n in range(1, 10)],
-            "attention": end_to_end.attention_figure(ex),
+    return {"attention": end_to_end.attention_figure(ex),
             "probabilities": end_to_end.probabilities_figure(ex)}
 
 
@@ -52,10 +48,7 @@ def drawn():
         for heads in (1, 2, 4):
             ex = Example(model, text=text, heads=heads)
             b = ex.block
-            run = {k: v.tolist() for k, v in {"E_ids": ex.trace["E_ids"], "X": ex.trace["X"], "u": b["u"],
-                                               "Q": b["Q"], "K": b["K"], "V": b["V"], "h": b["h"], "y": b["y"],
-                                               "weights": b["weights"], "p": ex.p_last}.items()}
-            runs.append({"text": text, "heads": heads, "ids": ex.ids, "run": run,
+            runs.append({"text": text, "heads": heads, "ids": ex.ids,
                          "tr": {"ids": ex.ids, "weights": b["weights"].tolist(), "p": ex.trace["p"].tolist()}})
             examples.append(ex)
     job = {"weights": weights_data(model), "runs": runs}
@@ -117,19 +110,18 @@ PRIMITIVES = [
     ("draw.js", "attentionLinesSvg", draw.attention_lines_svg, [["a", "␣b"], [[1.0, None], [0.25, 0.75]], 1]),
     ("draw.js", "barsSvg", draw.bars_svg, [["x", "y<"], [0.25, 0.75], "bars", 1, [0], "q"]),
     ("draw.js", "figure", draw.figure, ["kind", "<svg/>", "a caption"]),
-    ("draw.js", "stripsSvg", draw.strips_svg, [[[0.5, -1.0], [0.25, 2.0]], ["a", "b"], "x", 5, 2.0]),
-    ("draw.js", "at", draw.at, [12.25]), ("draw.js", "at", draw.at, [-0.04]), ("draw.js", "at", draw.at, [7.0]),
-    ("draw.js", "niceTicks", draw.nice_ticks, [0, 0.87, 4]), ("draw.js", "niceTicks", draw.nice_ticks, [-3, 17, 5]),
-    ("draw.js", "niceTicks", draw.nice_ticks, [2, 2, 5]),
-    ("draw.js", "seriesKey", draw.series_key, [["a", "bb"], 10, 12, "line"]),
-    ("draw.js", "seriesKey", draw.series_key, [["a", "bb"], 0, 12, "box"]),
-    ("draw.js", "lineChartSvg", draw.line_chart_svg, [SERIES, "lines", TICKS, [[0, "0"], [1, "1"], [2, "2"]],
+    ("charts.js", "at", draw.at, [12.25]), ("charts.js", "at", draw.at, [-0.04]), ("charts.js", "at", draw.at, [7.0]),
+    ("charts.js", "niceTicks", draw.nice_ticks, [0, 0.87, 4]), ("charts.js", "niceTicks", draw.nice_ticks, [-3, 17, 5]),
+    ("charts.js", "niceTicks", draw.nice_ticks, [2, 2, 5]),
+    ("charts.js", "seriesKey", draw.series_key, [["a", "bb"], 10, 12, "line"]),
+    ("charts.js", "seriesKey", draw.series_key, [["a", "bb"], 0, 12, "box"]),
+    ("charts.js", "lineChartSvg", draw.line_chart_svg, [SERIES, "lines", TICKS, [[0, "0"], [1, "1"], [2, "2"]],
                                                       "x", "y", 300, 200]),
-    ("draw.js", "lineChartSvg", draw.line_chart_svg, [SERIES[:1], "a line", TICKS, TICKS, "", "", 480, 240]),
-    ("draw.js", "stackedBarsSvg", draw.stacked_bars_svg, [["one", "two"], ["A", "B", "C"],
+    ("charts.js", "lineChartSvg", draw.line_chart_svg, [SERIES[:1], "a line", TICKS, TICKS, "", "", 480, 240]),
+    ("charts.js", "stackedBarsSvg", draw.stacked_bars_svg, [["one", "two"], ["A", "B", "C"],
                                                           [[0.25, 0.5, 0.25], [0.9, 0.05, 0.05]],
                                                           [["1", "2", "3"], ["4", "5", "6"]], "bars", ["→ A", "→ B"]]),
-    ("draw.js", "stackedBarsSvg", draw.stacked_bars_svg, [["one"], ["A", "B"], [[1.0, 3.0]], [["1", "2"]], "b",
+    ("charts.js", "stackedBarsSvg", draw.stacked_bars_svg, [["one"], ["A", "B"], [[1.0, 3.0]], [["1", "2"]], "b",
                                                           None, 120]),
 ]
 JS_CASES += sorted({f"{file}:{name}" for file, name, _, _ in PRIMITIVES})

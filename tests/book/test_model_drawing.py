@@ -113,6 +113,26 @@ def test_links_and_the_highlight_follow_the_caller(toy):
     assert re.search(r"the block", soup.get_text())
 
 
+@pytest.mark.parametrize("text, heads", EXAMPLES)
+def test_end_to_ends_steps_are_regions_of_the_drawing(toy, text, heads):
+    """With steps: each of the nine steps has one button (its first bar) that
+    names its panel, and every part says which step it belongs to."""
+    ex = Example(toy, text=text, heads=heads)
+    tokens = [ex.model.show(i) for i in ex.ids]
+    soup = BeautifulSoup(model_drawing.model_svg(ex.trace, tokens, toy.vocab, steps=True), "html.parser")
+    buttons = soup.select('[role="button"]')
+    assert [b["id"] for b in buttons] == [f"path-step-{n}" for n in range(1, 10)]
+    assert [b["aria-controls"] for b in buttons] == [f"step-{n}" for n in range(1, 10)]
+    for g in soup.select("g[data-part]"):
+        assert g["data-step"] == str(model_drawing.STEP_OF[g["data-part"]])
+    seen = set()
+    for bar in soup.select("g.path-step"):                     # a step cut by a band's end goes on, hidden
+        assert (bar.get("role"), bar.get("aria-hidden")) == ((None, "true") if bar["data-step"] in seen
+                                                             else ("button", None))
+        seen.add(bar["data-step"])
+    assert not BeautifulSoup(model_drawing.model_svg(ex.trace, tokens, toy.vocab), "html.parser").select("[data-step]")
+
+
 def test_home_opens_with_the_whole_model_for_every_heads_choice(site, toy):
     """On the built Home page: the drawing comes before any prose, once per
     heads choice (the default shown), each part a link to a page that exists."""
@@ -149,8 +169,8 @@ const model = g.load(job.weights);
 process.stdout.write(JSON.stringify(job.runs.map((r) => {
   const own = g.run(model, r.text, r.heads, 1);
   const tokens = own.ids.map((i) => g.show(model.vocab[i]));
-  return {given: m.modelSvg(r.tr, tokens, model.vocab, r.links, r.here),
-          own: m.modelSvg(own, tokens, model.vocab, r.links, r.here),
+  return {given: m.modelSvg(r.tr, tokens, model.vocab, r.links, r.here, 1, r.steps),
+          own: m.modelSvg(own, tokens, model.vocab, r.links, r.here, 1, r.steps),
           figure: m.modelFigure(own, tokens, model.vocab, r.links)};
 })));
 """
@@ -166,12 +186,13 @@ def test_the_browser_draws_the_model_as_the_build_does(toy):
         ex = Example(toy, text=text, heads=heads)
         links = model_drawing.TOY_PAGES if k % 2 else {}
         here = ("ln1", "heads") if k == 2 else ()
+        steps = k % 3 == 0                        # End to End's regions
         tr = {"E_ids": ex.trace["E_ids"].tolist(), "P_t": ex.trace["P_t"].tolist(), "X": ex.trace["X"].tolist(),
               "f": ex.trace["f"].tolist(), "z": ex.trace["z"].tolist(), "p": ex.trace["p"].tolist(),
               "blocks": [{n: ex.block[n].tolist() for n in ("u", "Q", "K", "V", "weights", "attn", "h", "u2", "m", "y")}]}
-        runs.append({"text": text, "heads": heads, "tr": tr, "links": links, "here": list(here)})
+        runs.append({"text": text, "heads": heads, "tr": tr, "links": links, "here": list(here), "steps": steps})
         tokens = [toy.show(i) for i in ex.ids]
-        cases.append(model_drawing.model_svg(ex.trace, tokens, toy.vocab, links, here))
+        cases.append(model_drawing.model_svg(ex.trace, tokens, toy.vocab, links, here, steps=steps))
         figures.append(model_drawing.model_figure(ex.trace, tokens, toy.vocab, links))
     drawn = run_json(RUNNER, {"weights": weights_data(toy), "runs": runs})
     for want, figure, got, run in zip(cases, figures, drawn, runs):

@@ -22,7 +22,7 @@ from toycalc.site.export import nano_weights_json
 # the twins the runners run (tests/test_mirrors.py)
 JS_CASES = ["nano_gpt.js:exampleIds", "nano_gpt.js:parseLetters", "nano_gpt.js:fullMarkup", "nano_gpt.js:sortLetters"]
 # the scripts of a page with a live part, in order (toycalc/site/publish_weights.py's NANO_ASSETS)
-NANO_SCRIPTS = ["render.js", "gpt.js", "draw.js", "nano_gpt.js", "dom.js", "letters.js"]
+NANO_SCRIPTS = ["render.js", "gpt.js", "draw.js", "charts.js", "nano_gpt.js", "dom.js", "letters.js"]
 
 RUNNER = r"""
 const n = js("nano_gpt"), g = js("gpt");

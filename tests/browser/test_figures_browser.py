@@ -67,21 +67,51 @@ def test_the_path_redraws_with_the_readers_sentence(visit, toy, heads):
     page.locator("#path-step-9").click()
     assert drawn_titles(page, '#step-9 .path-live figure[data-figure="probabilities"] rect title') == \
         probabilities_want(ex)
-    # the drawings on the buttons follow: step 9's four bars, step 6's heads
-    bars = page.locator("#path-step-9 .path-drawing-live title").all_text_contents()
-    assert bars == probabilities_want(ex)[:4]
-    cells = page.locator("#path-step-6 .path-drawing-live rect title").all_text_contents()
-    assert len(cells) == heads * 15
-    # and each head's masked future is one mark
-    assert page.locator("#path-step-6 .path-drawing-live g.v-masked > title").all_text_contents() == \
-        [draw.MASKED] * heads
-    assert page.locator("#path-step-6 .path-drawing-live").is_visible()
-    assert page.locator("#path-step-6 .path-drawing:not(.path-drawing-live)").evaluate_all(
-        "els => els.filter(e => e.getClientRects().length).length") == 0
-    # back to the book's sentence: the book's drawings again
+    # the drawing follows: every title of every part is toycalc's, for this run
+    assert drawn_titles(page, "#path .path-figure title") == model_titles(ex)
+    assert page.locator('#path .path-figure g[data-part="heads"]').count() == heads
+    # back to the book's sentence: the book's drawing again, for these heads
     page.locator("#sim-reset").click()
-    book = Example(toy, heads=heads)
-    assert drawn_titles(page, "#path-step-9 .path-drawing title") == probabilities_want(book)[:4]
+    assert drawn_titles(page, "#path .path-figure title") == model_titles(Example(toy, heads=heads))
+
+
+def model_titles(ex: Example) -> list[str]:
+    """Every <title> of End to End's drawing of this run, as toycalc draws it."""
+    from bs4 import BeautifulSoup
+    from toycalc.book import model_drawing
+    tokens = [ex.model.show(i) for i in ex.ids]
+    svg = model_drawing.model_svg(ex.trace, tokens, ex.model.vocab, steps=True)
+    return [t.get_text() for t in BeautifulSoup(svg, "html.parser").select("title")]
+
+
+def test_end_to_end_draws_every_heads_choice_with_toycalcs_numbers(visit, toy):
+    """The build draws the default heads; the page draws the others
+    (model_drawing.js), each title equal to toycalc's."""
+    page = visit().open("/end-to-end/")
+    assert drawn_titles(page, "#path .path-figure title") == model_titles(Example(toy))
+    page.wait_for_selector("#sim-text")
+    for heads in (4, 1, 2):
+        page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
+        assert drawn_titles(page, "#path .path-figure title") == model_titles(Example(toy, heads=heads)), heads
+
+
+def test_end_to_end_shows_the_drawing_on_its_first_screen_and_never_moves_it(visit):
+    """At 1280 x 800 the drawing starts on the first screen; opening any
+    step moves no region of it (nor the drawing), closed or open."""
+    page = visit().open("/end-to-end/")
+    page.wait_for_selector("#sim-text")
+    figure = page.locator("#path .path-figure")
+    assert figure.bounding_box()["y"] < 800, f"the drawing starts at y = {figure.bounding_box()['y']}"
+    where = """() => [document.querySelector('#path .path-figure'), ...document.querySelectorAll('#path [data-step]')]
+        .map(el => { const r = el.getBoundingClientRect(); return [r.x, r.y + scrollY, r.width, r.height]; })"""
+    closed = page.evaluate(where)
+    assert len(closed) > 18
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+        assert page.locator(f"#step-{n}").is_visible()
+        assert page.evaluate(where) == closed, f"step {n} open: a region moved"
+        page.locator(f"#path-step-{n}").click()
+        assert page.evaluate(where) == closed, f"step {n} closed again: a region moved"
 
 
 @pytest.mark.parametrize("where", ["/end-to-end/", "/toy/attention/", "/toy/generation/", "/simulator/"])
@@ -208,3 +238,22 @@ def test_the_simulator_redraws_the_whole_model_for_the_readers_sentence(visit, t
     assert drawn_titles(page, f'{figure} g[data-part="softmax"] rect title') == want
     answer = page.locator(f"{figure} text.answer").evaluate("t => t.firstChild.textContent")
     assert answer == ex.model.show(ex.top_id)
+
+
+def test_live_tables_and_figures_print_the_books_notation(visit):
+    """After a typed sentence, the live tables keep the built tables'
+    headers (c₁, not c1), and no figure or live table of End to End shows
+    a _ or ^ standing for a subscript or a power."""
+    page = visit().open("/end-to-end/")
+    page.wait_for_selector("#sim-text")
+    type_sentence(page, DOG)
+    seen = []
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+        seen += page.locator(f"#step-{n} .path-live:visible").all_inner_texts()
+        seen += page.locator(f"#step-{n} figure:visible").all_inner_texts()
+    assert page.locator("#sim-E tr").first.evaluate("r => [...r.cells].map(c => c.textContent)") == \
+        ["id", "token", "c₁", "c₂", "c₃", "c₄"]
+    seen += page.locator("#path .path-figure").all_text_contents()
+    leaks = [line for text in seen for line in text.splitlines() if "_" in line or "^" in line]
+    assert leaks == []

@@ -18,8 +18,6 @@ TYPE = """text => {
   field.value = text;
   field.dispatchEvent(new Event('input'));
   return {
-    button9: document.querySelector('#path-step-9 .path-drawing-live').classList.contains('sim-pending'),
-    button6: document.querySelector('#path-step-6 .path-drawing-live').classList.contains('sim-pending'),
     figure: !!document.querySelector('#step-6 .path-live:not(:empty) figure[data-figure="attention"]'),
     weights4: !!document.getElementById('sim-weights-4'),
     held: document.querySelectorAll('#step-6 .path-live div.sim-pending').length,
@@ -53,10 +51,8 @@ def weights_rows(page, head):
 def test_what_is_off_the_screen_waits_and_is_built_before_it_is_seen(visit, toy):
     page = open_at_step_6(visit, idle=False)
     now = page.evaluate(TYPE, TEXT)
-    # on the screen: step 6's button and the heads' figure, in the same task
-    assert not now["button6"] and now["figure"]
-    # off it: step 9's button (below the open panel) and the last head's tables
-    assert now["button9"] and not now["weights4"] and now["held"] > 0
+    # on the screen: the heads' figure, in the same task; off it: the last head's tables
+    assert now["figure"] and not now["weights4"] and now["held"] > 0
     ex = Example(toy, text=TEXT, heads=4)
     # bring the last head's table to within half a screen below the view: it
     # is built there, before it is seen
@@ -70,12 +66,6 @@ def test_what_is_off_the_screen_waits_and_is_built_before_it_is_seen(visit, toy)
     tokens = [ex.model.show(i) for i in ex.ids]
     assert weights_rows(page, 4) == [[t] + [fixed(a[i, j]) if j <= i else "" for j in range(len(tokens))]
                                      for i, t in enumerate(tokens)]
-    # step 9's button: its new drawing once it comes into view, no longer dimmed
-    page.evaluate("document.getElementById('path-step-9').scrollIntoView({block: 'center'})")
-    page.wait_for_function("!document.querySelector('#path-step-9 .path-drawing-live.sim-pending')")
-    p = ex.p_last
-    want = [f"p({ex.model.show(i)}) = {fixed(p[i])}" for i in sorted(range(len(p)), key=lambda i: (-p[i], i))]
-    assert page.locator("#path-step-9 .path-drawing-live title").all_text_contents() == want[:4]
 
 
 def test_idle_time_builds_the_rest_where_the_reader_does_not_look(visit, toy):
@@ -95,7 +85,7 @@ def test_idle_time_builds_the_rest_where_the_reader_does_not_look(visit, toy):
 # that markup exactly (the node equals a fresh parse of it)]; with seen=true,
 # [whether it can be seen, too]
 DRAWINGS = """(seen) => [...document.querySelectorAll(
-    '.path-drawing-live, #step-6 .path-live .sim-figures')].map(node => {
+    '#step-6 .path-live .sim-figures')].map(node => {
   const fresh = node.cloneNode(false), t = document.createElement('template');
   t.innerHTML = node.markup;
   fresh.append(t.content);
@@ -115,7 +105,7 @@ def test_a_drawing_patched_in_place_is_the_drawing_itself(visit):
         page.evaluate(TYPE, text)
         page.wait_for_function("!document.querySelector('.sim-pending')")
         drawings = page.evaluate(DRAWINGS)
-        assert len(drawings) == 10 and all(size > 0 and same for size, same in drawings), (text, drawings)
+        assert len(drawings) == 1 and all(size > 0 and same for size, same in drawings), (text, drawings)
 
 
 def test_a_drawing_that_changes_shape_is_patched_to_the_drawing_itself(visit):
@@ -124,15 +114,14 @@ def test_a_drawing_that_changes_shape_is_patched_to_the_drawing_itself(visit):
     rows kept, added, removed) and then equals its markup, parsed anew; a
     token more keeps the cells that were there."""
     page = open_at_step_6(visit)
-    # the first cell of the heads' figure, and of step 2's drawing, before
+    # the first cell of the heads' figure, before
     page.evaluate(TYPE, "the cat climbed the roof.")
     page.wait_for_function("!document.querySelector('.sim-pending')")
     page.evaluate("""() => { window.__cells = [
-      document.querySelector('#step-6 .path-live .sim-figures rect'),
-      document.querySelector('#path-step-2 .path-drawing-live rect')]; }""")
-    steps = [(TEXT, 10), ("the cat climbed the roof.", 10), ("the dog", 10), ("the dog climbed the roof.", 10),
-             (TEXT, 10), ("the cat climbed the roof. th", 0), (TEXT, 10), ("heads 1", 10),
-             ("the dog climbed the", 10), ("heads 4", 10), (TEXT, 10)]
+      document.querySelector('#step-6 .path-live .sim-figures rect')]; }""")
+    steps = [(TEXT, 1), ("the cat climbed the roof.", 1), ("the dog", 1), ("the dog climbed the roof.", 1),
+             (TEXT, 1), ("the cat climbed the roof. th", 0), (TEXT, 1), ("heads 1", 1),
+             ("the dog climbed the", 1), ("heads 4", 1), (TEXT, 1)]
     kept = None
     for text, count in steps:
         if text.startswith("heads"):
@@ -146,11 +135,11 @@ def test_a_drawing_that_changes_shape_is_patched_to_the_drawing_itself(visit):
         page.wait_for_function("!document.querySelector('.sim-pending')")
         drawings = page.evaluate(DRAWINGS, True)
         if count == 0:  # the error: the last drawings stay, the path dimmed
-            assert all(size > 0 and same for size, same, _ in drawings[:9]), (text, drawings)
+            assert all(size > 0 and same for size, same, _ in drawings), (text, drawings)
             assert "sim-stale" in page.locator("#path").get_attribute("class")
             continue
         assert len(drawings) == count and all(size > 0 and same and seen for size, same, seen in drawings), (
             text, drawings)
         if kept is None:  # the first step, a token more: the old cells are still there
             kept = page.evaluate("window.__cells.map(c => c.isConnected)")
-    assert kept == [True, True]
+    assert kept == [True]

@@ -198,66 +198,6 @@ def legend() -> str:
             "Point at a cell to read its value.</p>")
 
 
-# ---------------------------------------------------------------- the path's drawings (mirrored)
-
-# What each step of End to End's path draws, in the book's symbols:
-# (trace name, symbol in a cell's title)
-PATH_STRIPS = {2: ("E_ids", "E[id]"), 3: ("X", "x"), 4: ("u", "u"), 7: ("h", "h"), 8: ("y", "y")}
-MINI = 12  # px: a cell of the path's drawings
-
-
-@mirrored("draw.js")
-def strips_svg(M, tokens: list[str], symbol: str, x0: int = 0, scale: float | None = None) -> str:
-    """A vector per token as a strip of cells (one row per position)."""
-    titles = [[f"{symbol}_{t + 1} ({tokens[t]}), column {c + 1}" for c in range(len(M[0]))] for t in range(len(M))]
-    return grid(M, titles, MINI, x0, 0, scale)
-
-
-@mirrored("draw.js")
-def path_svg(step: int, tokens: list[str], run: dict, vocab: list[str]) -> str:
-    """The drawing on step `step` of the path, for one run. `run` holds the
-    trace's rows by the book's names (E_ids, X, u, Q, K, V, h, y: one list
-    per position), `weights` (one T x T list per head) and `p` (the last
-    position's probabilities, one per token of `vocab`)."""
-    T = len(tokens)
-    if step == 1:
-        body = "".join(label(0, 10 + t * MINI + 2 * t, tok, cls="tok") for t, tok in enumerate(tokens))
-        return svg(60, T * (MINI + 2) + 2, f"The {T} tokens of the sentence", body, "fig mini")
-    if step in PATH_STRIPS:
-        name, symbol = PATH_STRIPS[step]
-        M = run[name]
-        return svg(len(M[0]) * MINI, T * MINI, f"{symbol}: one strip of {len(M[0])} cells per token",
-                   strips_svg(M, tokens, symbol), "fig mini")
-    if step == 5:
-        d = len(run["Q"][0])
-        scale = largest(run["Q"] + run["K"] + run["V"])
-        body = "".join(strips_svg(run[n], tokens, n.lower(), k * (d * MINI + 6), scale) for k, n in enumerate("QKV"))
-        return svg(3 * d * MINI + 12, T * MINI, "q, k and v: one strip each per token", body, "fig mini")
-    if step == 6:
-        H = len(run["weights"])
-        size = min(12, max(3, (96 // H - 4) // T))
-        body = []
-        for h in range(H):
-            M = [[run["weights"][h][i][j] if j <= i else None for j in range(T)] for i in range(T)]
-            titles = [[f"head {h + 1}, query {i + 1}, key {j + 1}" for j in range(T)] for i in range(T)]
-            # each head in a group of its own place: a token more moves the group, not its cells
-            body.append(f'<g transform="translate({h * (T * size + 4)} 0)">{grid(M, titles, size, 0, 0, 1.0)}</g>')
-        return svg(H * (T * size + 4) - 4, T * size, f"The attention weights of the {H} heads side by side",
-                   "".join(body), "fig mini")
-    if step == 9:
-        p = run["p"]
-        order = sorted(range(len(p)), key=lambda i: (-p[i], i))[:4]
-        body = []
-        for k, i in enumerate(order):
-            width = math.floor(p[i] * 60 + 0.5)
-            cls = "bar-top" if k == 0 else "bar"
-            body.append(f'<rect x="0" y="{k * 11}" width="{width}" height="8" class="{cls}">'
-                        f"<title>p({esc(vocab[i])}) = {fixed(p[i])}</title></rect>")
-            body.append(label(width + 3, k * 11 + 8, vocab[i], cls="tok"))
-        return svg(110, 44, "The four most probable next tokens as bars", "".join(body), "fig mini")
-    raise ValueError(f"step = {step}: the path has steps 1 to 9")
-
-
 # ---------------------------------------------------------------- build-time only (not mirrored)
 
 def paired_bars_svg(labels: list[str], a, b, names: tuple[str, str], aria: str, what: str = "p") -> str:
@@ -316,14 +256,14 @@ def number_line_svg(rows: list[tuple[str, list[float]]], marks: list[tuple[int, 
 SERIES = 5  # series classes s1 .. s5 (figures.css), told apart by more than colour
 
 
-@mirrored("draw.js")
+@mirrored("charts.js")
 def at(v: float) -> str:
     """A coordinate with one decimal at most: 12, 12.5, −0 never."""
     tenths = math.floor(v * 10 + 0.5)
     return str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"
 
 
-@mirrored("draw.js")
+@mirrored("charts.js")
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     """Round tick values (1, 2 or 5 times a power of ten apart) that cover
     lo .. hi with about `count` steps; the first tick <= lo, the last >= hi."""
@@ -338,7 +278,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return [k * step for k in range(first, last + 1)]
 
 
-@mirrored("draw.js")
+@mirrored("charts.js")
 def line_chart_svg(series, aria: str, x_ticks, y_ticks, x_label: str = "", y_label: str = "",
                    width: int = 480, height: int = 240) -> str:
     """Lines with axes: series is a list of (name, points, titles), each
@@ -378,7 +318,7 @@ def line_chart_svg(series, aria: str, x_ticks, y_ticks, x_label: str = "", y_lab
     return svg(width, height, aria, "".join(body))
 
 
-@mirrored("draw.js")
+@mirrored("charts.js")
 def series_key(names: list[str], x: int, y: int, mark: str = "box") -> str:
     """A key to the series, in a row: a swatch (or a short line) and a name each."""
     out = []
@@ -393,7 +333,7 @@ def series_key(names: list[str], x: int, y: int, mark: str = "box") -> str:
     return "".join(out)
 
 
-@mirrored("draw.js")
+@mirrored("charts.js")
 def stacked_bars_svg(labels: list[str], names: list[str], rows, titles, aria: str,
                      after: list[str] | None = None, span: int = 240) -> str:
     """One horizontal bar per label, cut into segments, one per series in

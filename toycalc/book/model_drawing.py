@@ -32,6 +32,14 @@ IN_BLOCK = ATTENTION + MLP + ("add1", "add2")         # what the block's frame h
 GROUPS = [("tokens", "E", "P", "X"), ("ln1", "Q", "K", "V", "heads", "W_O", "add1"),
           ("ln2", "mlp", "add2"), ("lnf", "W_U", "softmax", "next")]
 
+# End to End's nine steps, each a region of the drawing: (number, label, its parts).
+STEPS = [(1, "Tokens and ids", ("tokens",)), (2, "The table E", ("E",)), (3, "P and X", ("P", "X")),
+         (4, "LayerNorm", ("ln1",)), (5, "Q, K, V", ("Q", "K", "V")), (6, "The heads", ("heads",)),
+         (7, "Mix and W_O", ("W_O",)), (8, "Sum, LayerNorm, MLP", ("add1", "ln2", "mlp", "add2")),
+         (9, "Output and softmax", ("lnf", "W_U", "softmax", "next"))]
+STEP_OF = {name: n for n, _, names in STEPS for name in names}
+STEP_H = 18                   # the height of a step's bar, under the rows
+
 # The page of the toy chapter that explains each part.
 TOY_PAGES = {"tokens": "toy/tokens.md", "E": "toy/embedding.md", "P": "toy/positions.md", "X": "toy/positions.md",
              "ln1": "toy/layernorm.md", "Q": "toy/attention.md", "K": "toy/attention.md", "V": "toy/attention.md",
@@ -169,11 +177,11 @@ def bands(parts: list[Part], label_width: int) -> list[list[Part]]:
 
 
 def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict, here: tuple, n_blocks: int,
-             first_block: bool = True) -> str:
+             first_block: bool = True, steps: set | None = None) -> str:
     """One band: the token labels, the stream, the branches' boxes, the
     block's frame, then the parts."""
     bottom = TOP + len(tokens) * PITCH
-    names = ('<g data-part="tokens">' + "".join(
+    names = (f'<g data-part="tokens"{step_attr("tokens", steps)}>' + "".join(
         f'<text x="{label_width - 6}" y="{TOP + t * PITCH + 10}" class="lbl" text-anchor="end">{esc(tok)}'
         f'<title>token {t + 1}: {esc(tok)}</title></text>' for t, tok in enumerate(tokens)) + "</g>")
     body = [f'<a data-page="{esc(links["tokens"])}">{names}</a>' if "tokens" in links else names]
@@ -190,7 +198,8 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
                     f'height="{bottom - STREAM_Y + 18}" rx="6"/>')
         if first_block:
             name = "the block" if n_blocks == 1 else f"a block, × {n_blocks}"
-            body.append(f'<text x="{x0 + 4}" y="{bottom + 18}" class="lbl">{esc(name)}</text>')
+            below = bottom + 18 + (STEP_H + 6 if steps is not None else 0)
+            body.append(f'<text x="{x0 + 4}" y="{below}" class="lbl">{esc(name)}</text>')
     for branch, add, cls in ((ATTENTION, "add1", "attention"), (MLP, "add2", "mlp")):
         inside = [(p, px) for p, px in placed if p.name in branch]
         if not inside:
@@ -219,31 +228,67 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
             top = STREAM_Y - 18 if part.stream else LABEL_Y - 12
             inner.insert(0, f'<rect class="hit" x="{px - 2}" y="{top}" width="{part.width + 4}" '
                             f'height="{bottom - top + 2}"/>')
-        group = f'<g data-part="{part.name}"{cls}>{"".join(inner)}</g>'
+        group = f'<g data-part="{part.name}"{cls}{step_attr(part.name, steps)}>{"".join(inner)}</g>'
         if part.name in links:                 # a page of the docs; the site makes it a link (site/blocks.py)
             group = f'<a data-page="{esc(links[part.name])}">{group}</a>'
         body.append(group)
     height = bottom + (24 if framed else 8)
+    role = "img"
+    if steps is not None:                      # End to End: the steps' bars, under the rows
+        body.insert(0, step_bars(placed, label_width, bottom, steps))
+        height, role = height + STEP_H + 6, "group"
     return (f'<svg class="fig model-band" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-            f'role="img" aria-label="{esc(band_aria(band))}">{"".join(body)}</svg>')
+            f'role="{role}" aria-label="{esc(band_aria(band))}">{"".join(body)}</svg>')
+
+
+def step_attr(name: str, steps: set | None) -> str:
+    return "" if steps is None else f' data-step="{STEP_OF[name]}"'
+
+
+def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
+    """End to End's steps in this band: under each step's parts a numbered
+    bar, and behind them its area. A step's first bar is its button
+    (#path-step-N, docs/javascripts/path.js opens its panel); a step cut by
+    the band's end goes on in the next band, under a bar that is not.
+    steps: the steps already drawn (this function adds the band's)."""
+    spans: dict[int, list[int]] = {}
+    if 1 not in steps:                         # the token names, at the first band's left
+        spans[1] = [2, label_width - 4]
+    for part, px in placed:
+        x0, x1 = spans.get(STEP_OF[part.name], [px - 2, px + part.width + 2])
+        spans[STEP_OF[part.name]] = [min(x0, px - 2), max(x1, px + part.width + 2)]
+    out = []
+    for n, (x0, x1) in spans.items():
+        label = STEPS[n - 1][1]
+        words = f"{n}  {label}" if text_width(label) + 24 < x1 - x0 else str(n)
+        first = n not in steps
+        steps.add(n)
+        attrs = (f' id="path-step-{n}" role="button" tabindex="0" aria-controls="step-{n}" aria-expanded="false" '
+                 f'aria-label="Step {n}: {esc(label)}"') if first else ' aria-hidden="true"'
+        out.append(f'<rect class="step-area" data-step="{n}" x="{x0}" y="2" width="{x1 - x0}" '
+                   f'height="{bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="{n}"{attrs}>'
+                   f'<rect class="step-bar" x="{x0}" y="{bottom + 8}" width="{x1 - x0}" height="{STEP_H}" rx="3"/>'
+                   f'<text class="step-n" x="{x0 + 5}" y="{bottom + 21}">{sub(words)}</text></g>')
+    return "".join(out)
 
 
 def band_aria(band: list[Part]) -> str:
-    return "The model, " + ", then ".join(dict.fromkeys(part.label for part in band))
+    return "The model's drawing, parts " + ", then ".join(dict.fromkeys(part.label for part in band))
 
 
 @mirrored("model_drawing.js")
 def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | None = None,
-              here: tuple = (), n_blocks: int = 1) -> str:
+              here: tuple = (), n_blocks: int = 1, steps: bool = False) -> str:
     """The whole model on this trace, as bands of SVG inside one figure.
     tokens: the text's tokens as the book prints them (␣); links: part ->
     the page that explains it, as docs/ names it ("toy/embedding.md"); here:
-    the parts to highlight."""
+    the parts to highlight; steps: End to End's nine steps as regions (STEPS)."""
     parts = model_parts(trace, tokens, vocab)
     label_width = max(text_width(t) for t in tokens) + 10
     cut = bands(parts, label_width)
     framed = [k for k, band in enumerate(cut) if any(p.name in IN_BLOCK for p in band)]
-    drawn = "".join(band_svg(band, tokens, label_width, links or {}, here, n_blocks, k == framed[0])
+    done: set | None = set() if steps else None
+    drawn = "".join(band_svg(band, tokens, label_width, links or {}, here, n_blocks, k == framed[0], done)
                     for k, band in enumerate(cut))
     return f'<div class="model-bands">{drawn}</div>'
 
@@ -255,12 +300,14 @@ def model_figure(trace: dict, tokens: list[str], vocab: list[str], links: dict |
             f'<figcaption>{model_key()}</figcaption></figure>')
 
 
-def model_key() -> str:
-    """What the drawing's marks mean, beside it."""
+def model_key(steps: bool = False) -> str:
+    """What the drawing's marks mean, beside it; steps: End to End's way in."""
+    how = ("Click a numbered step, or press Enter on it, and its numbers open under the drawing."
+           if steps else "Point at a cell to read its number.")
     return ('<p class="fig-legend model-key">Each row is a token of the sentence, followed from its '
             'row of E (top left) to the token the model guesses after it (bottom right). '
             '<span class="swatch v-neg"></span> negative '
             '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest '
             'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; '
             '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it; '
-            'the dashed frame is the block. Point at a cell to read its number.</p>')
+            f'the dashed frame is the block. {how}</p>')

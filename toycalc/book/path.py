@@ -1,35 +1,23 @@
-"""The numbered path at the top of the End-to-End page, and the heads chooser.
+"""The path at the top of the End-to-End page, and the heads chooser.
 
-Laid out like Transformer Explainer: one button per step, left to right
-(stacked on a phone). Each step's panel holds that part of the model with
-its real numbers and, beside it, a box that explains it with its sum. The
-HTML reads top to bottom without JavaScript; docs/javascripts/path.js
-opens one panel at a time and switches the heads variants.
+The whole model's drawing (book/model_drawing.py), its nine numbered
+steps regions of it; under it, each step's panel holds that part of the
+model with its real numbers and, beside it, a box that explains it with
+its sum. The HTML reads top to bottom without JavaScript;
+docs/javascripts/path.js opens one panel at a time, below the drawing,
+which never moves, and switches the heads variants.
 """
 from __future__ import annotations
 
+import html
 import re
 
 from . import end_to_end as t
-from .draw import legend, path_svg
+from . import model_drawing
 from .example import Example
 from .render import by_heads, fixed, inline_math as im, plain, token_text, weights_vector
 
 SCORE = im("s_{t,j} = q_t \\cdot k_j / \\sqrt{d_{\\text{head}}}")
-
-# (number, short label for the button, part of the model)
-STEPS = [
-    (1, "Tokens and ids", "embedding"),
-    (2, "The table E", "embedding"),
-    (3, "P and X", "embedding"),
-    (4, "Layer\u00adNorm", "attention"),
-    (5, "Q, K, V", "attention"),
-    (6, "The heads", "attention"),
-    (7, "Mix and W_O", "attention"),
-    (8, "Sum, LayerNorm, MLP", "mlp"),
-    (9, "Output and softmax", "output"),
-]
-
 
 def _box(general: str, *sums: str) -> str:
     """What a step does, then its sums for the book's sentence. The sums are
@@ -89,43 +77,36 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
             f"The prediction: <strong>{token_text(ex.model.vocab[ex.top_id])}</strong> "
             f"with p = {fixed(p.max())}.",
             t.logit_formula(ex))
-    raise ValueError(f"step = {step}: the path has steps 1 to {len(STEPS)}")
-
-
-def drawing(ex: Example, step: int) -> str:
-    """The drawing on a step's button: the data at that point of the model."""
-    b, tr = ex.block, ex.trace
-    run = {"E_ids": tr["E_ids"], "X": tr["X"], "u": b["u"], "Q": b["Q"], "K": b["K"], "V": b["V"],
-           "h": b["h"], "y": b["y"], "weights": b["weights"], "p": ex.p_last}
-    run = {k: v.tolist() for k, v in run.items()}
-    return path_svg(step, [ex.model.show(i) for i in ex.ids], run, [ex.model.show(i) for i in range(len(ex.model.vocab))])
+    raise ValueError(f"step = {step}: the path has steps 1 to {len(model_drawing.STEPS)}")
 
 
 def path_diagram(examples: dict[int, Example], default: int) -> str:
-    """The whole path: buttons and panels, every heads choice included.
-    Each button carries a drawing of the data at its step, in the order the
-    data flows, so the path is a picture of the model."""
-    parts = [legend(), '<div class="path" id="path">']
-    for n, label, part in STEPS:
-        pictures = by_heads({h: f'<span class="path-drawing">{drawing(ex, n)}</span>' for h, ex in examples.items()},
-                            default, inline=True)
-        parts.append(
-            f'<button type="button" class="path-step path-{part}" id="path-step-{n}" '
-            f'aria-controls="step-{n}" aria-expanded="false">'
-            f'<span class="path-n">{n}</span> <span class="path-label">{label.replace("W_O", "W<sub>O</sub>")}</span>'
-            f"{pictures}</button>")
-        variants = {h: _panel_html(ex, n) for h, ex in examples.items()}
+    """The whole path: the model's drawing, its nine steps regions of it
+    (model_drawing.STEPS), then each step's panel, every heads choice
+    included. Only the default heads are drawn here: the page's script
+    draws the others (docs/javascripts/path.js, with model_drawing.js),
+    which keeps the page light; without JavaScript the page shows the
+    default heads and every panel."""
+    ex = examples[default]
+    tokens = [ex.model.show(i) for i in ex.ids]
+    drawing = model_drawing.model_svg(ex.trace, tokens, ex.model.vocab, steps=True)
+    parts = ['<div class="path" id="path">',
+             f'<figure class="toy-figure model-figure path-figure" data-figure="model" data-heads="{default}">'
+             f'{drawing}<figcaption>{model_drawing.model_key(steps=True)}</figcaption></figure>']
+    for n, label, _ in model_drawing.STEPS:
+        variants = {h: _panel_html(other, n, label) for h, other in examples.items()}
         parts.append(f'<section class="path-panel" id="step-{n}" aria-labelledby="path-step-{n}">'
                      f"{by_heads(variants, default, inline=False)}</section>")
     parts.append("</div>")
     return "\n".join(parts)
 
 
-def _panel_html(ex: Example, step: int) -> str:
+def _panel_html(ex: Example, step: int, label: str) -> str:
     matrices, box = panel(ex, step)
     matrices = re.sub(r'\bid="', 'id="path-', matrices)  # the worked example has the same tables
+    title = f"Step {step}. {html.escape(label).replace('W_O', 'W<sub>O</sub>')}"
     return (f'<div class="path-body"><div class="path-matrices">{matrices}</div>'
-            f'<aside class="path-box"><p class="path-box-title">Step {step}</p>{box}</aside></div>')
+            f'<aside class="path-box"><p class="path-box-title">{title}</p>{box}</aside></div>')
 
 
 def heads_chooser(choices: list[int], default: int, name: str) -> str:

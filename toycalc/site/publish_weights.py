@@ -69,6 +69,7 @@ NANO_ASSETS = ('<link rel="stylesheet" href="{0}stylesheets/nanogpt.css">\n'
                '<script src="{0}javascripts/render.js"></script>\n'
                '<script src="{0}javascripts/gpt.js"></script>\n'
                '<script src="{0}javascripts/draw.js"></script>\n'
+               '<script src="{0}javascripts/charts.js"></script>\n'
                '<script src="{0}javascripts/nano_gpt.js"></script>\n'
                '<script src="{0}javascripts/dom.js"></script>\n'
                '<script src="{0}javascripts/letters.js"></script>\n')

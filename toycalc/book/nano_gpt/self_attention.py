@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model import gpt, nanogpt, sizes
+from ...model import nanogpt, sizes
 from ..draw import figure, grid, label, svg
 from ..nano_example import Run
 from ..render import aligned, aligned_rows, fixed, html_table, inline_math as im, plain, tex
