@@ -103,7 +103,8 @@
         "<figcaption>The loss on each step's batch: the book's run (python -m toycalc train) and yours.</figcaption>";
     };
     const drawHeads = (attention) => {
-      ui.heads.innerHTML = attention.map((w, h) => draw.attentionSvg(tokens, w, h + 1)).join("") +
+      ui.heads.innerHTML = attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
+        `${draw.attentionSvg(tokens, w, h + 1)}</div>`).join("") +
         `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
         `(${draw.esc(recipe.example_text)} then its sorted letters): one row per query, one column per key, darker for more weight.</figcaption>`;
     };
