@@ -4,8 +4,9 @@
 at most 3 × a numpy step; the page's frame at most 16 ms while it trains.
 
 1. step ratio: one training step of nano-gpt (batch 64: forward, backward,
-   AdamW) in the page (gpt.js and train.js, on the main thread, timed with
-   performance.now inside the page) and one with numpy
+   AdamW) in the page's own Web Worker (train_worker.js: gpt.js and
+   train.js on two threads, the worker and its helper, timed with
+   performance.now inside the worker) and one with numpy
    (toycalc.model.train.train_step, float32, BLAS threads pinned as
    `python -m toycalc train` pins them), in turn, which goes first
    alternating, so that a change of load on the machine hits both. It
@@ -43,18 +44,13 @@ from toycalc.model import train  # noqa: E402
 
 GOAL_SECONDS, GOAL_RATIO, GOAL_FRAME = 60, 3.0, 16
 
-SETUP = """(recipe) => {
-  const g = toycalc.gpt, t = toycalc.train, next = g.rng(recipe.seed);
-  const model = t.initModel(recipe, next), params = g.parameters(model);
-  const opt = new t.AdamW(params, recipe.optimizer);
-  window.__step = () => {
-    const t0 = performance.now();
-    const { ids, targets } = t.batch(next, recipe.batch, model.vocabSize, recipe.length);
-    const { grads } = g.lossAndGrads(model, ids, targets);
-    opt.step(params, grads);
-    return performance.now() - t0;
-  };
-}"""
+# the page's own worker (two threads: it and its helper), driven one step at a time
+SETUP = """([recipe, url]) => new Promise((resolve) => {
+  const w = window.__worker = new Worker(url);
+  w.onmessage = (e) => (e.data.type === "started" ? resolve() : e.data.type === "one" && window.__done(e.data.ms));
+  w.postMessage({ type: "start", recipe, seed: recipe.seed, limit: 1e9, stepwise: true });
+})"""
+STEP = """() => new Promise((resolve) => { window.__done = resolve; window.__worker.postMessage({ type: "one" }); })"""
 
 # the page's frames: every message from the worker and every animation-frame
 # callback timed with the layout after it; and the gaps between frames
@@ -81,12 +77,12 @@ WATCH = """() => {
 
 def step_ratio(page, pairs: int) -> tuple[float, float, float]:
     recipe = page.evaluate("JSON.parse(document.querySelector('[data-nano-train]').dataset.nanoTrain)")
-    page.evaluate(SETUP, recipe)
+    page.evaluate(SETUP, [recipe, page.url.split("/nano-gpt/")[0] + "/javascripts/train_worker.js"])
     params, opt, data = train.start()
     browser, numpy, ratios = [], [], []
     with threadpool_limits(limits=blas.THREADS, user_api="blas"):
         for _ in range(2):                                 # warm up both
-            page.evaluate("window.__step()")
+            page.evaluate(STEP)
             train.train_step(params, opt, data)
         for k in range(pairs):
             def py():
@@ -95,9 +91,9 @@ def step_ratio(page, pairs: int) -> tuple[float, float, float]:
                 return 1000 * (time.perf_counter() - t0)
             if k % 2:
                 n = py()
-                b = page.evaluate("window.__step()")
+                b = page.evaluate(STEP)
             else:
-                b = page.evaluate("window.__step()")
+                b = page.evaluate(STEP)
                 n = py()
             browser.append(b); numpy.append(n); ratios.append(b / n)
     return statistics.median(browser), statistics.median(numpy), statistics.median(ratios)
@@ -125,8 +121,6 @@ def main() -> int:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(base + "/nano-gpt/train/")
         page.wait_for_selector("[data-nano-train][data-state]")
-        page.add_script_tag(url=base + "/javascripts/train.js")
-        page.wait_for_function("() => window.toycalc && toycalc.train")
         b, n, r = step_ratio(page, args.pairs)
         load = os.getloadavg()[0]
         print(f"nano-gpt training in headless chromium, {os.cpu_count()} cores, load average {load:.1f}")

@@ -464,9 +464,11 @@
 
   /** gpt.loss_and_grads on a batch of texts (ids and targets: one array
    *  per text, all the same length): the mean loss over every kept target
-   *  of the batch, and its gradients. */
-  function lossAndGrads(model, ids, targets, heads, temperature) {
-    const count = targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
+   *  of the batch, and its gradients. count: what the mean divides by, when
+   *  this is one part of a larger batch (its parts' losses and gradients
+   *  then add up to the batch's); by default, this batch's kept targets. */
+  function lossAndGrads(model, ids, targets, heads, temperature, count) {
+    count = count || targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
     const grads = zerosLike(model);
     let loss = 0;
     ids.forEach((row, i) => {

@@ -149,10 +149,11 @@
    *  when each of its six predictions here is the right letter (it reads
    *  the same ids until the first wrong one), so the count is
    *  nanogpt.accuracy's, from one pass instead of six. */
-  function evaluate(model, length) {
+  function evaluate(model, length, part, parts) {
     const { ids, targets } = examples(allInputs(model.vocabSize, length));
     let sorted = 0, loss = 0, n = 0;
     ids.forEach((row, i) => {
+      if (parts && i % parts !== part) return;       // one share of the inputs (two threads)
       const p = gpt.forward(model, row).p;
       let right = true;
       targets[i].forEach((k, t) => {
@@ -162,7 +163,23 @@
       });
       if (right) sorted++;
     });
-    return { sorted, loss: loss / n };
+    return { sorted, loss: loss / n, lossSum: loss, n };
+  }
+
+  /** Every parameter's numbers in one array, in gpt.parameters' order (to
+   *  send to another thread), and back. */
+  function flatten(params) {
+    const all = [];
+    for (const a of Object.values(params)) eachRow(a, (row) => all.push(row));
+    const out = new Float64Array(all.reduce((n, r) => n + r.length, 0));
+    let at = 0;
+    for (const row of all) { out.set(row, at); at += row.length; }
+    return out;
+  }
+  function unflatten(params, flat) {
+    let at = 0;
+    for (const a of Object.values(params)) eachRow(a, (row) => { row.set(flat.subarray(at, at + row.length)); at += row.length; });
+    return params;
   }
 
   /** nanogpt.accuracy: how many of the inputs greedy decoding sorts. */
@@ -226,5 +243,5 @@
     return out;
   }
 
-  return { npz, decays, AdamW, examples, allInputs, batch, normal, initModel, evaluate, accuracy, evalLoss };
+  return { flatten, unflatten, npz, decays, AdamW, examples, allInputs, batch, normal, initModel, evaluate, accuracy, evalLoss };
 });

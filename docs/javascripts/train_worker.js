@@ -1,15 +1,39 @@
 // train_worker.js: a page helper: the Web Worker of the page "Train it
 // yourself" (docs/nano-gpt/train.md, wired by train_page.js), so that the
 // page stays responsive while nano-gpt trains. It runs train.js on gpt.js:
-// one training step per task (so that "pause" and "stop" get through between
-// steps), and tells the page after each step (its loss), every few steps
-// (the last block's attention on the chapter's example) and at each check
-// (how many of the 729 inputs greedy decoding sorts). At the end it sends
-// the weights as an .npz and the record that toycalc's build reads beside it.
+// one training step per task (so that "pause" gets through between steps),
+// and tells the page after each step (its loss), every few steps (the last
+// block's attention on the chapter's example) and at each check (how many
+// of the 729 inputs greedy decoding sorts). At the end it sends the weights
+// as an .npz and the record that toycalc's build reads beside it.
+// Two threads, as numpy's BLAS uses two: the worker starts this same file
+// again as its helper (train_worker.js?helper), which computes the
+// gradients of half of each batch, and checks half of the inputs, while
+// the worker does the other half; the halves add up to the whole batch's
+// (gpt.lossAndGrads with the batch's count). Without nested workers the
+// worker does it all.
 /* global importScripts */
 "use strict";
 importScripts("gpt.js", "train.js");
 const { gpt, train } = self.toycalc;
+
+// ------------------------------------------------------------ the helper
+
+let model = null;
+
+function help(m) {
+  if (m.type === "init") { model = train.initModel(m.recipe, gpt.rng(0)); return; }
+  train.unflatten(gpt.parameters(model), m.weights);
+  if (m.type === "grads") {
+    const { loss, grads } = gpt.lossAndGrads(model, m.ids, m.targets, undefined, undefined, m.count);
+    const flat = train.flatten(grads);
+    postMessage({ loss, grads: flat }, [flat.buffer]);
+  } else if (m.type === "evaluate") {
+    postMessage(train.evaluate(model, m.length, 1, 2));
+  }
+}
+
+// ------------------------------------------------------------ the worker
 
 let run = null;
 
@@ -18,8 +42,23 @@ function start(recipe, seed, limit) {
   const next = gpt.rng(seed);
   const model = train.initModel(recipe, next);
   const params = gpt.parameters(model);
-  return { recipe, seed, limit, next, model, params, opt: new train.AdamW(params, recipe.optimizer),
-           losses: [], sorted: 0, lossOn729: null, started: performance.now(), busy: 0, paused: false };
+  const r = { recipe, seed, limit, next, model, params, opt: new train.AdamW(params, recipe.optimizer),
+              losses: [], sorted: 0, lossOn729: null, started: performance.now(), busy: 0, paused: false,
+              helper: null, answer: null };
+  if (typeof Worker === "function") {
+    r.helper = new Worker("train_worker.js?helper");
+    r.helper.onmessage = (event) => r.answer(event.data);
+    r.helper.postMessage({ type: "init", recipe });
+  }
+  return r;
+}
+
+/** Ask the helper (one question at a time), with the current weights. */
+function ask(r, message) {
+  return new Promise((resolve) => {
+    r.answer = resolve;
+    r.helper.postMessage({ ...message, weights: train.flatten(r.params) });
+  });
 }
 
 /** The last block's attention weights on the example, head by head. */
@@ -28,25 +67,44 @@ function attention(r) {
   return tr.blocks[tr.blocks.length - 1].weights.map((head) => head.map((row) => Array.from(row)));
 }
 
-function check(r) {
-  const t0 = performance.now(), out = train.evaluate(r.model, r.recipe.length);
-  r.sorted = out.sorted; r.lossOn729 = out.loss;
+async function check(r) {
+  const t0 = performance.now(), length = r.recipe.length;
+  const other = r.helper ? ask(r, { type: "evaluate", length }) : null;
+  const mine = train.evaluate(r.model, length, 0, r.helper ? 2 : 1);
+  const theirs = other ? await other : { sorted: 0, lossSum: 0, n: 0 };
+  r.sorted = mine.sorted + theirs.sorted; r.lossOn729 = (mine.lossSum + theirs.lossSum) / (mine.n + theirs.n);
   r.busy += performance.now() - t0;
-  postMessage({ type: "check", step: r.losses.length, sorted: out.sorted, loss: out.loss });
+  postMessage({ type: "check", step: r.losses.length, sorted: r.sorted, loss: r.lossOn729 });
 }
 
-function step(r) {
-  if (run !== r || r.paused) return;
+/** One training step: a batch, its loss and gradients (half of it on the helper), AdamW. */
+async function trainStep(r) {
   const t0 = performance.now();
   const { ids, targets } = train.batch(r.next, r.recipe.batch, r.model.vocabSize, r.recipe.length);
-  const { loss, grads } = gpt.lossAndGrads(r.model, ids, targets);
-  r.opt.step(r.params, grads);
+  const count = targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
+  const half = r.helper ? ids.length >> 1 : ids.length;
+  const other = r.helper ? ask(r, { type: "grads", ids: ids.slice(half), targets: targets.slice(half), count }) : null;
+  const mine = gpt.lossAndGrads(r.model, ids.slice(0, half), targets.slice(0, half), undefined, undefined, count);
+  let loss = mine.loss;
+  if (other) {
+    const theirs = await other, flat = train.flatten(mine.grads);
+    for (let i = 0; i < flat.length; i++) flat[i] += theirs.grads[i];
+    train.unflatten(mine.grads, flat);
+    loss += theirs.loss;
+  }
+  r.opt.step(r.params, mine.grads);
   r.losses.push(loss);
-  r.busy += performance.now() - t0;
+  const ms = performance.now() - t0;
+  r.busy += ms;
+  return { loss, ms };
+}
+
+async function step(r) {
+  if (run !== r || r.paused) return;
+  const { loss, ms } = await trainStep(r);
   const n = r.losses.length;
-  postMessage({ type: "step", step: n, loss, ms: performance.now() - t0,
-                attention: n % r.recipe.draw_every === 0 ? attention(r) : null });
-  if (n % r.recipe.every === 0 || n === r.limit) check(r);
+  postMessage({ type: "step", step: n, loss, ms, attention: n % r.recipe.draw_every === 0 ? attention(r) : null });
+  if (n % r.recipe.every === 0 || n === r.limit) await check(r);
   if (r.sorted === 729 || n >= r.limit) return finish(r);
   setTimeout(() => step(r), 0);
 }
@@ -64,26 +122,29 @@ function record(r) {
     final_loss_means: `mean training loss of the last ${every} steps`,
     loss_on_729: round(r.lossOn729), loss_curve: r.losses.map(round), accuracy_on_729: r.sorted,
     seconds: Math.round((performance.now() - r.started) / 100) / 10,
-    made_with: { browser: self.navigator.userAgent, ms_per_step: Math.round(10 * r.busy / n) / 10 },
+    made_with: { browser: self.navigator.userAgent, threads: r.helper ? 2 : 1, ms_per_step: Math.round(10 * r.busy / n) / 10 },
   };
 }
 
-function finish(r) {
-  if (r.losses.length % r.recipe.every !== 0) check(r);      // the count at the very end
+async function finish(r) {
+  if (r.losses.length % r.recipe.every !== 0) await check(r);      // the count at the very end
   const npz = train.npz(r.model);
   postMessage({ type: "done", record: record(r), npz, attention: attention(r) }, [npz.buffer]);
 }
 
-self.onmessage = (event) => {
-  const m = event.data;
+function work(m) {
   if (m.type === "start") {
     run = start(m.recipe, m.seed, m.limit);
     postMessage({ type: "started", attention: attention(run) });
-    setTimeout(() => step(run), 0);
+    if (!m.stepwise) setTimeout(() => step(run), 0);
   } else if (m.type === "pause" && run) {
     run.paused = true;
   } else if (m.type === "resume" && run && run.paused) {
     run.paused = false;
     setTimeout(() => step(run), 0);
+  } else if (m.type === "one" && run) {            // benchmarks/nano_training_speed.py: one step, timed
+    trainStep(run).then(({ ms }) => postMessage({ type: "one", ms }));
   }
-};
+}
+
+self.onmessage = (event) => (self.location.search.includes("helper") ? help : work)(event.data);
