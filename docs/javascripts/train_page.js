@@ -91,9 +91,16 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   }
 
+  /** The two downloads: the weights (.npz) and their record (.json), which the build reads side by side. */
+  function downloads(ui, run) {
+    ui.npz.addEventListener("click", () => save(new Blob([run.files.npz], { type: "application/octet-stream" }), "nanogpt.npz"));
+    ui.record.addEventListener("click", () => save(new Blob([JSON.stringify(run.files.record, null, 2) + "\n"],
+                                                            { type: "application/json" }), "nanogpt.json"));
+  }
+
   function start(script) {
-    const host = document.querySelector("[data-nano-train]");
-    if (!host || host.dataset.ready) return;
+    const host = document.querySelector("[data-nano-train]:not([data-ready])");
+    if (!host) return;
     host.dataset.ready = "1";
     const recipe = JSON.parse(host.dataset.nanoTrain), workerUrl = new URL("train_worker.js", script.src);
     const ui = layout(host, recipe), tokens = recipe.example.map((i) => recipe.vocab[i]);
@@ -142,20 +149,20 @@
       set(paused ? "running" : "paused");
     });
     ui.reset.addEventListener("click", reset);
-    ui.npz.addEventListener("click", () => save(new Blob([run.files.npz], { type: "application/octet-stream" }), "nanogpt.npz"));
-    ui.record.addEventListener("click", () => save(new Blob([JSON.stringify(run.files.record, null, 2) + "\n"],
-                                                            { type: "application/json" }), "nanogpt.json"));
+    downloads(ui, run);
     const receive = (m) => {
       if (m.attention) drawHeads(m.attention);
       if (m.type === "step") {
         run.losses.push(m.loss);
-        ui.detail.textContent = `Step ${m.step}: loss ${fixed(m.loss)} on this step's batch (${Math.round(m.ms)} ms a step).`;
+        if (host.dataset.state !== "paused") {          // else the step under way when Pause was pressed
+          ui.detail.textContent = `Step ${m.step}: loss ${fixed(m.loss)} on this step's batch (${Math.round(m.ms)} ms a step).`;
+        }
         if (!run.pending) { run.pending = true; requestAnimationFrame(() => { run.pending = false; drawChart(); }); }
+      } else if (m.type === "paused") {
+        ui.detail.textContent = `Paused after step ${m.step}.`;
       } else if (m.type === "check") {
         ui.status.textContent = `${m.sorted} of ${ui.inputs} sorted (checked at step ${m.step})`;
-      } else if (m.type === "done") {
-        finished(m);
-      }
+      } else if (m.type === "done") finished(m);
     };
     const finished = (m) => {
       const r = m.record;

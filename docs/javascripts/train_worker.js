@@ -1,7 +1,7 @@
 // train_worker.js: a page helper: the Web Worker of the page "Train it
 // yourself" (docs/nano-gpt/train.md, wired by train_page.js), so that the
 // page stays responsive while nano-gpt trains. It runs train.js on gpt.js:
-// one training step per task (so that "pause" gets through between steps),
+// one training step at a time (a "pause" gets through between two),
 // and tells the page after each step (its loss), every few steps (the last
 // block's attention on the chapter's example) and at each check (how many
 // of the 729 inputs greedy decoding sorts). At the end it sends the weights
@@ -99,14 +99,23 @@ async function trainStep(r) {
   return { loss, ms };
 }
 
-async function step(r) {
-  if (run !== r || r.paused) return;
-  const { loss, ms } = await trainStep(r);
-  const n = r.losses.length;
-  postMessage({ type: "step", step: n, loss, ms, attention: n % r.recipe.draw_every === 0 ? attention(r) : null });
-  if (n % r.recipe.every === 0 || n === r.limit) await check(r);
-  if (r.sorted === 729 || n >= r.limit) return finish(r);
-  setTimeout(() => step(r), 0);
+/** Steps until 729/729, the step limit, a pause or a reset; one at a time
+ *  (a Resume while a step is still under way does not start a second loop). */
+async function loop(r) {
+  r.looping = true;
+  while (run === r && !r.paused) {
+    const { loss, ms } = await trainStep(r);
+    const n = r.losses.length;
+    postMessage({ type: "step", step: n, loss, ms, attention: n % r.recipe.draw_every === 0 ? attention(r) : null });
+    if (n % r.recipe.every === 0 || n === r.limit) await check(r);
+    if (r.sorted === 729 || n >= r.limit) {
+      await finish(r);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 0));   // a "pause" gets through here
+  }
+  r.looping = false;
+  if (run === r && r.paused) postMessage({ type: "paused", step: r.losses.length });
 }
 
 /** The record, as train.train writes it (nanogpt.json), for the browser's run. */
@@ -136,12 +145,12 @@ function work(m) {
   if (m.type === "start") {
     run = start(m.recipe, m.seed, m.limit);
     postMessage({ type: "started", attention: attention(run) });
-    if (!m.stepwise) setTimeout(() => step(run), 0);
+    if (!m.stepwise) loop(run);
   } else if (m.type === "pause" && run) {
     run.paused = true;
   } else if (m.type === "resume" && run && run.paused) {
     run.paused = false;
-    setTimeout(() => step(run), 0);
+    if (!run.looping) loop(run);
   } else if (m.type === "one" && run) {            // benchmarks/nano_training_speed.py: one step, timed
     trainStep(run).then(({ ms }) => postMessage({ type: "one", ms }));
   }

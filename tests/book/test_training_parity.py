@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nodejs import run_json
-from test_backward_parity import js_data
+from nodejs import js_data, run_json
 from toycalc.model import gpt, nanogpt, sizes, train
 
 # the twins the runners run (tests/test_mirrors.py)

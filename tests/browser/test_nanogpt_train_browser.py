@@ -37,7 +37,8 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
     page.wait_for_function("() => /Step [3-9]/.test(document.querySelector('.nano-train-detail').textContent)",
                            timeout=120_000)
     page.get_by_role("button", name="Pause").click()
-    page.wait_for_timeout(200)                               # a step under way finishes
+    page.wait_for_function("() => /^Paused after step \\d+\\.$/.test(document.querySelector('.nano-train-detail').textContent)",
+                           timeout=60_000)                  # the step under way finishes first
     held = page.locator(".nano-train-detail").text_content()
     page.wait_for_timeout(3000)
     assert page.locator(".nano-train-detail").text_content() == held
