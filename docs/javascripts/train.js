@@ -10,9 +10,11 @@
 // run here than `python -m toycalc train --seed` does; everything after
 // the draws is the same arithmetic, held to numpy by
 // tests/book/test_training_parity.py (one step: loss, every gradient and
-// AdamW's update, to 1e-5 in float32). The weights are kept in float32
-// (every number rounded as numpy's float32 training rounds it), so that
-// the download is exactly the model the page trained.
+// AdamW's update, to 1e-5 in float32). The passes compute in float64 (a
+// JavaScript number), and AdamW rounds every weight it writes to float32,
+// as numpy's float32 run keeps them; the download rounds them to float16,
+// as `python -m toycalc train` ships them, and the checks on all 729
+// inputs read those rounded weights, as toycalc's do.
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
   "use strict";
   if (typeof module === "object" && module.exports) {
@@ -200,21 +202,44 @@
     return (c ^ 0xffffffff) >>> 0;
   }
 
-  /** One array as a .npy file (format 1.0, little-endian float32). */
+  /** The float16 nearest to x (ties to even), as numpy's astype(float16)
+   *  rounds: the precision the book ships nano-gpt's weights in (train.STORED). */
+  function half(x) {
+    const a = Math.abs(x);
+    if (!(a > 0) || a === Infinity) return x;
+    if (a >= 65520) return Math.sign(x) * Infinity;
+    let e = Math.max(-14, Math.floor(Math.log2(a)));
+    if (e > -14 && a < 2 ** e) e--;                    // log2's last bit, near a power of two
+    if (a >= 2 ** (e + 1)) e++;
+    const ulp = 2 ** (e - 10), q = a / ulp, low = Math.floor(q);
+    const r = q - low > 0.5 || (q - low === 0.5 && low % 2 === 1) ? low + 1 : low;
+    return Math.sign(x) * r * ulp;
+  }
+
+  /** The bits of a float16 value (one that half returned). */
+  function halfBits(h) {
+    const sign = h < 0 || Object.is(h, -0) ? 0x8000 : 0, a = Math.abs(h);
+    if (a === Infinity) return sign | 0x7c00;
+    if (a < 2 ** -14) return sign | (a / 2 ** -24);   // subnormal (and zero)
+    const e = Math.floor(Math.log2(a)) + (a < 2 ** Math.floor(Math.log2(a)) ? -1 : 0);
+    return sign | ((e + 15) << 10) | (a / 2 ** e * 1024 - 1024);
+  }
+
+  /** One array as a .npy file (format 1.0, little-endian float16, values half has rounded). */
   function npy(values, shape) {
-    let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(", ")}${shape.length === 1 ? "," : ""}), }`;
+    let header = `{'descr': '<f2', 'fortran_order': False, 'shape': (${shape.join(", ")}${shape.length === 1 ? "," : ""}), }`;
     header += " ".repeat(63 - ((10 + header.length) % 64)) + "\n";    // numpy pads the header to 64 bytes
-    const out = new Uint8Array(10 + header.length + 4 * values.length), view = new DataView(out.buffer);
+    const out = new Uint8Array(10 + header.length + 2 * values.length), view = new DataView(out.buffer);
     out.set([0x93, 78, 85, 77, 80, 89, 1, 0]);
     view.setUint16(8, header.length, true);
     for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
-    values.forEach((v, i) => view.setFloat32(10 + header.length + 4 * i, v, true));
+    values.forEach((v, i) => view.setUint16(10 + header.length + 2 * i, halfBits(half(v)), true));
     return out;
   }
 
   /** The model's parameters as nanogpt.save writes them: an .npz (a zip
-   *  archive, stored, one .npy per parameter under gpt.py's names), in
-   *  float32, the numbers the page trained. */
+   *  archive, stored, one .npy per parameter under gpt.py's names), each
+   *  number rounded to float16 as train.stored rounds the shipped ones. */
   function npz(model) {
     const files = Object.entries(gpt.parameters(model)).map(([name, a]) => {
       const rows = ArrayBuffer.isView(a) ? [a] : a;
@@ -243,5 +268,5 @@
     return out;
   }
 
-  return { flatten, unflatten, npz, decays, AdamW, examples, allInputs, batch, normal, initModel, evaluate, accuracy, evalLoss };
+  return { half, halfBits, flatten, unflatten, npz, decays, AdamW, examples, allInputs, batch, normal, initModel, evaluate, accuracy, evalLoss };
 });

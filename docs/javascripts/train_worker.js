@@ -5,7 +5,8 @@
 // and tells the page after each step (its loss), every few steps (the last
 // block's attention on the chapter's example) and at each check (how many
 // of the 729 inputs greedy decoding sorts). At the end it sends the weights
-// as an .npz and the record that toycalc's build reads beside it.
+// as an .npz (float16, as the book ships them) and the record that
+// toycalc's build reads beside it.
 // Two threads, as numpy's BLAS uses two: the worker starts this same file
 // again as its helper (train_worker.js?helper), which computes the
 // gradients of half of each batch, and checks half of the inputs, while
@@ -44,7 +45,7 @@ function start(recipe, seed, limit) {
   const params = gpt.parameters(model);
   const r = { recipe, seed, limit, next, model, params, opt: new train.AdamW(params, recipe.optimizer),
               losses: [], sorted: 0, lossOn729: null, started: performance.now(), busy: 0, paused: false,
-              helper: null, answer: null };
+              helper: null, answer: null, shipped: train.initModel(recipe, gpt.rng(0)) };
   if (typeof Worker === "function") {
     r.helper = new Worker("train_worker.js?helper");
     r.helper.onmessage = (event) => r.answer(event.data);
@@ -53,11 +54,11 @@ function start(recipe, seed, limit) {
   return r;
 }
 
-/** Ask the helper (one question at a time), with the current weights. */
-function ask(r, message) {
+/** Ask the helper (one question at a time), with the current weights (or `weights`). */
+function ask(r, message, weights) {
   return new Promise((resolve) => {
     r.answer = resolve;
-    r.helper.postMessage({ ...message, weights: train.flatten(r.params) });
+    r.helper.postMessage({ ...message, weights: weights || train.flatten(r.params) });
   });
 }
 
@@ -67,10 +68,14 @@ function attention(r) {
   return tr.blocks[tr.blocks.length - 1].weights.map((head) => head.map((row) => Array.from(row)));
 }
 
+/** How many inputs greedy decoding sorts, and the loss on all of them, with
+ *  the weights rounded to float16 as the download ships them (train.train's check). */
 async function check(r) {
   const t0 = performance.now(), length = r.recipe.length;
-  const other = r.helper ? ask(r, { type: "evaluate", length }) : null;
-  const mine = train.evaluate(r.model, length, 0, r.helper ? 2 : 1);
+  const shipped = train.flatten(r.params).map(train.half);
+  train.unflatten(gpt.parameters(r.shipped), shipped);
+  const other = r.helper ? ask(r, { type: "evaluate", length }, shipped) : null;
+  const mine = train.evaluate(r.shipped, length, 0, r.helper ? 2 : 1);
   const theirs = other ? await other : { sorted: 0, lossSum: 0, n: 0 };
   r.sorted = mine.sorted + theirs.sorted; r.lossOn729 = (mine.lossSum + theirs.lossSum) / (mine.n + theirs.n);
   r.busy += performance.now() - t0;
@@ -125,7 +130,8 @@ function record(r) {
   return {
     what: "nano-gpt, the letter sorter, trained in the browser (the page Train it yourself)",
     config: rec.config, parameters: rec.parameters, seed: r.seed, batch: rec.batch,
-    optimizer: { name: "AdamW", ...rec.optimizer }, dtype: "float32", stored_as: "float32",
+    optimizer: { name: "AdamW", ...rec.optimizer }, dtype: "float64", stored_as: "float16",
+    weights_between_steps: "float32",
     random_numbers: "the browser's seeded generator (mulberry32), not numpy's: another run than python -m toycalc train --seed",
     steps: n, final_loss: round(last.reduce((a, b) => a + b, 0) / last.length),
     final_loss_means: `mean training loss of the last ${every} steps`,
@@ -137,7 +143,7 @@ function record(r) {
 
 async function finish(r) {
   if (r.losses.length % r.recipe.every !== 0) await check(r);      // the count at the very end
-  const npz = train.npz(r.model);
+  const npz = train.npz(r.shipped);
   postMessage({ type: "done", record: record(r), npz, attention: attention(r) }, [npz.buffer]);
 }
 

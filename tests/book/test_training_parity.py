@@ -89,10 +89,28 @@ process.stdout.write("{}");
 
 
 def test_the_download_is_an_npz_that_toycalc_loads(tmp_path, nano):
-    params = {k: v.astype(np.float32).astype(np.float64) for k, v in nano.params.items()}
+    params = nano.params                                    # float16 numbers: the download keeps them exactly
     out = tmp_path / "mine.npz"
     run_json(NPZ, {"weights": js_data(nanogpt.CONFIG, params, nanogpt.VOCAB), "out": str(out)})
     loaded = nanogpt.load(out)
     assert sorted(loaded.params) == sorted(params)
     assert all(np.array_equal(loaded.params[k], v) for k, v in params.items())
-    assert np.load(out)["blocks.2.W_1"].dtype == np.float32
+    assert np.load(out)["blocks.2.W_1"].dtype == np.float16
+
+
+HALF = r"""
+const tr = js("train");
+process.stdout.write(JSON.stringify({ values: job.values.map(tr.half), bits: job.halves.map(tr.halfBits) }));
+"""
+
+
+def test_float16_rounding_is_numpys():
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.normal(0, 0.1, 3000), rng.normal(0, 3, 1000), 2.0 ** rng.integers(-26, 15, 500),
+                             rng.uniform(-6e-5, 6e-5, 500), [0.0, 65504.0, 65519.0, 1 + 2 ** -11, 1 + 3 * 2 ** -11]])
+    every = np.arange(2 ** 16, dtype=np.uint16)
+    every = every[np.isfinite(every.view(np.float16))]
+    got = run_json(HALF, {"values": values.tolist(), "halves": every.view(np.float16).astype(float).tolist()})
+    assert np.array_equal(np.array(got["values"]), values.astype(np.float16).astype(float))
+    negative_zero = every == 0x8000                        # JSON writes -0 as 0
+    assert np.array_equal(np.array(got["bits"])[~negative_zero], every[~negative_zero])

@@ -68,5 +68,5 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
     assert result.returncode == 0, result.stderr
     rows = {r.find_all(["td", "th"])[0].get_text(): r.find_all(["td", "th"])[1].get_text()
             for r in built_page(tmp_path / "site", "nano-gpt/preliminaries").select("#nano-training tr")[1:]}
-    assert rows["steps"] == f"{mine.record['steps']:,}" and rows["computed in"] == "float32"
+    assert rows["steps"] == f"{mine.record['steps']:,}" and rows["weights stored as"] == "float16"
     assert json.loads(nanogpt.record_path(npz).read_text())["what"].endswith("(the page Train it yourself)")
