@@ -45,12 +45,20 @@
       el("p", { id: `${id}-message`, class: "nano-message", role: "alert" })]) };
   }
 
-  /** The loss chart: the book's run and the reader's, step by step. */
+  const POINTS = 100;
+
+  /** The loss chart: the book's run and the reader's, step by step (every
+   *  few steps once a run is longer than POINTS). */
   function lossChart(book, mine, limit) {
     const last = Math.max(book.length, mine.length, 10);
     const top = Math.max(...book, ...mine.slice(0, 3), 0.1);
+    // at most POINTS marks a line, so that a redraw stays within a frame on a long run
+    const thin = (c) => {
+      const every = Math.ceil(c.length / POINTS);
+      return c.map((v, k) => [k + 1, v]).filter(([step]) => (step - 1) % every === 0 || step === c.length);
+    };
     const series = [["the book's run", book], ["your run", mine]].filter(([, c]) => c.length)
-      .map(([name, c]) => [name, c.map((v, k) => [k + 1, v]), c.map((v, k) => `${name}, step ${k + 1}: loss ${fixed(v)}`)]);
+      .map(([name, c]) => [name, thin(c), thin(c).map(([k, v]) => `${name}, step ${k}: loss ${fixed(v)}`)]);
     const xs = draw.niceTicks(0, last, 4), ys = draw.niceTicks(0, top, 4);
     return draw.lineChartSvg(series, `Lines: the training loss of each step, the book's run of ${book.length} steps ` +
       `and yours so far (${mine.length} of at most ${limit})`, xs.map((v) => [v, String(v)]), ys.map((v) => [v, fixed(v, 1)]),
@@ -107,7 +115,8 @@
     const run = { worker: null, losses: [], files: null, pending: false };
     const drawChart = () => {
       ui.chart.innerHTML = lossChart(recipe.book_curve, run.losses, ui.limit.input.value || recipe.step_limit) +
-        "<figcaption>The loss on each step's batch: the book's run (python -m toycalc train) and yours.</figcaption>";
+        "<figcaption>The loss on each step's batch (every few steps on a long run): the book's run " +
+        "(python -m toycalc train) and yours.</figcaption>";
     };
     const drawHeads = (attention) => {
       ui.heads.innerHTML = attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
