@@ -6,7 +6,8 @@
 // into data-nano-train), and draws what the worker reports: the loss of
 // each step beside the book's own run (draw.js's lineChartSvg), the last
 // block's three heads on the chapter's example (attentionSvg), and the
-// status line "N of 729 sorted". At the end: the downloads (.npz and its
+// status line "N of 729 sorted"; each drawing patched in place (dom.js), so
+// that a redraw changes only what moved. At the end: the downloads (.npz and its
 // record .json), which `TOYCALC_NANOGPT=path.npz make build` reads.
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
   "use strict";
@@ -114,15 +115,15 @@
     const ui = layout(host, recipe), tokens = recipe.example.map((i) => recipe.vocab[i]);
     const run = { worker: null, losses: [], files: null, pending: false };
     const drawChart = () => {
-      ui.chart.innerHTML = lossChart(recipe.book_curve, run.losses, ui.limit.input.value || recipe.step_limit) +
+      dom.patchInto(ui.chart, lossChart(recipe.book_curve, run.losses, ui.limit.input.value || recipe.step_limit) +
         "<figcaption>The loss on each step's batch (every few steps on a long run): the book's run " +
-        "(python -m toycalc train) and yours.</figcaption>";
+        "(python -m toycalc train) and yours.</figcaption>");
     };
     const drawHeads = (attention) => {
-      ui.heads.innerHTML = attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
+      dom.patchInto(ui.heads, attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
         `${draw.attentionSvg(tokens, w, h + 1)}</div>`).join("") +
         `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
-        `(${draw.esc(recipe.example_text)} then its sorted letters): one row per query, one column per key, darker for more weight.</figcaption>`;
+        `(${draw.esc(recipe.example_text)} then its sorted letters): one row per query, one column per key, darker for more weight.</figcaption>`);
     };
     const set = (state) => {
       ui.start.disabled = state !== "idle"; ui.reset.disabled = state === "idle" && !run.losses.length;
@@ -138,7 +139,7 @@
       Object.assign(run, { worker: null, losses: [], files: null });
       ui.status.textContent = `0 of ${ui.inputs} sorted (not checked yet)`;
       ui.detail.textContent = "";
-      ui.heads.replaceChildren();
+      dom.patchInto(ui.heads, "");
       drawChart();
       set("idle");
     };
