@@ -85,8 +85,9 @@ def test_footer_reads_in_nav_order(pages, site):
     assert footer(pages["mlp"]) == ["Previous: Attention", "Next: Output"]
     assert footer(pages["generation"]) == ["Previous: Output", "Next: nano-gpt · Introduction"]
     assert footer(page(site, "nano-gpt"))[0] == "Previous: The toy model · Generation"
-    assert footer(page(site, "nano-gpt/output"))[1] == "Next: End to End"
-    assert footer(page(site, "end-to-end"))[0] == "Previous: nano-gpt · Output"
+    assert footer(page(site, "nano-gpt/output"))[1] == "Next: Train it yourself"
+    assert footer(page(site, "nano-gpt/train")) == ["Previous: Output", "Next: End to End"]
+    assert footer(page(site, "end-to-end"))[0] == "Previous: nano-gpt · Train it yourself"
     assert footer(pages["home"]) == ["Next: The toy model · Introduction"]
 
 
