@@ -50,3 +50,18 @@ def run_text(runner: str, job, timeout: int = 120) -> str:
 def run_json(runner: str, job, timeout: int = 120):
     """What `runner` writes for `job`, read as JSON."""
     return json.loads(run_text(runner, job, timeout))
+
+
+def js_data(cfg, params: dict, vocab) -> dict:
+    """The layout gpt.js's `load` reads: the top-level arrays and one
+    entry per block, by name."""
+    from toycalc.model import sizes
+    from toycalc.model.gpt import GELU_C, LN_EPS
+    data = {"vocab": list(vocab), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx,
+            "width": cfg.mlp_width, "ln_eps": LN_EPS, "gelu_c": GELU_C,
+            "blocks": [{name: params[f"blocks.{b}.{name}"].tolist() for name in sizes.block_shapes(cfg)}
+                       for b in range(cfg.n_blocks)]}
+    for name in ("E", "P", "W_U", "gamma_f", "beta_f"):
+        if name in params:
+            data[name] = params[name].tolist()
+    return data

@@ -229,16 +229,20 @@
       const c0 = h * dh;
       const dots = [], scores = [], weights = [], outputs = [];
       for (let t = 0; t < T; t++) {
-        const d = new Float64Array(T), s = new Float64Array(T);
+        const d = new Float64Array(T), s = new Float64Array(T), q = blk.Q[t];
         for (let j = 0; j < T; j++) {
+          const k = blk.K[j];
           let dot = 0;
-          for (let c = c0; c < c0 + dh; c++) dot += blk.Q[t][c] * blk.K[j][c];
+          for (let c = c0; c < c0 + dh; c++) dot += q[c] * k[c];
           d[j] = dot;
           s[j] = j > t ? -Infinity : dot / scale;     // the causal mask
         }
         const a = softmax(s);
         const o = new Float64Array(dh);
-        for (let j = 0; j < T; j++) for (let c = 0; c < dh; c++) o[c] += a[j] * blk.V[j][c0 + c];
+        for (let j = 0; j <= t; j++) {                // a is 0 past t
+          const v = blk.V[j], aj = a[j];
+          for (let c = 0; c < dh; c++) o[c] += aj * v[c0 + c];
+        }
         dots.push(d); scores.push(s); weights.push(a); outputs.push(o);
       }
       blk.dots.push(dots); blk.scores.push(scores); blk.weights.push(weights); blk.outputs.push(outputs);
@@ -378,14 +382,17 @@
         const a = blk.weights[h][t], g = dA[t];
         let sum = 0;
         for (let j = 0; j <= t; j++) {           // o = a v; a is 0 past t (the mask)
+          const v = blk.V[j], dv = dV[j], aj = a[j];
           let s = 0;
-          for (let c = c0; c < c1; c++) { s += g[c] * blk.V[j][c]; dV[j][c] += a[j] * g[c]; }
-          da[j] = s; sum += s * a[j];
+          for (let c = c0; c < c1; c++) { s += g[c] * v[c]; dv[c] += aj * g[c]; }
+          da[j] = s; sum += s * aj;
         }
+        const q = blk.Q[t], dq = dQ[t];
         for (let j = 0; j <= t; j++) {           // a = softmax(s), s = q . k / sqrt(d_head)
           const ds = (a[j] * (da[j] - sum)) / scale;
           if (ds === 0) continue;
-          for (let c = c0; c < c1; c++) { dQ[t][c] += ds * blk.K[j][c]; dK[j][c] += ds * blk.Q[t][c]; }
+          const k = blk.K[j], dk = dK[j];
+          for (let c = c0; c < c1; c++) { dq[c] += ds * k[c]; dk[c] += ds * q[c]; }
         }
       }
     }
@@ -393,7 +400,10 @@
     for (const [n, dM] of [["Q", dQ], ["K", dK], ["V", dV]]) {
       addProduct(grads[pre + "W_" + n], blk.u, dM, grads[pre + "b_" + n]);
       const back = matmulT(dM, p["W_" + n]);
-      for (let t = 0; t < T; t++) for (let c = 0; c < d; c++) du[t][c] += back[t][c];
+      for (let t = 0; t < T; t++) {
+        const out = du[t], b = back[t];
+        for (let c = 0; c < d; c++) out[c] += b[c];
+      }
     }
     return du;
   }
@@ -454,9 +464,11 @@
 
   /** gpt.loss_and_grads on a batch of texts (ids and targets: one array
    *  per text, all the same length): the mean loss over every kept target
-   *  of the batch, and its gradients. */
-  function lossAndGrads(model, ids, targets, heads, temperature) {
-    const count = targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
+   *  of the batch, and its gradients. count: what the mean divides by, when
+   *  this is one part of a larger batch (its parts' losses and gradients
+   *  then add up to the batch's); by default, this batch's kept targets. */
+  function lossAndGrads(model, ids, targets, heads, temperature, count) {
+    count = count || targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
     const grads = zerosLike(model);
     let loss = 0;
     ids.forEach((row, i) => {

@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nodejs import run_json
+from nodejs import js_data, run_json
 from toycalc.model import gpt, nanogpt, sizes
-from toycalc.model.gpt import GELU_C, LN_EPS
 
 # the twins the runner runs (tests/test_mirrors.py); lossAndGrads calls
 # crossEntropy and backward, which calls layernormBackward, attentionBackward
@@ -31,19 +30,6 @@ const named = (grads) => Object.fromEntries(Object.entries(grads).map(([k, v]) =
 process.stdout.write(JSON.stringify({loss: out.loss, grads: named(out.grads),
   first: {loss: g.crossEntropy(tr.p, job.targets[0]), grads: named(first)}}));
 """
-
-
-def js_data(cfg: gpt.Config, params: dict, vocab) -> dict:
-    """The layout gpt.js's `load` reads: the top-level arrays and one
-    entry per block, by name."""
-    data = {"vocab": list(vocab), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx,
-            "width": cfg.mlp_width, "ln_eps": LN_EPS, "gelu_c": GELU_C,
-            "blocks": [{name: params[f"blocks.{b}.{name}"].tolist() for name in sizes.block_shapes(cfg)}
-                       for b in range(cfg.n_blocks)]}
-    for name in ("E", "P", "W_U", "gamma_f", "beta_f"):
-        if name in params:
-            data[name] = params[name].tolist()
-    return data
 
 
 def browser_grads(cfg, params, vocab, ids, targets, heads=None):

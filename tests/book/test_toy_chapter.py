@@ -87,7 +87,8 @@ def test_footer_reads_in_nav_order(pages, site):
     assert footer(pages["training"]) == ["Previous: Generation", "Next: End to End"]
     assert footer(page(site, "end-to-end")) == ["Previous: The toy model · Training", "Next: nano-gpt · Introduction"]
     assert footer(page(site, "nano-gpt"))[0] == "Previous: End to End"
-    assert footer(page(site, "nano-gpt/output"))[1] == "Next: What changed since 2017"
+    assert footer(page(site, "nano-gpt/output"))[1] == "Next: Train it yourself"
+    assert footer(page(site, "nano-gpt/train")) == ["Previous: Output", "Next: What changed since 2017"]
     assert footer(pages["home"]) == ["Next: The toy model · Introduction"]
 
 

@@ -7,7 +7,7 @@ import pytest
 from conftest import axe_violations
 
 PAGES = ["", "preliminaries/", "embedding/", "layer-norm/", "self-attention/", "projection/", "mlp/",
-         "transformer/", "softmax/", "output/"]
+         "transformer/", "softmax/", "output/", "train/"]
 
 
 @pytest.mark.parametrize("path", PAGES)

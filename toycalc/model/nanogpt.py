@@ -77,6 +77,7 @@ def all_inputs() -> np.ndarray:
     return np.array(list(itertools.product(range(len(VOCAB)), repeat=LENGTH)))
 
 
+@mirrored("train.js")
 def examples(inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """minGPT's sort examples: (B, 6) letters -> ids (B, 11), targets (B, 11).
 
@@ -107,6 +108,7 @@ def sort(params, inputs, cfg: gpt.Config = CONFIG) -> np.ndarray:
     return generate(params, inputs, LENGTH, cfg)[..., LENGTH:]
 
 
+@mirrored("train.js")
 def accuracy(params, cfg: gpt.Config = CONFIG) -> int:
     """How many of the 729 inputs greedy decoding sorts exactly."""
     inputs = all_inputs()

@@ -35,6 +35,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from . import blas, gpt, nanogpt, sizes
+from .mirror import mirrored
 from .nanogpt import CONFIG
 
 SEED = 1337
@@ -48,11 +49,13 @@ EVERY = 100
 DTYPE = np.float32
 
 
+@mirrored("train.js")
 def decays(name: str) -> bool:
     """Weight decay on the 2-D weight matrices, not on E and P, biases or LayerNorm."""
     return name.rsplit(".", 1)[-1].startswith("W_")
 
 
+@mirrored("train.js", "AdamW")
 class AdamW:
     """Adam with decoupled weight decay, as torch.optim.AdamW does it."""
 
@@ -116,6 +119,7 @@ def stored(params: dict) -> dict:
     return {k: v.astype(STORED) for k, v in params.items()}
 
 
+@mirrored("train.js")
 def eval_loss(params) -> float:
     """The loss on all 729 inputs (float64)."""
     ids, targets = nanogpt.examples(nanogpt.all_inputs())

@@ -75,9 +75,16 @@ NANO_ASSETS = ('<link rel="stylesheet" href="{0}stylesheets/nanogpt.css">\n'
                '<script src="{0}javascripts/letters.js"></script>\n')
 
 
+# The page "Train it yourself" adds its own script (the worker it starts,
+# train_worker.js, loads gpt.js and train.js by itself).
+NANO_TRAIN = re.compile(r"<div\b[^>]*\sdata-nano-train\b")
+TRAIN_ASSETS = '<script src="{0}javascripts/train_page.js"></script>\n'
+
+
 def on_page_content(html, page, config, files):
-    if not NANO_LIVE.search(html):
+    trainer = NANO_TRAIN.search(html)
+    if not (trainer or NANO_LIVE.search(html)):
         return html
     root = get_relative_url(".", page.url)
     root = "" if root == "." else root + "/"
-    return html + "\n" + NANO_ASSETS.format(root, root, root)
+    return html + "\n" + NANO_ASSETS.format(root) + (TRAIN_ASSETS.format(root) if trainer else "")

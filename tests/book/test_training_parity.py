@@ -1,0 +1,116 @@
+"""nano-gpt's training step in the browser: docs/javascripts/train.js
+(AdamW, decays, examples, accuracy, eval_loss) and gpt.js's lossAndGrads
+against toycalc/model/train.py on the same weights and batches: two
+steps of a fresh float32 run (the loss, every gradient and AdamW's update,
+to 1e-5), and the count of sorted inputs (nanogpt.accuracy's greedy
+decoding) on weights that sort some of the 729 inputs but not all."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nodejs import js_data, run_json
+from toycalc.model import gpt, nanogpt, sizes, train
+
+# the twins the runners run (tests/test_mirrors.py)
+JS_CASES = ["train.js:AdamW", "train.js:decays", "train.js:examples", "train.js:accuracy", "train.js:evalLoss",
+            "gpt.js:lossAndGrads"]
+
+STEP = r"""
+const g = js("gpt"), tr = js("train");
+const model = g.load(job.weights), params = g.parameters(model);
+const opt = new tr.AdamW(params, job.recipe);
+const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v.map(plain));
+const named = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, plain(v)]));
+const steps = job.inputs.map((inputs) => {
+  const { ids, targets } = tr.examples(inputs);
+  const { loss, grads } = g.lossAndGrads(model, ids, targets);
+  opt.step(params, grads);
+  return { ids, targets, loss, grads: named(grads), params: named(params) };
+});
+const decayed = Object.keys(params).filter(tr.decays);
+process.stdout.write(JSON.stringify({ steps, decayed }));
+"""
+
+SORTED = r"""
+const g = js("gpt"), tr = js("train");
+const model = g.load(job.weights);
+process.stdout.write(JSON.stringify({ sorted: tr.accuracy(model, 6), loss: tr.evalLoss(model, 6) }));
+"""
+
+TOL = 1e-5
+
+
+def worst(got, want) -> float:
+    return float(np.abs(np.asarray(got) - want).max() / max(1.0, np.abs(want).max()))
+
+
+def test_two_training_steps_equal_numpys():
+    rng = np.random.default_rng(11)
+    params = sizes.init_params(nanogpt.CONFIG, rng, dtype=np.float32)
+    inputs = [rng.integers(0, 3, (train.BATCH, nanogpt.LENGTH)) for _ in range(2)]
+    recipe = {"lr": train.LR, "betas": list(train.BETAS), "eps": train.ADAM_EPS, "weight_decay": train.WEIGHT_DECAY}
+    job = {"weights": js_data(nanogpt.CONFIG, {k: v.astype(np.float64) for k, v in params.items()}, nanogpt.VOCAB),
+           "recipe": recipe, "inputs": [x.tolist() for x in inputs]}
+    got = run_json(STEP, job, timeout=300)
+    assert got["decayed"] == [n for n in params if train.decays(n)]
+    opt = train.AdamW(params)
+    for x, step in zip(inputs, got["steps"]):
+        ids, targets = nanogpt.examples(x)
+        assert step["ids"] == ids.tolist() and step["targets"] == targets.tolist()
+        loss, grads = gpt.loss_and_grads(params, nanogpt.CONFIG, ids, targets)
+        assert abs(step["loss"] - loss) < TOL
+        for name, g in grads.items():
+            assert worst(step["grads"][name], g) < TOL, name
+        opt.step(params, grads)
+        for name, p in params.items():
+            assert worst(step["params"][name], p) < TOL, name
+        moved = np.abs(np.asarray(step["params"]["blocks.0.W_Q"]) - job["weights"]["blocks"][0]["W_Q"]).max()
+        assert moved > 1e-4                                # the step changed the weights
+
+
+def test_the_sorted_count_is_greedy_decodings(nano):
+    rng = np.random.default_rng(5)
+    # the shipped weights, blurred until they sort some inputs but not all
+    params = {k: v + rng.normal(0, 0.02, v.shape) * (k.rsplit(".", 1)[-1].startswith("W_")) for k, v in nano.params.items()}
+    want = nanogpt.accuracy(params)
+    assert 0 < want < 729
+    got = run_json(SORTED, {"weights": js_data(nanogpt.CONFIG, params, nanogpt.VOCAB)}, timeout=300)
+    assert got["sorted"] == want
+    assert abs(got["loss"] - train.eval_loss(params)) < 1e-9
+
+
+NPZ = r"""
+const g = js("gpt"), tr = js("train");
+const model = g.load(job.weights);
+require("fs").writeFileSync(job.out, tr.npz(model));
+process.stdout.write("{}");
+"""
+
+
+def test_the_download_is_an_npz_that_toycalc_loads(tmp_path, nano):
+    params = nano.params                                    # float16 numbers: the download keeps them exactly
+    out = tmp_path / "mine.npz"
+    run_json(NPZ, {"weights": js_data(nanogpt.CONFIG, params, nanogpt.VOCAB), "out": str(out)})
+    loaded = nanogpt.load(out)
+    assert sorted(loaded.params) == sorted(params)
+    assert all(np.array_equal(loaded.params[k], v) for k, v in params.items())
+    assert np.load(out)["blocks.2.W_1"].dtype == np.float16
+
+
+HALF = r"""
+const tr = js("train");
+process.stdout.write(JSON.stringify({ values: job.values.map(tr.half), bits: job.halves.map(tr.halfBits) }));
+"""
+
+
+def test_float16_rounding_is_numpys():
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.normal(0, 0.1, 3000), rng.normal(0, 3, 1000), 2.0 ** rng.integers(-26, 15, 500),
+                             rng.uniform(-6e-5, 6e-5, 500), [0.0, 65504.0, 65519.0, 1 + 2 ** -11, 1 + 3 * 2 ** -11]])
+    every = np.arange(2 ** 16, dtype=np.uint16)
+    every = every[np.isfinite(every.view(np.float16))]
+    got = run_json(HALF, {"values": values.tolist(), "halves": every.view(np.float16).astype(float).tolist()})
+    assert np.array_equal(np.array(got["values"]), values.astype(np.float16).astype(float))
+    negative_zero = every == 0x8000                        # JSON writes -0 as 0
+    assert np.array_equal(np.array(got["bits"])[~negative_zero], every[~negative_zero])

@@ -1,0 +1,72 @@
+"""nano-gpt trained in the page "Train it yourself" (docs/nano-gpt/train.md),
+in chromium: bad input gets its message beside the field; from the book's
+seed the page trains until greedy decoding sorts all 729 inputs (Pause
+holds it, Resume goes on); the downloaded .npz, loaded by toycalc, sorts
+all 729 under toycalc's own `sort`, and the book builds on it. One test:
+the run takes minutes (marked train, as the retraining tests are)."""
+import json
+
+import numpy as np
+import pytest
+
+from conftest import build_site, page as built_page
+from toycalc.model import nanogpt, train
+
+STEPS = "() => document.querySelector('[data-nano-train]').dataset.state"
+
+
+@pytest.mark.train
+def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp_path):
+    v = visit()
+    page = v.open("/nano-gpt/train/")
+    seed = page.get_by_label("Seed")
+    assert seed.input_value() == str(train.SEED)
+    seed.fill("1.5")
+    page.get_by_role("button", name="Start").click()
+    assert "not a whole number" in page.locator("#nano-train-seed-message").text_content()
+    assert seed.get_attribute("aria-invalid") == "true"
+    page.get_by_label("Step limit").fill("99999")
+    seed.fill(str(train.SEED))
+    page.get_by_role("button", name="Start").click()
+    assert "out of range" in page.locator("#nano-train-limit-message").text_content()
+    assert page.locator("#nano-train-seed-message").text_content() == ""
+    page.get_by_label("Step limit").fill(str(train.MAX_STEPS))
+
+    page.get_by_role("button", name="Start").click()
+    status = page.locator("[data-nano-train]").get_by_role("status")
+    page.wait_for_function("() => /Step [3-9]/.test(document.querySelector('.nano-train-detail').textContent)",
+                           timeout=120_000)
+    page.get_by_role("button", name="Pause").click()
+    page.wait_for_function("() => /^Paused after step \\d+\\.$/.test(document.querySelector('.nano-train-detail').textContent)",
+                           timeout=60_000)                  # the step under way finishes first
+    held = page.locator(".nano-train-detail").text_content()
+    page.wait_for_timeout(3000)
+    assert page.locator(".nano-train-detail").text_content() == held
+    page.get_by_role("button", name="Resume").click()
+    page.wait_for_function(f"() => document.querySelector('[data-nano-train]').dataset.state === 'idle'",
+                           timeout=3_000_000, polling=1000)
+    assert status.text_content().startswith("729 of 729 sorted after ")
+    assert page.locator(".nano-train-heads svg").count() == 3
+
+    with page.expect_download() as got:
+        page.get_by_role("button", name="Download weights").click()
+    npz = tmp_path / "mine" / "nanogpt.npz"
+    npz.parent.mkdir()
+    got.value.save_as(npz)
+    with page.expect_download() as got:
+        page.get_by_role("button", name="Download the record").click()
+    got.value.save_as(nanogpt.record_path(npz))
+
+    mine = nanogpt.load(npz)
+    inputs = nanogpt.all_inputs()
+    assert (nanogpt.sort(mine.params, inputs) == np.sort(inputs, axis=1)).all()
+    assert mine.record["accuracy_on_729"] == 729 and mine.record["seed"] == train.SEED
+    assert len(mine.record["loss_curve"]) == mine.record["steps"]
+    assert mine.record["loss_on_729"] == pytest.approx(train.eval_loss(mine.params), abs=1e-6)
+
+    result = build_site(tmp_path / "site", nano=npz)
+    assert result.returncode == 0, result.stderr
+    rows = {r.find_all(["td", "th"])[0].get_text(): r.find_all(["td", "th"])[1].get_text()
+            for r in built_page(tmp_path / "site", "nano-gpt/preliminaries").select("#nano-training tr")[1:]}
+    assert rows["steps"] == f"{mine.record['steps']:,}" and rows["weights stored as"] == "float16"
+    assert json.loads(nanogpt.record_path(npz).read_text())["what"].endswith("(the page Train it yourself)")

@@ -1,0 +1,54 @@
+"""The nano-gpt chapter's page Train it yourself (docs/nano-gpt/train.md):
+the recipe the page's trainer follows (docs/javascripts/train_page.js,
+in a Web Worker: train_worker.js), taken from toycalc's own trainer
+(toycalc/model/train.py), with the book's loss curve to draw beside the
+reader's."""
+from __future__ import annotations
+
+import html
+import json
+
+from ...model import nanogpt, sizes, train
+from ...model.gpt import GELU_C, LN_EPS
+from ..nano_example import Run
+from ..render import count
+from .shared import nano_gpt
+
+EVERY = 50          # steps between the checks on all 729 inputs (each costs about a dozen steps)
+DRAW_EVERY = 5      # steps between two drawings of the attention maps
+STEP_LIMIT = 1000   # the default limit; the reader may set up to train.MAX_STEPS
+
+
+def recipe(run: Run) -> dict:
+    cfg = run.cfg
+    return {"vocab": list(nanogpt.VOCAB), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx,
+            "width": cfg.mlp_width, "blocks": cfg.n_blocks, "ln_eps": LN_EPS, "gelu_c": GELU_C,
+            "length": nanogpt.LENGTH, "batch": train.BATCH, "seed": train.SEED,
+            "optimizer": {"lr": train.LR, "betas": list(train.BETAS), "eps": train.ADAM_EPS,
+                          "weight_decay": train.WEIGHT_DECAY},
+            "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
+            "parameters": sizes.count_params(cfg)["total"],
+            "every": EVERY, "draw_every": DRAW_EVERY, "step_limit": STEP_LIMIT, "max_steps": train.MAX_STEPS,
+            "example": run.ids + sorted(run.ids)[:-1], "example_text": run.text,
+            "book_curve": run.model.record.get("loss_curve", [])}
+
+
+@nano_gpt.figure("trainer")
+def trainer_figure(run: Run) -> str:
+    """Where the page's trainer goes: the recipe for the browser, and what
+    a reader without JavaScript reads instead."""
+    data = html.escape(json.dumps(recipe(run)))
+    return (f'<div class="nano-trainer" data-nano-train="{data}">'
+            "<p><em>Training runs in your browser and needs JavaScript; without it, the page "
+            "Preliminaries shows the book's own run.</em></p></div>")
+
+
+@nano_gpt.number("train")
+def train_number(run: Run, key: str = "every") -> str:
+    """A number of the page's recipe: every (steps between checks), step_limit, max_steps, batch, seed, lr."""
+    values = {"every": EVERY, "step_limit": STEP_LIMIT, "max_steps": train.MAX_STEPS, "batch": train.BATCH,
+              "seed": train.SEED, "lr": train.LR, "inputs": len(nanogpt.VOCAB) ** nanogpt.LENGTH}
+    if key not in values:
+        raise ValueError(f"key = {key!r}: expected one of {', '.join(values)}")
+    value = values[key]
+    return count(value) if isinstance(value, int) and key != "seed" else html.escape(str(value))
