@@ -21,7 +21,7 @@
     if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
     if (t[w.name].start) t[w.name].start(w.script);
   }
-})(typeof self !== "undefined" ? self : this, "descent", ["gpt"], function (gpt) {
+})(typeof self !== "undefined" ? self : this, "descent", ["gpt", "backward"], function (gpt, backward) {
   "use strict";
 
   const LEARNS = ["E", "all"];   // E alone (the book's step), or every matrix
@@ -72,13 +72,13 @@
     let tr = gpt.forward(current, ids, heads, temperature);
     const records = [];
     for (let k = 0; k < steps; k++) {
-      const loss = gpt.crossEntropy(tr.p, targets), p = tr.p[T - 1][target];
-      const grads = gpt.backward(current, tr, targets);
+      const loss = backward.crossEntropy(tr.p, targets), p = tr.p[T - 1][target];
+      const grads = backward.backward(current, tr, targets);
       params = Object.assign({}, params);
       for (const name of learning) params[name] = stepped(params[name], grads[name], eta);
       current = withParams(model, params);
       tr = gpt.forward(current, ids, heads, temperature);
-      records.push({ loss, p, grads, params, lossAfter: gpt.crossEntropy(tr.p, targets), pAfter: tr.p[T - 1][target] });
+      records.push({ loss, p, grads, params, lossAfter: backward.crossEntropy(tr.p, targets), pAfter: tr.p[T - 1][target] });
     }
     return records;
   }

@@ -47,7 +47,7 @@
   }
 
   /** train.AdamW: Adam with decoupled weight decay, as torch.optim.AdamW;
-   *  params and grads by gpt.py's names (gpt.parameters, gpt.lossAndGrads).
+   *  params and grads by gpt.py's names (gpt.parameters, backward.lossAndGrads).
    *  Every number it writes is rounded to float32, as numpy's float32 run. */
   class AdamW {
     constructor(params, recipe) {

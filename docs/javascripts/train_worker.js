@@ -1,6 +1,6 @@
 // train_worker.js: a page helper: the Web Worker of the page "Train it
 // yourself" (docs/nano-gpt/train.md, wired by train_page.js), so that the
-// page stays responsive while nano-gpt trains. It runs train.js on gpt.js:
+// page stays responsive while nano-gpt trains. It runs train.js on gpt.js and backward.js:
 // one training step at a time (a "pause" gets through between two),
 // and tells the page after each step (its loss), every few steps (the last
 // block's attention on the chapter's example) and at each check (how many
@@ -11,12 +11,12 @@
 // again as its helper (train_worker.js?helper), which computes the
 // gradients of half of each batch, and checks half of the inputs, while
 // the worker does the other half; the halves add up to the whole batch's
-// (gpt.lossAndGrads with the batch's count). Without nested workers the
+// (backward.lossAndGrads with the batch's count). Without nested workers the
 // worker does it all.
 /* global importScripts */
 "use strict";
-importScripts("gpt.js", "train.js");
-const { gpt, train } = self.toycalc;
+importScripts("gpt.js", "backward.js", "train.js");
+const { gpt, backward, train } = self.toycalc;
 
 // ------------------------------------------------------------ the helper
 
@@ -26,7 +26,7 @@ function help(m) {
   if (m.type === "init") { model = train.initModel(m.recipe, gpt.rng(0)); return; }
   train.unflatten(gpt.parameters(model), m.weights);
   if (m.type === "grads") {
-    const { loss, grads } = gpt.lossAndGrads(model, m.ids, m.targets, undefined, undefined, m.count);
+    const { loss, grads } = backward.lossAndGrads(model, m.ids, m.targets, undefined, undefined, m.count);
     const flat = train.flatten(grads);
     postMessage({ loss, grads: flat }, [flat.buffer]);
   } else if (m.type === "evaluate") {
@@ -89,7 +89,7 @@ async function trainStep(r) {
   const count = targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
   const half = r.helper ? ids.length >> 1 : ids.length;
   const other = r.helper ? ask(r, { type: "grads", ids: ids.slice(half), targets: targets.slice(half), count }) : null;
-  const mine = gpt.lossAndGrads(r.model, ids.slice(0, half), targets.slice(0, half), undefined, undefined, count);
+  const mine = backward.lossAndGrads(r.model, ids.slice(0, half), targets.slice(0, half), undefined, undefined, count);
   let loss = mine.loss;
   if (other) {
     const theirs = await other, flat = train.flatten(mine.grads);

@@ -1,4 +1,4 @@
-"""The backward pass in the browser: docs/javascripts/gpt.js's `backward`
+"""The backward pass in the browser: docs/javascripts/backward.js's `backward`
 (through `lossAndGrads`, one text at a time) against toycalc's
 gpt.backward, on the same weights and texts. The toy on random weights
 (1, 2 and 4 heads, every matrix, to 1e-12 in float64) and nano-gpt (the
@@ -15,20 +15,20 @@ from toycalc.model import gpt, nanogpt, sizes
 # the twins the runner runs (tests/test_mirrors.py); lossAndGrads calls
 # crossEntropy and backward, which calls layernormBackward, attentionBackward
 # and mlpBackward for each block
-JS_CASES = ["gpt.js:lossAndGrads", "gpt.js:backward", "gpt.js:crossEntropy", "gpt.js:layernormBackward",
-            "gpt.js:attentionBackward", "gpt.js:mlpBackward"]
+JS_CASES = ["backward.js:lossAndGrads", "backward.js:backward", "backward.js:crossEntropy",
+            "backward.js:layernormBackward", "backward.js:attentionBackward", "backward.js:mlpBackward"]
 
 RUNNER = r"""
-const g = js("gpt");
+const g = js("gpt"), b = js("backward");
 const model = g.load(job.weights);
-const out = g.lossAndGrads(model, job.ids, job.targets, job.heads);
+const out = b.lossAndGrads(model, job.ids, job.targets, job.heads);
 // the first text alone, through backward and crossEntropy themselves
 const tr = g.forward(model, job.ids[0], job.heads);
-const first = g.backward(model, tr, job.targets[0]);
+const first = b.backward(model, tr, job.targets[0]);
 const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v.map(plain));
 const named = (grads) => Object.fromEntries(Object.entries(grads).map(([k, v]) => [k, plain(v)]));
 process.stdout.write(JSON.stringify({loss: out.loss, grads: named(out.grads),
-  first: {loss: g.crossEntropy(tr.p, job.targets[0]), grads: named(first)}}));
+  first: {loss: b.crossEntropy(tr.p, job.targets[0]), grads: named(first)}}));
 """
 
 

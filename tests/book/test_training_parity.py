@@ -14,17 +14,17 @@ from toycalc.model import gpt, nanogpt, sizes, train
 
 # the twins the runners run (tests/test_mirrors.py)
 JS_CASES = ["train.js:AdamW", "train.js:decays", "train.js:examples", "train.js:accuracy", "train.js:evalLoss",
-            "gpt.js:lossAndGrads"]
+            "backward.js:lossAndGrads"]
 
 STEP = r"""
-const g = js("gpt"), tr = js("train");
+const g = js("gpt"), b = js("backward"), tr = js("train");
 const model = g.load(job.weights), params = g.parameters(model);
 const opt = new tr.AdamW(params, job.recipe);
 const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v.map(plain));
 const named = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, plain(v)]));
 const steps = job.inputs.map((inputs) => {
   const { ids, targets } = tr.examples(inputs);
-  const { loss, grads } = g.lossAndGrads(model, ids, targets);
+  const { loss, grads } = b.lossAndGrads(model, ids, targets);
   opt.step(params, grads);
   return { ids, targets, loss, grads: named(grads), params: named(params) };
 });

@@ -47,3 +47,11 @@ def test_the_shown_heads_choice_is_still_found(site):
     assert shown and all(s.has_attr("data-search-exclude") for s in numbers if s.has_attr("hidden"))
     text = " ".join(d["text"] for d in index(site) if d["location"].startswith("toy/output/"))
     assert all(number in text for number in shown)
+
+
+def test_the_contributor_page_is_not_searched(site):
+    """Its list of every macro would be a quarter of the index that every
+    reader's browser downloads; contributors reach it from the footer."""
+    docs = index(site)
+    assert docs and not [d["location"] for d in docs if d["location"].startswith("contributing/")]
+    assert any(d["location"].startswith("end-to-end/") for d in docs)

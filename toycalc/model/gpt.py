@@ -125,7 +125,7 @@ def layernorm(x, gamma=None, beta=None):
     return out, {"mu": mu[..., 0], "sigma": sigma[..., 0], "xhat": xhat}
 
 
-@mirrored("gpt.js", "layernormBackward")
+@mirrored("backward.js", "layernormBackward")
 def layernorm_backward(dout, cache, gamma=None):
     xhat, sigma = cache["xhat"], cache["sigma"][..., None]
     grads = {}
@@ -262,7 +262,7 @@ def attention(u, p, heads, mask=True, kv=None, angles=None, past=None):
     return out
 
 
-@mirrored("gpt.js", "attentionBackward")
+@mirrored("backward.js", "attentionBackward")
 def attention_backward(dA, blk, p, cfg: Config, heads, angles, grads, pre):
     """Gradients of attention's Q, K, V weights (into grads) from dL/dA,
     A the heads side by side, for the block whose trace is blk; returns
@@ -398,7 +398,7 @@ def unembedding(params, cfg):
 
 # ---------------------------------------------------------------- loss, backward
 
-@mirrored("gpt.js", "crossEntropy")
+@mirrored("backward.js", "crossEntropy")
 def cross_entropy(p, targets):
     """Mean of -ln p[target] over the positions whose target is >= 0."""
     targets = np.asarray(targets)
@@ -419,7 +419,7 @@ def cross_entropy_backward(p, targets):
     return dz
 
 
-@mirrored("gpt.js", "backward")
+@mirrored("backward.js", "backward")
 def backward(params, cfg: Config, trace, targets) -> dict[str, np.ndarray]:
     """Gradients of cross_entropy(trace['p'], targets) for every parameter,
     for a trace of the whole text (not one run with past)."""
@@ -513,7 +513,7 @@ def group_sum(g, kv):
     return g.reshape(*lead, kv, H // kv, T, n).sum(-3)
 
 
-@mirrored("gpt.js", "mlpBackward")
+@mirrored("backward.js", "mlpBackward")
 def mlp_backward(dm, blk, p, cfg: Config, grads, pre):
     """Gradients of the MLP's weights (into grads) from dL/dm; returns dL/du'."""
     dpost = matmul(dm, p["W_2"].T)
@@ -536,7 +536,7 @@ def mlp_backward(dm, blk, p, cfg: Config, grads, pre):
     return du2
 
 
-@mirrored("gpt.js", "lossAndGrads")
+@mirrored("backward.js", "lossAndGrads")
 def loss_and_grads(params, cfg, ids, targets, heads=None, temperature=1.0):
     trace = forward(params, cfg, ids, heads, temperature)
     return cross_entropy(trace["p"], targets), backward(params, cfg, trace, targets)
