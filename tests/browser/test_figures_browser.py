@@ -92,7 +92,13 @@ def test_end_to_end_draws_every_heads_choice_with_toycalcs_numbers(visit, toy):
     page.wait_for_selector("#sim-text")
     for heads in (4, 1, 2):
         page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
-        assert drawn_titles(page, "#path .path-figure title") == model_titles(Example(toy, heads=heads)), heads
+        expected = model_titles(Example(toy, heads=heads))
+        # the first other choice waits for model_drawing.js, fetched then
+        for _ in range(100):
+            if drawn_titles(page, "#path .path-figure title") == expected:
+                break
+            page.wait_for_timeout(100)
+        assert drawn_titles(page, "#path .path-figure title") == expected, heads
 
 
 def test_end_to_end_shows_the_drawing_on_its_first_screen_and_never_moves_it(visit):
