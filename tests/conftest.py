@@ -295,11 +295,12 @@ TYPESET_SHOWN = r"""async (scope) => {
   for (let el; (el = shown()[0]); ) {
     el.scrollIntoView({block: 'center'});
     const start = performance.now();
-    while (!typeset(el) && performance.now() - start < 20000) {
+    // a live table may replace the formula's node meanwhile: then look again
+    while (el.isConnected && !typeset(el) && performance.now() - start < 20000) {
       await frame();
       await MathJax.startup.promise;
     }
-    if (!typeset(el)) return el.textContent.slice(0, 80);
+    if (el.isConnected && !typeset(el)) return el.textContent.slice(0, 80);
   }
   return null;
 }"""

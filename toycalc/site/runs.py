@@ -17,20 +17,20 @@ from .weights_files import weights_files
 # One reading per build: the models the pages are computed from are the
 # ones publish_weights.py exports for the browser, so a weights file
 # rewritten during a build cannot give pages of one version and a JSON of
-# the other. Keyed by the build's config (serve makes a new one a rebuild).
-READ: dict = {}
+# the other. They are kept on the build's config (serve makes a new one a
+# rebuild), not in this module, which serve may import anew (fresh.py).
+READ = "_toycalc_read"
 
 
 def read_by_this_build(config, which: str):
     """The toy Model or nano-gpt Nano this build's macros loaded, or None."""
-    config_read, models = READ.get("config"), READ.get("models", {})
-    return models.get(which) if config_read is config else None
+    return getattr(config, READ, {}).get(which)
 
 
 def _remember(config, which: str, model) -> None:
-    if READ.get("config") is not config:
-        READ.update(config=config, models={})
-    READ["models"][which] = model
+    if not hasattr(config, READ):
+        setattr(config, READ, {})
+    getattr(config, READ)[which] = model
 
 
 def toy_examples(config):
