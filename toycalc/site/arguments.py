@@ -43,11 +43,17 @@ def fits(value, kind) -> bool:
     return isinstance(value, kind) and not isinstance(value, bool)
 
 
-def check_arguments(function, options: dict, skip: int = 1) -> None:
-    """Raise ValueError naming the first argument that is missing, of the
-    wrong type, or out of its range; the first `skip` parameters are the
-    run's, not the page's."""
+def check_arguments(function, options: dict, choices=(), skip: int = 1) -> None:
+    """Raise ValueError naming the first argument that is unknown, missing,
+    of the wrong type, or out of its range. The first `skip` parameters are
+    the run's, not the page's; `choices` are the arguments the macro itself
+    takes (heads, temperature), named among what it takes."""
     parameters = list(inspect.signature(function).parameters.values())[skip:]
+    accepted = [p.name for p in parameters]
+    unknown = [k for k in options if k not in accepted]
+    if unknown:
+        takes = ", ".join(accepted + list(choices)) or "no arguments"
+        raise ValueError(f"unknown argument '{unknown[0]}'; it takes {takes}")
     for p in parameters:
         if p.name not in options:
             if p.default is inspect.Parameter.empty:
