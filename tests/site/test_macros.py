@@ -220,16 +220,21 @@ def test_an_unknown_claims_mode_is_named(macros):
         macros(claims="loose")
 
 
-@pytest.mark.parametrize("text", [
-    'The loss, {{ formula("loss") }} and so on.',       # after text on its line
-    'The loss is\n{{ formula("loss", heads=2) }}\n',    # the paragraph runs into it
-    'The table:\n{{ table("E") }}\n',
+@pytest.mark.parametrize("text, line", [
+    ('The loss, {{ formula("loss") }} and so on.', 6),       # after text on its line
+    ('The loss is\n{{ formula("loss", heads=2) }}\n', 7),    # the paragraph runs into it
+    ('The table:\n{{ table("E") }}\n', 7),
 ])
-def test_display_math_inside_a_paragraph_stops_the_build(macros, text):
+def test_display_math_inside_a_paragraph_stops_the_build(macros, text, line):
     """Markdown keeps raw HTML only as a block of its own: inside a sentence
-    the formula lands in a <p> and the reader sees raw TeX."""
+    the formula lands in a <p> and the reader sees raw TeX. The message
+    names the line of the macro call, front matter counted."""
+    markdown = f"# Bad\n\n{text}\n"
+    source = f"---\ntitle: Bad\n---\n{markdown}"
+    with pytest.raises(PluginError, match=f"bad.md, line {line}: a formula, table or figure sits inside a paragraph"):
+        render_page(macros(), markdown, source=source)
     with pytest.raises(PluginError, match="bad.md: a formula, table or figure sits inside a paragraph"):
-        render_page(macros(), f"# Bad\n\n{text}\n")
+        render_page(macros(), markdown)      # no file to read: the page alone
 
 
 def test_display_math_on_its_own_line_builds(macros):

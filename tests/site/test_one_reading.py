@@ -4,13 +4,14 @@ rewritten between the macros' reading and the export."""
 import json
 
 import yaml
+from mkdocs.config import load_config
 
 from toycalc.model import nanogpt
 from toycalc.model.weights import DEFAULT_TOY
 from toycalc.site import publish_weights
 from toycalc.site.export import NANO_URI, WEIGHTS_URI
 
-from conftest import altered_nano, altered_toy
+from conftest import ROOT, altered_nano, altered_toy
 
 
 def published(config) -> dict:
@@ -34,8 +35,6 @@ def test_the_export_is_the_reading_the_pages_used(macros, mkdocs_config, tmp_pat
     assert after == before
     assert after[WEIGHTS_URI]["E"][1] != altered_toy()["E"][1]
     # a new build (a new config) reads the new files, and says so in its numbers
-    from mkdocs.config import load_config
-    from conftest import ROOT
     config = load_config(str(ROOT / "mkdocs.yml"))
     assert published(config)[WEIGHTS_URI]["E"][1] == altered_toy()["E"][1]
     assert macros(toy, nano_path).macros["number"]("p", token="␣wall") != wall

@@ -19,9 +19,10 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`[^`]*`")
 
 
-def display_in_paragraph(markdown: str) -> list[str]:
-    """The lines of rendered Markdown where a display block sits inside a
-    paragraph, with the text in front of it; code fences are skipped."""
+def display_in_paragraph(markdown: str) -> list[tuple[str, int]]:
+    """Where a display block sits inside a paragraph of rendered Markdown:
+    the text in front of it, and 0 when that text is on the block's line,
+    1 when it is the line above; code fences are skipped."""
     found, previous, fenced = [], "", False
     for line in markdown.splitlines():
         if FENCE.match(line):
@@ -31,11 +32,22 @@ def display_in_paragraph(markdown: str) -> list[str]:
         if block:
             before = line[:block.start()].strip()
             if before and not before.endswith(">"):  # after HTML, it is inside a block already
-                found.append(before[-60:])
+                found.append((before[-60:], 0))
             elif previous.strip() and not previous.lstrip().startswith("<"):
-                found.append(previous.strip()[-60:])
+                found.append((previous.strip()[-60:], 1))
         previous = line
     return found
+
+
+def source_line(page, text: str) -> int | None:
+    """The line of the page's file (front matter counted) that holds text,
+    read after the macros ran, so found only when no macro wrote into it."""
+    try:
+        source = page.file.content_string
+    except (AttributeError, OSError):
+        return None
+    lines = [k for k, line in enumerate(source.splitlines(), 1) if text in line]
+    return lines[0] if len(lines) == 1 else None
 
 
 def on_post_page_macros(env):
@@ -43,8 +55,11 @@ def on_post_page_macros(env):
     open every chapter page with its "you are here" map, under the title."""
     bad = display_in_paragraph(env.markdown)
     if bad:
-        raise PluginError(f"{env.page.file.src_path}: a formula, table or figure sits inside a "
-                          f"paragraph, after '{bad[0]}': put its macro on a line of its own, "
+        text, below = bad[0]
+        line = source_line(env.page, text)
+        where = env.page.file.src_path + ("" if line is None else f", line {line + below}")
+        raise PluginError(f"{where}: a formula, table or figure sits inside a "
+                          f"paragraph, after '{text}': put its macro on a line of its own, "
                           "with a blank line before it")
     page = env.page.file.src_path if env.page else ""
     drawn = minimap(page)
