@@ -285,9 +285,9 @@ def test_the_hook_needs_a_weights_file_and_names_a_bad_one(tmp_path, monkeypatch
     monkeypatch.delenv("TOYCALC_WEIGHTS", raising=False)
     config = {"extra": {}, "config_file_path": str(tmp_path / "mkdocs.yml")}
     with pytest.raises(PluginError, match="extra.toycalc.weights is not set"):
-        publish_weights.toy_weights(config)
+        publish_weights.toy_model(config)
     bad = tmp_path / "bad.yaml"
     bad.write_text("vocab: [a]\n", encoding="utf-8")
     monkeypatch.setenv("TOYCALC_WEIGHTS", str(bad))
     with pytest.raises(PluginError, match="bad.yaml: key 'E' is missing"):
-        publish_weights.toy_weights(config)
+        publish_weights.toy_model(config)

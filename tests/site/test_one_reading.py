@@ -9,14 +9,14 @@ from mkdocs.config import load_config
 from toycalc.model import nanogpt
 from toycalc.model.weights import DEFAULT_TOY
 from toycalc.site import publish_weights
-from toycalc.site.export import NANO_URI, WEIGHTS_URI
+from toycalc.site.export import NANO_URI, WEIGHTS_URI, weights_json
 
 from conftest import ROOT, altered_nano, altered_toy
 
 
 def published(config) -> dict:
     """What the build's hook would publish: the toy's and nano-gpt's JSON."""
-    return {WEIGHTS_URI: json.loads(publish_weights.toy_weights(config)),
+    return {WEIGHTS_URI: json.loads(weights_json(publish_weights.toy_model(config))),
             NANO_URI: json.loads(publish_weights.nano_weights(config))}
 
 

@@ -45,14 +45,8 @@ def toy_model(config):
         raise PluginError(str(e)) from None
 
 
-def toy_weights(config) -> str | None:
-    """The toy's weights, for docs/javascripts/gpt.js (the Simulator, End to End)."""
-    model = toy_model(config)
-    return None if model is None else weights_json(model)
-
-
 def nano_weights(config) -> str:
-    """nano-gpt's weights, for the nano-gpt pages' browser runs (as toy_weights)."""
+    """nano-gpt's weights, for the nano-gpt pages' browser runs (as the toy's, weights_json)."""
     try:
         nano = read_by_this_build(config, "nano") or load_nano(weights_files(config).nano)
     except NanoWeightsError as e:
