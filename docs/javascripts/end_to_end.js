@@ -28,8 +28,8 @@
     let out = "";
     tr.weights.forEach((w, h) => {
       const W = rows(w);
-      out += draw.figure("attention", draw.attentionSvg(tokens, W, h + 1) + draw.attentionLinesSvg(tokens, W, h + 1),
-                         `Head ${h + 1}`, { head: h + 1 });
+      out += draw.figure("attention", draw.attentionSvg(tokens, W, h + 1) + draw.attentionLinesSvg(tokens, W, h + 1) +
+                         draw.probKey("weight", true, true), `Head ${h + 1}`, { head: h + 1 });
     });
     return `<div class="fig-row">${out}</div>`;
   }

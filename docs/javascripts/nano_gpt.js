@@ -432,13 +432,13 @@
           const M = range(T).map((t) => range(T).map((j) => (j <= t ? w[t][j] : null)));
           const titles = range(T).map((t) => range(T).map((j) =>
             `block ${b + 1}, head ${h + 1}: t = ${t} (${letters[t]}) reads j = ${j} (${letters[j]})`));
-          body += draw.grid(M, titles, size, left + h * (T * size + gap), y, 1);
+          body += draw.grid(M, titles, size, left + h * (T * size + gap), y, 1, "prob");
         }
       }
       const width = left + H * T * size + (H - 1) * gap + 2, height = top + B * T * size + (B - 1) * gap + 2;
       const drawing = draw.svg(width, height, `The attention weights of the ${H} heads (columns) of the ${B} blocks (rows): ` +
         "in each small map a row per time step t reading a column per earlier step j, the darker the larger; the future is hatched", body);
-      return draw.figure("nano-attention", drawing, `The ${B * H} attention matrices on ${draw.esc(r.text)}: rows are the queries ` +
+      return draw.figure("nano-attention", drawing + draw.probKey("weight", true), `The ${B * H} attention matrices on ${draw.esc(r.text)}: rows are the queries ` +
         `t = 0 to ${T - 1}, columns the keys j, both labelled with their letters`);
     },
     residual({ tr }, a) {

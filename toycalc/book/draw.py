@@ -11,10 +11,15 @@ Conventions:
 - every mark that stands for a number carries it in its <title>, printed
   as the page prints it (render.fixed: three places, a true minus sign),
   so a hover shows it and a test reads it;
-- one colour scale for the book: blue for negative, orange for positive,
-  the strength of the colour for the size (|value| / the largest |value|
-  of the drawing). The colours are CSS variables (docs/stylesheets/
-  figures.css), so a dark scheme only changes the variables;
+- one visual language (docs/contributing.md's table): blue for negative,
+  orange for positive, the strength of the colour for the size (|value| /
+  the largest |value| of the drawing), a zero grey; purple, from pale to
+  full, for a weight or probability in [0, 1]; the categorical colours
+  s1 .. s5 for names (series, letters); the one chosen mark outlined in
+  the accent colour, with a word. The colours are CSS variables
+  (docs/stylesheets/figures.css), so a dark scheme only changes them;
+- every drawing has its key beside it (signed_key, prob_key, or a series
+  key inside the drawing);
 - a figure is a <figure data-figure="..."> whose <svg> has role="img" and
   an aria-label saying what it shows.
 """
@@ -57,9 +62,11 @@ def largest(rows) -> float:
 
 
 @mirrored("draw.js")
-def cell(x: int, y: int, w: int, h: int, value: float, scale: float, title: str) -> str:
-    """One coloured cell."""
-    return (f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="v-{sign(value)}" '
+def cell(x: int, y: int, w: int, h: int, value: float, scale: float, title: str, kind: str = "signed") -> str:
+    """One coloured cell: kind "signed" (blue, grey, orange) or "prob"
+    (purple, a weight or probability in [0, 1])."""
+    cls = "v-prob" if kind == "prob" else f"v-{sign(value)}"
+    return (f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="{cls}" '
             f'fill-opacity="{strength(value / scale)}"><title>{esc(title)}: {fixed(value)}</title></rect>')
 
 
@@ -80,7 +87,8 @@ def masked_cells(boxes: list[tuple[int, int, int, int]]) -> str:
 
 
 @mirrored("draw.js")
-def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = None) -> str:
+def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = None,
+         kind: str = "signed") -> str:
     """A matrix of cells, row by row; titles[i][j] names cell (i, j); a
     value None is masked (see masked_cells). The masked mark goes first, so
     that a row more (a token more) is drawn by appending."""
@@ -92,7 +100,7 @@ def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = N
             if v is None:
                 masked.append((x, y, size, size))
             else:
-                cells.append(cell(x, y, size, size, v, scale, titles[i][j]))
+                cells.append(cell(x, y, size, size, v, scale, titles[i][j], kind))
     return masked_cells(masked) + "".join(cells)
 
 
@@ -131,7 +139,7 @@ def attention_svg(tokens: list[str], weights, head: int) -> str:
         body.append(label(left - 6, top + i * size + 19, tokens[i], "end"))
         body.append(label(left + i * size + 15, top - 6, str(i + 1), "middle"))
         body.extend(cell(left + j * size, top + i * size, size, size, weights[i][j], 1.0,
-                         f"head {head}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})")
+                         f"head {head}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})", "prob")
                     for j in range(i + 1))
     return svg(left + T * size + 2, top + T * size + 2,
                f"Head {head}: a heat-map of the attention weights, one row per query, one column per key "
@@ -166,8 +174,10 @@ def attention_lines_svg(tokens: list[str], weights, head: int) -> str:
 @mirrored("draw.js")
 def bars_svg(labels: list[str], values, aria: str, top: int | None = None, greyed=(), what: str = "p") -> str:
     """Horizontal bars for values in [0, 1], one per label, the value
-    printed after each bar; `top` is drawn in the top colour, `greyed`
-    (indexes) in grey (cut away by top-k or top-p)."""
+    printed after each bar; `top` (the largest: the one greedy decoding
+    picks) is outlined in the accent colour, its label bold and its value
+    followed by "largest"; `greyed` (indexes) in grey (cut away by top-k or
+    top-p)."""
     row, span = 18, 200
     left = max(text_width(t) for t in labels) + 8
     body = []
@@ -175,11 +185,12 @@ def bars_svg(labels: list[str], values, aria: str, top: int | None = None, greye
         y = k * row
         cls = "bar-cut" if k in greyed else "bar-top" if k == top else "bar"
         width = math.floor(v * span + 0.5)
-        body.append(label(left - 6, y + 13, name, "end"))
+        body.append(label(left - 6, y + 13, name, "end", "lbl top" if k == top else "lbl"))
         body.append(f'<rect x="{left}" y="{y + 3}" width="{width}" height="{row - 6}" class="{cls}">'
                     f"<title>{what}({esc(name)}) = {fixed(v)}</title></rect>")
-        body.append(label(left + width + 4, y + 13, fixed(v), cls="val"))
-    return svg(left + span + 48, len(labels) * row, aria, "".join(body))
+        body.append(label(left + width + 4, y + 13, fixed(v) + (" largest" if k == top else ""),
+                          cls="val top" if k == top else "val"))
+    return svg(left + span + 48 + (56 if top is not None else 0), len(labels) * row, aria, "".join(body))
 
 
 @mirrored("draw.js")
@@ -190,12 +201,28 @@ def figure(kind: str, body: str, caption: str = "", **data) -> str:
     return f'<figure class="toy-figure" data-figure="{kind}"{attrs}>{body}{cap}</figure>'
 
 
-def legend() -> str:
-    """The colour scale, in words and three swatches."""
-    return ('<p class="fig-legend"><span class="swatch v-neg"></span> negative '
+def signed_key() -> str:
+    """The key of a drawing of signed numbers, beside it."""
+    return ('<p class="fig-legend fig-key"><span class="swatch v-neg"></span> negative '
             '<span class="swatch v-zero"></span> zero <span class="swatch v-pos"></span> positive; '
             "the stronger the colour, the larger the number (full colour: the largest of the drawing). "
             "Point at a cell to read its value.</p>")
+
+
+@mirrored("draw.js")
+def prob_key(what: str = "weight", masked: bool = False, lines: bool = False) -> str:
+    """The key of a drawing of weights (or probabilities) in [0, 1], beside
+    it: the purple scale from 0 (blank) to 1 in quarters, the hatched
+    masked cell, the lines."""
+    steps = "".join(f'<span class="swatch v-prob q{q}"></span>' for q in range(5))
+    return (f'<p class="fig-legend fig-key">{esc(what)}: 0 {steps} 1'
+            + ('; <span class="swatch v-masked"></span> masked: a later key' if masked else "")
+            + ("; the thicker the line, the larger the weight" if lines else "") + "</p>")
+
+
+def legend() -> str:
+    """The signed scale in words, for a page whose drawings share it."""
+    return signed_key()
 
 
 # ---------------------------------------------------------------- build-time only (not mirrored)

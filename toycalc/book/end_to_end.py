@@ -14,7 +14,7 @@ import numpy as np
 
 from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
-from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
+from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend, prob_key
 from .example import Example, random_row
 from . import model_drawing
 from .render import (aligned, aligned_rows, approx_count, count, fixed, html_table, inline_math as im,
@@ -473,7 +473,8 @@ def attention_figure(ex: Example, view: str = "both") -> str:
         w = ex.block["weights"][h].tolist()
         drawings = ([attention_svg(tokens, w, h + 1)] if view != "lines" else []) + \
                    ([attention_lines_svg(tokens, w, h + 1)] if view != "map" else [])
-        parts.append(figure("attention", "".join(drawings), f"Head {h + 1}", head=h + 1))
+        key = prob_key("weight", masked=view != "lines", lines=view != "map")
+        parts.append(figure("attention", "".join(drawings) + key, f"Head {h + 1}", head=h + 1))
     return f'<div class="fig-row">{"".join(parts)}</div>'
 
 
