@@ -447,7 +447,7 @@
       tr.blocks.forEach((b, k) => {
         for (const [name, where] of [["h", "attention"], ["y", "MLP"]]) {
           points.push(norm(b[name][t]));
-          names.push([`t = ${t}, after block ${k + 1}'s ${where}: ${NORM}${name}${NORM}`, `${name}${k + 1}`]);
+          names.push([`t = ${t}, after block ${k + 1}'s ${where}: ${NORM}${name}${NORM}`, name + "₀₁₂₃₄₅₆₇₈₉"[k + 1]]);
         }
       });
       const titles = names.map(([n], k) => `${n} = ${fixed(points[k])}`);
@@ -456,7 +456,7 @@
         `A line: the length of the column t = ${t} on entering the first block (${fixed(points[0])}), ` +
         `after each block's attention and after each MLP, to ${fixed(points[points.length - 1])} on leaving the last`,
         names.map(([, s], k) => [k, s]), ys.map((v) => [v, tick(v)]),
-        "x: the input; h, y: after attention, after the MLP of block 1, 2, 3", `length of the column t = ${t}`, 420, 220);
+        "h, y: after attention, after the MLP", `length of the column t = ${t}`, 336, 220);
       return draw.figure("nano-residual", drawing,
         `The length of the column t = ${t} after each part of each block; point at a dot for its value`);
     },

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
 from .render import fixed
 from ..model.mirror import mirrored
@@ -244,34 +245,68 @@ def paired_bars_svg(labels: list[str], a, b, names: tuple[str, str], aria: str, 
     return svg(left + span + 48, 16 + len(labels) * row, aria, "".join(body))
 
 
-def number_line_svg(rows: list[tuple[str, list[float]]], marks: list[tuple[int, str, float]], aria: str) -> str:
-    """Values as dots on one number line per row (a shared axis with ticks
-    at the integers); marks (row, name, value) draw a labelled tick, such as
-    a row's mean."""
-    values = [v for _, vs in rows for v in vs] + [v for _, _, v in marks]
+SUBSCRIPT = re.compile(r"_(\{[^}]*\}|[A-Za-z0-9]+)")
+
+
+def notation(text: str) -> str:
+    """A name as the book prints it, for an SVG <text>: "u'_5" becomes u′
+    with 5 as a subscript (a <tspan> shifted below the line, at the same
+    size, so that it keeps the 11 px a phone needs); escaped."""
+    out, last = [], 0
+    for m in SUBSCRIPT.finditer(text):
+        out.append(esc(text[last:m.start()].replace("'", "′")))
+        out.append(f'<tspan baseline-shift="sub">{esc(m.group(1).strip("{}"))}</tspan>')
+        last = m.end()
+    return "".join(out) + esc(text[last:].replace("'", "′"))
+
+
+def plain(text: str) -> str:
+    """The same name as plain text, for a <title> (no markup there): u′₅."""
+    digits = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+    text = SUBSCRIPT.sub(lambda m: m.group(1).strip("{}").translate(digits), text)
+    return text.replace("'", "′")
+
+
+def number_line_svg(rows: list[tuple[str, list[float]]], spreads: list[tuple[str, float, float]],
+                    aria: str) -> str:
+    """Values as dots on one number line per row (ticks at the integers);
+    spreads[k] = (what, mean, standard deviation) of row k, drawn as the
+    mean's dashed mark, labelled μ, under a bracket from μ − σ to μ + σ
+    labelled σ on each side. Names take notation() ("h_5"). Dots closer
+    than their size are lifted one above the other, so none hides
+    another."""
+    values = [v for _, vs in rows for v in vs] + [m + s * d for _, m, s in spreads for d in (-1, 1)]
     lo, hi = math.floor(min(values + [0.0])), math.ceil(max(values + [0.0]))
     lo, hi = (lo, hi) if hi > lo else (lo - 1, hi + 1)
-    left, span, row = 60, 360, 44
+    left, span, pitch, r = 52, 270, 72, 5
 
-    def x(v: float) -> str:
-        return f"{left + (v - lo) / (hi - lo) * span:.1f}"
+    def x(v: float) -> float:
+        return left + (v - lo) / (hi - lo) * span
     body = []
-    for k, (name, vs) in enumerate(rows):
-        y = 20 + k * row
-        body.append(label(left - 8, y + 4, name, "end"))
+    for k, ((name, vs), (what, mu, sigma)) in enumerate(zip(rows, spreads)):
+        y = 44 + k * pitch
+        body.append(f'<text x="{left - 16}" y="{y + 4}" class="lbl math" text-anchor="end">{notation(name)}</text>')
         body.append(f'<line x1="{left}" y1="{y}" x2="{left + span}" y2="{y}" class="axis"/>')
         for t in range(lo, hi + 1):
-            body.append(f'<line x1="{x(t)}" y1="{y - 3}" x2="{x(t)}" y2="{y + 3}" class="axis"/>')
-            body.append(label(int(float(x(t))), y + 16, fixed(t, 0), "middle", "val"))
-        for c, v in enumerate(vs):
-            body.append(f'<circle cx="{x(v)}" cy="{y}" r="5" class="dot v-{sign(v)}">'
-                        f"<title>{esc(name)}, column {c + 1}: {fixed(v)}</title></circle>")
-    for k, name, v in marks:
-        y = 20 + k * row
-        body.append(f'<line x1="{x(v)}" y1="{y - 10}" x2="{x(v)}" y2="{y + 10}" class="mark">'
-                    f"<title>{esc(name)} = {fixed(v)}</title></line>")
-        body.append(label(int(float(x(v))), y - 12, name, "middle", "hdr"))
-    return svg(left + span + 20, 20 + len(rows) * row, aria, "".join(body))
+            body.append(f'<line x1="{at(x(t))}" y1="{y - 3}" x2="{at(x(t))}" y2="{y + 3}" class="axis"/>')
+            body.append(label(int(x(t) + 0.5), y + 17, fixed(t, 0), "middle", "val"))
+        # the spread: a bracket over the row from μ − σ to μ + σ, and the mean's mark
+        b = y - 26
+        body.append(f'<path class="spread" d="M{at(x(mu - sigma))} {b + 4}V{b}H{at(x(mu + sigma))}V{b + 4}">'
+                    f"<title>{esc(plain(what))}: standard deviation σ = {fixed(sigma)}</title></path>")
+        body.append(label(int(x(mu - sigma / 2) + 0.5), b - 4, "σ", "middle", "lbl math"))
+        body.append(label(int(x(mu + sigma / 2) + 0.5), b - 4, "σ", "middle", "lbl math"))
+        body.append(f'<line x1="{at(x(mu))}" y1="{b}" x2="{at(x(mu))}" y2="{y + 8}" class="mark">'
+                    f"<title>{esc(plain(what))}: mean μ = {fixed(mu)}</title></line>")
+        body.append(label(int(x(mu) + 0.5), b - 4, "μ", "middle", "lbl math"))
+        placed: list[tuple[float, int]] = []
+        for c in sorted(range(len(vs)), key=lambda c: vs[c]):
+            cx = x(vs[c])
+            level = next(n for n in range(len(vs)) if all(abs(cx - px) >= 2 * r + 1 or pl != n for px, pl in placed))
+            placed.append((cx, level))
+            body.append(f'<circle cx="{at(cx)}" cy="{y - level * (2 * r + 1)}" r="{r}" class="dot v-{sign(vs[c])}">'
+                        f"<title>{esc(plain(name))}, column {c + 1}: {fixed(vs[c])}</title></circle>")
+    return svg(left + span + 16, 20 + len(rows) * pitch, aria, "".join(body))
 
 # ---------------------------------------------------------------- charts: axes, lines, stacked bars, arrows
 # The nano-gpt chapter and "What changed since 2017" draw them; the lines
@@ -395,7 +430,7 @@ def stacked_bars_svg(labels: list[str], names: list[str], rows, titles, aria: st
 
 def arrows_svg(arrows, aria: str, size: int = 180, arcs=()) -> str:
     """Vectors in the plane from the origin at the centre: arrows is a list
-    of (name, x, y, cls, title); cls "s1".."s5", with " dashed" for a ghost.
+    of (name, x, y, cls, title), the name in notation() ("q_3"); cls "s1".."s5", with " dashed" for a ghost.
     arcs: (radius share, from angle, to angle, cls, title), angles in
     radians counter-clockwise, drawn as the turn from one to the other.
     The drawing's scale: the longest arrow reaches 70% of the half size."""
@@ -422,14 +457,13 @@ def arrows_svg(arrows, aria: str, size: int = 180, arcs=()) -> str:
         body.append(f'<g class="arrow {cls}"><title>{esc(title)}</title>'
                     f'<path d="M{at(c)} {at(c)}L{at(tx)} {at(ty)}"/>'
                     f'<path class="head" d="M{at(tx)} {at(ty)}L{at(p1[0])} {at(p1[1])}L{at(p2[0])} {at(p2[1])}Z"/></g>')
-        # the name just beyond the tip, or beside it when an earlier name sits there
+        # the name on the arrow's own line, just beyond its tip; further out
+        # along that line when an earlier name sits there
         ux, uy = math.cos(angle), -math.sin(angle)
-        spots = [(tx + 10 * ux, ty + 10 * uy), (tx + 10 * ux - 12 * uy, ty + 10 * uy + 12 * ux),
-                 (tx + 10 * ux + 12 * uy, ty + 10 * uy - 12 * ux), (tx + 24 * ux, ty + 24 * uy)]
-        for sx, sy in spots:
-            lx, ly = int(sx + 0.5), int(sy + 4.5)
+        for out in (12, 24, 36, 48):
+            lx, ly = int(tx + out * ux + 0.5), int(ty + out * uy + 4.5)
             if all(abs(lx - px) >= text_width(name) + 2 or abs(ly - py) >= 12 for px, py in placed):
                 break
         placed.append((lx, ly))
-        body.append(label(lx, ly, name, "middle", "val"))
+        body.append(f'<text x="{lx}" y="{ly}" class="lbl math" text-anchor="middle">{notation(name)}</text>')
     return svg(size, size, aria, "".join(body))
