@@ -232,7 +232,10 @@ def paired_bars_svg(labels: list[str], a, b, names: tuple[str, str], aria: str, 
     """Two bars per label, a (solid) over b (pale), values in [0, 1]."""
     row, span = 26, 200
     left = max(text_width(t) for t in labels) + 8
-    body = [label(left, 10, f"■ {names[0]}", cls="hdr"), label(left + 110, 10, f"□ {names[1]}", cls="hdr")]
+    # the key: a swatch of each kind of bar and its name
+    body = [f'<rect x="{left}" y="1" width="12" height="10" class="bar"/>', label(left + 16, 10, names[0], cls="hdr"),
+            f'<rect x="{left + 110}" y="1" width="12" height="10" class="bar-alt"/>',
+            label(left + 126, 10, names[1], cls="hdr")]
     for k, name in enumerate(labels):
         y = 16 + k * row
         body.append(label(left - 6, y + 14, name, "end"))

@@ -473,9 +473,9 @@ def attention_figure(ex: Example, view: str = "both") -> str:
         w = ex.block["weights"][h].tolist()
         drawings = ([attention_svg(tokens, w, h + 1)] if view != "lines" else []) + \
                    ([attention_lines_svg(tokens, w, h + 1)] if view != "map" else [])
-        key = prob_key("weight", masked=view != "lines", lines=view != "map")
-        parts.append(figure("attention", "".join(drawings) + key, f"Head {h + 1}", head=h + 1))
-    return f'<div class="fig-row">{"".join(parts)}</div>'
+        parts.append(figure("attention", "".join(drawings), f"Head {h + 1}", head=h + 1))
+    key = prob_key("weight", masked=view != "lines", lines=view != "map")   # one for the heads' row
+    return f'<div class="fig-row">{"".join(parts)}</div>{key}'
 
 
 @mirrored("end_to_end.js")
