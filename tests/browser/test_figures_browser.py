@@ -335,3 +335,16 @@ def test_the_simulators_live_figures_and_tables_print_the_books_notation(visit):
     assert len(seen) > 200
     leaks = [t for t in seen if "_" in t or "^" in t or "´" in t]
     assert leaks == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_zero_is_drawn_as_the_key_shows_it(visit, scheme):
+    """A cell whose number is 0 is the key's grey, at full strength (its
+    strength would make it blank, and the key says grey)."""
+    page = visit(scheme=scheme).open("/simulator/")
+    cell, key = page.evaluate("""() => {
+      const z = [...document.querySelectorAll('svg.fig rect.v-zero')].find((r) => r.checkVisibility());
+      const k = document.querySelector('.fig-legend .swatch.v-zero');
+      return [[getComputedStyle(z).fill, getComputedStyle(z).fillOpacity], getComputedStyle(k).backgroundColor];
+    }""")
+    assert cell == [key, "1"]
