@@ -41,8 +41,9 @@
     return m || 1;
   }
 
-  function cell(x, y, w, h, value, scale, title) {
-    return `<rect x="${x}" y="${y}" width="${w}" height="${h}" class="v-${sign(value)}" ` +
+  function cell(x, y, w, h, value, scale, title, kind) {
+    const cls = kind === "prob" ? "v-prob" : `v-${sign(value)}`;
+    return `<rect x="${x}" y="${y}" width="${w}" height="${h}" class="${cls}" ` +
            `fill-opacity="${strength(value / scale)}"><title>${esc(title)}: ${fixed(value)}</title></rect>`;
   }
 
@@ -59,7 +60,7 @@
     return `<g class="v-masked"><title>${MASKED}</title><path class="cells" d="${outline}"/><path d="${hatch}"/></g>`;
   }
 
-  function grid(M, titles, size, x0, y0, scale) {
+  function grid(M, titles, size, x0, y0, scale, kind) {
     x0 = x0 || 0; y0 = y0 || 0;
     scale = scale === undefined || scale === null ? largest(M) : scale;
     let out = "";
@@ -67,7 +68,7 @@
     M.forEach((row, i) => row.forEach((v, j) => {
       const x = x0 + j * size, y = y0 + i * size;
       if (v === null) masked.push([x, y, size, size]);
-      else out += cell(x, y, size, size, v, scale, titles[i][j]);
+      else out += cell(x, y, size, size, v, scale, titles[i][j], kind);
     }));
     return maskedCells(masked) + out;   // masked first: a row more is appended
   }
@@ -100,7 +101,7 @@
       body += label(left + i * size + 15, top - 6, String(i + 1), "middle");
       for (let j = 0; j <= i; j++) {
         body += cell(left + j * size, top + i * size, size, size, weights[i][j], 1,
-                     `head ${head}, ${tokens[i]} (query ${i + 1}) reads ${tokens[j]} (key ${j + 1})`);
+                     `head ${head}, ${tokens[i]} (query ${i + 1}) reads ${tokens[j]} (key ${j + 1})`, "prob");
       }
     }
     return svg(left + T * size + 2, top + T * size + 2,
@@ -135,12 +136,23 @@
       const v = values[k], y = k * row;
       const cls = greyed.includes(k) ? "bar-cut" : k === top ? "bar-top" : "bar";
       const width = Math.floor(v * span + 0.5);
-      body += label(left - 6, y + 13, name, "end");
+      body += label(left - 6, y + 13, name, "end", k === top ? "lbl top" : "lbl");
       body += `<rect x="${left}" y="${y + 3}" width="${width}" height="${row - 6}" class="${cls}">` +
               `<title>${what}(${esc(name)}) = ${fixed(v)}</title></rect>`;
-      body += label(left + width + 4, y + 13, fixed(v), "start", "val");
+      body += label(left + width + 4, y + 13, fixed(v) + (k === top ? " largest" : ""), "start",
+                    k === top ? "val top" : "val");
     });
-    return svg(left + span + 48, labels.length * row, aria, body);
+    return svg(left + span + 48 + (top !== undefined && top !== null ? 56 : 0), labels.length * row, aria, body);
+  }
+
+  /** draw.py's prob_key: the key of a drawing of weights in [0, 1], beside it. */
+  function probKey(what, masked, lines) {
+    what = what || "weight";
+    let steps = "";
+    for (let q = 0; q < 5; q++) steps += `<span class="swatch v-prob q${q}"></span>`;
+    return `<p class="fig-legend fig-key">${esc(what)}: 0 ${steps} 1` +
+           (masked ? '; <span class="swatch v-masked"></span> masked: a later key' : "") +
+           (lines ? "; the thicker the line, the larger the weight" : "") + "</p>";
   }
 
   function figure(kind, body, caption, data) {
@@ -150,5 +162,5 @@
   }
 
   return { esc, strength, sign, largest, cell, maskedCells, grid, label, svg, textWidth, attentionSvg,
-           attentionLinesSvg, barsSvg, figure };
+           attentionLinesSvg, barsSvg, probKey, figure };
 });

@@ -31,7 +31,7 @@
       out += draw.figure("attention", draw.attentionSvg(tokens, W, h + 1) + draw.attentionLinesSvg(tokens, W, h + 1),
                          `Head ${h + 1}`, { head: h + 1 });
     });
-    return `<div class="fig-row">${out}</div>`;
+    return `<div class="fig-row">${out}</div>` + draw.probKey("weight", true, true);   // one key for the heads' row
   }
 
   /** The last position's probabilities as bars, most probable first. */

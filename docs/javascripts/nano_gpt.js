@@ -432,13 +432,13 @@
           const M = range(T).map((t) => range(T).map((j) => (j <= t ? w[t][j] : null)));
           const titles = range(T).map((t) => range(T).map((j) =>
             `block ${b + 1}, head ${h + 1}: t = ${t} (${letters[t]}) reads j = ${j} (${letters[j]})`));
-          body += draw.grid(M, titles, size, left + h * (T * size + gap), y, 1);
+          body += draw.grid(M, titles, size, left + h * (T * size + gap), y, 1, "prob");
         }
       }
       const width = left + H * T * size + (H - 1) * gap + 2, height = top + B * T * size + (B - 1) * gap + 2;
       const drawing = draw.svg(width, height, `The attention weights of the ${H} heads (columns) of the ${B} blocks (rows): ` +
         "in each small map a row per time step t reading a column per earlier step j, the darker the larger; the future is hatched", body);
-      return draw.figure("nano-attention", drawing, `The ${B * H} attention matrices on ${draw.esc(r.text)}: rows are the queries ` +
+      return draw.figure("nano-attention", drawing + draw.probKey("weight", true), `The ${B * H} attention matrices on ${draw.esc(r.text)}: rows are the queries ` +
         `t = 0 to ${T - 1}, columns the keys j, both labelled with their letters`);
     },
     residual({ tr }, a) {
@@ -447,7 +447,7 @@
       tr.blocks.forEach((b, k) => {
         for (const [name, where] of [["h", "attention"], ["y", "MLP"]]) {
           points.push(norm(b[name][t]));
-          names.push([`t = ${t}, after block ${k + 1}'s ${where}: ${NORM}${name}${NORM}`, `${name}${k + 1}`]);
+          names.push([`t = ${t}, after block ${k + 1}'s ${where}: ${NORM}${name}${NORM}`, name + "₀₁₂₃₄₅₆₇₈₉"[k + 1]]);
         }
       });
       const titles = names.map(([n], k) => `${n} = ${fixed(points[k])}`);
@@ -456,7 +456,7 @@
         `A line: the length of the column t = ${t} on entering the first block (${fixed(points[0])}), ` +
         `after each block's attention and after each MLP, to ${fixed(points[points.length - 1])} on leaving the last`,
         names.map(([, s], k) => [k, s]), ys.map((v) => [v, tick(v)]),
-        "x: the input; h, y: after attention, after the MLP of block 1, 2, 3", `length of the column t = ${t}`, 420, 220);
+        "h, y: after attention, after the MLP", `length of the column t = ${t}`, 336, 220);
       return draw.figure("nano-residual", drawing,
         `The length of the column t = ${t} after each part of each block; point at a dot for its value`);
     },

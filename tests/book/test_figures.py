@@ -125,10 +125,19 @@ def test_chapter_figures(site, ex):
     (f,) = layernorm.select('figure[data-figure="layernorm"]')
     ex = ex.with_heads(ex.model.heads)  # the page comes before heads: the file's own
     T = len(ex.ids)
-    want = {f"h_{T}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["h"][-1])}
-    want |= {f"u′_{T}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["u2"][-1])}
+    sub = str(T).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+    want = {f"h{sub}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["h"][-1])}
+    want |= {f"u′{sub}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["u2"][-1])}
     assert {k: v for k, v in titles(f).items() if "column" in k} == want
-    assert f.select_one("line.mark title").get_text() == f"μ = {fixed(ex.block['mu2'][-1])}"
+    assert [t.get_text() for t in f.select("line.mark title")] == \
+        [f"h{sub}: mean μ = {fixed(ex.block['mu2'][-1])}", f"u′{sub}: mean μ = {fixed(ex.block['u2'][-1].mean())}"]
+    assert f.select_one("path.spread title").get_text() == \
+        f"h{sub}: standard deviation σ = {fixed(ex.block['sigma2'][-1])}"
+    # no two dots on top of each other: the same place, or nearer than their size on the same level
+    for row in ("h", "u"):
+        dots = [(float(c["cx"]), float(c["cy"])) for c in f.select("circle")
+                if c.select_one("title").get_text().startswith(row)]
+        assert all((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 >= 100 for a in dots for b in dots if a != b), dots
     ex = ex.with_heads(ex.model.heads)  # Positions shows the weights file's heads only
     positions = variant(page(site, "toy/positions"), ex.n_heads)
     orders = positions.select('figure[data-figure="order"]')
@@ -190,3 +199,47 @@ def test_the_figures_follow_the_weights(altered):
     assert bars == {f"p({new.model.show(i)}) = {fixed(new.p_last[i])}" for i in range(len(new.p_last))}
     changed = [i for i in range(len(old.p_last)) if fixed(old.p_last[i]) != fixed(new.p_last[i])]
     assert changed and all(f"p({old.model.show(i)}) = {fixed(old.p_last[i])}" not in bars for i in changed)
+
+
+# ---------------------------------------------------------------- notation as the book prints it
+
+LEAK = re.compile(r"[_^´]")
+
+
+def figure_texts(soup) -> list[str]:
+    """What a reader sees or hears of every figure: its drawn texts, its
+    marks' <title>s, its caption and key (the formulas in them left out:
+    MathJax prints those), its svgs' aria-labels; and the headers of every
+    table a script fills in (the live tables, data-live or an id sim-*)."""
+    for math in soup.select(".arithmatex"):
+        math.decompose()
+    out = []
+    for fig in soup.select("figure"):
+        out += [t.get_text() for t in fig.select("text, title, figcaption, .fig-key")]
+        # the model drawing's aria-labels are the helper "drawing"'s (model_drawing.band_aria): left to it
+        if fig.get("data-figure") not in ("model", "minimap"):
+            out += [s["aria-label"] for s in fig.select("svg[aria-label]")]
+        out += [e["title"] for e in fig.select("[title]")]
+    for table in soup.select("table[id^=sim-], [data-nano-live] table, table[data-live]"):
+        out += [th.get_text() for th in table.select("th")]
+    return out
+
+
+def test_no_figure_prints_an_underscore_or_a_caret(site):
+    """h₅ and u′₅, never h_5 or u´_5: on every page of the built site, no
+    figure text, title, caption, key or live table header shows a _, ^ or
+    ´ standing for a subscript, a power or a prime."""
+    pages = sorted(site.rglob("index.html"))
+    assert len(pages) > 25
+    seen, leaks = 0, []
+    for path in pages:
+        texts = figure_texts(BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser"))
+        seen += len(texts)
+        leaks += [(str(path.parent.relative_to(site)), t[:80]) for t in texts if LEAK.search(t)]
+    assert seen > 1000 and leaks == []
+
+
+def test_notation_writes_subscripts_and_primes():
+    assert draw.notation("u'_5") == 'u′<tspan baseline-shift="sub">5</tspan>'
+    assert draw.notation("W_{O} & <b>") == 'W<tspan baseline-shift="sub">O</tspan> &amp; &lt;b&gt;'
+    assert draw.plain("u'_12") == "u′₁₂" and draw.plain("h_5, column 1") == "h₅, column 1"

@@ -326,3 +326,14 @@ def test_figures_follow_altered_weights(altered, site):
     # the What changed counts do not depend on the weights: the same figures
     for name in ("modern-params", "modern-kv"):
         assert [titles(f) for f in figures_on(site, name)] == [titles(f) for f in figures_on(altered.site, name)]
+
+
+def test_the_kv_cache_lines_read_apart(site):
+    """On a log axis the cached work does not lie flat on zero: the two
+    lines are apart from the second point on, by more than a dot's size."""
+    fig, = figures_on(site, "modern-kv")
+    full, cached = [[tuple(map(float, p.split(","))) for p in line["points"].split()]
+                    for line in fig.select("polyline")]
+    assert full[0] == cached[0]     # one token: the same work, cache or not
+    assert all(c[1] - f[1] > 20 for f, c in zip(full[1:], cached[1:])), (full, cached)
+    assert "logarithmic" in fig.select_one("svg")["aria-label"]

@@ -2,6 +2,9 @@
 browser's numbers, equal to toycalc's; they fit a phone; axe is content."""
 from __future__ import annotations
 
+from pathlib import Path
+from urllib.request import urlopen
+
 import pytest
 
 from conftest import axe_violations
@@ -177,17 +180,62 @@ CONTRASTS = r"""() => {
 }"""
 
 
+def every_page() -> list[str]:
+    """Every page of the book, as its address ("/", "/toy/mlp/")."""
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    out = []
+    for md in sorted(docs.rglob("*.md")):
+        rel = md.relative_to(docs).with_suffix("")
+        if rel.parts[0] == "includes":
+            continue
+        parts = rel.parts[:-1] if rel.name == "index" else rel.parts
+        out.append("/" + "".join(f"{p}/" for p in parts))
+    return out
+
+
+PAGES = every_page()
+
+
+def with_figures(server, where) -> None:
+    """Skip a page whose built HTML holds no figure drawing (svg.fig)."""
+    html = urlopen(server + where).read().decode("utf-8")
+    if 'class="fig' not in html:
+        pytest.skip(f"{where} has no figure")
+
+
+def test_every_page_is_read():
+    assert len(PAGES) > 25 and "/" in PAGES and "/toy/mlp/" in PAGES
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("where", ["/", "/end-to-end/", "/toy/attention/", "/toy/generation/", "/toy/layernorm/",
-                                   "/toy/output/", "/toy/positions/", "/what-changed/", "/nano-gpt/output/",
-                                   "/nano-gpt/preliminaries/", "/nano-gpt/self-attention/",
-                                   "/nano-gpt/transformer/", "/simulator/"])
-def test_every_figure_text_keeps_its_contrast_in_both_schemes(visit, where, scheme):
+@pytest.mark.parametrize("where", PAGES)
+def test_every_figure_text_keeps_its_contrast_in_both_schemes(visit, server, where, scheme):
+    with_figures(server, where)
     page = visit(scheme=scheme).open(where)
     texts = page.evaluate(CONTRASTS)
     assert texts, f"{where}: no figure text found"
     low = [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5]
     assert low == [], f"{where} ({scheme}): {len(low)} of {len(texts)} texts under 4.5:1, e.g. {low[:5]}"
+
+
+# Each shown text of each figure, and each of its <tspan>s, at the size the
+# reader sees: its font size times the scale of its drawing on the screen
+# (a viewBox wider than the column shrinks its text; a turned text keeps
+# its size, hence the length of the CTM's first column).
+RENDERED_SIZES = r"""() => [...document.querySelectorAll('svg.fig text, svg.fig tspan')]
+  .filter((t) => t.getClientRects().length && t.checkVisibility())
+  .map((t) => { const m = t.getScreenCTM();
+                return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)]; })"""
+
+
+@pytest.mark.parametrize("where", PAGES)
+def test_no_figure_text_is_under_11_px_on_a_phone(visit, server, where):
+    with_figures(server, where)
+    page = visit(375).open(where)
+    sizes = page.evaluate(RENDERED_SIZES)
+    assert sizes, f"{where}: no figure text found"
+    small = [(text, round(px, 1)) for text, px in sizes if px < 11 - 1e-6]
+    assert small == [], f"{where}: {len(small)} of {len(sizes)} texts under 11 px at 375, e.g. {small[:5]}"
 
 
 SHOWN_MODEL = '.heads-variant:not([hidden]) figure[data-figure="model"]'
@@ -263,3 +311,40 @@ def test_live_tables_and_figures_print_the_books_notation(visit):
     seen += page.locator("#path .path-figure").all_text_contents()
     leaks = [line for text in seen for line in text.splitlines() if "_" in line or "^" in line]
     assert leaks == []
+
+
+def test_the_simulators_live_figures_and_tables_print_the_books_notation(visit):
+    """After a typed sentence, no figure or live table of the Simulator
+    shows a _ or ^ standing for a subscript or a power (its drawn texts,
+    captions, keys, <title>s and table headers)."""
+    page = visit().open("/simulator/")
+    page.wait_for_selector("#sim-softmax")
+    type_sentence(page, DOG)
+    seen = page.evaluate("""() => {
+      const out = [];
+      for (const f of document.querySelectorAll('#sim-results figure')) {
+        for (const t of f.querySelectorAll('text, title, figcaption, .fig-key')) out.push(t.textContent);
+      }
+      for (const th of document.querySelectorAll('#sim-results table th')) {
+        const c = th.cloneNode(true);
+        c.querySelectorAll('.arithmatex, mjx-container').forEach((m) => m.remove());
+        out.push(c.textContent);
+      }
+      return out;
+    }""")
+    assert len(seen) > 200
+    leaks = [t for t in seen if "_" in t or "^" in t or "´" in t]
+    assert leaks == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_zero_is_drawn_as_the_key_shows_it(visit, scheme):
+    """A cell whose number is 0 is the key's grey, at full strength (its
+    strength would make it blank, and the key says grey)."""
+    page = visit(scheme=scheme).open("/simulator/")
+    cell, key = page.evaluate("""() => {
+      const z = [...document.querySelectorAll('svg.fig rect.v-zero')].find((r) => r.checkVisibility());
+      const k = document.querySelector('.fig-legend .swatch.v-zero');
+      return [[getComputedStyle(z).fill, getComputedStyle(z).fillOpacity], getComputedStyle(k).backgroundColor];
+    }""")
+    assert cell == [key, "1"]

@@ -294,13 +294,16 @@ def test_a_formula_and_the_punctuation_touching_it_stay_together():
 
 def test_the_contributor_page_says_what_every_colour_means(site):
     """The visual language's table (docs/contributing.md) names every colour
-    variable the book defines (book.css), each with what it means."""
+    variable the book defines (book.css, and figures.css's categorical
+    palette), each with what it means."""
     import re
     from conftest import ROOT, page
-    css = (ROOT / "docs" / "stylesheets" / "book.css").read_text(encoding="utf-8")
-    defined = set(re.findall(r"(--toy-[a-z-]+)\s*:", css))
+    css = "".join((ROOT / "docs" / "stylesheets" / name).read_text(encoding="utf-8")
+                  for name in ("book.css", "figures.css"))
+    defined = set(re.findall(r"(--toy-[a-z0-9-]+)\s*:", css))
+    assert {f"--toy-cat-{k}" for k in range(1, 6)} <= defined
     tables = [t for t in page(site, "contributing").select("table") if t.th and t.th.get_text() == "colour or mark"]
     assert len(tables) == 1
-    named = set(re.findall(r"--toy-[a-z-]+", tables[0].get_text()))
+    named = set(re.findall(r"--toy-[a-z0-9-]+", tables[0].get_text()))
     assert defined - named == set()
     assert len(tables[0].select("tbody tr")) >= 10

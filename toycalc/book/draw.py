@@ -11,10 +11,15 @@ Conventions:
 - every mark that stands for a number carries it in its <title>, printed
   as the page prints it (render.fixed: three places, a true minus sign),
   so a hover shows it and a test reads it;
-- one colour scale for the book: blue for negative, orange for positive,
-  the strength of the colour for the size (|value| / the largest |value|
-  of the drawing). The colours are CSS variables (docs/stylesheets/
-  figures.css), so a dark scheme only changes the variables;
+- one visual language (docs/contributing.md's table): blue for negative,
+  orange for positive, the strength of the colour for the size (|value| /
+  the largest |value| of the drawing), a zero grey; purple, from pale to
+  full, for a weight or probability in [0, 1]; the categorical colours
+  s1 .. s5 for names (series, letters); the one chosen mark outlined in
+  the accent colour, with a word. The colours are CSS variables
+  (docs/stylesheets/figures.css), so a dark scheme only changes them;
+- every drawing has its key beside it (signed_key, prob_key, or a series
+  key inside the drawing);
 - a figure is a <figure data-figure="..."> whose <svg> has role="img" and
   an aria-label saying what it shows.
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
 from .render import fixed
 from ..model.mirror import mirrored
@@ -57,9 +63,11 @@ def largest(rows) -> float:
 
 
 @mirrored("draw.js")
-def cell(x: int, y: int, w: int, h: int, value: float, scale: float, title: str) -> str:
-    """One coloured cell."""
-    return (f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="v-{sign(value)}" '
+def cell(x: int, y: int, w: int, h: int, value: float, scale: float, title: str, kind: str = "signed") -> str:
+    """One coloured cell: kind "signed" (blue, grey, orange) or "prob"
+    (purple, a weight or probability in [0, 1])."""
+    cls = "v-prob" if kind == "prob" else f"v-{sign(value)}"
+    return (f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="{cls}" '
             f'fill-opacity="{strength(value / scale)}"><title>{esc(title)}: {fixed(value)}</title></rect>')
 
 
@@ -80,7 +88,8 @@ def masked_cells(boxes: list[tuple[int, int, int, int]]) -> str:
 
 
 @mirrored("draw.js")
-def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = None) -> str:
+def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = None,
+         kind: str = "signed") -> str:
     """A matrix of cells, row by row; titles[i][j] names cell (i, j); a
     value None is masked (see masked_cells). The masked mark goes first, so
     that a row more (a token more) is drawn by appending."""
@@ -92,7 +101,7 @@ def grid(M, titles, size: int, x0: int = 0, y0: int = 0, scale: float | None = N
             if v is None:
                 masked.append((x, y, size, size))
             else:
-                cells.append(cell(x, y, size, size, v, scale, titles[i][j]))
+                cells.append(cell(x, y, size, size, v, scale, titles[i][j], kind))
     return masked_cells(masked) + "".join(cells)
 
 
@@ -131,7 +140,7 @@ def attention_svg(tokens: list[str], weights, head: int) -> str:
         body.append(label(left - 6, top + i * size + 19, tokens[i], "end"))
         body.append(label(left + i * size + 15, top - 6, str(i + 1), "middle"))
         body.extend(cell(left + j * size, top + i * size, size, size, weights[i][j], 1.0,
-                         f"head {head}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})")
+                         f"head {head}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})", "prob")
                     for j in range(i + 1))
     return svg(left + T * size + 2, top + T * size + 2,
                f"Head {head}: a heat-map of the attention weights, one row per query, one column per key "
@@ -166,8 +175,10 @@ def attention_lines_svg(tokens: list[str], weights, head: int) -> str:
 @mirrored("draw.js")
 def bars_svg(labels: list[str], values, aria: str, top: int | None = None, greyed=(), what: str = "p") -> str:
     """Horizontal bars for values in [0, 1], one per label, the value
-    printed after each bar; `top` is drawn in the top colour, `greyed`
-    (indexes) in grey (cut away by top-k or top-p)."""
+    printed after each bar; `top` (the largest: the one greedy decoding
+    picks) is outlined in the accent colour, its label bold and its value
+    followed by "largest"; `greyed` (indexes) in grey (cut away by top-k or
+    top-p)."""
     row, span = 18, 200
     left = max(text_width(t) for t in labels) + 8
     body = []
@@ -175,11 +186,12 @@ def bars_svg(labels: list[str], values, aria: str, top: int | None = None, greye
         y = k * row
         cls = "bar-cut" if k in greyed else "bar-top" if k == top else "bar"
         width = math.floor(v * span + 0.5)
-        body.append(label(left - 6, y + 13, name, "end"))
+        body.append(label(left - 6, y + 13, name, "end", "lbl top" if k == top else "lbl"))
         body.append(f'<rect x="{left}" y="{y + 3}" width="{width}" height="{row - 6}" class="{cls}">'
                     f"<title>{what}({esc(name)}) = {fixed(v)}</title></rect>")
-        body.append(label(left + width + 4, y + 13, fixed(v), cls="val"))
-    return svg(left + span + 48, len(labels) * row, aria, "".join(body))
+        body.append(label(left + width + 4, y + 13, fixed(v) + (" largest" if k == top else ""),
+                          cls="val top" if k == top else "val"))
+    return svg(left + span + 48 + (56 if top is not None else 0), len(labels) * row, aria, "".join(body))
 
 
 @mirrored("draw.js")
@@ -190,12 +202,28 @@ def figure(kind: str, body: str, caption: str = "", **data) -> str:
     return f'<figure class="toy-figure" data-figure="{kind}"{attrs}>{body}{cap}</figure>'
 
 
-def legend() -> str:
-    """The colour scale, in words and three swatches."""
-    return ('<p class="fig-legend"><span class="swatch v-neg"></span> negative '
+def signed_key() -> str:
+    """The key of a drawing of signed numbers, beside it."""
+    return ('<p class="fig-legend fig-key"><span class="swatch v-neg"></span> negative '
             '<span class="swatch v-zero"></span> zero <span class="swatch v-pos"></span> positive; '
             "the stronger the colour, the larger the number (full colour: the largest of the drawing). "
             "Point at a cell to read its value.</p>")
+
+
+@mirrored("draw.js")
+def prob_key(what: str = "weight", masked: bool = False, lines: bool = False) -> str:
+    """The key of a drawing of weights (or probabilities) in [0, 1], beside
+    it: the purple scale from 0 (blank) to 1 in quarters, the hatched
+    masked cell, the lines."""
+    steps = "".join(f'<span class="swatch v-prob q{q}"></span>' for q in range(5))
+    return (f'<p class="fig-legend fig-key">{esc(what)}: 0 {steps} 1'
+            + ('; <span class="swatch v-masked"></span> masked: a later key' if masked else "")
+            + ("; the thicker the line, the larger the weight" if lines else "") + "</p>")
+
+
+def legend() -> str:
+    """The signed scale in words, for a page whose drawings share it."""
+    return signed_key()
 
 
 # ---------------------------------------------------------------- build-time only (not mirrored)
@@ -204,7 +232,10 @@ def paired_bars_svg(labels: list[str], a, b, names: tuple[str, str], aria: str, 
     """Two bars per label, a (solid) over b (pale), values in [0, 1]."""
     row, span = 26, 200
     left = max(text_width(t) for t in labels) + 8
-    body = [label(left, 10, f"■ {names[0]}", cls="hdr"), label(left + 110, 10, f"□ {names[1]}", cls="hdr")]
+    # the key: a swatch of each kind of bar and its name
+    body = [f'<rect x="{left}" y="1" width="12" height="10" class="bar"/>', label(left + 16, 10, names[0], cls="hdr"),
+            f'<rect x="{left + 110}" y="1" width="12" height="10" class="bar-alt"/>',
+            label(left + 126, 10, names[1], cls="hdr")]
     for k, name in enumerate(labels):
         y = 16 + k * row
         body.append(label(left - 6, y + 14, name, "end"))
@@ -217,34 +248,68 @@ def paired_bars_svg(labels: list[str], a, b, names: tuple[str, str], aria: str, 
     return svg(left + span + 48, 16 + len(labels) * row, aria, "".join(body))
 
 
-def number_line_svg(rows: list[tuple[str, list[float]]], marks: list[tuple[int, str, float]], aria: str) -> str:
-    """Values as dots on one number line per row (a shared axis with ticks
-    at the integers); marks (row, name, value) draw a labelled tick, such as
-    a row's mean."""
-    values = [v for _, vs in rows for v in vs] + [v for _, _, v in marks]
+SUBSCRIPT = re.compile(r"_(\{[^}]*\}|[A-Za-z0-9]+)")
+
+
+def notation(text: str) -> str:
+    """A name as the book prints it, for an SVG <text>: "u'_5" becomes u′
+    with 5 as a subscript (a <tspan> shifted below the line, at the same
+    size, so that it keeps the 11 px a phone needs); escaped."""
+    out, last = [], 0
+    for m in SUBSCRIPT.finditer(text):
+        out.append(esc(text[last:m.start()].replace("'", "′")))
+        out.append(f'<tspan baseline-shift="sub">{esc(m.group(1).strip("{}"))}</tspan>')
+        last = m.end()
+    return "".join(out) + esc(text[last:].replace("'", "′"))
+
+
+def plain(text: str) -> str:
+    """The same name as plain text, for a <title> (no markup there): u′₅."""
+    digits = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+    text = SUBSCRIPT.sub(lambda m: m.group(1).strip("{}").translate(digits), text)
+    return text.replace("'", "′")
+
+
+def number_line_svg(rows: list[tuple[str, list[float]]], spreads: list[tuple[str, float, float]],
+                    aria: str) -> str:
+    """Values as dots on one number line per row (ticks at the integers);
+    spreads[k] = (what, mean, standard deviation) of row k, drawn as the
+    mean's dashed mark, labelled μ, under a bracket from μ − σ to μ + σ
+    labelled σ on each side. Names take notation() ("h_5"). Dots closer
+    than their size are lifted one above the other, so none hides
+    another."""
+    values = [v for _, vs in rows for v in vs] + [m + s * d for _, m, s in spreads for d in (-1, 1)]
     lo, hi = math.floor(min(values + [0.0])), math.ceil(max(values + [0.0]))
     lo, hi = (lo, hi) if hi > lo else (lo - 1, hi + 1)
-    left, span, row = 60, 360, 44
+    left, span, pitch, r = 52, 270, 72, 5
 
-    def x(v: float) -> str:
-        return f"{left + (v - lo) / (hi - lo) * span:.1f}"
+    def x(v: float) -> float:
+        return left + (v - lo) / (hi - lo) * span
     body = []
-    for k, (name, vs) in enumerate(rows):
-        y = 20 + k * row
-        body.append(label(left - 8, y + 4, name, "end"))
+    for k, ((name, vs), (what, mu, sigma)) in enumerate(zip(rows, spreads)):
+        y = 44 + k * pitch
+        body.append(f'<text x="{left - 16}" y="{y + 4}" class="lbl math" text-anchor="end">{notation(name)}</text>')
         body.append(f'<line x1="{left}" y1="{y}" x2="{left + span}" y2="{y}" class="axis"/>')
         for t in range(lo, hi + 1):
-            body.append(f'<line x1="{x(t)}" y1="{y - 3}" x2="{x(t)}" y2="{y + 3}" class="axis"/>')
-            body.append(label(int(float(x(t))), y + 16, fixed(t, 0), "middle", "val"))
-        for c, v in enumerate(vs):
-            body.append(f'<circle cx="{x(v)}" cy="{y}" r="5" class="dot v-{sign(v)}">'
-                        f"<title>{esc(name)}, column {c + 1}: {fixed(v)}</title></circle>")
-    for k, name, v in marks:
-        y = 20 + k * row
-        body.append(f'<line x1="{x(v)}" y1="{y - 10}" x2="{x(v)}" y2="{y + 10}" class="mark">'
-                    f"<title>{esc(name)} = {fixed(v)}</title></line>")
-        body.append(label(int(float(x(v))), y - 12, name, "middle", "hdr"))
-    return svg(left + span + 20, 20 + len(rows) * row, aria, "".join(body))
+            body.append(f'<line x1="{at(x(t))}" y1="{y - 3}" x2="{at(x(t))}" y2="{y + 3}" class="axis"/>')
+            body.append(label(int(x(t) + 0.5), y + 17, fixed(t, 0), "middle", "val"))
+        # the spread: a bracket over the row from μ − σ to μ + σ, and the mean's mark
+        b = y - 26
+        body.append(f'<path class="spread" d="M{at(x(mu - sigma))} {b + 4}V{b}H{at(x(mu + sigma))}V{b + 4}">'
+                    f"<title>{esc(plain(what))}: standard deviation σ = {fixed(sigma)}</title></path>")
+        body.append(label(int(x(mu - sigma / 2) + 0.5), b - 4, "σ", "middle", "lbl math"))
+        body.append(label(int(x(mu + sigma / 2) + 0.5), b - 4, "σ", "middle", "lbl math"))
+        body.append(f'<line x1="{at(x(mu))}" y1="{b}" x2="{at(x(mu))}" y2="{y + 8}" class="mark">'
+                    f"<title>{esc(plain(what))}: mean μ = {fixed(mu)}</title></line>")
+        body.append(label(int(x(mu) + 0.5), b - 4, "μ", "middle", "lbl math"))
+        placed: list[tuple[float, int]] = []
+        for c in sorted(range(len(vs)), key=lambda c: vs[c]):
+            cx = x(vs[c])
+            level = next(n for n in range(len(vs)) if all(abs(cx - px) >= 2 * r + 1 or pl != n for px, pl in placed))
+            placed.append((cx, level))
+            body.append(f'<circle cx="{at(cx)}" cy="{y - level * (2 * r + 1)}" r="{r}" class="dot v-{sign(vs[c])}">'
+                        f"<title>{esc(plain(name))}, column {c + 1}: {fixed(vs[c])}</title></circle>")
+    return svg(left + span + 16, 20 + len(rows) * pitch, aria, "".join(body))
 
 # ---------------------------------------------------------------- charts: axes, lines, stacked bars, arrows
 # The nano-gpt chapter and "What changed since 2017" draw them; the lines
@@ -368,7 +433,7 @@ def stacked_bars_svg(labels: list[str], names: list[str], rows, titles, aria: st
 
 def arrows_svg(arrows, aria: str, size: int = 180, arcs=()) -> str:
     """Vectors in the plane from the origin at the centre: arrows is a list
-    of (name, x, y, cls, title); cls "s1".."s5", with " dashed" for a ghost.
+    of (name, x, y, cls, title), the name in notation() ("q_3"); cls "s1".."s5", with " dashed" for a ghost.
     arcs: (radius share, from angle, to angle, cls, title), angles in
     radians counter-clockwise, drawn as the turn from one to the other.
     The drawing's scale: the longest arrow reaches 70% of the half size."""
@@ -395,14 +460,13 @@ def arrows_svg(arrows, aria: str, size: int = 180, arcs=()) -> str:
         body.append(f'<g class="arrow {cls}"><title>{esc(title)}</title>'
                     f'<path d="M{at(c)} {at(c)}L{at(tx)} {at(ty)}"/>'
                     f'<path class="head" d="M{at(tx)} {at(ty)}L{at(p1[0])} {at(p1[1])}L{at(p2[0])} {at(p2[1])}Z"/></g>')
-        # the name just beyond the tip, or beside it when an earlier name sits there
+        # the name on the arrow's own line, just beyond its tip; further out
+        # along that line when an earlier name sits there
         ux, uy = math.cos(angle), -math.sin(angle)
-        spots = [(tx + 10 * ux, ty + 10 * uy), (tx + 10 * ux - 12 * uy, ty + 10 * uy + 12 * ux),
-                 (tx + 10 * ux + 12 * uy, ty + 10 * uy - 12 * ux), (tx + 24 * ux, ty + 24 * uy)]
-        for sx, sy in spots:
-            lx, ly = int(sx + 0.5), int(sy + 4.5)
+        for out in (12, 24, 36, 48):
+            lx, ly = int(tx + out * ux + 0.5), int(ty + out * uy + 4.5)
             if all(abs(lx - px) >= text_width(name) + 2 or abs(ly - py) >= 12 for px, py in placed):
                 break
         placed.append((lx, ly))
-        body.append(label(lx, ly, name, "middle", "val"))
+        body.append(f'<text x="{lx}" y="{ly}" class="lbl math" text-anchor="middle">{notation(name)}</text>')
     return svg(size, size, aria, "".join(body))

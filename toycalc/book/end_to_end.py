@@ -14,7 +14,7 @@ import numpy as np
 
 from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
-from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
+from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend, prob_key
 from .example import Example, random_row
 from . import model_drawing
 from .render import (aligned, aligned_rows, approx_count, count, fixed, html_table, inline_math as im,
@@ -474,7 +474,8 @@ def attention_figure(ex: Example, view: str = "both") -> str:
         drawings = ([attention_svg(tokens, w, h + 1)] if view != "lines" else []) + \
                    ([attention_lines_svg(tokens, w, h + 1)] if view != "map" else [])
         parts.append(figure("attention", "".join(drawings), f"Head {h + 1}", head=h + 1))
-    return f'<div class="fig-row">{"".join(parts)}</div>'
+    key = prob_key("weight", masked=view != "lines", lines=view != "map")   # one for the heads' row
+    return f'<div class="fig-row">{"".join(parts)}</div>{key}'
 
 
 @mirrored("end_to_end.js")

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..model import gpt, inference, nanogpt, sizes
-from .draw import arrows_svg, figure, line_chart_svg, nice_ticks, stacked_bars_svg
+from .draw import arrows_svg, figure, line_chart_svg, stacked_bars_svg
 from .example import Example
 from .part import Part
 from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector, tiny,
@@ -429,8 +429,9 @@ def _generation(ex: Example) -> list[dict]:
 # Where the parameters sit: sizes.count_params' pieces, in four places and the rest
 PLACES = (("embedding", ("E", "P")), ("attention", ("W_QKV", "W_O")), ("MLP", ("W_MLP",)),
           ("output", ("W_U",)), ("other", ("biases", "layernorm")))
-PLACE_SYMBOLS = {"embedding": "E, P", "attention": "W_Q, W_K, W_V, W_O", "MLP": "the MLP matrices",
-                 "output": "W_U", "other": "biases and norm weights"}
+# in words: a <title> takes no subscript, and W_Q there would read as a name with an underscore
+PLACE_SYMBOLS = {"embedding": "E, P", "attention": "the query, key, value and output matrices",
+                 "MLP": "the MLP matrices", "output": "the unembedding matrix", "other": "biases and norm weights"}
 SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
@@ -451,7 +452,7 @@ def params_figure(ex: Example) -> str:
     drawing = stacked_bars_svg([m for m, _ in models_], names, rows, titles,
                                "Two stacked bars, GPT-2 small and Llama 2 7B, each cut into the shares of "
                                "its parameters in the embedding, attention, the MLP, the output layer and "
-                               "the rest; the total is printed after each bar", totals, span=200)
+                               "the rest; the total is printed after each bar", totals, span=150)
     return figure("modern-params", drawing,
                   "Each bar is one model's parameters, whatever their number (printed after the bar); "
                   "point at a piece for its count")
@@ -468,22 +469,34 @@ def kv_figure(ex: Example, step: int = 64) -> str:
     lengths = [1] + list(range(step, cfg.n_ctx + 1, step))
     full = [(t, sizes.multiply_adds(cfg, t, t)) for t in lengths]
     cached = [(t, sizes.multiply_adds(cfg, t, 1)) for t in lengths]
-    unit = 1e9
-    series = [(name, [(t, w / unit) for t, w in work],
+    # on a log axis: the cached work is a thousandth of the other at the end,
+    # and a linear axis would lay it flat on zero; a step up is ten times more
+    series = [(name, [(t, math.log10(w)) for t, w in work],
                [f"GPT-2 small, text length {count(t)}, {name}: {count(w)} multiply-adds" for t, w in work])
-              for name, work in (("the whole text again", full), ("with the KV cache", cached))]
-    xs, ys = [q * cfg.n_ctx // 4 for q in range(5)], nice_ticks(0, full[-1][1] / unit, 5)
+              for name, work in (("without the cache", full), ("with the KV cache", cached))]
+    ws = [w for work in (full, cached) for _, w in work]
+    powers = range(math.floor(math.log10(min(ws))), math.ceil(math.log10(max(ws))) + 1)
+    xs = [q * cfg.n_ctx // 4 for q in range(5)]
     drawing = line_chart_svg(
-        series, f"Two lines against the length of the text, 1 to {count(cfg.n_ctx)}: GPT-2 small's "
-                f"multiply-adds for one more token when it runs the whole text again (rising to "
-                f"{count(full[-1][1])}) and when it reads the KV cache (about flat, "
+        series, f"Two lines against the length of the text, 1 to {count(cfg.n_ctx)}, on a logarithmic "
+                f"scale of work: GPT-2 small's multiply-adds for one more token when it runs the whole text "
+                f"again (rising to {count(full[-1][1])}) and when it reads the KV cache (about flat, "
                 f"{count(cached[-1][1])} at the end)",
-        [(v, count(int(v))) for v in xs], [(v, _tick(v)) for v in ys],
-        x_label="length of the text (tokens)", y_label="multiply-adds for one more token, in billions",
-        width=440, height=240)
+        [(v, count(int(v))) for v in xs], [(float(k), _power(k)) for k in powers],
+        x_label="length of the text (tokens)", y_label="multiply-adds for one more token (log scale)",
+        width=336, height=240)
+    ratio = full[-1][1] / cached[-1][1]
     return figure("modern-kv", drawing,
-                  "The work for one more token: without the cache it grows with the text, with it it "
-                  "stays near the work of a single row; point at a dot for the exact count")
+                  "The work for one more token, each step up the axis ten times more: without the cache it "
+                  f"grows with the text, with it it stays near the work of a single row ({ratio:.0f} times "
+                  f"less at {count(cfg.n_ctx)} tokens); point at a dot for the exact count")
+
+
+def _power(k: int) -> str:
+    """10^k as the axis prints it: 1, 10, 100, 1,000 ... up to a thousand, then 10⁴ (a real superscript)."""
+    if 0 <= k <= 3:
+        return count(10 ** k)
+    return "10" + str(k).replace("-", "⁻").translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 @what_changed.figure("rope")
@@ -512,7 +525,7 @@ def rope_figure(ex: Example, head: int = 1) -> str:
                 arrows.insert(0, (name, float(v[0]), float(v[1]), cls + " dashed", title))
                 arcs.append((radius, _angle(v), _angle(v) + turn, cls,
                              f"{name} turned for position {pos}: {fixed(turn)} radians"))
-            arrows.append((f"{name}{_sub(pos)}", float(w[0]), float(w[1]), cls,
+            arrows.append((f"{name}_{pos}", float(w[0]), float(w[1]), cls,
                            f"{name} placed at position {pos}, turned by {fixed(turn)} radians: {_pair(w)}"))
         angle = _angle(turned["q"]) - _angle(turned["k"])
         angle = math.atan2(math.sin(angle), math.cos(angle))
@@ -524,7 +537,11 @@ def rope_figure(ex: Example, head: int = 1) -> str:
                              arcs=arcs)
         parts.append(figure("modern-rope", drawing, f"q at {m}, k at {n}<br>distance {m - n}, angle "
                                                     f"{fixed(angle)}", m=m, n=n))
-    return f'<div class="fig-row">{"".join(parts)}</div>'
+    key = ('<p class="fig-legend fig-key"><span class="swatch s1"></span> q '
+           '<span class="swatch s2"></span> k; <span class="key-line"></span> placed at its position '
+           '(turned), <span class="key-line dashed"></span> before the turn; the arc near the centre: '
+           "the angle from k to q. Point at an arrow for its numbers.</p>")
+    return f'<div class="fig-row">{"".join(parts)}</div>{key}'
 
 
 def _angle(v) -> float:
@@ -542,7 +559,3 @@ def _sub(n: int) -> str:
 def _share_text(part: int, total: int) -> str:
     """_share as plain text, for a <title>."""
     return "< 0.1%" if 0 < part < total / 2000 else f"{100 * part / total:.1f}%"
-
-
-def _tick(v: float) -> str:
-    return f"{v:.2f}".rstrip("0").rstrip(".").replace("-", "\u2212") if v else "0"

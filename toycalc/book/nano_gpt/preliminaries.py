@@ -70,7 +70,7 @@ def loss_figure(run: Run) -> str:
         f"A line: the training loss of each of the {count(steps)} steps, from {fixed(curve[0])} "
         f"at the first to {fixed(curve[-1])} at the last",
         [(v, tick(v)) for v in xs], [(v, tick(v)) for v in ys],
-        x_label="training step", y_label="loss on the step's batch", width=420, height=220)
+        x_label="training step", y_label="loss on the step's batch", width=336, height=220)
     return figure("nano-loss", drawing,
                   f"The loss on each step's batch of {rec.get('batch', '?')} inputs; point at a dot for its value")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import nanogpt, sizes
-from ..draw import figure, grid, label, svg
+from ..draw import figure, grid, label, prob_key, svg
 from ..nano_example import Run
 from ..render import aligned, aligned_rows, fixed, html_table, inline_math as im, plain, tex
 from .cells import activations, heat, weights, kind_words
@@ -133,12 +133,12 @@ def attention_figure(run: Run) -> str:
             M = [[float(a[t, j]) if j <= t else None for j in range(T)] for t in range(T)]
             titles = [[f"block {b + 1}, head {h + 1}: t = {t} ({letters[t]}) reads j = {j} ({letters[j]})"
                        for j in range(T)] for t in range(T)]
-            body.append(grid(M, titles, size, left + h * (T * size + gap), y, scale=1.0))
+            body.append(grid(M, titles, size, left + h * (T * size + gap), y, scale=1.0, kind="prob"))
     width, height = left + H * T * size + (H - 1) * gap + 2, top + B * T * size + (B - 1) * gap + 2
     drawing = svg(width, height, f"The attention weights of the {H} heads (columns) of the {B} blocks (rows): "
                                  f"in each small map a row per time step t reading a column per earlier "
                                  f"step j, the darker the larger; the future is hatched", "".join(body))
-    return figure("nano-attention", drawing,
+    return figure("nano-attention", drawing + prob_key("weight", masked=True),
                   f"The {B * H} attention matrices on {plain(run.text)}: rows are the queries t = 0 "
                   f"to {T - 1}, columns the keys j, both labelled with their letters")
 

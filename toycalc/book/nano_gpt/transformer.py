@@ -37,6 +37,9 @@ def looks_table(run: Run, t: int = 5) -> str:
                       body, caption=f"Where each head looks most from t = {t}: the letter, its time step and its weight")
 
 
+SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"   # the axis's names as the book prints them: h₁, not h1 (one digit: blocks 1 to 9)
+
+
 @nano_gpt.figure("residual", live=True)
 def residual_figure(run: Run, t: int = 5) -> str:
     """The length of column t of the residual stream as it passes the
@@ -50,7 +53,7 @@ def residual_figure(run: Run, t: int = 5) -> str:
         for name, where in (("h", "attention"), ("y", "MLP")):
             points.append(float(np.linalg.norm(b[name][t])))
             names.append((f"t = {t}, after block {k + 1}'s {where}: {NORM_SIGN}{name}{NORM_SIGN}",
-                          f"{name}{k + 1}"))
+                          f"{name}{SUBSCRIPTS[k + 1]}"))
     titles = [f"{n} = {fixed(v)}" for (n, _), v in zip(names, points)]
     ys = nice_ticks(0, max(points), 4)
     drawing = line_chart_svg(
@@ -58,8 +61,8 @@ def residual_figure(run: Run, t: int = 5) -> str:
         f"A line: the length of the column t = {t} on entering the first block ({fixed(points[0])}), "
         f"after each block's attention and after each MLP, to {fixed(points[-1])} on leaving the last",
         [(k, short) for k, (_, short) in enumerate(names)], [(v, tick(v)) for v in ys],
-        x_label="x: the input; h, y: after attention, after the MLP of block 1, 2, 3",
-        y_label=f"length of the column t = {t}", width=420, height=220)
+        x_label="h, y: after attention, after the MLP",
+        y_label=f"length of the column t = {t}", width=336, height=220)
     return figure("nano-residual", drawing,
                   f"The length of the column t = {t} after each part of each block; point at a dot "
                   "for its value")

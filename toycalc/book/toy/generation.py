@@ -173,7 +173,8 @@ def filter_figure(ex: Example) -> str:
                              ("top-p", keep(p, top_p=TOP_P), f"top-p, {im(f'p = {short(TOP_P)}')}")):
         cut = [k for k, i in enumerate(order) if q[i] == 0]
         panels.append(figure("filter", bars_svg(labels, values, f"p of each next token; the tokens {name} "
-                                                "cuts away are grey", top=0, greyed=cut), caption, rule=name))
+                                                "cuts away are grey", top=0, greyed=cut),
+                              f"{caption}; grey: cut away", rule=name))
     return f'<div class="fig-row">{"".join(panels)}</div>'
 
 

@@ -36,6 +36,9 @@ def ln_h_formula(ex: Example) -> str:
 
 
 PRIME = "u^\\prime_{t}"
+SIGN_KEY = ('<p class="fig-legend fig-key"><span class="swatch v-neg"></span> a negative number '
+            '<span class="swatch v-pos"></span> a positive one; the dashed mark: the row\'s mean μ, the '
+            "bracket: one standard deviation σ either side. Point at a dot for its value.</p>")
 
 
 @toy.figure("layernorm")
@@ -52,11 +55,17 @@ def layernorm_figure(ex: Example, t: int = 0) -> str:
     b = ex.block
     h, u2 = b["h"][t - 1], b["u2"][t - 1]
     return figure("layernorm", number_line_svg(
-        [(f"h_{t}", h.tolist()), (f"u′_{t}", u2.tolist())],
-        [(0, "μ", float(b["mu2"][t - 1])), (1, "mean", float(u2.mean()))],
-        f"The {len(h)} numbers of h_{t} and of u′_{t} = LN(h_{t}) on a number line, with their means"),
-        f"{im(f'h_{t}')} and {im(PRIME.format(t=t))} = LN({im(f'h_{t}')}): centred on its mean, "
-        f"scaled by its spread (with {ex.n_heads} head{'s' * (ex.n_heads > 1)})")
+        [(f"h_{t}", h.tolist()), (f"u'_{t}", u2.tolist())],
+        [(f"h_{t}", float(b["mu2"][t - 1]), float(b["sigma2"][t - 1])),
+         (f"u'_{t}", float(u2.mean()), float(u2.std()))],
+        f"The {len(h)} numbers of h{_sub(t)} and of u′{_sub(t)} = LN(h{_sub(t)}) on a number line, each row "
+        "with its mean μ and a bracket one standard deviation σ to either side") + SIGN_KEY,
+        f"{im(f'h_{t}')} and {im(PRIME.format(t=t))} = LN({im(f'h_{t}')}): centred on its mean μ, "
+        f"divided by its spread σ (with {ex.n_heads} head{'s' * (ex.n_heads > 1)})")
+
+
+def _sub(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 @toy.number("eps")

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...model import gpt
 from ..example import Example
+from ..draw import at, label, svg
 from ..render import fixed, html_table, inline_math as im, short, tex, token_code, vector
 from .shared import toy
 
@@ -22,30 +23,59 @@ def gelu_table(ex: Example) -> str:
 
 @toy.table("gelu_curve")
 def gelu_curve(ex: Example) -> str:
-    """GELU drawn as an SVG polyline through computed points, with the
-    last row's eight inputs u'W_1 marked on it."""
-    W, H, lo, hi, ylo, yhi = 320, 200, -4.0, 4.0, -1.0, 4.0
-    sx = lambda x: 20 + (x - lo) / (hi - lo) * (W - 40)       # noqa: E731
-    sy = lambda y: H - 20 - (y - ylo) / (yhi - ylo) * (H - 40)  # noqa: E731
-    xs = np.linspace(lo, hi, 161)
-    curve = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, gpt.gelu(xs)))
+    """GELU drawn through computed points on labelled axes, with the last
+    row's eight inputs u′W₁ as dots on it; each dot's value is printed above
+    the plot, joined to its dot by a thin line, the labels spread apart so
+    that inputs a few hundredths apart still read apart."""
+    lo, hi, ylo, yhi = -3.0, 3.0, -0.5, 3.0
+    W, left, right, top, bottom = 340, 34, 326, 72, 226     # the plot's box
+    sx = lambda x: left + (x - lo) / (hi - lo) * (right - left)       # noqa: E731
+    sy = lambda y: bottom - (y - ylo) / (yhi - ylo) * (bottom - top)  # noqa: E731
+    xs = np.linspace(lo, hi, 121)
+    curve = " ".join(f"{at(sx(x))},{at(sy(y))}" for x, y in zip(xs, gpt.gelu(xs)))
     pre = ex.block["mlp_pre"][-1]
-    dots = "".join(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3.5"/>'
-                   for x, y in zip(pre, gpt.gelu(pre)))
-    ticks = "".join(f'<text x="{sx(x):.1f}" y="{H - 4}" text-anchor="middle">{short(x)}</text>'
-                    for x in (-4, -2, 0, 2, 4))
-    ticks += "".join(f'<text x="{sx(0) - 4:.1f}" y="{sy(y) + 4:.1f}" text-anchor="end">{short(y)}</text>'
-                     for y in (2, 4))
-    label = (f"The GELU curve from {short(lo)} to {short(hi)}, drawn through {len(xs)} computed "
-             f"points; the dots are the {len(pre)} values of the last row before GELU.")
-    return (f'<figure id="figure-gelu" class="gelu-curve">'
-            f'<svg viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="{label}" '
-            f'font-size="11" fill="currentColor">'
-            f'<line x1="20" y1="{sy(0):.1f}" x2="{W - 20}" y2="{sy(0):.1f}" stroke="currentColor" stroke-opacity="0.4"/>'
-            f'<line x1="{sx(0):.1f}" y1="20" x2="{sx(0):.1f}" y2="{H - 20}" stroke="currentColor" stroke-opacity="0.4"/>'
-            f'{ticks}<polyline points="{curve}" fill="none" stroke="currentColor" stroke-width="2"/>'
-            f'<g fill="var(--md-accent-fg-color, #526cfe)">{dots}</g></svg>'
-            f"<figcaption>{label}</figcaption></figure>")
+    t = len(ex.ids)
+    body = [f'<path class="grid" d="M{left} {at(sy(0))}H{right}M{at(sx(0))} {top}V{bottom}"/>',
+            f'<path class="axis" d="M{left} {top}V{bottom}H{right}"/>']
+    for x in range(int(lo), int(hi) + 1):
+        body.append(f'<path class="tick" d="M{at(sx(x))} {bottom}v4"/>')
+        body.append(label(int(sx(x) + 0.5), bottom + 16, short(float(x)), "middle", "val"))
+    for y in range(0, int(yhi) + 1):
+        body.append(label(left - 5, int(sy(y) + 4.5), short(float(y)), "end", "val"))
+    body.append(label(right, bottom + 30, "x", "end", "hdr"))
+    body.append(label(left + 6, top + 10, "GELU(x)", cls="hdr"))
+    body.append(f'<polyline class="series curve" points="{curve}"/>')
+    # the labels: in the order of their values, at least 13 px apart, centred on their dots
+    order = sorted(range(len(pre)), key=lambda c: pre[c])
+    want = [sx(pre[c]) for c in order]
+    ahead, back = list(want), list(want)
+    for k in range(1, len(want)):
+        ahead[k] = max(ahead[k], ahead[k - 1] + 13)
+    for k in range(len(want) - 2, -1, -1):
+        back[k] = min(back[k], back[k + 1] - 13)
+    spots = [(a + b) / 2 for a, b in zip(ahead, back)]
+    for k in range(1, len(spots)):   # the average of two spread rows is spread too; keep it so
+        spots[k] = max(spots[k], spots[k - 1] + 13)
+    for c, lx in zip(order, spots):
+        x, y = float(pre[c]), float(gpt.gelu(pre[c]))
+        body.append(f'<path class="leader" d="M{at(lx)} {top - 8}L{at(sx(x))} {at(sy(y))}"/>')
+        body.append(f'<text class="val" transform="translate({at(lx + 4)} {top - 10}) rotate(-90)">'
+                    f"{fixed(x)}</text>")
+        body.append(f'<circle class="dot gelu-dot" cx="{at(sx(x))}" cy="{at(sy(y))}" r="3">'
+                    f"<title>column {c + 1} of u′{_sub(t)}W₁: x = {fixed(x)}, GELU(x) = {fixed(y)}</title></circle>")
+    aria = (f"The GELU curve from {short(lo)} to {short(hi)}, drawn through {len(xs)} computed points, "
+            f"x across and GELU(x) up; the dots are the {len(pre)} values of the last row before GELU, "
+            "each printed above the plot")
+    row = im(f"u^\\prime_{t} W_1")
+    caption = (f"GELU from {short(lo)} to {short(hi)}, drawn through {len(xs)} computed points; the dots "
+               f"are the {len(pre)} values of the last row before GELU, {row}, each "
+               "printed above the plot and joined to its dot.")
+    return ('<figure id="figure-gelu" class="toy-figure gelu-curve" data-figure="gelu">'
+            f'{svg(W, bottom + 34, aria, "".join(body))}<figcaption>{caption}</figcaption></figure>')
+
+
+def _sub(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 @toy.table("residual")
