@@ -102,3 +102,14 @@ def test_computed_prose_numbers_have_three_places(site, name):
         for m in re.finditer(r"(?<![\w.\[,] )(?<![\w.\[])[−-]?\d+\.(\d+)(?![\w.])", span.get_text(" ")):
             vector = re.search(r"\[[^\]]*$", span.get_text(" ")[:m.start()])
             assert vector or len(m.group(1)) == 3, (name, span.get_text(" "))
+
+
+@pytest.mark.parametrize("heads", HEADS)
+def test_home_counts_the_heads_chosen(site, heads):
+    """Home's table of the models: under the chooser above it, the toy's
+    heads are the heads chosen (with 4 chosen it said 2, the weights'
+    own number, beside a drawing of 4 heads)."""
+    art = under(page(site, ""), heads)
+    table = art.select_one("table[id^=table-models]")
+    row = next(tr for tr in table.find_all("tr") if tr.find("td") and tr.find("td").get_text() == "heads")
+    assert row.find_all("td")[1].get_text() == str(heads), row
