@@ -92,6 +92,18 @@ def test_footer_reads_in_nav_order(pages, site):
     assert footer(pages["home"]) == ["Next: The toy model · Introduction"]
 
 
+
+def test_tokens_names_the_chapters_last_pages(pages):
+    """Tokens opens the chapter by saying what its last pages do: the model
+    writes on its own (Generation), then takes a step of training by hand
+    (Training). It said "the last page lets the model write", which stopped
+    being true when Training came after Generation (issue #25)."""
+    opening = next(t for t in (" ".join(p.get_text(" ").split()) for p in pages["tokens"].select("article p"))
+                   if t.startswith("This chapter takes"))
+    assert CHAPTER[-2:] == ["generation", "training"]
+    assert "last two pages let the model write on its own, then take one step of its training" in opening, opening
+
+
 def _nav_pages(items):
     """The nav's pages, in order, as their Markdown paths."""
     for item in items:
