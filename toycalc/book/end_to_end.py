@@ -15,7 +15,7 @@ import numpy as np
 from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend
-from .example import Example, random_row
+from .example import INIT_STD, Example, random_row
 from . import model_drawing
 from .render import (aligned, aligned_rows, approx_count, count, fixed, html_table, inline_math as im,
                      math_block, plain, short, signed_sum, tex, tex_vector, token_code, token_tex,
@@ -428,6 +428,12 @@ def share_number(ex: Example, model: str = "gpt2") -> str:
     """Share of biases and LayerNorm weights in a model, in percent."""
     c = sizes.count_params(_config(ex, model))
     return f"{100 * (c['biases'] + c['layernorm']) / c['total']:.1f}"
+
+
+@steps.number("init_std")
+def init_std(ex: Example) -> str:
+    """The standard deviation of GPT-2's fresh weights, which the random row of E is drawn with."""
+    return str(INIT_STD)
 
 
 @steps.number("init_seed")
