@@ -580,3 +580,14 @@ def test_training_has_its_own_page_after_generation(pages, toy):
     step = rows(view(pages["training"]), "table-step")[1:]
     assert [r[0] for r in step] == [str(i) for i in ex.sentence_rows]
     assert step[-1][3] == "[" + ", ".join(f"{v:.3f}".replace("-", M) for v in ex.stepped_E[ex.sentence_rows[-1]]) + "]"
+
+
+def test_the_glossary_says_the_toys_layernorm_learns_nothing(pages, ex):
+    """The LayerNorm page says the toy has no γ and β; the tooltip of the
+    word LayerNorm on that page said "then scale and shift by learned
+    weights", as if the toy's did. It says which models do."""
+    titles = {a["title"] for a in pages["layernorm"].select("article abbr") if a.get_text() in ("LayerNorm", "layer norm")}
+    assert titles, "no LayerNorm term underlined on the LayerNorm page"
+    assert not ex.model.cfg.ln_weights
+    for title in titles:
+        assert "not the toy" in title, title
