@@ -15,12 +15,13 @@ import yaml
 from nodejs import run_json
 from references import mulberry32, reference_sample
 from toycalc.model import gpt
+from toycalc.model.mirror import PARITY_PLACES
 from toycalc.site.export import weights_data, weights_json
 from toycalc.book.render import fixed, short
 from toycalc.model.tokenizer import TokenizerError, show, shorten, tokenize, vocabulary
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 
-TOL = 1e-9
+TOL = 10.0 ** -PARITY_PLACES   # 1e-9: the Simulator page says so, from the same constant
 
 SENTENCES = [
     "the cat climbed the",
@@ -291,3 +292,13 @@ def test_the_hook_needs_a_weights_file_and_names_a_bad_one(tmp_path, monkeypatch
     monkeypatch.setenv("TOYCALC_WEIGHTS", str(bad))
     with pytest.raises(PluginError, match="bad.yaml: key 'E' is missing"):
         publish_weights.toy_weights(config)
+
+
+def test_the_simulator_page_states_the_tolerance_this_file_holds(site):
+    """The Simulator page says to how many decimal places the browser agrees
+    with toycalc: the tolerance of the parity tests above, from the same
+    constant (it typed "nine")."""
+    from conftest import page
+    text = " ".join(page(site, "simulator").select_one("article").get_text(" ").split())
+    assert f"agrees to {PARITY_PLACES} decimal places" in text
+    assert TOL == 10.0 ** -PARITY_PLACES
