@@ -591,3 +591,18 @@ def test_the_glossary_says_the_toys_layernorm_learns_nothing(pages, ex):
     assert not ex.model.cfg.ln_weights
     for title in titles:
         assert "not the toy" in title, title
+
+
+def test_layernorm_draws_the_second_layernorm_after_saying_what_it_is(pages):
+    """LayerNorm: the number line of h₅ before and after the block's second
+    LayerNorm stood above the table of u, before the page had said what h
+    and that second LayerNorm are; it now comes after the paragraph that
+    does, under the formula it draws."""
+    article = pages["layernorm"].select_one("article")
+    order = article.find_all(["p", "figure", "div", "table"])
+    drawn = next(i for i, el in enumerate(order) if el.name == "figure" and el.get("data-figure") == "layernorm")
+    said = next(i for i, el in enumerate(order) if el.name == "p" and "second LayerNorm" in el.get_text())
+    summed = next(i for i, el in enumerate(order)
+                  if el.name == "div" and "arithmatex" in el.get("class", []) and "h_5 &=" in el.get_text())
+    u_table = next(i for i, el in enumerate(order) if el.name == "table" and (el.get("id") or "").startswith("table-u"))
+    assert u_table < said < summed < drawn, (u_table, said, summed, drawn)
