@@ -429,3 +429,12 @@ def test_a_page_that_counts_from_0_says_so_first(site, name):
     ends = [i for i in (text.find(". ", first.end()), text.find(": ", first.end())) if i >= 0]
     sentence_end = min(ends, default=len(text))
     assert said is not None and said.start() < sentence_end, (name, text[max(0, first.start() - 200):sentence_end])
+
+
+def test_preliminaries_names_the_page_that_trains(site):
+    """Preliminaries said the chapter "only follows inference", while its
+    last page trains the model in the browser: it says so, and links it."""
+    first = page(site, "nano-gpt/preliminaries").select_one("article p")
+    text = " ".join(first.get_text(" ").split())
+    assert "only follows" not in text, text
+    assert first.find("a", href=re.compile(r"^\.\./train/")) is not None, first
