@@ -137,6 +137,15 @@ def test_every_intermediate_agrees_on_the_toy(toy_model):
     for run, trace, js in zip(runs, traces, out["runs"]):
         assert_trace_agrees(trace, js, f"{run}")
 
+def test_the_simulator_page_states_the_tolerance_this_file_holds(site):
+    """The Simulator page says to how many decimal places the browser agrees
+    with toycalc: the tolerance of the parity tests above, from the same
+    constant (it typed "nine")."""
+    from conftest import page
+    text = " ".join(page(site, "simulator").select_one("article").get_text(" ").split())
+    assert f"agrees to {PARITY_PLACES} decimal places" in text
+    assert TOL == 10.0 ** -PARITY_PLACES
+
 
 def test_the_default_heads_come_from_the_weights_file(toy_model):
     out = run_node(job_for(toy_model, [{"text": "the dog climbed the"}]))
@@ -292,13 +301,3 @@ def test_the_hook_needs_a_weights_file_and_names_a_bad_one(tmp_path, monkeypatch
     monkeypatch.setenv("TOYCALC_WEIGHTS", str(bad))
     with pytest.raises(PluginError, match="bad.yaml: key 'E' is missing"):
         publish_weights.toy_weights(config)
-
-
-def test_the_simulator_page_states_the_tolerance_this_file_holds(site):
-    """The Simulator page says to how many decimal places the browser agrees
-    with toycalc: the tolerance of the parity tests above, from the same
-    constant (it typed "nine")."""
-    from conftest import page
-    text = " ".join(page(site, "simulator").select_one("article").get_text(" ").split())
-    assert f"agrees to {PARITY_PLACES} decimal places" in text
-    assert TOL == 10.0 ** -PARITY_PLACES
