@@ -115,7 +115,7 @@
 
   function mixTable({ tr, tokens }) {
     const oHeader = Array.from({ length: tr.heads }, (_, h) => `o (head ${h + 1})`);
-    return table("sim-mix", n("Each head's average of the values, the heads joined (A), A W_O, and h = x + A W_O"),
+    return table("sim-mix", n("The values averaged by each head, the heads joined (A), A W_O, and h = x + A W_O"),
                  ["token"].concat(oHeader, ["A", n("A W_O"), "h"]),
                  tokens.map((t, i) => [t].concat(tr.outputs.map((o) => vector(o[i])),
                                                  [vector(tr.A[i]), vector(tr.attn[i]), vector(tr.h[i])])),

@@ -84,6 +84,20 @@ def test_step2_table_E_with_the_sentence_in_bold(e2e):
     assert bold == ["0", "1", "2", "4", "5"]
 
 
+def test_step2_random_row_says_what_it_draws(e2e, toy):
+    """Step 2a: the sentence before the random row counts its draws and
+    names their spread from the code that draws them (it typed "Four such
+    draws" and N(0, 0.02²) by hand)."""
+    from toycalc.book.example import INIT_STD, random_row
+    para = next(" ".join(p.get_text(" ").split()) for p in e2e.find_all("p")
+                if p.get_text().startswith("a. They start random"))
+    d = toy.cfg.d
+    assert f"Drawing {d} numbers the same way" in para, para
+    assert f"\\mathcal{{N}}(0,\\ {INIT_STD}^2)" in para, para
+    row = next(m for m in maths(e2e) if m.startswith("\\[[") or m.startswith("\\[\\left["))
+    assert row.count(",") == d - 1 and len(random_row(d, end_to_end.INIT_SEED)) == d, row
+
+
 def test_step2_training_step(e2e):
     math = maths(e2e)
     assert "\\[L = -\\ln p(\\text{␣roof}) = -\\ln 0.395 = 0.928\\]" in math

@@ -38,7 +38,8 @@ def paragraph(art: BeautifulSoup, starts: str) -> str:
 @pytest.mark.parametrize("heads", HEADS)
 def test_generation_says_how_greedy_decoding_from_the_ends(site, toy, heads):
     """Generation, "What the toy writes from a shorter start": the sentence
-    after the text says it ends on <eot>, loops, or fills every position,
+    after the text says it ends on <eot>, writes a pair a second time, or
+    fills every position with no pair twice,
     as greedy decoding from "the" does with these heads (with 1 head it
     used to say it loops right after writing <eot>)."""
     text = paragraph(under(page(site, "toy/generation"), heads), "Greedy decoding writes")
@@ -47,8 +48,17 @@ def test_generation_says_how_greedy_decoding_from_the_ends(site, toy, heads):
     ended = bool(steps) and toy.vocab[ids[-1]] == "<eot>"
     assert f"With {heads} head" in text
     assert ("writes <eot> , the token that ends a text" in text) == ended, text
-    assert ("loops" in text) == (not ended and came_back(ex, "the") is not None), text
-    assert ("fills every position" in text) == (not ended and came_back(ex, "the") is None), text
+    pair = came_back(ex, "the")
+    # a pair written again is a repeat; the text says no more than that (it
+    # used to say "the same rows come out of the block ... and loops", while
+    # the rows differ and the next token, ed, was not the one after the
+    # first ␣climb ed)
+    assert "loop" not in text.replace("the loop stops", ""), text
+    assert ("a second time" in text) == (not ended and pair is not None), text
+    if pair and not ended:
+        assert f"writes {show(toy.vocab[pair[0]])} {show(toy.vocab[pair[1]])} a second time" in text, text
+        assert len(ids) == toy.cfg.n_ctx + 1, ids     # it goes on until every position is full
+    assert ("fills every position" in text) == (not ended and pair is None), text
 
 
 @pytest.mark.parametrize("heads", HEADS)
@@ -102,3 +112,14 @@ def test_computed_prose_numbers_have_three_places(site, name):
         for m in re.finditer(r"(?<![\w.\[,] )(?<![\w.\[])[−-]?\d+\.(\d+)(?![\w.])", span.get_text(" ")):
             vector = re.search(r"\[[^\]]*$", span.get_text(" ")[:m.start()])
             assert vector or len(m.group(1)) == 3, (name, span.get_text(" "))
+
+
+@pytest.mark.parametrize("heads", HEADS)
+def test_home_counts_the_heads_chosen(site, heads):
+    """Home's table of the models: under the chooser above it, the toy's
+    heads are the heads chosen (with 4 chosen it said 2, the weights'
+    own number, beside a drawing of 4 heads)."""
+    art = under(page(site, ""), heads)
+    table = art.select_one("table[id^=table-models]")
+    row = next(tr for tr in table.find_all("tr") if tr.find("td") and tr.find("td").get_text() == "heads")
+    assert row.find_all("td")[1].get_text() == str(heads), row

@@ -399,3 +399,42 @@ def test_the_page_says_how_the_weights_are_stored(site, nano):
             f"{nano.record['stored_as']},") in text_of(soup)
     with np.load(nano.path) as archive:
         assert {archive[name].dtype.name for name in archive.files} == {nano.record["stored_as"]}
+
+
+# Where a page of the chapter first names a time step, a channel, a row or a
+# column by its number, counted from 0 as in the code.
+FROM_ZERO_INDEX = re.compile(r"\b[tcj] = \d|\b(?:rows|columns|positions) \d+ to \d+|\bchannel \d|\bcolumn \d+ of")
+SAYS_FROM_ZERO = re.compile(r"\b(?:counted|count|counting|numbered)(?: \w+)? from 0\b", re.I)
+NANO_PAGES = ["", "preliminaries", "embedding", "layer-norm", "self-attention", "projection", "mlp",
+              "transformer", "softmax", "output", "train"]
+
+
+@pytest.mark.parametrize("name", NANO_PAGES)
+def test_a_page_that_counts_from_0_says_so_first(site, name):
+    """nano-gpt counts time steps, channels, rows and columns from 0, as the
+    code does, where the toy counts from 1 (issue #25): every page that
+    numbers one of them says so by the end of the sentence that first does
+    (before the number where it can), since a reader
+    may start on any page (Layer Norm, Projection, MLP, Output and the rest
+    showed "t = 3" or "rows 0 to 7" without a word)."""
+    article = page(site, f"nano-gpt/{name}").select_one("article")
+    for skip in article.select(".minimap, .nano-follow, .nano-sorter"):
+        skip.decompose()
+    text = " ".join(article.get_text(" ").split())
+    first = FROM_ZERO_INDEX.search(text)
+    if first is None:
+        return
+    said = SAYS_FROM_ZERO.search(text)
+    # before the number, or in the same sentence ("t = 5, the sixth time step (counted from 0 ...)")
+    ends = [i for i in (text.find(". ", first.end()), text.find(": ", first.end())) if i >= 0]
+    sentence_end = min(ends, default=len(text))
+    assert said is not None and said.start() < sentence_end, (name, text[max(0, first.start() - 200):sentence_end])
+
+
+def test_preliminaries_names_the_page_that_trains(site):
+    """Preliminaries said the chapter "only follows inference", while its
+    last page trains the model in the browser: it says so, and links it."""
+    first = page(site, "nano-gpt/preliminaries").select_one("article p")
+    text = " ".join(first.get_text(" ").split())
+    assert "only follows" not in text, text
+    assert first.find("a", href=re.compile(r"^\.\./train/")) is not None, first

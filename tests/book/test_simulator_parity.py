@@ -15,12 +15,13 @@ import yaml
 from nodejs import run_json
 from references import mulberry32, reference_sample
 from toycalc.model import gpt
+from toycalc.model.mirror import PARITY_PLACES
 from toycalc.site.export import weights_data, weights_json
 from toycalc.book.render import fixed, short
 from toycalc.model.tokenizer import TokenizerError, show, shorten, tokenize, vocabulary
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 
-TOL = 1e-9
+TOL = 10.0 ** -PARITY_PLACES   # 1e-9: the Simulator page says so, from the same constant
 
 SENTENCES = [
     "the cat climbed the",
@@ -135,6 +136,15 @@ def test_every_intermediate_agrees_on_the_toy(toy_model):
     out = run_node(job_for(toy_model, runs))
     for run, trace, js in zip(runs, traces, out["runs"]):
         assert_trace_agrees(trace, js, f"{run}")
+
+def test_the_simulator_page_states_the_tolerance_this_file_holds(site):
+    """The Simulator page says to how many decimal places the browser agrees
+    with toycalc: the tolerance of the parity tests above, from the same
+    constant (it typed "nine")."""
+    from conftest import page
+    text = " ".join(page(site, "simulator").select_one("article").get_text(" ").split())
+    assert f"agrees to {PARITY_PLACES} decimal places" in text
+    assert TOL == 10.0 ** -PARITY_PLACES
 
 
 def test_the_default_heads_come_from_the_weights_file(toy_model):

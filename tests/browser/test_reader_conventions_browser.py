@@ -53,6 +53,29 @@ def test_no_serious_violation_in_the_dark_scheme(visit, path):
             if x["impact"] in ("serious", "critical", "moderate")] == []
 
 
+def test_a_placeholder_reads_in_the_dark_scheme(visit):
+    """nano-gpt's letter fields show their format as a placeholder
+    ("C B A B B C"); in the dark scheme the browser's grey read at 2.4:1
+    against the field. Every placeholder of the page reads at 4.5:1."""
+    v = visit(375, scheme="dark")
+    page = v.open("/nano-gpt/")
+    page.wait_for_selector("#nano-follow-letters")
+    ratios = page.evaluate("""() => {
+      const rgba = (c) => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+      const L = (rgb) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]); };
+      return [...document.querySelectorAll('article input[placeholder]')].filter((el) => el.checkVisibility()).map((el) => {
+        const bg = rgba(getComputedStyle(el).backgroundColor);
+        const ph = rgba(getComputedStyle(el, '::placeholder').color);
+        const seen = [0, 1, 2].map((k) => ph[k] * ph[3] + bg[k] * (1 - ph[3]));   // the text over its field
+        const [a, b] = [L(seen), L(bg)];
+        return [el.id, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+      });
+    }""")
+    assert len(ratios) >= 2, ratios
+    assert all(r >= 4.5 for _, r in ratios), ratios
+
+
 @pytest.mark.parametrize("path", ["/", "/toy/attention/", "/end-to-end/"])
 def test_no_serious_violation_on_a_dark_phone(visit, path):
     """On a phone the nav is a drawer, its sections (with their index pages)

@@ -6,6 +6,8 @@ JavaScript. `visit` fails a test that asked anything of another host or
 logged an error."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -97,6 +99,9 @@ def test_the_default_sentence_shows_the_books_numbers(visit, toy):
     assert page.locator("#sim-text").input_value() == "the cat climbed the"
     assert page.locator("#sim-static").is_hidden()
     assert_shows(page, Example(toy))
+    # a prime stands for the book's u′, never for an apostrophe ("Each head′s average")
+    captions = page.locator(".simulator table caption").all_text_contents()
+    assert len(captions) > 5 and not [c for c in captions if re.search(r"\w′s\b", c)], captions
 
 
 @pytest.mark.parametrize("heads,temperature", [(1, 1.0), (2, 0.5), (4, 2.0), (2, 1.3)])

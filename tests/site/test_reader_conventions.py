@@ -307,3 +307,20 @@ def test_the_contributor_page_says_what_every_colour_means(site):
     named = set(re.findall(r"--toy-[a-z0-9-]+", tables[0].get_text()))
     assert defined - named == set()
     assert len(tables[0].select("tbody tr")) >= 10
+
+
+def test_no_heading_writes_notation_as_plain_text(site):
+    """A heading is plain text in the page's table of contents and the
+    search index, where no formula is typeset: a subscript or a power
+    written there shows as "W_U" (Output's two headings did). Headings
+    name the thing in words instead."""
+    found = []
+    for html_file in sorted(site.rglob("index.html")):
+        soup = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")
+        for h in soup.select("article h1, article h2, article h3, article h4, nav.md-nav--secondary a"):
+            for code in h.select("code"):      # a name from the code (the contributor page's macros)
+                code.decompose()
+            text = h.get_text(" ", strip=True)
+            if re.search(r"[A-Za-z]_\w|\^\{?\w", text):
+                found.append(f"{html_file.parent.relative_to(site)}: {text}")
+    assert found == []

@@ -17,11 +17,12 @@ from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend, prob_key
 from .example import Example, random_row
 from . import model_drawing
+from .example import INIT_STD
 from .render import (aligned, aligned_rows, approx_count, count, fixed, html_table, inline_math as im,
                      math_block, plain, short, signed_sum, tex, tex_vector, token_code, token_tex,
                      token_text, vector, weights_vector)
 from ..model.tokenizer import SPACE_SIGN, show
-from ..model.mirror import mirrored
+from ..model.mirror import PARITY_PLACES, mirrored
 from .part import Part
 
 INIT_SEED = 2019  # the seed of the random row shown in step 2
@@ -428,6 +429,18 @@ def share_number(ex: Example, model: str = "gpt2") -> str:
     """Share of biases and LayerNorm weights in a model, in percent."""
     c = sizes.count_params(_config(ex, model))
     return f"{100 * (c['biases'] + c['layernorm']) / c['total']:.1f}"
+
+
+@steps.number("parity_places")
+def parity_places(ex: Example) -> str:
+    """The decimal places to which the browser's forward pass agrees with toycalc's (its parity test's tolerance)."""
+    return str(PARITY_PLACES)
+
+
+@steps.number("init_std")
+def init_std(ex: Example) -> str:
+    """The standard deviation of GPT-2's fresh weights, which the random row of E is drawn with."""
+    return str(INIT_STD)
 
 
 @steps.number("init_seed")

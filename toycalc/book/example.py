@@ -121,6 +121,9 @@ class Example:
         return slice((head - 1) * d_head, head * d_head)
 
 
-def random_row(d: int, seed: int, std: float = 0.02) -> np.ndarray:
+INIT_STD = 0.02  # GPT-2's spread of a fresh weight, N(0, 0.02²)
+
+
+def random_row(d: int, seed: int, std: float = INIT_STD) -> np.ndarray:
     """One row of an embedding table initialised as GPT-2 does."""
     return np.random.default_rng(seed).normal(0.0, std, d)

@@ -263,8 +263,8 @@ def came_back(ex: Example, text: str = "") -> tuple[int, int] | None:
 @toy.number("greedy_ending")
 def greedy_ending_number(ex: Example, text: str = "") -> str:
     """How greedy decoding from a text ends, in words, for the run's heads:
-    on <eot>, in a loop (a pair of tokens written again), or with every
-    position full and no loop."""
+    on <eot>, or with every position full, having written a pair of tokens
+    a second time or not."""
     ids, steps, _ = generate(ex, Rule(), text)
     heads = f"With {ex.n_heads} head{'s' * (ex.n_heads > 1)}"
     pair = came_back(ex, text)
@@ -274,9 +274,10 @@ def greedy_ending_number(ex: Example, text: str = "") -> str:
         return (f"{heads}, it writes {token_code(EOT)}, the token that ends a text, and the loop "
                 f"stops there" + (f", though it had already come back to {again}" if pair else ""))
     if pair:
-        return (f"{heads}, the last few tokens look like a spot it has already been in, the same "
-                f"rows come out of the block, and the same choice follows: it writes {again} "
-                "again and loops")
+        # A pair written again is a repeat, not proof of a loop: the rows
+        # differ (other positions, more context) and the next choice may too.
+        return (f"{heads}, it writes {again} a second time, a pair already in the text, and goes on "
+                "until every position is full")
     return f"{heads}, it fills every position without writing any pair of tokens twice"
 
 

@@ -17,9 +17,10 @@ from .shared import toy
 
 @toy.table("models")
 def models_table(ex: Example) -> str:
-    """The book's models side by side, every size counted from its config."""
+    """The book's models side by side, every size counted from its config;
+    the toy's heads as chosen (the page's chooser splits its block)."""
     cfgs = {"the toy": ex.model.cfg, "nano-gpt": nanogpt.CONFIG, "GPT-2 small": GPT2_SMALL}
-    heads = {"the toy": ex.model.heads, "nano-gpt": nanogpt.CONFIG.n_heads, "GPT-2 small": GPT2_SMALL.n_heads}
+    heads = {"the toy": ex.n_heads, "nano-gpt": nanogpt.CONFIG.n_heads, "GPT-2 small": GPT2_SMALL.n_heads}
     lines = [("tokens in the vocabulary", lambda c, h: count(c.vocab_size)),
              ("width of a row", lambda c, h: count(c.d)),
              ("positions", lambda c, h: count(c.n_ctx)),
