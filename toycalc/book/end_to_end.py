@@ -15,9 +15,8 @@ import numpy as np
 from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend, prob_key
-from .example import Example, random_row
+from .example import INIT_STD, Example, random_row
 from . import model_drawing
-from .example import INIT_STD
 from .render import (aligned, aligned_rows, approx_count, count, fixed, html_table, inline_math as im,
                      math_block, plain, short, signed_sum, tex, tex_vector, token_code, token_tex,
                      token_text, vector, weights_vector)
