@@ -75,9 +75,18 @@ function typesetWhenSeen() {
 }
 
 // Material's instant navigation swaps the content without a reload: start
-// again on each new page, as Material's own MathJax snippet does.
+// again on each new page, as Material's own MathJax snippet does. The first
+// page is pageReady's: document$ fires for it too, at a moment that depends
+// on the page's size (on the print page, in the middle of typesetAll), and
+// clearing MathJax's cache then took the characters' CSS from every formula
+// already typeset (they kept their markup, with no width).
+let firstPage = true;
 document$.subscribe(() => {
-  if (!(window.MathJax && MathJax.typesetPromise)) return;  // first page: pageReady
+  if (firstPage) {
+    firstPage = false;
+    return;
+  }
+  if (!(window.MathJax && MathJax.typesetPromise)) return;  // MathJax not started yet: pageReady will
   mark("busy");
   MathJax.startup.promise = MathJax.startup.promise.then(() => {
     MathJax.startup.output.clearCache();
