@@ -28,6 +28,12 @@ window.MathJax = {
   },
   startup: {
     typeset: false,  // typesetWhenSeen decides what, and when
+    // as soon as MathJax has loaded (before the page's next script runs)
+    ready: () => {
+      MathJax.startup.defaultReady();
+      typesetOnScreen(document.querySelectorAll(".arithmatex"));
+      document.documentElement.classList.add("typeset-first");  // book.css shows the article
+    },
     pageReady: () => MathJax.startup.defaultPageReady().then(typesetWhenSeen)
   }
 };
@@ -72,6 +78,22 @@ function typesetWhenSeen() {
       .then(() => mark("done"));
   }, { rootMargin: "50% 0px" });
   formulas.forEach((el) => seen.observe(el));
+}
+
+// The formulas on the first screen (and half a screen below it) are typeset
+// as soon as MathJax has loaded, in one go; until then the article of a page
+// with formulas is laid out but not shown (book.css, html.typeset-first).
+// Shown earlier, each formula would grow from its TeX's box to its own and
+// move the lines under it (the layout shift, #24). MathJax.typeset is
+// synchronous: everything it needs is in mathjax.js.
+function typesetOnScreen(formulas) {
+  if (/\/print_page\/$/.test(location.pathname)) return;  // typesetAll's
+  const h = innerHeight;
+  const near = [...formulas].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return (r.width || r.height) && r.bottom > -h / 2 && r.top < 1.5 * h;
+  });
+  if (near.length) MathJax.typeset(near);
 }
 
 // Material's instant navigation swaps the content without a reload: start
