@@ -85,7 +85,7 @@ function typesetWhenSeen() {
 // with formulas is laid out but not shown (book.css, html.typeset-first).
 // Shown earlier, each formula would grow from its TeX's box to its own and
 // move the lines under it (the layout shift, #24). MathJax.typeset is
-// synchronous: everything it needs is in mathjax.js.
+// synchronous: everything it needs is in the one script the site publishes.
 function typesetOnScreen(formulas) {
   if (/\/print_page\/$/.test(location.pathname)) return;  // typesetAll's
   const h = innerHeight;
