@@ -1,7 +1,7 @@
 """On a phone (375 px, in chromium): a token never breaks inside itself, a
-display formula wider than the column scrolls and shows it (a shadow on
+display formula wider than the column scrolls and shows it (a shadow inside
 the edge where more is hidden, as the screen shows it: pixels of a
-screenshot), and a tap on a figure's mark shows its number, as pointing at
+screenshot, at both ends of the scroll), and a tap on a figure's mark shows its number, as pointing at
 it does with a mouse (tips.js)."""
 from __future__ import annotations
 
