@@ -320,9 +320,10 @@ class Visit:
     """A fresh browser context (linked choices live in localStorage) that
     lets only the local server through and records what else was asked."""
 
-    def __init__(self, browser, base, width=1280, scheme="light"):
+    def __init__(self, browser, base, width=1280, scheme="light", touch=False):
         self.base, self.outside, self.errors = base, [], []
-        self.context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        self.context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme,
+                                           has_touch=touch)
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
@@ -350,9 +351,10 @@ class Visit:
 def visit(chromium, server):
     visits = []
 
-    def make(width=1280, scheme="light"):
-        """scheme: the reader's system preference, "light" or "dark" (the site follows it)."""
-        visits.append(Visit(chromium, server, width, scheme))
+    def make(width=1280, scheme="light", touch=False):
+        """scheme: the reader's system preference, "light" or "dark" (the site
+        follows it); touch: a touch screen (page.tap)."""
+        visits.append(Visit(chromium, server, width, scheme, touch))
         return visits[-1]
     yield make
     for v in visits:

@@ -28,6 +28,12 @@ window.MathJax = {
   },
   startup: {
     typeset: false,  // typesetWhenSeen decides what, and when
+    // as soon as MathJax has loaded (before the page's next script runs)
+    ready: () => {
+      MathJax.startup.defaultReady();
+      typesetOnScreen(document.querySelectorAll(".arithmatex"));
+      document.documentElement.classList.add("typeset-first");  // book.css shows the article
+    },
     pageReady: () => MathJax.startup.defaultPageReady().then(typesetWhenSeen)
   }
 };
@@ -74,10 +80,35 @@ function typesetWhenSeen() {
   formulas.forEach((el) => seen.observe(el));
 }
 
+// The formulas on the first screen (and half a screen below it) are typeset
+// as soon as MathJax has loaded, in one go; until then the article of a page
+// with formulas is laid out but not shown (book.css, html.typeset-first).
+// Shown earlier, each formula would grow from its TeX's box to its own and
+// move the lines under it (the layout shift, #24). MathJax.typeset is
+// synchronous: everything it needs is in the one script the site publishes.
+function typesetOnScreen(formulas) {
+  if (/\/print_page\/$/.test(location.pathname)) return;  // typesetAll's
+  const h = innerHeight;
+  const near = [...formulas].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return (r.width || r.height) && r.bottom > -h / 2 && r.top < 1.5 * h;
+  });
+  if (near.length) MathJax.typeset(near);
+}
+
 // Material's instant navigation swaps the content without a reload: start
-// again on each new page, as Material's own MathJax snippet does.
+// again on each new page, as Material's own MathJax snippet does. The first
+// page is pageReady's: document$ fires for it too, at a moment that depends
+// on the page's size (on the print page, in the middle of typesetAll), and
+// clearing MathJax's cache then took the characters' CSS from every formula
+// already typeset (they kept their markup, with no width).
+let firstPage = true;
 document$.subscribe(() => {
-  if (!(window.MathJax && MathJax.typesetPromise)) return;  // first page: pageReady
+  if (firstPage) {
+    firstPage = false;
+    return;
+  }
+  if (!(window.MathJax && MathJax.typesetPromise)) return;  // MathJax not started yet: pageReady will
   mark("busy");
   MathJax.startup.promise = MathJax.startup.promise.then(() => {
     MathJax.startup.output.clearCache();

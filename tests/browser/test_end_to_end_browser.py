@@ -186,7 +186,7 @@ def test_every_page_on_a_desktop(visit, site):
     phone scrolls the wide ones instead), and axe finds nothing above minor
     (the minor one left: a header cell holding only math reads as empty).
     Not the print page: it is every chapter again (axe there took as long
-    as on all the rest), and test_print_formulas_browser reads it."""
+    as on all the rest), and test_print_browser reads it."""
     paths = sorted("/" + p.parent.relative_to(site).as_posix() + "/"
                    for p in site.rglob("index.html") if p.parent not in (site, site / "print_page")) + ["/"]
     visitor = visit()

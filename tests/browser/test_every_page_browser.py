@@ -38,7 +38,7 @@ TOO_WIDE = r"""() => {
 def every_page(site):
     """Every page a reader reaches from the nav, and Home. The print page,
     every chapter again on one page, has tests of its own
-    (test_print_formulas_browser.py; test_every_page_on_a_desktop reads it)."""
+    (test_print_browser.py; test_reader_conventions_browser.py prints it)."""
     return sorted("/" + p.parent.relative_to(site).as_posix() + "/"
                   for p in site.rglob("index.html") if p.parent not in (site, site / "print_page")) + ["/"]
 

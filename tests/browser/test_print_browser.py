@@ -1,0 +1,123 @@
+"""The whole book, to print (/print_page/, Material's print-site plugin),
+read in chromium with the print media: paper has no scrolling, so the
+print page typesets every formula at once, where the chapters typeset a
+formula only when it comes into view; every formula has a width and is its
+own page's formula; the "Check yourself" answers are open; the controls and
+the sentences about them are left out; End to End prints its drawing and
+every step."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import Visit
+
+
+@pytest.fixture(scope="module")
+def printed(chromium, server):
+    """The print page, typeset, under the print media (one visit for the module)."""
+    visitor = Visit(chromium, server, width=800)
+    page = visitor.open("/print_page/")
+    page.emulate_media(media="print")
+    yield page
+    assert visitor.outside == [] and visitor.errors == [], (visitor.outside, visitor.errors)
+    visitor.context.close()
+
+
+def own_pages(site):
+    """The print page's section id of every page -> the page's address
+    (the contributor page is not in the nav, nor on the print page)."""
+    leave_out = (site, site / "print_page", site / "contributing")
+    paths = sorted("/" + p.parent.relative_to(site).as_posix() + "/"
+                   for p in site.rglob("index.html") if p.parent not in leave_out)
+    return {"index": "/"} | {p.strip("/").replace("/", "-"): p for p in paths}
+
+
+# Each section's formulas: the TeX MathJax typeset (from its list of what it
+# typeset), the width of what it drew, whether the print shows it, and
+# whether it is in a heads variant the book's choice hides; beside them,
+# the formulas of the page itself, as the server sends it.
+FORMULAS = r"""async (pages) => {
+  const tex = new Map();
+  for (const item of MathJax.startup.document.math) if (item.typesetRoot) tex.set(item.typesetRoot, item.math);
+  const strip = (s) => s.trim().replace(/^\\[(\[]|\\[)\]]$/g, '').trim();
+  const out = {};
+  for (const [id, path] of Object.entries(pages)) {
+    const section = document.getElementById(id);
+    if (!section) { out[id] = null; continue; }
+    const mine = [...section.querySelectorAll('.arithmatex')].filter((el) => el.closest('section.print-page') === section);
+    const html = await (await fetch(path)).text();
+    const own = new DOMParser().parseFromString(html, 'text/html');
+    out[id] = {
+      printed: mine.map((el) => {
+        const c = el.querySelector('mjx-container');
+        return {tex: c ? strip(tex.get(c) ?? '(not in MathJax\'s list)') : '(not typeset)',
+                width: c ? c.getBoundingClientRect().width : 0, shown: el.checkVisibility(),
+                variant: !!el.closest('.heads-variant[hidden]')};
+      }),
+      own: [...own.querySelectorAll('article .arithmatex')].map((el) => strip(el.textContent)),
+    };
+  }
+  return out;
+}"""
+
+
+def test_every_formula_has_a_width_and_is_its_pages(printed, site):
+    """The zero widths (407 of 586 once, #24) were MathJax's cache, cleared
+    while the print page was still being typeset: the formulas kept their
+    markup and lost their characters."""
+    assert printed.evaluate("window.mathjaxErrors") == []
+    sections = printed.evaluate(FORMULAS, own_pages(site))
+    assert None not in sections.values(), [k for k, v in sections.items() if v is None]
+    total = shown = 0
+    for section, found in sections.items():
+        printed_tex = [f["tex"] for f in found["printed"]]
+        assert printed_tex == found["own"], f"{section}: the print page's formulas are not its page's"
+        for f in found["printed"]:
+            total += 1
+            if f["shown"]:
+                shown += 1
+                assert f["width"] > 0, f"{section}: {f['tex']!r} prints with no width"
+            else:   # only what the book's heads choice hides goes unprinted
+                assert f["variant"], f"{section}: {f['tex']!r} is not printed"
+    assert len(sections) > 25 and total > 800 and shown > 500, (len(sections), total, shown)
+
+
+def test_check_yourself_answers_print_open(printed):
+    answers = printed.evaluate("""() => [...document.querySelectorAll('article details')]
+        .filter((d) => d.checkVisibility()).map((d) =>
+        [d.querySelector('summary').textContent.trim().slice(0, 50),
+         [...d.children].filter((c) => c.tagName !== 'SUMMARY')
+           .every((c) => c.checkVisibility() && c.getBoundingClientRect().height > 0)])""")
+    assert len(answers) > 25
+    assert [summary for summary, shown in answers if not shown] == []
+
+
+SCREEN_ONLY = ["Type another in the field", "needs JavaScript", "Choose here", "press Enter or Space",
+               "Loading the simulator"]
+
+
+def test_controls_and_what_speaks_of_them_are_left_out(printed):
+    controls = printed.evaluate("""() => [...document.querySelectorAll(
+        'article input, article button, article select, article textarea, article fieldset, article .step-bar')]
+        .filter((e) => e.checkVisibility()).map((e) => e.outerHTML.slice(0, 80))""")
+    assert controls == []
+    text = printed.evaluate("document.querySelector('article').innerText")
+    assert [s for s in SCREEN_ONLY if s in text] == []
+    # what they replace is there: the nano-gpt trainer's page keeps its prose,
+    # the Simulator prints the book's sentence
+    assert "What happens when you press Start" in text
+    assert printed.locator("#sim-static").is_visible()
+
+
+def test_end_to_end_prints_its_drawing_and_every_step(printed):
+    section = printed.locator("section#end-to-end")
+    drawing = section.locator('figure[data-figure="model"]').first
+    assert drawing.is_visible() and drawing.bounding_box()["height"] > 200
+    for n in range(1, 10):
+        step = section.locator(f"#step-{n}")
+        assert step.is_visible(), n
+        box = step.bounding_box()
+        assert box["height"] > 40, n
+        # its numbers and its box (one per heads variant: the book's choice is shown)
+        assert step.locator("table:visible, .arithmatex:visible").count(), n
+        assert step.locator(".path-box-title:visible").count() == 1, n
