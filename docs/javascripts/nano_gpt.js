@@ -227,7 +227,39 @@
 
   // ------------------------------------------------------------ the live outputs, by the chapter's names
 
+  const WEIGHT = "blue: learned weights";
+
+  /** cells.weights: a weight matrix's top-left corner, with its shape and range. */
+  function weightCorner(id, W, what, symbol, rows, cols, colNames) {
+    const n = W.length, m = W[0].length, r = Math.min(rows, n), c = Math.min(cols, m);
+    const shown = r === n && c === m ? "all of it" : `rows 0 to ${r - 1} and columns 0 to ${c - 1}`;
+    const caption = `${what} ${im(symbol)}: ${n} × ${m}, ${shown}; its ${count(n * m)} values run ` +
+                    `${valuesRange(W)} (${WEIGHT})`;
+    return heat(id, W, "weight", range(r), range(r).map(String), range(c), colNames || range(c).map(String),
+                (i, j) => `${what}, row ${i}, column ${j}`, caption, null, n - r, m - c);
+  }
+
+  /** An embedding (E or P) with one column per letter or position, its first rows. */
+  function embedding(r, id, M, symbol, per, colNames, label, rows) {
+    return heat(id, transpose(M), "weight", range(rows), range(rows).map((c) => `c = ${c}`), range(colNames.length),
+                colNames, label, `${per[0]} ${im(symbol)}: one column of ${r.d} per ${per[1]}, ${rows} of its ${r.d} rows; ` +
+                `its values run ${valuesRange(M)} (${WEIGHT})`, null, r.d - rows);
+  }
+
   const MATRICES = {
+    // the weights: they change only when the reader follows weights trained in the page
+    E: (r, a) => embedding(r, "nano-E", r.model.E, "E", ["Token embedding", "letter"], r.V.map((l, i) => `${l} (${i})`),
+                           (c, i) => `token embedding of ${r.V[i]}, channel ${c}`, a.rows),
+    P: (r, a) => embedding(r, "nano-P", r.model.P, "P", ["Position embedding", "position"],
+                           range(r.model.P.length).map((t) => `t = ${t}`),
+                           (c, t) => `position embedding of t = ${t}, channel ${c}`, a.rows),
+    W(r, a) {
+      if (a.name === "W_U") {
+        return weightCorner("nano-W_U", r.model.W_U, "Output matrix", "W_U", a.rows, a.cols, r.V.map((l, i) => `${l} (${i})`));
+      }
+      return weightCorner(`nano-${a.name}-${a.block}`, params(r, a)[a.name], `Block ${a.block}'s weight matrix`, a.name,
+                          a.rows, a.cols);
+    },
     X: (r, a) => activations(r, "nano-X", r.tr.X, "Input embedding", "x", a.rows),
     u: (r, a) => activations(r, `nano-u-${a.block}`, blk(r, a).u, `Normalised input of block ${a.block}`,
                              "u = \\mathrm{LN}(x)", a.rows),

@@ -11,7 +11,7 @@ from .cells import activations, heat, value_range, kind_words
 from .shared import ROWS, check_t, nano_gpt
 
 
-@nano_gpt.matrix("E")
+@nano_gpt.matrix("E", live=True)
 def E_matrix(run: Run, rows: int = ROWS) -> str:
     """The token embedding, one column per letter (the walkthrough's layout)."""
     return heat("nano-E", run.params["E"].T, "weight", list(range(rows)),
@@ -23,7 +23,7 @@ def E_matrix(run: Run, rows: int = ROWS) -> str:
                 f"({kind_words('weight')})", more_rows=run.cfg.d - rows)
 
 
-@nano_gpt.matrix("P")
+@nano_gpt.matrix("P", live=True)
 def P_matrix(run: Run, rows: int = ROWS) -> str:
     """nano-gpt's position embedding P as a grid of cells, first rows shown."""
     n = run.cfg.n_ctx
