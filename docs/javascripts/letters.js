@@ -377,13 +377,15 @@
       else part.title = "computed from the book's weights, not yours";
     });
     const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
+    const live = document.querySelector("[data-nano-live]");
     title.after(el("div", { class: "nano-weights-note", role: "note" }, [
-      el("p", {}, ["Every number on this page that depends on the weights is computed in your browser from ",
+      el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
+                        : "The chapter follows ",
         el("strong", { text: "the weights you trained" }),
         ` (seed ${about.seed}, ${about.steps} step${about.steps === 1 ? "" : "s"}, ${about.sorted} of ${about.inputs} ` +
-        "inputs sorted), not from the book's" +
-        (books.length ? `; the ${books.length} marked “the book's weights” need the build (all ${about.inputs} inputs, ` +
-                        "or the book's training record) and stay the book's." : ".")]),
+        "inputs sorted)" + (live ? ", not from the book's" : "") +
+        (books.length ? `; the ${books.length} marked “the book's weights” on this page need the build (all ` +
+                        `${about.inputs} inputs, or the book's training record) and stay the book's.` : ".")]),
       el("p", {}, [back])]));
     back.addEventListener("click", () => {
       try {
