@@ -67,7 +67,8 @@
           if (!r.ok) throw new Error(`${new URL(weightsUrl).pathname}: HTTP ${r.status}`);
           return r.json();
         });
-      cache[key] = data.then((d) => gpt.load(d)).catch((e) => {
+      // the record of its training beside it: the live training table and loss curve read it
+      cache[key] = data.then((d) => Object.assign(gpt.load(d), { record: d.record || {} })).catch((e) => {
         delete cache[key];
         throw e;
       });
@@ -295,7 +296,9 @@
   /** Under the title of a page with per-input numbers: which letters the
    *  page follows, a field to follow the reader's, and the way back. */
   function setUpFollow() {
-    const first = document.querySelector("[data-nano-live]");
+    // a page whose live parts depend on the weights alone (Preliminaries) follows no letters
+    const first = Array.from(document.querySelectorAll("[data-nano-live]"))
+      .find((part) => !nanoGpt.WEIGHTS_ONLY.includes(part.dataset.nanoLive));
     const title = document.querySelector("article h1");
     // the whole book on one page, to print, prints the book's example
     if (!first || !title || document.querySelector(".nano-follow") || /\/print_page\/$/.test(location.pathname)) return;
@@ -378,15 +381,21 @@
     });
     const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
     const live = document.querySelector("[data-nano-live]");
-    title.after(el("div", { class: "nano-weights-note", role: "note" }, [
+    const note = el("div", { class: "nano-weights-note", role: "note" });
+    title.after(note);
+    note.append(
       el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
                         : "The chapter follows ",
         el("strong", { text: "the weights you trained" }),
         ` (seed ${about.seed}, ${about.steps} step${about.steps === 1 ? "" : "s"}, ${about.sorted} of ${about.inputs} ` +
         "inputs sorted)" + (live ? ", not from the book's" : "") +
         (books.length ? `; the ${books.length} marked “the book's weights” on this page need the build (all ` +
-                        `${about.inputs} inputs, or the book's training record) and stay the book's.` : ".")]),
-      el("p", {}, [back])]));
+                        `${about.inputs} inputs) and stay the book's.` : ".")]),
+      el("p", {}, [back]));
+    if (live && !document.querySelector(".nano-follow")) {   // no letters to follow here: drawn again for the weights
+      model().then((m) => redraw(nanoGpt.chapter(m, nanoGpt.exampleIds(m, exampleText())), true))
+        .catch((e) => { note.firstChild.append(` (Your weights could not run: ${e.message}.)`); });
+    }
     back.addEventListener("click", () => {
       try {
         sessionStorage.removeItem(WEIGHTS);

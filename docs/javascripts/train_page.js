@@ -115,12 +115,13 @@
   }
 
   /** The .npz of train.js's npz (a stored zip of little-endian float16
-   *  .npy files, one per parameter) as toycalc/site/export.py's
-   *  nano_weights_data, the layout letters.js loads the model from. */
-  function packedWeights(npz, recipe) {
+   *  .npy files, one per parameter) and its record as
+   *  toycalc/site/export.py's nano_weights_data, the layout letters.js
+   *  loads the model from. */
+  function packedWeights(npz, recipe, record) {
     const view = new DataView(npz.buffer, npz.byteOffset, npz.byteLength), text = new TextDecoder();
     const out = { vocab: recipe.vocab, heads: recipe.heads, d: recipe.d, n_ctx: recipe.n_ctx, width: recipe.width,
-                  ln_eps: recipe.ln_eps, gelu_c: recipe.gelu_c, packed: true,
+                  ln_eps: recipe.ln_eps, gelu_c: recipe.gelu_c, packed: true, record,
                   blocks: Array.from({ length: recipe.blocks }, () => ({})) };
     for (let at = 0; at + 30 <= npz.length && view.getUint32(at, true) === 0x04034b50;) {
       const size = view.getUint32(at + 18, true), nameLength = view.getUint16(at + 26, true);
@@ -150,7 +151,7 @@
       const r = run.files.record;
       const about = { id: Date.now(), seed: r.seed, steps: r.steps, sorted: r.accuracy_on_729, inputs: ui.inputs };
       try {
-        sessionStorage.setItem(WEIGHTS, JSON.stringify(packedWeights(run.files.npz, recipe)));
+        sessionStorage.setItem(WEIGHTS, JSON.stringify(packedWeights(run.files.npz, recipe, run.files.record)));
         sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
       } catch (e) {
         ui.following.textContent = `Your weights could not be kept for the other pages (${e.message}).`;

@@ -18,13 +18,13 @@ from bs4 import BeautifulSoup
 from conftest import ROOT
 from nodejs import run_json
 from toycalc.book.nano_gpt import nano_gpt
+from toycalc.book.nano_gpt.shared import WEIGHTS_ONLY
 from toycalc.book.nano_example import Run
 from toycalc.site.export import nano_weights_json
 
 KINDS = nano_gpt.registries
 CALL = re.compile(r'\{\{\s*nano_gpt_(matrix|table|formula|number|figure)\(("[^"]+")((?:,\s*\w+=[^,)]+)*)\)\s*\}\}')
 # the book's example, then others: mixed, one letter, sorted, reversed
-WEIGHTS_ONLY = {("matrix", "E"), ("matrix", "P"), ("matrix", "W")}   # the same for every input
 INPUTS = ["C B A B B C", "A A B C C A", "C C C C C C", "A B B C C C", "C C B A A A", "B A C A B C"]
 
 # the twins RUNNER runs (tests/test_mirrors.py): the chapter renders every
@@ -34,7 +34,7 @@ JS_CASES = ["nano_gpt.js:chapter", "nano_gpt.js:LIVE", "nano_gpt.js:exampleIds"]
 
 RUNNER = r"""
 const n = js("nano_gpt");
-const model = js("gpt").load(job.weights);
+const model = Object.assign(js("gpt").load(job.weights), { record: job.weights.record });
 process.stdout.write(JSON.stringify(job.inputs.map((text) => {
   const ch = n.chapter(model, n.exampleIds(model, text));
   return job.calls.map(([kind, name, args]) => ch.render(kind, name, args));
@@ -120,3 +120,11 @@ def test_the_inputs_give_different_numbers(run, drawn):
     cells = [[td.get_text() for td in BeautifulSoup(strings[softmax], "html.parser").select("tbody td")]
              for strings in out]
     assert len({tuple(c) for c in cells}) == len(INPUTS)
+
+
+def test_the_browser_knows_what_depends_on_the_weights_alone():
+    """nano_gpt.js's WEIGHTS_ONLY (the live outputs a page of letters does
+    not follow) is the chapter's, and each is live."""
+    got = run_json('process.stdout.write(JSON.stringify(js("nano_gpt").WEIGHTS_ONLY));', None)
+    assert {tuple(k.split(":")) for k in got} == WEIGHTS_ONLY
+    assert all(name in nano_gpt.live[kind] for kind, name in WEIGHTS_ONLY)

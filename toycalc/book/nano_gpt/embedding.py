@@ -69,7 +69,7 @@ def id_number(run: Run, t: int = 3) -> str:
     return str(run.ids[t])
 
 
-@nano_gpt.number("largest")
+@nano_gpt.number("largest", live=True)
 def largest_number(run: Run, name: str = "E") -> str:
     """The largest entry, in size, of a weight matrix (E, P, W_U, ...)."""
     if name not in run.params:

@@ -34,7 +34,7 @@ def params_table(run: Run) -> str:
     return html_table("nano-params", ["piece", "shape", "parameters"], rows)
 
 
-@nano_gpt.table("training")
+@nano_gpt.table("training", live=True)
 def training_table(run: Run) -> str:
     """How the shipped weights were trained, read from their record."""
     rec = run.model.record
@@ -56,7 +56,7 @@ def training_table(run: Run) -> str:
     return html_table("nano-training", ["", "this model"], rows)
 
 
-@nano_gpt.figure("loss")
+@nano_gpt.figure("loss", live=True)
 def loss_figure(run: Run) -> str:
     """The training loss of each step, from the record beside the weights."""
     rec = run.model.record
@@ -84,7 +84,7 @@ def mingpt_printed_number(run: Run) -> str:
     return f"{mingpt_count(run) / 1e6:.2f}M"
 
 
-@nano_gpt.number("record")
+@nano_gpt.number("record", live=True)
 def record_number(run: Run, key: str = "steps") -> str:
     """One entry of the training record (steps, seconds, accuracy on all inputs, ...)."""
     rec = run.model.record

@@ -139,13 +139,17 @@ def full_shape(table: str) -> tuple[int, int]:
 # marked with what they are (data-nano-live="kind:name") and their options
 # (data-nano-args, JSON, every default filled in), so that
 # docs/javascripts/nano_gpt.js can draw them again for the reader's letters,
-# string for string as here (tests/book/test_nanogpt_switch.py). The
-# weight matrices (E, P, W) are live too: they change when the reader
-# follows the weights trained on the page Train it yourself (letters.js).
-# Sizes are left alone; so are the facts over all 729 inputs and the
-# training record, which letters.js marks as the book's while the reader's
-# weights are followed (BOOK_WEIGHTS).
+# string for string as here (tests/book/test_nanogpt_switch.py). What
+# depends on the weights alone (WEIGHTS_ONLY: the weight matrices, the
+# training record) is live too: it changes when the reader follows the
+# weights trained on the page Train it yourself (letters.js). Sizes are
+# left alone; so are the facts over all 729 inputs, which letters.js marks
+# as the book's while the reader's weights are followed (BOOK_WEIGHTS).
 
+
+# the live outputs that do not depend on the input (nano_gpt.js's WEIGHTS_ONLY)
+WEIGHTS_ONLY = {("matrix", "E"), ("matrix", "P"), ("matrix", "W"), ("number", "largest"), ("number", "record"),
+                ("table", "training"), ("figure", "loss")}
 
 # what the browser is told besides the options: facts of the task, not of the input
 GIVEN = {("number", "untrained_top"): lambda run: {"ignored": ignored_positions(run)}}
@@ -168,15 +172,14 @@ def live(kind: str, name: str, function):
                  f'data-nano-example="{html.escape(run.text)}"')
         if kind == "number":
             return f'<span class="nano-live"{attrs}>{out}</span>'
-        return re.sub(r"^<(table|div|figure)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
+        return re.sub(r"^<(table|div|figure|p)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
     return marked
 
 
 # What depends on the weights but the browser does not compute again: facts
-# over all 729 inputs and the training record. While the reader's trained
+# over all 729 inputs. While the reader's trained
 # weights are followed, letters.js marks these as the book's.
-BOOK_WEIGHTS = {("number", "largest"), ("number", "record"), ("number", "smallest_looks"),
-                ("table", "smallest_looks"), ("table", "training"), ("figure", "loss")}
+BOOK_WEIGHTS = {("number", "smallest_looks"), ("table", "smallest_looks")}
 
 
 def book_weights(kind: str, function):
