@@ -389,8 +389,8 @@
         el("strong", { text: "the weights you trained" }),
         ` (seed ${about.seed}, ${about.steps} step${about.steps === 1 ? "" : "s"}, ${about.sorted} of ${about.inputs} ` +
         "inputs sorted)" + (live ? ", not from the book's" : "") +
-        (books.length ? `; the ${books.length} marked “the book's weights” on this page need the build (all ` +
-                        `${about.inputs} inputs) and stay the book's.` : ".")]),
+        (books.length ? `; the ${books.length} parts marked “the book's weights” stay the book's (facts over all ` +
+                        `${about.inputs} inputs, or how the book's weights were made).` : ".")]),
       el("p", {}, [back]));
     if (live && !document.querySelector(".nano-follow")) {   // no letters to follow here: drawn again for the weights
       model().then((m) => redraw(nanoGpt.chapter(m, nanoGpt.exampleIds(m, exampleText())), true))

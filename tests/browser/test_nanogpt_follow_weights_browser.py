@@ -92,7 +92,9 @@ def test_follow_these_weights_through_the_chapter_and_back(visit, nano, tmp_path
         # what the build alone computes (over all 729 inputs): marked as the book's, a table with a note above
         books = page.locator("[data-nano-book-weights]")
         assert page.locator(".nano-book-weights--marked").count() == books.count()
-        assert ("self-attention" not in path) or (books.count() >= 2 and f"the {books.count()} marked" in note.text_content())
+        assert ("self-attention" not in path) or (books.count() >= 2 and f"the {books.count()} parts marked" in note.text_content())
+        if "preliminaries" in path:   # how the book's weights were made: the book's, said so
+            assert page.locator("span.nano-book-weights--marked", has_text="python -m toycalc train").count() == 1
         for table in page.locator("table[data-nano-book-weights]").all():
             assert table.evaluate("t => t.previousElementSibling.textContent") == "the book's weights, not yours:"
 

@@ -177,9 +177,9 @@ def live(kind: str, name: str, function):
 
 
 # What depends on the weights but the browser does not compute again: facts
-# over all 729 inputs. While the reader's trained
+# over all 729 inputs, and how the book's weights were made. While the reader's trained
 # weights are followed, letters.js marks these as the book's.
-BOOK_WEIGHTS = {("number", "smallest_looks"), ("table", "smallest_looks")}
+BOOK_WEIGHTS = {("number", "smallest_looks"), ("table", "smallest_looks"), ("number", "made")}
 
 
 def book_weights(kind: str, function):
