@@ -12,6 +12,12 @@
 //    ([data-nano-live]): every such output drawn again for the reader's
 //    letters (nano_gpt.chapter), kept page to page in sessionStorage until
 //    "Back to the book's example";
+//  - "Follow these weights" (train_page.js stores the weights trained on
+//    "Train it yourself" in sessionStorage): every live output, the weight
+//    matrices included, drawn again from the reader's weights on every
+//    chapter page, with a note under the title and "Back to the book's
+//    weights"; what only the build computes (over all 729 inputs, the
+//    training record) is marked as the book's;
 //  - a matrix is one Tab stop, its cells reached by the arrow keys.
 // Text typed by the reader is only ever written with textContent.
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
@@ -34,20 +40,40 @@
 
   let weightsUrl = null;
 
+  // sessionStorage: the weights the chapter follows (train_page.js's
+  // followWeights writes both): what they are, and the weights themselves in
+  // the layout of javascripts/nanogpt-weights.json (toycalc/site/export.py)
+  const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
+
+  /** {id, seed, steps, sorted, inputs} of the reader's weights the chapter follows, or null. */
+  function followedWeights() {
+    try {
+      const about = JSON.parse(sessionStorage.getItem(WEIGHTS_ABOUT) || "null");
+      return about && sessionStorage.getItem(WEIGHTS) ? about : null;
+    } catch (e) {
+      return null;   // storage refused, or not ours: the book's weights
+    }
+  }
+
   /** The model, fetched once per page visit and shared by every part of
-   *  the page; a failed fetch may be tried again. */
+   *  the page; a failed fetch may be tried again. The reader's trained
+   *  weights instead, while the chapter follows them. */
   function model() {
     const cache = (self.nanogptModels = self.nanogptModels || {});
-    if (!cache[weightsUrl]) {
-      cache[weightsUrl] = fetch(weightsUrl).then((r) => {
-        if (!r.ok) throw new Error(`${new URL(weightsUrl).pathname}: HTTP ${r.status}`);
-        return r.json();
-      }).then((data) => gpt.load(data)).catch((e) => {
-        delete cache[weightsUrl];
+    const mine = followedWeights(), key = mine ? `followed:${mine.id}` : weightsUrl;
+    if (!cache[key]) {
+      const data = mine ? Promise.resolve().then(() => JSON.parse(sessionStorage.getItem(WEIGHTS)))
+        : fetch(weightsUrl).then((r) => {
+          if (!r.ok) throw new Error(`${new URL(weightsUrl).pathname}: HTTP ${r.status}`);
+          return r.json();
+        });
+      // the record of its training beside it: the live training table and loss curve read it
+      cache[key] = data.then((d) => Object.assign(gpt.load(d), { record: d.record || {} })).catch((e) => {
+        delete cache[key];
         throw e;
       });
     }
-    return cache[weightsUrl];
+    return cache[key];
   }
 
   // ------------------------------------------------------------ the sorter
@@ -204,7 +230,8 @@
   /** Every output of the page marked data-nano-live drawn again for `ch`
    *  (nano_gpt.chapter), in place; the sentences written for the book's
    *  example marked while other letters are followed. */
-  function redraw(ch, book) {
+  function redraw(ch, isBook) {
+    const book = isBook && !followedWeights();   // the book's example on the book's weights
     const fresh = [];
     document.querySelectorAll("[data-nano-live]").forEach((old) => {
       const [kind, name] = old.dataset.nanoLive.split(":");
@@ -235,8 +262,9 @@
       const holds = span.dataset.nanoHolds === "sorted" && sorted;
       span.classList.toggle("nano-for-example--marked", !book && !holds);
       if (!book && !holds) {
+        const what = followedWeights() ? "weights and example" : "example";
         span.before(el("span", { class: "nano-example-note",
-                                 text: `written for the book's example, ${exampleText()}, not for yours:` }), " ");
+                                 text: `written for the book's ${what}, ${exampleText()}, not for yours:` }), " ");
       }
     });
   }
@@ -268,7 +296,9 @@
   /** Under the title of a page with per-input numbers: which letters the
    *  page follows, a field to follow the reader's, and the way back. */
   function setUpFollow() {
-    const first = document.querySelector("[data-nano-live]");
+    // a page whose live parts depend on the weights alone (Preliminaries) follows no letters
+    const first = Array.from(document.querySelectorAll("[data-nano-live]"))
+      .find((part) => !nanoGpt.WEIGHTS_ONLY.includes(part.dataset.nanoLive));
     const title = document.querySelector("article h1");
     // the whole book on one page, to print, prints the book's example
     if (!first || !title || document.querySelector(".nano-follow") || /\/print_page\/$/.test(location.pathname)) return;
@@ -330,10 +360,49 @@
     });
     f.input.addEventListener("focus", () => model().catch(() => {}), { once: true });
     const saved = stored("get");
-    if (saved) {
-      f.input.value = saved;
-      go(saved, false);
+    if (saved) f.input.value = saved;
+    if (saved || followedWeights()) go(saved, false);   // the page drawn again for them
+  }
+
+  // ------------------------------------------------------------ following the reader's trained weights
+
+  /** Under the title, while the chapter follows the reader's trained
+   *  weights: which, and the way back; what the build alone computes
+   *  (BOOK_WEIGHTS in toycalc/book/nano_gpt/shared.py) marked as the book's. */
+  function setUpWeightsNote() {
+    const about = followedWeights(), title = document.querySelector("article h1");
+    if (!about || !title || document.querySelector(".nano-weights-note") || /\/print_page\/$/.test(location.pathname)) return;
+    const books = document.querySelectorAll("[data-nano-book-weights]");
+    books.forEach((part) => {
+      part.classList.add("nano-book-weights--marked");
+      if (!part.matches("span")) part.before(el("p", { class: "nano-book-weights-note" }, [
+        el("span", { class: "nano-example-note", text: "the book's weights, not yours:" })]));
+      else part.title = "computed from the book's weights, not yours";
+    });
+    const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
+    const live = document.querySelector("[data-nano-live]");
+    const note = el("div", { class: "nano-weights-note", role: "note" });
+    title.after(note);
+    note.append(
+      el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
+                        : "The chapter follows ",
+        el("strong", { text: "the weights you trained" }),
+        ` (seed ${about.seed}, ${about.steps} step${about.steps === 1 ? "" : "s"}, ${about.sorted} of ${about.inputs} ` +
+        "inputs sorted)" + (live ? ", not from the book's" : "") +
+        (books.length ? `; the ${books.length} parts marked “the book's weights” stay the book's (facts over all ` +
+                        `${about.inputs} inputs, or how the book's weights were made).` : ".")]),
+      el("p", {}, [back]));
+    if (live && !document.querySelector(".nano-follow")) {   // no letters to follow here: drawn again for the weights
+      model().then((m) => redraw(nanoGpt.chapter(m, nanoGpt.exampleIds(m, exampleText())), true))
+        .catch((e) => { note.firstChild.append(` (Your weights could not run: ${e.message}.)`); });
     }
+    back.addEventListener("click", () => {
+      try {
+        sessionStorage.removeItem(WEIGHTS);
+        sessionStorage.removeItem(WEIGHTS_ABOUT);
+      } catch (e) { /* nothing was stored */ }
+      location.reload();   // the page as the build wrote it: the book's weights
+    });
   }
 
   // ------------------------------------------------------------ a matrix is one Tab stop
@@ -376,6 +445,7 @@
     document.querySelectorAll("[data-nano-sort]").forEach(setUpSorter);
     document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);
     setUpFollow();
+    setUpWeightsNote();
     if (!self.nanogptKeys) {   // once: instant navigation runs this script again on each page
       self.nanogptKeys = true;
       document.addEventListener("keydown", onMatrixKey);

@@ -227,7 +227,39 @@
 
   // ------------------------------------------------------------ the live outputs, by the chapter's names
 
+  const WEIGHT = "blue: learned weights";
+
+  /** cells.weights: a weight matrix's top-left corner, with its shape and range. */
+  function weightCorner(id, W, what, symbol, rows, cols, colNames) {
+    const n = W.length, m = W[0].length, r = Math.min(rows, n), c = Math.min(cols, m);
+    const shown = r === n && c === m ? "all of it" : `rows 0 to ${r - 1} and columns 0 to ${c - 1}`;
+    const caption = `${what} ${im(symbol)}: ${n} × ${m}, ${shown}; its ${count(n * m)} values run ` +
+                    `${valuesRange(W)} (${WEIGHT})`;
+    return heat(id, W, "weight", range(r), range(r).map(String), range(c), colNames || range(c).map(String),
+                (i, j) => `${what}, row ${i}, column ${j}`, caption, null, n - r, m - c);
+  }
+
+  /** An embedding (E or P) with one column per letter or position, its first rows. */
+  function embedding(r, id, M, symbol, per, colNames, label, rows) {
+    return heat(id, transpose(M), "weight", range(rows), range(rows).map((c) => `c = ${c}`), range(colNames.length),
+                colNames, label, `${per[0]} ${im(symbol)}: one column of ${r.d} per ${per[1]}, ${rows} of its ${r.d} rows; ` +
+                `its values run ${valuesRange(M)} (${WEIGHT})`, null, r.d - rows);
+  }
+
   const MATRICES = {
+    // the weights: they change only when the reader follows weights trained in the page
+    E: (r, a) => embedding(r, "nano-E", r.model.E, "E", ["Token embedding", "letter"], r.V.map((l, i) => `${l} (${i})`),
+                           (c, i) => `token embedding of ${r.V[i]}, channel ${c}`, a.rows),
+    P: (r, a) => embedding(r, "nano-P", r.model.P, "P", ["Position embedding", "position"],
+                           range(r.model.P.length).map((t) => `t = ${t}`),
+                           (c, t) => `position embedding of t = ${t}, channel ${c}`, a.rows),
+    W(r, a) {
+      if (a.name === "W_U") {
+        return weightCorner("nano-W_U", r.model.W_U, "Output matrix", "W_U", a.rows, a.cols, r.V.map((l, i) => `${l} (${i})`));
+      }
+      return weightCorner(`nano-${a.name}-${a.block}`, params(r, a)[a.name], `Block ${a.block}'s weight matrix`, a.name,
+                          a.rows, a.cols);
+    },
     X: (r, a) => activations(r, "nano-X", r.tr.X, "Input embedding", "x", a.rows),
     u: (r, a) => activations(r, `nano-u-${a.block}`, blk(r, a).u, `Normalised input of block ${a.block}`,
                              "u = \\mathrm{LN}(x)", a.rows),
@@ -257,6 +289,20 @@
   };
 
   const TABLES = {
+    training(r) {
+      const rec = recordOf(r), opt = rec.optimizer || {};
+      if (!Object.keys(rec).length) return "<p><em>No training record beside the weights file.</em></p>";
+      const betas = (opt.betas || []).map(pyStr);
+      const rows = [["seed", String(rec.seed)], ["batch", String(rec.batch)],
+        ["optimiser", plain(`${opt.name}, learning rate ${pyStr(opt.lr)}, betas (${betas.join(", ")}${betas.length === 1 ? "," : ""}), ` +
+                            `weight decay ${pyStr(opt.weight_decay)}`)],
+        ["steps", count(rec.steps || 0)],
+        ["final training loss", plain(`${fixed(rec.final_loss, 4)} (${rec.final_loss_means || ""})`)],
+        ["loss on all 729 inputs", fixed(rec.loss_on_729, 4)],
+        ["inputs sorted by greedy decoding", `${rec.accuracy_on_729} of 729`]];
+      if ("stored_as" in rec) rows.splice(3, 0, ["computed in", plain(String(rec.dtype))], ["weights stored as", plain(String(rec.stored_as))]);
+      return htmlTable("nano-training", ["", "this model"], rows);
+    },
     legend({ model, tr }) {
       const w = Array.from(model.E[0]).slice(0, 3), x = Array.from(tr.X[0]).slice(0, 3);
       const s = Math.max(...w.map(Math.abs), ...x.map(Math.abs));
@@ -394,7 +440,37 @@
   const letterAt = (r, a) => (a.letter === "top" ? argmax(r.tr.p[a.t]) : r.V.indexOf(a.letter));
   const chosen = (s) => s.p[s.next];
 
+  // ------------------------------------------------------------ the weights' training record (model.record)
+
+  const PLAIN = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+  /** render.plain: a string from a file, HTML-escaped, Markdown's signs as character references. */
+  const plain = (value) => Array.from(String(value), (c) => PLAIN[c] ||
+    ("\\`*_{}[]()#!|$".includes(c) ? `&#${c.codePointAt(0)};` : c)).join("");
+  /** Python's str() of a number read from JSON: 1e-05 and 0.0005 as Python writes them. */
+  function pyStr(v) {
+    if (typeof v !== "number" || v === 0 || !Number.isFinite(v)) return String(v);
+    const e = Math.floor(Math.log10(Math.abs(v)));
+    return e < -4 || e >= 16 ? v.toExponential().replace(/e([+-])(\d)$/, "e$10$2") : String(v);
+  }
+  const recordOf = (r) => r.model.record || {};
+
+  /** The live outputs that depend on the weights alone, not on the input
+   *  (toycalc/book/nano_gpt/shared.py's WEIGHTS_ONLY). */
+  const WEIGHTS_ONLY = ["matrix:E", "matrix:P", "matrix:W", "number:largest", "number:record", "table:training",
+                        "figure:loss"];
+
   const NUMBERS = {
+    largest(r, a) {
+      const W = gpt.parameters(r.model)[a.name];
+      let m = 0;
+      for (const row of ArrayBuffer.isView(W) || !W[0].length ? [W] : W) for (const v of row) m = Math.max(m, Math.abs(v));
+      return fixed(m);
+    },
+    record(r, a) {
+      const v = recordOf(r)[a.key];
+      if (a.key === "final_loss" || a.key === "loss_on_729") return fixed(v, 4);
+      return plain(Number.isInteger(v) ? count(v) : pyStr(v));
+    },
     text: (r) => draw.esc(r.text),
     ids: (r) => r.ids.join(" "),
     answer: (r) => r.steps.map((s) => r.V[s.next]).join(" "),
@@ -415,6 +491,22 @@
   };
 
   const FIGURES = {
+    loss(r) {
+      const rec = recordOf(r), curve = rec.loss_curve;
+      if (!curve || !curve.length) {
+        return "<p><em>No loss curve in the training record beside the weights file; " +
+               "<code>python -m toycalc train</code> writes one.</em></p>";
+      }
+      const steps = curve.length, points = curve.map((v, k) => [k + 1, v]);
+      const titles = points.map(([s, v]) => `step ${s}: loss ${fixed(v)}`);
+      const xs = charts.niceTicks(0, steps, 4), ys = charts.niceTicks(0, maxOf(curve), 4);
+      const drawing = charts.lineChartSvg([["loss", points, titles]],
+        `A line: the training loss of each of the ${count(steps)} steps, from ${fixed(curve[0])} ` +
+        `at the first to ${fixed(curve[steps - 1])} at the last`, xs.map((v) => [v, tick(v)]), ys.map((v) => [v, tick(v)]),
+        "training step", "loss on the step's batch", 420, 220);
+      return draw.figure("nano-loss", drawing,
+        `The loss on each step's batch of ${rec.batch === undefined ? "?" : rec.batch} inputs; point at a dot for its value`);
+    },
     attention(r) {
       const { T, H, letters, tr } = r, B = tr.blocks.length, size = 14, gap = 14, left = 70, top = 32;
       let body = "";
@@ -489,5 +581,5 @@
   }
 
   return { InputError, parseLetters, exampleIds, sortLetters, cell, heat, oneTabStop, matrixOf, fullMarkup, LIVE,
-           chapter };
+           WEIGHTS_ONLY, chapter };
 });

@@ -2,6 +2,9 @@
 // toy chapter's Training page (docs/toy/training.md) and on the Simulator
 // page (docs/simulator.md, data-into="live-simulator": it moves into the
 // simulator, above the weights editor).
+// On the Training page the worked step's tables (∂L/∂E and the step, under
+// every heads choice) follow the reader's weights and choice too
+// (followTables: the next step from them, in the build's markup).
 //
 // It only wires controls to the twins: descent.js takes the steps (the
 // twin of toycalc/model/descent.py, on gpt.js's backward pass), render.js
@@ -95,7 +98,46 @@
       drawing.innerHTML = modelDrawing.modelFigure(tr, ids.map((i) => show(model.vocab[i])), model.vocab);
     };
     document.querySelectorAll(".heads-chooser").forEach((c) => c.addEventListener("change", redraw));
-    return { model, sentence: () => ({ ids, heads: heads(), temperature: 1 }), changed: redraw, drawing, redraw };
+    const book = bookTables();
+    return { model, sentence: () => ({ ids, heads: heads(), temperature: 1 }), changed: redraw, drawing, redraw,
+             follow: (o) => followTables(model, ids, o, book) };
+  }
+
+  // ------------------------------------------------------------ the page's worked tables, on the reader's weights
+
+  const WORKED = 'table[id^="table-grad-E-h"], table[id^="table-step-h"]';
+
+  /** The worked step's tables as the build wrote them (their bodies), to put back on Reset. */
+  function bookTables() {
+    return new Map(Array.from(document.querySelectorAll(WORKED), (t) => [t, t.tBodies[0].innerHTML]));
+  }
+
+  /** The Training page's tables of the step (book/end_to_end.py's grad_E,
+   *  book/toy/training.py's step), each under its heads choice, for the
+   *  next step from the reader's weights with the reader's target and η
+   *  (E alone, as the worked step); `o` null: the book's again. Only the
+   *  bodies change: the headers, their formulas typeset, stay. */
+  function followTables(model, ids, o, book) {
+    document.querySelectorAll(".toy-training-follows").forEach((note) => note.remove());
+    const steps = new Map();   // heads -> the step (both tables of a heads choice read one)
+    for (const [t, body] of book) {
+      if (!o) {
+        t.tBodies[0].innerHTML = body;   // the build's own markup, kept from the page
+        continue;
+      }
+      const heads = Number(t.id.split("-h").pop());
+      if (!steps.has(heads)) steps.set(heads, descent.descend(model, ids, o.target, o.eta, "E", 1, heads, 1)[0]);
+      const r = steps.get(heads);
+      const rows = [...new Set(ids)], g = r.grads.E, vocab = model.vocab;
+      const cells = (i) => (t.id.startsWith("table-step")
+        ? [render.weightsVector(model.E[i]), vector(r.params.E[i])] : [vector(g[i])]);
+      t.tBodies[0].replaceChildren(...rows.map((i) => el("tr", {}, [el("td", { text: String(i) }),
+        el("td", {}, [el("code", { text: show(vocab[i]) })]), ...cells(i).map((text) => el("td", { text }))])));
+      // above Material's scrolling wrapper, not inside it: the note wraps to the column
+      (t.closest(".md-typeset__scrollwrap") || t).before(el("p", { class: "toy-training-follows", text: `From your weights: the next step with target ` +
+        `${show(vocab[o.target])} and η = ${short(o.eta)}, for ${heads} head${heads === 1 ? "" : "s"} ` +
+        "(the formulas and sentences around it are the book's step)." }));
+    }
   }
 
   // ------------------------------------------------------------ the controls
@@ -219,6 +261,7 @@
           fresh.push(record);
         } while (records.length < o.steps && performance.now() - start < STEPS_MS);
         host.changed();
+        if (host.follow) host.follow(o);
         shown(ui, model, s, o, records, fresh, before, state);
         if (records.length < o.steps && box.isConnected) requestAnimationFrame(frame);
         else busy(false);
@@ -231,6 +274,7 @@
     ui.reset.addEventListener("click", () => {
       apply(model, original);
       host.changed();
+      if (host.follow) host.follow(null);
       state.history = [];
       ui.summary.textContent = "The book's weights again.";
       ui.results.replaceChildren();

@@ -8,7 +8,9 @@
 // block's three heads on the chapter's example (attentionSvg), and the
 // status line "N of 729 sorted"; each drawing patched in place (dom.js), so
 // that a redraw changes only what moved. At the end: the downloads (.npz and its
-// record .json), which `TOYCALC_NANOGPT=path.npz make build` reads.
+// record .json), which `TOYCALC_NANOGPT=path.npz make build` reads, and
+// "Follow these weights", which stores the weights for letters.js: every
+// page of the chapter then computes its numbers from them.
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
   "use strict";
   if (typeof module === "object" && module.exports) {
@@ -75,6 +77,8 @@
     const button = (text, primary) => el("button", { type: "button", class: `nano-button${primary ? " nano-button--primary" : ""}`, text });
     const ui = { inputs, seed, limit, start: button("Start", true), pause: button("Pause"), reset: button("Reset"),
                  npz: button("Download weights"), record: button("Download the record"),
+                 follow: button("Follow these weights", true),
+                 following: el("p", { class: "nano-hint nano-train-following", role: "status" }),
                  status: el("p", { class: "nano-train-status", role: "status" }),
                  detail: el("p", { class: "nano-hint nano-train-detail" }),
                  chart: el("figure", { class: "toy-figure nano-train-loss" }),
@@ -82,7 +86,8 @@
                  done: el("p", { class: "nano-hint", text: "Keep both files in one folder: the build reads the record beside the weights." }) };
     host.replaceChildren(el("form", { class: "nano-train-form" }, [seed.node, limit.node,
       el("p", { class: "nano-train-buttons" }, [ui.start, " ", ui.pause, " ", ui.reset])]),
-      ui.status, ui.detail, ui.chart, ui.heads, el("p", { class: "nano-train-buttons" }, [ui.npz, " ", ui.record]), ui.done);
+      ui.status, ui.detail, ui.chart, ui.heads, el("p", { class: "nano-train-buttons" }, [ui.npz, " ", ui.record]), ui.done,
+      el("p", { class: "nano-train-buttons" }, [ui.follow]), ui.following);
     return ui;
   }
 
@@ -100,11 +105,62 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   }
 
-  /** The two downloads: the weights (.npz) and their record (.json), which the build reads side by side. */
-  function downloads(ui, run) {
+  /** The two downloads: the weights (.npz) and their record (.json), which
+   *  the build reads side by side; and following the weights in the chapter. */
+  function downloads(ui, run, recipe) {
+    followButton(ui, run, recipe);
     ui.npz.addEventListener("click", () => save(new Blob([run.files.npz], { type: "application/octet-stream" }), "nanogpt.npz"));
     ui.record.addEventListener("click", () => save(new Blob([JSON.stringify(run.files.record, null, 2) + "\n"],
                                                             { type: "application/json" }), "nanogpt.json"));
+  }
+
+  /** The .npz of train.js's npz (a stored zip of little-endian float16
+   *  .npy files, one per parameter) and its record as
+   *  toycalc/site/export.py's nano_weights_data, the layout letters.js
+   *  loads the model from. */
+  function packedWeights(npz, recipe, record) {
+    const view = new DataView(npz.buffer, npz.byteOffset, npz.byteLength), text = new TextDecoder();
+    const out = { vocab: recipe.vocab, heads: recipe.heads, d: recipe.d, n_ctx: recipe.n_ctx, width: recipe.width,
+                  ln_eps: recipe.ln_eps, gelu_c: recipe.gelu_c, packed: true, record,
+                  blocks: Array.from({ length: recipe.blocks }, () => ({})) };
+    for (let at = 0; at + 30 <= npz.length && view.getUint32(at, true) === 0x04034b50;) {
+      const size = view.getUint32(at + 18, true), nameLength = view.getUint16(at + 26, true);
+      const start = at + 30 + nameLength + view.getUint16(at + 28, true);
+      const name = text.decode(npz.subarray(at + 30, at + 30 + nameLength)).replace(/\.npy$/, "");
+      const file = npz.subarray(start, start + size), headerLength = file[8] | (file[9] << 8);
+      const header = text.decode(file.subarray(10, 10 + headerLength));
+      if (!header.includes("'<f2'")) throw new Error(`${name}: not float16`);
+      const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(",").filter((n) => n.trim()).map(Number);
+      let binary = "";
+      for (const byte of file.subarray(10 + headerLength)) binary += String.fromCharCode(byte);
+      const [, block, param] = name.match(/^blocks\.(\d+)\.(.+)$/) || [];
+      if (param) out.blocks[Number(block)][param] = { shape, f16: btoa(binary) };
+      else out[name] = { shape, f16: btoa(binary) };
+      at = start + size;
+    }
+    return out;
+  }
+
+  // sessionStorage, read by letters.js on every page of the chapter
+  const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
+
+  /** "Follow these weights": the run's weights (as downloaded: float16)
+   *  stored for the chapter's pages, with what they are. */
+  function followButton(ui, run, recipe) {
+    ui.follow.addEventListener("click", () => {
+      const r = run.files.record;
+      const about = { id: Date.now(), seed: r.seed, steps: r.steps, sorted: r.accuracy_on_729, inputs: ui.inputs };
+      try {
+        sessionStorage.setItem(WEIGHTS, JSON.stringify(packedWeights(run.files.npz, recipe, run.files.record)));
+        sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
+      } catch (e) {
+        ui.following.textContent = `Your weights could not be kept for the other pages (${e.message}).`;
+        return;
+      }
+      const first = el("a", { href: new URL("../", location.href).href, text: "the chapter's first page" });
+      ui.following.replaceChildren("Every page of this chapter now computes its numbers from your weights, " +
+        "until “Back to the book's weights” on any of them: open ", first, " or any other.");
+    });
   }
 
   function start(script) {
@@ -129,7 +185,7 @@
       ui.start.disabled = state !== "idle"; ui.reset.disabled = state === "idle" && !run.losses.length;
       ui.pause.disabled = !(state === "running" || state === "paused");
       ui.pause.textContent = state === "paused" ? "Resume" : "Pause";
-      ui.npz.disabled = ui.record.disabled = !run.files;
+      ui.npz.disabled = ui.record.disabled = ui.follow.disabled = !run.files;
       ui.done.hidden = !run.files;
       ui.seed.input.disabled = ui.limit.input.disabled = state !== "idle";
       host.dataset.state = state;
@@ -138,7 +194,7 @@
       if (run.worker) run.worker.terminate();
       Object.assign(run, { worker: null, losses: [], files: null });
       ui.status.textContent = `0 of ${ui.inputs} sorted (not checked yet)`;
-      ui.detail.textContent = "";
+      ui.detail.textContent = ui.following.textContent = "";
       dom.patchInto(ui.heads, "");
       drawChart();
       set("idle");
@@ -159,7 +215,7 @@
       set(paused ? "running" : "paused");
     });
     ui.reset.addEventListener("click", reset);
-    downloads(ui, run);
+    downloads(ui, run, recipe);
     const receive = (m) => {
       if (m.attention) drawHeads(m.attention);
       if (m.type === "step") {

@@ -138,6 +138,9 @@
     const body = el("tbody");
     M.forEach((row, r) => {
       const tr = el("tr", {}, [el("th", { scope: "row", text: rows[r] })]);
+      // a refused entry's note goes in a row of its own under the cell's row,
+      // as wide as the table: inside the cell it widened its column (#25, at 375 px)
+      const notes = el("td", { colspan: String(row.length + 1) });
       row.forEach((v, c) => {
         const note = el("span", { class: "sim-cell-note", id: `sim-note-${name}-${r}-${c}`, hidden: true });
         const input = el("input", { type: "text", inputmode: "decimal", size: "5", spellcheck: "false",
@@ -145,9 +148,11 @@
                                     "data-row": String(r), "data-col": String(c) });
         input.value = String(v);
         cells.set(`${name}:${r}:${c}`, input);
-        tr.append(el("td", {}, [input, note]));
+        NOTES.set(input, note);
+        tr.append(el("td", {}, [input]));
+        notes.append(note);
       });
-      body.append(tr);
+      body.append(tr, el("tr", { class: "sim-note-row", hidden: true }, [notes]));
     });
     table.append(body);
     block.append(el("div", { class: "sim-scroll", tabindex: "0", role: "region", "aria-label": name }, [table]));
@@ -164,21 +169,25 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   }
 
-  /** A cell's verdict shown beside it: nothing when `why` is empty, else
+  const NOTES = new WeakMap();   // a cell's input -> the note that says why its entry is refused
+
+  /** A cell's verdict shown under its row: nothing when `why` is empty, else
    *  what was typed, why it is not applied and the number the model keeps. */
   function showVerdict(input, why, kept) {
-    const note = input.nextElementSibling;
+    const note = NOTES.get(input), row = note.closest("tr");
     if (!why) {
       input.removeAttribute("aria-invalid");
       input.removeAttribute("aria-describedby");
       note.hidden = true;
       note.textContent = "";
-      return;
+    } else {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", note.id);
+      note.textContent = `${input.getAttribute("aria-label")}: “${input.value.trim()}” is not applied: ${why}. ` +
+                         `The model keeps ${kept}.`;
+      note.hidden = false;
     }
-    input.setAttribute("aria-invalid", "true");
-    input.setAttribute("aria-describedby", note.id);
-    note.textContent = `“${input.value.trim()}” is not applied: ${why}. The model keeps ${kept}.`;
-    note.hidden = false;
+    row.hidden = !row.querySelector(".sim-cell-note:not([hidden])");
   }
 
   /** Every weight as an input: a change reruns the model at once (onChange).

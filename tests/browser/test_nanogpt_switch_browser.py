@@ -112,6 +112,7 @@ def test_every_per_input_number_follows_the_readers_letters(visit, nano, path):
         assert soup.table["data-example"] == readers.text
         function = inspect.unwrap(KINDS["matrix"][soup.table["data-nano-full"]])
         whole = json.loads(soup.table["data-nano-args"]) | {"rows": int(soup.table["data-rows"]),
+                                                             "cols": int(soup.table["data-cols"]),   # W's
                                                              "per_head": readers.cfg.d // readers.cfg.n_heads}
         want = BeautifulSoup(function(readers, **{k: v for k, v in whole.items()
                                                   if k in inspect.signature(function).parameters}), "html.parser")

@@ -6,17 +6,20 @@ bad input is refused beside its field, Reset restores the book's weights
 and the download passes `toycalc check` and builds the book."""
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from bs4 import BeautifulSoup
 
 from conftest import axe_violations, build_site, page as built_page
 from test_figures_browser import CONTRASTS
 from toycalc.book import end_to_end
 from toycalc.book.example import Example
+from toycalc.book.toy import training
 from toycalc.book.render import fixed, vector
 from toycalc.model import descent
 from toycalc.model.weights import load_toy
@@ -110,6 +113,45 @@ def test_ten_steps_of_every_matrix_match_toycalc(visit, toy):
     assert dots == ([f"after step {k}: L = {fixed(v)}" for k, v in enumerate(losses)]
                     + [f"after step {k}: p(␣wall) = {fixed(v)}" for k, v in enumerate(ps)])
     assert page.locator('[data-toy-trainer] figure[data-figure="model"] title').all_text_contents() != drawn
+
+
+def worked_tables(page, heads: int) -> dict:
+    """The cells of the Training page's worked tables under a heads choice (shown or not)."""
+    read = "t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))"
+    return {"grad": page.locator(f"#table-grad-E-h{heads}").evaluate(read),
+            "step": page.locator(f"#table-step-h{heads}").evaluate(read)}
+
+
+def built_tables(ex: Example) -> dict:
+    """The same tables as toycalc renders them for `ex`."""
+    body = lambda markup: [[td.get_text() for td in tr.find_all("td")]
+                           for tr in BeautifulSoup(markup, "html.parser").find("tbody").find_all("tr")]
+    return {"grad": body(end_to_end.grad_E_table(ex)), "step": body(training.step_table(ex))}
+
+
+def test_after_ten_steps_the_pages_worked_tables_follow(visit, toy):
+    """After ten steps (another target and η, every matrix, 4 heads chosen),
+    the Training page's tables of the step, under each heads choice, are
+    toycalc's next step from descend's weights for that choice, to the
+    printed places; Reset gives the book's tables again."""
+    eta, ids = 0.3, Example(toy).ids
+    steps = descent.descend(toy.params, toy.cfg, ids, toy.vocab.index(" wall"), eta, "all", 10, heads=4)
+    mine = dataclasses.replace(toy, params=steps[-1]["params"])
+    page = open_training(visit, heads=4)
+    book = {h: worked_tables(page, h) for h in (1, 2, 4)}
+    assert book == {h: built_tables(Example(toy, heads=h)) for h in (1, 2, 4)}
+    choose(page, "␣wall", "every matrix", 10, eta=eta)
+    train(page)
+    for h in (1, 2, 4):
+        got = worked_tables(page, h)
+        assert got == built_tables(Example(mine, target="␣wall", heads=h, eta=eta)), h
+        assert got["step"] != book[h]["step"]
+    notes = page.locator(".toy-training-follows")
+    assert notes.count() == 6
+    assert notes.first.text_content().startswith("From your weights: the next step with target ␣wall and η = 0.3")
+    page.get_by_role("button", name="Reset to the book's weights").click()
+    assert {h: worked_tables(page, h) for h in (1, 2, 4)} == book
+    assert notes.count() == 0
 
 
 def test_every_matrix_on_the_simulator_shows_in_the_editor(visit, toy):

@@ -60,11 +60,11 @@ def test_an_edit_reruns_the_model_and_reset_restores_it(visit, toy, tmp_path):
     assert cell.get_attribute("aria-invalid") == "true"
     note = page.locator(f"#{cell.get_attribute('aria-describedby')}")
     assert note.is_visible()
-    assert note.inner_text().startswith("“abc” is not applied: expected a number")
+    assert note.inner_text().startswith("E, ␣cat, column 1: “abc” is not applied: expected a number")
     assert "The model keeps 0.5." in note.inner_text()
-    # the note sits beside its cell: in the same table cell, right under it
+    # the note sits right under its cell, in a row of its own across the table
     box, cell_box = note.bounding_box(), cell.bounding_box()
-    assert abs(box["x"] - cell_box["x"]) < 2 and 0 <= box["y"] - (cell_box["y"] + cell_box["height"]) < 8
+    assert box["x"] <= cell_box["x"] and 0 <= box["y"] - (cell_box["y"] + cell_box["height"]) < 12
     assert p_shown(page, "␣roof") == fixed(edited.p_last[edited.model.vocab.index(" roof")])
     page.locator("#sim-weights-reset").click()
     assert p_shown(page, "␣roof") == fixed(book.p_last[book.model.vocab.index(" roof")])
@@ -106,3 +106,25 @@ def test_every_matrix_is_labelled_as_the_book_labels_it(visit, toy):
         assert rows == (tokens if name == "E" else [str(r + 1) for r in range(n)] if name == "P" else dims(n)), name
         assert heads == (tokens if name == "W_U" else dims(m)), name
         assert table.locator("tbody input").count() == n * m, name
+
+
+def test_a_refused_entry_widens_nothing_on_a_phone(visit):
+    """At 375 px a refused entry's note neither widens its column nor the page (#25)."""
+    page = visit(width=375).open("/simulator/")
+    page.wait_for_selector("#sim-softmax")
+    page.locator("#sim-editor > summary").click()
+    page.locator("#sim-editor details.sim-matrix").first.locator("summary").click()  # E
+    widths = "() => [...document.querySelectorAll('#sim-edit-E tr:first-child > *')].map(c => c.offsetWidth)"
+    region = "() => { const r = document.querySelector('#sim-edit-E').parentElement; return [r.scrollWidth, r.clientWidth]; }"
+    before = page.evaluate(widths)
+    cell = page.get_by_label("E, ␣cat, column 4", exact=True)
+    cell.fill("abc")
+    note = page.locator(f"#{cell.get_attribute('aria-describedby')}")
+    assert note.is_visible() and "is not applied" in note.inner_text()
+    assert page.evaluate(widths) == before
+    scroll, client = page.evaluate(region)
+    assert scroll <= client
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    cell.fill("0.5")
+    assert not note.is_visible()
+    assert page.locator("#sim-edit-E tr.sim-note-row:not([hidden])").count() == 0

@@ -103,14 +103,17 @@ def packed(values: np.ndarray) -> dict:
 
 def nano_weights_data(nano: Nano) -> dict:
     """nano-gpt for the browser (docs/javascripts/gpt.js unpacks it): the
-    sizes, the letters, and every parameter packed, the blocks' by name."""
+    sizes, the letters, every parameter packed, the blocks' by name, and
+    the record of its training (the chapter's live training table and
+    loss curve, for weights a reader trained in the page as for the book's)."""
     cfg, params = nano.cfg, nano.params
     return {"vocab": list(VOCAB), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx,
             "width": cfg.mlp_width, "ln_eps": LN_EPS, "gelu_c": GELU_C, "packed": True,
             "E": packed(params["E"]), "P": packed(params["P"]), "W_U": packed(params["W_U"]),
             "gamma_f": packed(params["gamma_f"]), "beta_f": packed(params["beta_f"]),
             "blocks": [{name: packed(params[f"blocks.{b}.{name}"]) for name in block_shapes(cfg)}
-                       for b in range(cfg.n_blocks)]}
+                       for b in range(cfg.n_blocks)],
+            "record": nano.record}
 
 
 def nano_weights_json(nano: Nano) -> str:

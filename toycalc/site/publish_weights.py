@@ -55,10 +55,11 @@ def nano_weights(config) -> str:
 
 
 # The pages with a live part of nano-gpt (the "Letters to sort" field, a
-# matrix that opens in full, numbers that can follow the reader's letters)
+# matrix that opens in full, numbers that can follow the reader's letters,
+# or what stays the book's while the reader's trained weights are followed)
 # and only those load the browser GPT, inside
 # the page's content, so that instant navigation runs them too.
-NANO_LIVE = re.compile(r"<(?:div|table|span|figure)\b[^>]*\sdata-nano-(?:sort|full|live)\b")   # a tag, not words about it
+NANO_LIVE = re.compile(r"<(?:div|table|span|figure|p)\b[^>]*\sdata-nano-(?:sort|full|live|book-weights)\b")   # a tag, not words about it
 NANO_ASSETS = ('<link rel="stylesheet" href="{0}stylesheets/nanogpt.css">\n'
                '<script src="{0}javascripts/render.js"></script>\n'
                '<script src="{0}javascripts/gpt.js"></script>\n'

@@ -11,7 +11,7 @@ from .cells import activations, heat, value_range, kind_words
 from .shared import ROWS, check_t, nano_gpt
 
 
-@nano_gpt.matrix("E")
+@nano_gpt.matrix("E", live=True)
 def E_matrix(run: Run, rows: int = ROWS) -> str:
     """The token embedding, one column per letter (the walkthrough's layout)."""
     return heat("nano-E", run.params["E"].T, "weight", list(range(rows)),
@@ -23,7 +23,7 @@ def E_matrix(run: Run, rows: int = ROWS) -> str:
                 f"({kind_words('weight')})", more_rows=run.cfg.d - rows)
 
 
-@nano_gpt.matrix("P")
+@nano_gpt.matrix("P", live=True)
 def P_matrix(run: Run, rows: int = ROWS) -> str:
     """nano-gpt's position embedding P as a grid of cells, first rows shown."""
     n = run.cfg.n_ctx
@@ -69,7 +69,7 @@ def id_number(run: Run, t: int = 3) -> str:
     return str(run.ids[t])
 
 
-@nano_gpt.number("largest")
+@nano_gpt.number("largest", live=True)
 def largest_number(run: Run, name: str = "E") -> str:
     """The largest entry, in size, of a weight matrix (E, P, W_U, ...)."""
     if name not in run.params:

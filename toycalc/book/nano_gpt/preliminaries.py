@@ -1,8 +1,11 @@
 """The nano-gpt chapter's page Preliminaries (docs/nano-gpt/preliminaries.md):
 the parameters by piece (and as minGPT counts them), how the shipped
-weights were trained, read from their record, and the loss curve."""
+weights were trained, read from their record (by `python -m toycalc train`
+or in a reader's browser: `made`), and the loss curve."""
 from __future__ import annotations
 
+import html
+from pathlib import Path
 
 from ...model import gpt, nanogpt, sizes
 from ..draw import figure, line_chart_svg, nice_ticks
@@ -31,7 +34,7 @@ def params_table(run: Run) -> str:
     return html_table("nano-params", ["piece", "shape", "parameters"], rows)
 
 
-@nano_gpt.table("training")
+@nano_gpt.table("training", live=True)
 def training_table(run: Run) -> str:
     """How the shipped weights were trained, read from their record."""
     rec = run.model.record
@@ -53,7 +56,7 @@ def training_table(run: Run) -> str:
     return html_table("nano-training", ["", "this model"], rows)
 
 
-@nano_gpt.figure("loss")
+@nano_gpt.figure("loss", live=True)
 def loss_figure(run: Run) -> str:
     """The training loss of each step, from the record beside the weights."""
     rec = run.model.record
@@ -81,7 +84,7 @@ def mingpt_printed_number(run: Run) -> str:
     return f"{mingpt_count(run) / 1e6:.2f}M"
 
 
-@nano_gpt.number("record")
+@nano_gpt.number("record", live=True)
 def record_number(run: Run, key: str = "steps") -> str:
     """One entry of the training record (steps, seconds, accuracy on all inputs, ...)."""
     rec = run.model.record
@@ -101,3 +104,47 @@ def targets_number(run: Run, scored: bool = True) -> str:
     _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
     ts = [t for t in range(targets.shape[1]) if (targets[0, t] >= 0) == scored]
     return f"{ts[0]} to {ts[-1]}" if ts == list(range(ts[0], ts[-1] + 1)) else ", ".join(map(str, ts))
+
+
+def made_by(record: dict) -> str:
+    """Who trained the weights, from their record: "numpy" (python -m
+    toycalc train writes made_with.numpy), "browser" (the page Train it
+    yourself writes made_with.browser), or "unknown" (no record, or another's)."""
+    made = record.get("made_with") if isinstance(record.get("made_with"), dict) else {}
+    return "browser" if "browser" in made else "numpy" if "numpy" in made else "unknown"
+
+
+MADE = {
+    "numpy": {
+        "who": "`python -m toycalc train` trains the model in plain numpy, with the same "
+               "forward and backward code that runs the toy model of the first chapter.",
+        "seed": "The run starts from GPT-2's random initialisation with a fixed seed, "
+                "so it gives the same weights every time on the same machine."},
+    "browser": {
+        "who": "These weights were trained in a reader's browser, on the page "
+               "[Train it yourself](train.md), by the book's JavaScript twin of "
+               "`python -m toycalc train`, which trains the book's own in plain numpy: "
+               "the same forward and backward pass, the same recipe.",
+        "seed": "The run starts from GPT-2's random initialisation with the reader's seed, "
+                "drawn from the browser's own generator rather than numpy's, so the same seed "
+                "gives the same weights in any browser, but not the weights numpy would make."},
+    "unknown": {
+        "who": "These weights come without a record of how they were made; the book's own "
+               "are trained by `python -m toycalc train`, in plain numpy, as follows.",
+        "seed": "That run starts from GPT-2's random initialisation with a fixed seed, "
+                "so it gives the same weights every time on the same machine."},
+}
+
+
+@nano_gpt.number("made")
+def made_number(run: Run, part: str = "who") -> str:
+    """How the weights were made, from their record (made_with): part="who"
+    (by python -m toycalc train or in a reader's browser), "seed" (what
+    their seed fixes), "record" (the record's file name)."""
+    if part == "record":
+        path = nanogpt.record_path(run.model.path)
+        shipped = path.parent == Path(nanogpt.DEFAULT_NPZ).parent
+        return f"<code>{html.escape(f'toycalc/weights/{path.name}' if shipped else path.name)}</code>"
+    if part not in MADE["numpy"]:
+        raise ValueError(f"part = {part!r}: expected one of {', '.join([*MADE['numpy'], 'record'])}")
+    return MADE[made_by(run.model.record)][part]

@@ -15,7 +15,7 @@ from .cells import activations, heat, weights, kind_words
 from .shared import ROWS, block_trace, check_t, follow, head_slice, look_words, nano_gpt
 
 
-@nano_gpt.matrix("W")
+@nano_gpt.matrix("W", live=True)
 def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols: int = ROWS) -> str:
     """A weight matrix of a block (W_Q ...) or of the model (W_U)."""
     if name == "W_U":

@@ -139,9 +139,17 @@ def full_shape(table: str) -> tuple[int, int]:
 # marked with what they are (data-nano-live="kind:name") and their options
 # (data-nano-args, JSON, every default filled in), so that
 # docs/javascripts/nano_gpt.js can draw them again for the reader's letters,
-# string for string as here (tests/book/test_nanogpt_switch.py). Sizes and
-# weights are left alone.
+# string for string as here (tests/book/test_nanogpt_switch.py). What
+# depends on the weights alone (WEIGHTS_ONLY: the weight matrices, the
+# training record) is live too: it changes when the reader follows the
+# weights trained on the page Train it yourself (letters.js). Sizes are
+# left alone; so are the facts over all 729 inputs, which letters.js marks
+# as the book's while the reader's weights are followed (BOOK_WEIGHTS).
 
+
+# the live outputs that do not depend on the input (nano_gpt.js's WEIGHTS_ONLY)
+WEIGHTS_ONLY = {("matrix", "E"), ("matrix", "P"), ("matrix", "W"), ("number", "largest"), ("number", "record"),
+                ("table", "training"), ("figure", "loss")}
 
 # what the browser is told besides the options: facts of the task, not of the input
 GIVEN = {("number", "untrained_top"): lambda run: {"ignored": ignored_positions(run)}}
@@ -164,15 +172,34 @@ def live(kind: str, name: str, function):
                  f'data-nano-example="{html.escape(run.text)}"')
         if kind == "number":
             return f'<span class="nano-live"{attrs}>{out}</span>'
-        return re.sub(r"^<(table|div|figure)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
+        return re.sub(r"^<(table|div|figure|p)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
+    return marked
+
+
+# What depends on the weights but the browser does not compute again: facts
+# over all 729 inputs, and how the book's weights were made. While the reader's trained
+# weights are followed, letters.js marks these as the book's.
+BOOK_WEIGHTS = {("number", "smallest_looks"), ("table", "smallest_looks"), ("number", "made")}
+
+
+def book_weights(kind: str, function):
+    """`function`, its output marked as computed from the book's weights only."""
+    @functools.wraps(function)
+    def marked(run: Run, **options) -> str:
+        out = function(run, **options)
+        if kind == "number":
+            return f'<span data-nano-book-weights>{out}</span>'
+        return re.sub(r"^<(table|figure|p)\b", lambda m: f"<{m.group(1)} data-nano-book-weights", out, count=1)
     return marked
 
 
 def registered(kind: str, name: str, function, is_live: bool):
     """What the registry holds for a function: a matrix made openable, a
-    live output marked."""
+    live output marked, one of BOOK_WEIGHTS marked so."""
     if kind == "matrix":
         function = openable(name, function)
+    if (kind, name) in BOOK_WEIGHTS:
+        function = book_weights(kind, function)
     return live(kind, name, function) if is_live else function
 
 

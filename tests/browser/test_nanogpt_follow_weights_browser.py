@@ -1,0 +1,109 @@
+"""nano-gpt's chapter following the weights a reader trained on "Train it
+yourself", in chromium: a short run (the step limit at 2), "Follow these
+weights", then three chapter pages whose live numbers, weight matrices
+and training record included, are toycalc's on the downloaded .npz and its
+record; what the build alone computes (over all 729 inputs) is marked as
+the book's; "Back to the book's weights" gives the book's numbers again."""
+from __future__ import annotations
+
+import inspect
+import json
+
+from bs4 import BeautifulSoup
+
+from toycalc.book.nano_example import Run
+from toycalc.book.nano_gpt import nano_gpt
+from toycalc.model import nanogpt
+
+KINDS = nano_gpt.registries
+
+# every live output of the page: its kind, name, options and what the page shows
+SHOWN = r"""() => [...document.querySelectorAll('[data-nano-live]')].map((el) => {
+  const [kind, name] = el.dataset.nanoLive.split(':');
+  const text = (e) => e.textContent.trim();
+  let shown;
+  if (el.matches('table')) shown = [...el.tBodies[0].rows].map((r) => [...r.cells].map(text));
+  else if (el.matches('figure')) shown = [...el.querySelectorAll('svg title')].map(text);
+  else shown = text(el);
+  return [kind, name, JSON.parse(el.dataset.nanoArgs), shown];
+})"""
+
+
+def expected(run: Run, kind: str, name: str, args: dict):
+    """What toycalc's chapter shows for the same output, read as SHOWN reads the page."""
+    function = inspect.unwrap(KINDS[kind][name])
+    wanted = inspect.signature(function).parameters
+    markup = function(run, **{k: v for k, v in args.items() if k in wanted})
+    soup = BeautifulSoup(markup, "html.parser")
+    if markup.startswith("<table"):
+        return [[c.get_text().strip() for c in tr.find_all(["td", "th"])] for tr in soup.find("tbody").find_all("tr")]
+    if markup.startswith("<figure"):
+        return [t.get_text().strip() for t in soup.find_all("title")]
+    return soup.get_text().strip()
+
+
+def live_outputs(page, run: Run) -> list:
+    """(kind, name, args, shown, toycalc's) of every live output but the
+    formulas (MathJax rewrites them)."""
+    return [(kind, name, args, shown, expected(run, kind, name, args))
+            for kind, name, args, shown in page.evaluate(SHOWN) if kind != "formula"]
+
+
+def test_follow_these_weights_through_the_chapter_and_back(visit, nano, tmp_path):
+    v = visit()
+    page = v.open("/nano-gpt/train/")
+    follow = page.get_by_role("button", name="Follow these weights")
+    assert follow.is_disabled()
+    page.get_by_label("Step limit").fill("2")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_function("() => /after 2 steps/.test(document.querySelector('.nano-train-status').textContent)",
+                           timeout=120_000)
+    with page.expect_download() as got:
+        page.get_by_role("button", name="Download weights").click()
+    npz = tmp_path / "nanogpt.npz"
+    got.value.save_as(npz)
+    with page.expect_download() as got:
+        page.get_by_role("button", name="Download the record").click()
+    got.value.save_as(nanogpt.record_path(npz))
+    follow.click()
+    assert "now computes its numbers from your weights" in page.locator(".nano-train-following").text_content()
+    stored = page.evaluate("() => sessionStorage.getItem('nanogpt-weights').length")
+    assert 200_000 < stored < 400_000           # float16 in base64, well within the storage's 5 MB
+    theirs = Run(nanogpt.load(npz))
+    book = Run(nano)
+
+    for path in ("/nano-gpt/embedding/", "/nano-gpt/self-attention/", "/nano-gpt/preliminaries/"):
+        page = v.open(path)
+        note = page.locator(".nano-weights-note")
+        assert "the weights you trained (seed 1337, 2 steps" in note.text_content()
+        if "preliminaries" in path:   # no letters to follow there: its record's numbers, table and curve are the run's
+            assert page.locator(".nano-follow").count() == 0
+            page.wait_for_function("() => [...document.querySelectorAll('#nano-training tbody tr')]"
+                                   ".some((r) => r.cells[0].textContent === 'steps' && r.cells[1].textContent === '2')")
+        else:
+            page.wait_for_function("() => document.querySelector('.nano-follow-now').textContent.startsWith('Following')")
+        shown = live_outputs(page, theirs)
+        assert len(shown) >= 4
+        for kind, name, _, got_, want in shown:
+            assert got_ == want, (path, kind, name)
+        # not the book's numbers: the weights moved
+        moved = sum(got_ != expected(book, kind, name, args) for kind, name, args, got_, _ in shown)
+        assert moved >= len(shown) // 2
+        # what the build alone computes (over all 729 inputs): marked as the book's, a table with a note above
+        books = page.locator("[data-nano-book-weights]")
+        assert page.locator(".nano-book-weights--marked").count() == books.count()
+        assert ("self-attention" not in path) or (books.count() >= 2 and f"the {books.count()} parts marked" in note.text_content())
+        if "preliminaries" in path:   # how the book's weights were made: the book's, said so
+            assert page.locator("span.nano-book-weights--marked", has_text="python -m toycalc train").count() == 1
+        for table in page.locator("table[data-nano-book-weights]").all():
+            assert table.evaluate("t => t.previousElementSibling.textContent") == "the book's weights, not yours:"
+
+    page.get_by_role("button", name="Back to the book's weights").click()
+    page.wait_for_selector("body[data-mathjax=done]", timeout=60_000)
+    assert page.locator(".nano-weights-note").count() == 0
+    assert page.evaluate("() => sessionStorage.getItem('nanogpt-weights')") is None
+    back = live_outputs(page, book)
+    assert len(back) >= 4 and any(name == "training" for _, name, _, _, _ in back)
+    for kind, name, _, got_, want in back:
+        assert got_ == want, ("back", kind, name)
+
