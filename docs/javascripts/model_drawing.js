@@ -36,6 +36,7 @@
                  [7, "Mix and W_O", ["W_O"]], [8, "Sum, LayerNorm, MLP", ["add1", "ln2", "mlp", "add2"]],
                  [9, "Output and softmax", ["lnf", "W_U", "softmax", "next"]]];
   const STEP_OF = {}, STEP_H = 18;
+  const SHORT = { 1: "ids", 2: "E", 3: "P, X", 4: "Norm", 5: "Q K V", 6: "Heads", 7: "Mix", 8: "Sum", 9: "Output" };
   STEPS.forEach(([n, , names]) => names.forEach((name) => { STEP_OF[name] = n; }));
   const rows = (M) => Array.from(M, (r) => Array.from(r));
 
@@ -207,7 +208,8 @@
     let out = "";
     for (const [n, [x0, x1]] of spans) {
       const label = STEPS[n - 1][1];
-      const words = textWidth(label) + 24 < x1 - x0 ? `${n}  ${label}` : String(n);
+      const words = textWidth(label) + 24 < x1 - x0 ? `${n}  ${label}`
+        : textWidth(SHORT[n]) + 18 < x1 - x0 ? `${n} ${SHORT[n]}` : String(n);
       const attrs = steps.has(n) ? ' aria-hidden="true"'
         : ` id="path-step-${n}" role="button" tabindex="0" aria-controls="step-${n}" aria-expanded="false" ` +
           `aria-label="Step ${n}: ${esc(label)}"`;

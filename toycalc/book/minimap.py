@@ -15,6 +15,7 @@ wide screen.
 """
 from __future__ import annotations
 
+from ..model.nanogpt import VOCAB
 from ..model.tokenizer import show
 from .draw import esc, sign, text_width
 from .model_drawing import ATTENTION, GROUPS, IN_BLOCK, MLP, PARTS, sub
@@ -278,17 +279,18 @@ def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
             return None
         default = toy_example()
         runs = {h: toy_example(h) for h in default.heads_choices}
-        drawn = by_heads({h: map_svg(ex.trace, [ex.model.show(i) for i in ex.ids], [show(v) for v in ex.model.vocab],
-                                     links, here) for h, ex in runs.items()}, default.n_heads, inline=False)
-        title = "the toy model"
+        vocab = [show(v) for v in default.model.vocab]
+        drawn = by_heads({h: map_svg(ex.trace, [ex.model.show(i) for i in ex.ids], vocab, links, here)
+                          for h, ex in runs.items()}, default.n_heads, inline=False)
+        model, text, last = "the toy model", default.text, default.model.show(default.ids[-1])
+        weights = ""
     else:
         if nano_run is None:
             return None
-        run = nano_run
-        from ..model.nanogpt import VOCAB
-        drawn = map_svg(run.trace, [VOCAB[i] for i in run.ids], list(VOCAB), links, here, run.params)
-        title = "nano-gpt"
-    said = ("the highlighted parts are this page's" if here else "this page is about the whole model")
-    return (f'<figure class="minimap" data-figure="minimap"><figcaption>You are here: {title}, '
-            f'following the last token; {said}. Each part links to its page; point at a strip to read '
-            f'its numbers.</figcaption>{drawn}</figure>')
+        drawn = map_svg(nano_run.trace, [VOCAB[i] for i in nano_run.ids], list(VOCAB), links, here, nano_run.params)
+        model, text, last = "nano-gpt", nano_run.text, VOCAB[nano_run.ids[-1]]
+        weights = " Under a part, thin strips are its weights: LayerNorm's γ and β, and the biases."
+    said = "the outlined parts are this page's" if here else "this page is about the whole model"
+    return (f'<figure class="minimap" data-figure="minimap"><figcaption>You are here: {model} on '
+            f'“{esc(text)}”, at its last token, {esc(last)}; {said}. Each part links to its page; point at a '
+            f'strip to read its numbers.{weights}</figcaption>{drawn}</figure>')

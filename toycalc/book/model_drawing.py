@@ -38,6 +38,8 @@ STEPS = [(1, "Tokens and ids", ("tokens",)), (2, "The table E", ("E",)), (3, "P 
          (7, "Mix and W_O", ("W_O",)), (8, "Sum, LayerNorm, MLP", ("add1", "ln2", "mlp", "add2")),
          (9, "Output and softmax", ("lnf", "W_U", "softmax", "next"))]
 STEP_OF = {name: n for n, _, names in STEPS for name in names}
+# a step's name when its bar is too narrow for its label
+SHORT = {1: "ids", 2: "E", 3: "P, X", 4: "Norm", 5: "Q K V", 6: "Heads", 7: "Mix", 8: "Sum", 9: "Output"}
 STEP_H = 18                   # the height of a step's bar, under the rows
 
 # The page of the toy chapter that explains each part.
@@ -260,7 +262,8 @@ def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
     out = []
     for n, (x0, x1) in spans.items():
         label = STEPS[n - 1][1]
-        words = f"{n}  {label}" if text_width(label) + 24 < x1 - x0 else str(n)
+        words = (f"{n}  {label}" if text_width(label) + 24 < x1 - x0 else
+                 f"{n} {SHORT[n]}" if text_width(SHORT[n]) + 18 < x1 - x0 else str(n))
         first = n not in steps
         steps.add(n)
         attrs = (f' id="path-step-{n}" role="button" tabindex="0" aria-controls="step-{n}" aria-expanded="false" '
