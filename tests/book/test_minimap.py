@@ -91,16 +91,16 @@ def test_nano_gpts_map_carries_its_weights_and_three_blocks(run):
     at = f"{VOCAB[run.ids[-1]]} (position {run.T})"
     p, blk = run.params, run.trace["blocks"][0]
     assert strip_titles(soup, "ln1") == [f"u, x after LayerNorm of {at}: {summary(blk['u'][-1])}",
-                                         f"γ₁, LayerNorm's scale: {summary(p['blocks.0.gamma_1'])}",
-                                         f"β₁, its shift: {summary(p['blocks.0.beta_1'])}"]
+                                         f"γ₁, LayerNorm's learned weights: {summary(p['blocks.0.gamma_1'])}",
+                                         f"β₁, its learned biases: {summary(p['blocks.0.beta_1'])}"]
     assert strip_titles(soup, "Q")[1] == f"the bias of q: {summary(p['blocks.0.b_Q'])}"
-    assert strip_titles(soup, "W_O")[1] == f"the bias of W_O: {summary(p['blocks.0.b_O'])}"
+    assert strip_titles(soup, "W_O")[1] == f"the projection's bias: {summary(p['blocks.0.b_O'])}"
     b1 = p["blocks.0.b_1"]
     assert strip_titles(soup, "mlp")[1:] == [f"the bias of W₁ ({k + 1} to {k + 48}): {summary(b1[k:k + 48])}"
                                              for k in range(0, len(b1), 48)] + [
         f"the bias of W₂: {summary(p['blocks.0.b_2'])}"]
-    assert strip_titles(soup, "lnf")[1:] == [f"γ, the last LayerNorm's scale: {summary(p['gamma_f'])}",
-                                            f"β, its shift: {summary(p['beta_f'])}"]
+    assert strip_titles(soup, "lnf")[1:] == [f"γ, the last LayerNorm's learned weights: {summary(p['gamma_f'])}",
+                                            f"β, its learned biases: {summary(p['beta_f'])}"]
     # f is read off the third block's y; the softmax's numbers are nano-gpt's
     assert strip_titles(soup, "lnf")[0] == f"f, the last block's y after LayerNorm of {at}: {summary(run.trace['f'][-1])}"
     assert strip_titles(soup, "softmax") == [f"p after {at}: " + ", ".join(
@@ -150,3 +150,11 @@ def test_every_chapter_page_opens_with_its_map(site, toy, run, chapter, pages):
                 assert len(v.select('g[data-part="heads"] rect.strip')) == ex.n_heads
         else:
             assert strip_titles(m, "lnf") == strip_titles(nano_map(run), "lnf")
+
+
+def test_the_map_prints_the_books_notation(toy, run):
+    """Labels and titles with real subscripts and primes: no _ or ^ standing for them."""
+    for soup in (toy_map(Example(toy, heads=4)), nano_map(run)):
+        text = soup.get_text(" ") + " ".join(a["aria-label"] for a in soup.select("a"))
+        assert "_" not in text and "^" not in text and "´" not in text
+        assert soup.select('g[data-part="W_O"] text.hdr tspan.sub')[0].get_text() == "O"

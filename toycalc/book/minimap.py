@@ -37,7 +37,7 @@ NANO_EXTRA = {"transformer.md": list(IN_BLOCK), "softmax.md": ["heads", "softmax
 # what each part is, in words, for the links' names
 WORDS = {"tokens": "the tokens", "E": "the embedding E", "P": "the positions P", "X": "x = E + P",
          "ln1": "LayerNorm", "Q": "the queries", "K": "the keys", "V": "the values", "heads": "the heads",
-         "W_O": "the heads' output mixed by W_O", "add1": "h, the first sum", "ln2": "the second LayerNorm",
+         "W_O": "the heads' outputs, mixed (the projection)", "add1": "h, the first sum", "ln2": "the second LayerNorm",
          "mlp": "the MLP", "add2": "y, the second sum", "lnf": "the last LayerNorm", "W_U": "the logits z",
          "softmax": "the probabilities p", "next": "the next token"}
 
@@ -106,7 +106,7 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
            part("E", "E", trace["E_ids"], "E, the row"), part("P", "+ P", trace["P_t"], "P, the row"),
            part("X", "x", trace["X"], "x", stream=True),
            part("ln1", "u", blk["u"], "u, x after LayerNorm",
-                [(w("blocks.0.gamma_1"), "γ₁, LayerNorm's scale"), (w("blocks.0.beta_1"), "β₁, its shift")])]
+                [(w("blocks.0.gamma_1"), "γ₁, LayerNorm's learned weights"), (w("blocks.0.beta_1"), "β₁, its learned biases")])]
     for n, role in zip("QKV", ("query", "key", "value")):
         out.append(part(n, n.lower(), blk[n], f"{n.lower()}, the {role}", [(w(f"blocks.0.b_{n}"), f"the bias of {n.lower()}")]))
     lanes = []
@@ -115,17 +115,17 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
         lanes.append((h * (T * HEAD_CELL + 3), 0, HEAD_CELL, ROW, [float(a) for a in weights[-1][:T]], "prob",
                       f"head {h + 1}: what {at} reads: {seen}"))
     out.append(Part("heads", "heads", lanes))
-    out.append(part("W_O", "a W_O", blk["attn"], "attention's output", [(w("blocks.0.b_O"), "the bias of W_O")]))
+    out.append(part("W_O", "a W_O", blk["attn"], "attention's output", [(w("blocks.0.b_O"), "the projection's bias")]))
     out.append(part("add1", "h", blk["h"], "h, x plus attention's output", stream=True))
     out.append(part("ln2", "u′", blk["u2"], "u′, h after LayerNorm",
-                    [(w("blocks.0.gamma_2"), "γ₂, LayerNorm's scale"), (w("blocks.0.beta_2"), "β₂, its shift")]))
+                    [(w("blocks.0.gamma_2"), "γ₂, LayerNorm's learned weights"), (w("blocks.0.beta_2"), "β₂, its learned biases")]))
     out.append(part("mlp", "MLP", blk["m"], "m, the MLP's output",
                     [(w("blocks.0.b_1"), "the bias of W₁"), (w("blocks.0.b_2"), "the bias of W₂")]))
     out.append(part("add2", "y", blk["y"], "y, h plus the MLP's output", stream=True))
     n_blocks = len(trace["blocks"])
     out.append(part("lnf", "f", trace["f"], "f, the last block's y after LayerNorm" if n_blocks > 1 else
-                    "f, y after LayerNorm", [(w("gamma_f"), "γ, the last LayerNorm's scale"),
-                                             (w("beta_f"), "β, its shift")], stream=True))
+                    "f, y after LayerNorm", [(w("gamma_f"), "γ, the last LayerNorm's learned weights"),
+                                             (w("beta_f"), "β, its learned biases")], stream=True))
     z, p = trace["z"][-1], trace["p"][-1]
     out.append(Part("W_U", "z", [(0, 0, CELL, ROW, [float(v) for v in z], "signed",
                                   "z, the logits after " + at + ": " + named(vocab, z))]))
