@@ -46,6 +46,8 @@ HEAD_CELL = 4                 # a cell of a head's lane
 ROW, THIN = 8, 4              # an activation's strip, a weight's
 GAP, LIMIT = 6, 336           # between two parts; the widest band (a phone's column)
 STREAM_Y, BOX_Y, LABEL_Y, TOP = 18, 23, 36, 40
+KEY = ('<span class="swatch v-neg"></span> negative <span class="swatch v-pos"></span> positive '
+       '<span class="swatch v-prob"></span> 0 to 1')
 
 
 def highlighted(chapter: str, page: str) -> list[str]:
@@ -289,8 +291,8 @@ def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
             return None
         drawn = map_svg(nano_run.trace, [VOCAB[i] for i in nano_run.ids], list(VOCAB), links, here, nano_run.params)
         model, text, last = "nano-gpt", nano_run.text, VOCAB[nano_run.ids[-1]]
-        weights = " Under a part, thin strips are its weights: LayerNorm's γ and β, and the biases."
-    said = "the outlined parts are this page's" if here else "this page is about the whole model"
-    return (f'<figure class="minimap" data-figure="minimap"><figcaption>You are here: {model} on '
-            f'“{esc(text)}”, at its last token, {esc(last)}; {said}. Each part links to its page; point at a '
-            f'strip to read its numbers.{weights}</figcaption>{drawn}</figure>')
+        weights = " Thin strips: the part's weights (LayerNorm's γ and β, the biases)."
+    lead = "You are here (outlined)" if here else "This page is about the whole model"
+    return (f'<figure class="minimap" data-figure="minimap"><figcaption class="fig-legend">{lead}: {model} on '
+            f'“{esc(text)}” at its last token, {esc(last)}; each part links to its page. Point at a strip for '
+            f'its numbers: {KEY}.{weights}</figcaption>{drawn}</figure>')
