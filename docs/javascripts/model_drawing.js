@@ -46,6 +46,8 @@
     return `${esc(symbol.slice(0, at))}<tspan class="sub" dy="3">${esc(symbol.slice(at + 1))}</tspan>`;
   }
 
+  const spoken = (label) => label.replace(/_/g, " ");   // for a screen reader: W_O as W O
+
   function part(name, label, width, drawAt, stream) {
     return { name, label, drawAt, stream: !!stream, width: Math.max(width, textWidth(label.replace(/_/g, ""), 8)) };
   }
@@ -212,7 +214,7 @@
         : textWidth(SHORT[n]) + 18 < x1 - x0 ? `${n} ${SHORT[n]}` : String(n);
       const attrs = steps.has(n) ? ' aria-hidden="true"'
         : ` id="path-step-${n}" role="button" tabindex="0" aria-controls="step-${n}" aria-expanded="false" ` +
-          `aria-label="Step ${n}: ${esc(label)}"`;
+          `aria-label="Step ${n}: ${esc(spoken(label))}"`;
       steps.add(n);
       out += `<rect class="step-area" data-step="${n}" x="${x0}" y="2" width="${x1 - x0}" ` +
              `height="${bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="${n}"${attrs}>` +
@@ -236,7 +238,7 @@
       `<path class="stream" d="M${labelWidth - 4} ${STREAM_Y}H${BAND - 8}"/>` +
       `<path class="stream-end" d="M${BAND - 8} ${STREAM_Y - 4}l7 4l-7 4z"/>` +
       placed.map(([p, px]) => partGroup(p, px, centre, bottom, links, here, steps)).join("");
-    const height = bottom + (framed ? 24 : 8) + (steps ? STEP_H + 6 : 0), labels = [...new Set(band.map((p) => p.label))];
+    const height = bottom + (framed ? 24 : 8) + (steps ? STEP_H + 6 : 0), labels = [...new Set(band.map((p) => spoken(p.label)))];
     return `<svg class="fig model-band" viewBox="0 0 ${BAND} ${height}" width="${BAND}" height="${height}" ` +
            `role="${steps ? "group" : "img"}" aria-label="${esc("The model's drawing, parts " + labels.join(", then "))}">${body}</svg>`;
   }

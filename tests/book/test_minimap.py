@@ -73,13 +73,16 @@ def test_the_toys_map_carries_the_last_tokens_numbers(toy, heads):
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
 def test_every_number_of_the_map_is_painted_and_every_band_fits_a_phone(toy, heads):
-    """As many cells painted as non-zero numbers in the strips (a cell is
-    a stroke: 'M x y v h' or 'm dx dy v h'); no band wider than the column at 375 px."""
+    """A cell painted for every number of the strips, but a weight of 0
+    (a cell is a stroke: 'M x y v h' or 'm dx dy v h'), a zero grey as the
+    key shows it; no band wider than the column at 375 px."""
     ex = Example(toy, heads=heads)
     soup = toy_map(ex)
     painted = sum(len(re.findall(r"[Mm][^Mmv]*v", p["d"])) for p in soup.select("path[class^=m-]"))
     parts = minimap.map_parts(ex.trace, [ex.model.show(i) for i in ex.ids], [show(v) for v in ex.model.vocab])
-    assert painted == sum(1 for part in parts for strip in part.strips for v in strip[4] if v)
+    assert painted == sum(1 for part in parts for strip in part.strips for v in strip[4] if v or strip[5] == "signed")
+    zeros = sum(1 for part in parts for strip in part.strips for v in strip[4] if v == 0 and strip[5] == "signed")
+    assert zeros and sum(len(re.findall("v", p["d"])) for p in soup.select("path.m-zero")) == zeros
     assert all(int(svg["width"]) <= 343 for svg in soup.select("svg"))
     assert len(soup.select("svg")) >= 2 and all(svg["role"] == "group" and svg["aria-label"] for svg in soup.select("svg"))
 

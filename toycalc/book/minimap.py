@@ -46,8 +46,8 @@ HEAD_CELL = 4                 # a cell of a head's lane
 ROW, THIN = 8, 4              # an activation's strip, a weight's
 GAP, LIMIT = 6, 336           # between two parts; the widest band (a phone's column)
 STREAM_Y, BOX_Y, LABEL_Y, TOP = 18, 23, 36, 40
-KEY = ('<span class="swatch v-neg"></span> negative <span class="swatch v-pos"></span> positive '
-       '<span class="swatch v-prob"></span> 0 to 1')
+KEY = ('<span class="swatch v-neg"></span> negative <span class="swatch v-zero"></span> zero '
+       '<span class="swatch v-pos"></span> positive <span class="swatch v-prob"></span> 0 to 1')
 
 
 def highlighted(chapter: str, page: str) -> list[str]:
@@ -169,7 +169,8 @@ def paint(placed: list) -> str:
         for dx, dy, cell, height, values, kind, _ in part.strips:
             scale = (max(abs(v) for v in values) or 1.0) if kind == "signed" else 1.0
             for j, v in enumerate(values):
-                level = min(10, max(1, round(abs(v) / scale * 10))) if v else 0
+                # a zero is grey, as the key shows it; a weight of 0 is blank, as the [0, 1] key's first swatch
+                level = min(10, max(1, round(abs(v) / scale * 10))) if v else 10 if kind == "signed" else 0
                 if level:
                     cls = f"m-{sign(v)}" if kind == "signed" else "m-prob"
                     width = max(1, cell - 1)

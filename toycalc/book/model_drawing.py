@@ -267,7 +267,7 @@ def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
         first = n not in steps
         steps.add(n)
         attrs = (f' id="path-step-{n}" role="button" tabindex="0" aria-controls="step-{n}" aria-expanded="false" '
-                 f'aria-label="Step {n}: {esc(label)}"') if first else ' aria-hidden="true"'
+                 f'aria-label="Step {n}: {esc(spoken(label))}"') if first else ' aria-hidden="true"'
         out.append(f'<rect class="step-area" data-step="{n}" x="{x0}" y="2" width="{x1 - x0}" '
                    f'height="{bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="{n}"{attrs}>'
                    f'<rect class="step-bar" x="{x0}" y="{bottom + 8}" width="{x1 - x0}" height="{STEP_H}" rx="3"/>'
@@ -276,7 +276,12 @@ def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
 
 
 def band_aria(band: list[Part]) -> str:
-    return "The model's drawing, parts " + ", then ".join(dict.fromkeys(part.label for part in band))
+    return "The model's drawing, parts " + ", then ".join(dict.fromkeys(spoken(part.label) for part in band))
+
+
+def spoken(label: str) -> str:
+    """A label for a screen reader: W_O as W O (the drawing lowers the O)."""
+    return label.replace("_", " ")
 
 
 @mirrored("model_drawing.js")
