@@ -36,6 +36,7 @@
                  [7, "Mix and W_O", ["W_O"]], [8, "Sum, LayerNorm, MLP", ["add1", "ln2", "mlp", "add2"]],
                  [9, "Output and softmax", ["lnf", "W_U", "softmax", "next"]]];
   const STEP_OF = {}, STEP_H = 18;
+  const SHORT = { 1: "ids", 2: "E", 3: "P, X", 4: "Norm", 5: "Q K V", 6: "Heads", 7: "Mix", 8: "Sum", 9: "Output" };
   STEPS.forEach(([n, , names]) => names.forEach((name) => { STEP_OF[name] = n; }));
   const rows = (M) => Array.from(M, (r) => Array.from(r));
 
@@ -44,6 +45,8 @@
     if (at < 0) return esc(symbol);
     return `${esc(symbol.slice(0, at))}<tspan class="sub" dy="3">${esc(symbol.slice(at + 1))}</tspan>`;
   }
+
+  const spoken = (label) => label.replace(/_/g, " ");   // for a screen reader: W_O as W O
 
   function part(name, label, width, drawAt, stream) {
     return { name, label, drawAt, stream: !!stream, width: Math.max(width, textWidth(label.replace(/_/g, ""), 8)) };
@@ -207,10 +210,11 @@
     let out = "";
     for (const [n, [x0, x1]] of spans) {
       const label = STEPS[n - 1][1];
-      const words = textWidth(label) + 24 < x1 - x0 ? `${n}  ${label}` : String(n);
+      const words = textWidth(label) + 24 < x1 - x0 ? `${n}  ${label}`
+        : textWidth(SHORT[n]) + 18 < x1 - x0 ? `${n} ${SHORT[n]}` : String(n);
       const attrs = steps.has(n) ? ' aria-hidden="true"'
         : ` id="path-step-${n}" role="button" tabindex="0" aria-controls="step-${n}" aria-expanded="false" ` +
-          `aria-label="Step ${n}: ${esc(label)}"`;
+          `aria-label="Step ${n}: ${esc(spoken(label))}"`;
       steps.add(n);
       out += `<rect class="step-area" data-step="${n}" x="${x0}" y="2" width="${x1 - x0}" ` +
              `height="${bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="${n}"${attrs}>` +
@@ -234,7 +238,7 @@
       `<path class="stream" d="M${labelWidth - 4} ${STREAM_Y}H${BAND - 8}"/>` +
       `<path class="stream-end" d="M${BAND - 8} ${STREAM_Y - 4}l7 4l-7 4z"/>` +
       placed.map(([p, px]) => partGroup(p, px, centre, bottom, links, here, steps)).join("");
-    const height = bottom + (framed ? 24 : 8) + (steps ? STEP_H + 6 : 0), labels = [...new Set(band.map((p) => p.label))];
+    const height = bottom + (framed ? 24 : 8) + (steps ? STEP_H + 6 : 0), labels = [...new Set(band.map((p) => spoken(p.label)))];
     return `<svg class="fig model-band" viewBox="0 0 ${BAND} ${height}" width="${BAND}" height="${height}" ` +
            `role="${steps ? "group" : "img"}" aria-label="${esc("The model's drawing, parts " + labels.join(", then "))}">${body}</svg>`;
   }

@@ -24,7 +24,6 @@
 
   function setUpChoosers() {
     const choosers = document.querySelectorAll(".heads-chooser");
-    if (!choosers.length) return;
     choosers.forEach((chooser) => {
       chooser.hidden = false;
       if (chooser.dataset.ready) return;
@@ -33,7 +32,10 @@
     });
     let stored = null;
     try { stored = localStorage.getItem(HEADS_KEY); } catch (e) { /* private mode */ }
-    const offered = [...choosers[0].querySelectorAll("input")].map((i) => i.value);
+    // the choices offered: the chooser's, or on a page without one (the
+    // toy's first pages, whose map has a variant per choice) the variants'
+    const offered = choosers.length ? [...choosers[0].querySelectorAll("input")].map((i) => i.value)
+      : [...document.querySelectorAll(".heads-variant")].map((v) => v.dataset.heads);
     if (stored && offered.includes(stored)) showHeads(stored);
   }
 
@@ -44,6 +46,7 @@
     path.classList.add("path--js");
     const figure = path.querySelector(".path-figure");
     let current = null;   // the open step's number, as a string
+    const panels = placeable(path, figure);
 
     // Every mark of a step (its bars, its parts) and its panel say whether it is open.
     function mark() {
@@ -52,6 +55,7 @@
         b.setAttribute("aria-expanded", String(b.dataset.step === current));
       });
       path.querySelectorAll(".path-panel").forEach((p) => p.classList.toggle("is-open", p.id === `step-${current}`));
+      panels.place(current);
     }
 
     function open(n, scroll) {
@@ -91,17 +95,44 @@
       if (m) open(m[1], true);
     }
     window.addEventListener("hashchange", fromHash);
+    window.addEventListener("resize", () => panels.place(current));
     fromHash();
 
-    followRuns(path, figure, mark);
+    followRuns(path, figure, mark, panels);
+  }
+
+  /** Where the open step's panel goes. On a wide screen, under the
+   *  drawing, which then never moves. On a phone, where the drawing's
+   *  bands stand one under another, right under the step's last band
+   *  (the bands after it move down, as a phone's page does), and
+   *  back to its place among the panels when it closes: the panels keep
+   *  their order in the page (simulator.js reads them by their ids). */
+  function placeable(path, figure) {
+    const home = new Map();
+    path.querySelectorAll(".path-panel").forEach((panel) => {
+      home.set(panel, document.createComment(panel.id));
+      panel.before(home.get(panel));
+    });
+    const back = () => figure.querySelectorAll(".path-panel").forEach((panel) => home.get(panel).after(panel));
+    function place(n) {
+      const panel = n && document.getElementById(`step-${n}`);
+      const parts = n ? figure.querySelectorAll(`.model-band [data-step="${n}"]`) : [];
+      const bands = figure.querySelector(".model-bands"), band = parts.length && parts[parts.length - 1].closest(".model-band");
+      // one band a row: the column is narrower than two of them
+      const stacked = band && bands.clientWidth < 2 * band.getBoundingClientRect().width;
+      figure.querySelectorAll(".path-panel").forEach((p) => { if (p !== panel || !stacked) home.get(p).after(p); });
+      if (stacked && band.nextElementSibling !== panel) band.after(panel);
+    }
+    return { place, back };
   }
 
   /** The simulator's runs (simulator.js): the drawing is the run's. The
    *  build drew the book's sentence with the default heads; any other run
    *  is drawn here by model_drawing.js, in the same place and markup,
    *  fetched the first time it is needed (a reader who changes nothing
-   *  does not download it). mark: puts the open step back on the marks. */
-  function followRuns(path, figure, mark) {
+   *  does not download it). mark: puts the open step back on the marks
+   *  (and its panel in place); panels: placeable's. */
+  function followRuns(path, figure, mark, panels) {
     let drawn = "book", last = null;
     function redraw() {
       const run = last, t = self.toycalc || {};
@@ -114,6 +145,7 @@
       drawn = key;
       const focused = figure.contains(document.activeElement) ? document.activeElement.id : "";
       const tokens = Array.from(run.tr.ids, (i) => t.gpt.show(run.vocab[i]));
+      panels.back();     // out of the bands before they go
       figure.querySelector(".model-bands").outerHTML = t.model_drawing.modelSvg(run.tr, tokens, run.vocab, {}, [], 1, true);
       mark();
       if (focused && document.getElementById(focused)) document.getElementById(focused).focus();

@@ -165,7 +165,8 @@
    *  steps = null the path shows the book's sentence again. */
   function showInPath(path, steps, heads) {
     path.classList.toggle("path--live", steps !== null);
-    path.querySelectorAll(".path-panel").forEach((panel, k) => {
+    path.querySelectorAll(".path-panel").forEach((panel) => {
+      const k = Number(panel.id.slice("step-".length)) - 1;   // by its id: on a phone the open one moves (path.js)
       panel.querySelectorAll(".path-body").forEach((body) => {
         const live = liveOf(body);
         const variant = body.closest(".heads-variant");

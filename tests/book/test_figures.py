@@ -1,6 +1,5 @@
 """The toy model's figures in the built site: every mark's <title> is
-toycalc's number for every heads choice, every figure is labelled, every
-chapter page has its map, and the figures follow the weights file."""
+toycalc's number for every heads choice, every figure is labelled, and the figures follow the weights file."""
 from __future__ import annotations
 
 import re
@@ -10,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import page
-from toycalc.book import draw, minimap
+from toycalc.book import draw
 from toycalc.book.toy import generation as generation_page, output
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
@@ -158,24 +157,6 @@ def test_every_figure_is_labelled(site):
             for svg in f.select("svg"):     # End to End's drawing holds its steps' buttons: a group
                 role = "group" if "path-figure" in f["class"] else "img"
                 assert svg["role"] == role and len(svg["aria-label"]) > 20, name
-
-
-@pytest.mark.parametrize("chapter,pages", [
-    ("toy", ["tokens", "embedding", "positions", "layernorm", "attention", "mlp", "output", "generation"]),
-    ("nano-gpt", ["embedding", "layer-norm", "self-attention", "projection", "mlp", "transformer",
-                  "softmax", "output"])])
-def test_every_chapter_page_shows_where_it_is(site, chapter, pages):
-    for name in pages:
-        soup = page(site, f"{chapter}/{name}")
-        (m,) = soup.select('figure[data-figure="minimap"]')
-        here = [a.get_text() for a in m.select("a.here")]
-        assert here, name
-        if chapter == "toy":  # each toy page explains the parts that link to it
-            assert all(a["href"] == "./" for a in m.select("a.here")), name
-        assert [a.get_text() for a in m.select("a")] == [re.sub("<[^>]+>", "", n) for n in minimap.NODES]
-        assert here == [re.sub("<[^>]+>", "", n) for n in minimap.highlighted(chapter, name + ".md")]
-        # the map sits right under the page's title
-        assert soup.select_one("article h1").find_next_sibling() is m, name
 
 
 def test_the_end_to_end_page_stays_light(site):

@@ -38,6 +38,8 @@ STEPS = [(1, "Tokens and ids", ("tokens",)), (2, "The table E", ("E",)), (3, "P 
          (7, "Mix and W_O", ("W_O",)), (8, "Sum, LayerNorm, MLP", ("add1", "ln2", "mlp", "add2")),
          (9, "Output and softmax", ("lnf", "W_U", "softmax", "next"))]
 STEP_OF = {name: n for n, _, names in STEPS for name in names}
+# a step's name when its bar is too narrow for its label
+SHORT = {1: "ids", 2: "E", 3: "P, X", 4: "Norm", 5: "Q K V", 6: "Heads", 7: "Mix", 8: "Sum", 9: "Output"}
 STEP_H = 18                   # the height of a step's bar, under the rows
 
 # The page of the toy chapter that explains each part.
@@ -260,11 +262,12 @@ def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
     out = []
     for n, (x0, x1) in spans.items():
         label = STEPS[n - 1][1]
-        words = f"{n}  {label}" if text_width(label) + 24 < x1 - x0 else str(n)
+        words = (f"{n}  {label}" if text_width(label) + 24 < x1 - x0 else
+                 f"{n} {SHORT[n]}" if text_width(SHORT[n]) + 18 < x1 - x0 else str(n))
         first = n not in steps
         steps.add(n)
         attrs = (f' id="path-step-{n}" role="button" tabindex="0" aria-controls="step-{n}" aria-expanded="false" '
-                 f'aria-label="Step {n}: {esc(label)}"') if first else ' aria-hidden="true"'
+                 f'aria-label="Step {n}: {esc(spoken(label))}"') if first else ' aria-hidden="true"'
         out.append(f'<rect class="step-area" data-step="{n}" x="{x0}" y="2" width="{x1 - x0}" '
                    f'height="{bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="{n}"{attrs}>'
                    f'<rect class="step-bar" x="{x0}" y="{bottom + 8}" width="{x1 - x0}" height="{STEP_H}" rx="3"/>'
@@ -273,7 +276,12 @@ def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
 
 
 def band_aria(band: list[Part]) -> str:
-    return "The model's drawing, parts " + ", then ".join(dict.fromkeys(part.label for part in band))
+    return "The model's drawing, parts " + ", then ".join(dict.fromkeys(spoken(part.label) for part in band))
+
+
+def spoken(label: str) -> str:
+    """A label for a screen reader: W_O as W O (the drawing lowers the O)."""
+    return label.replace("_", " ")
 
 
 @mirrored("model_drawing.js")

@@ -47,7 +47,7 @@ def put_back(page, html: str) -> str:
 # A drawing's part links to the page that explains it by the page's path
 # in docs/ (book/model_drawing.py), as a Markdown link would: the book knows
 # no URL. Here it becomes the page's address relative to this one.
-_PAGE_LINK = re.compile(r'<a data-page="([^"]*)">')
+_PAGE_LINK = re.compile(r'<a data-page="([^"]*)"')   # the link's other attributes stay
 
 
 def page_links(page, html: str, files) -> str:
@@ -59,7 +59,7 @@ def page_links(page, html: str, files) -> str:
                               "a page of the book (docs/)")
         # xlink:href, not href: Material's instant navigation rewrites every
         # [href] as el.href = el.href, which an SVG link refuses (read-only)
-        return f'<a xlink:href="{html_text.escape(target.url_relative_to(page.file))}">'
+        return f'<a xlink:href="{html_text.escape(target.url_relative_to(page.file))}"'
     return _PAGE_LINK.sub(href, html)
 
 

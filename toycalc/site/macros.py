@@ -122,6 +122,7 @@ def define_env(env):
     if stale():
         return fresh_macros().define_env(env)
     LOGGED.clear()
+    env.toycalc_runs = None
     # The book's products are tiny (d = 4, 48): BLAS threads only cost time
     # (they spin on a busy machine), and one thread makes the printed
     # numbers independent of the machine's number of cores.
@@ -136,6 +137,7 @@ def define_env(env):
         for name in MACRO_NAMES:
             env.macro(failing(str(e)), name)
         return
+    env.toycalc_runs = (example, nano)   # the "you are here" maps' (page_checks.py)
     model = example().model
     for kind, registry in TOY_KINDS.items():
         # the End-to-End page's own macros name their kind as their noun ("no such table")

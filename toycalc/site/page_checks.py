@@ -8,6 +8,7 @@ import re
 from mkdocs.exceptions import PluginError
 
 from ..book.minimap import minimap
+from .blocks import kept
 
 # A display block (formula, table, figure, one div per heads choice) is
 # raw HTML, and Markdown keeps raw HTML only as a block of its own: set
@@ -62,8 +63,10 @@ def on_post_page_macros(env):
                           f"paragraph, after '{text}': put its macro on a line of its own, "
                           "with a blank line before it")
     page = env.page.file.src_path if env.page else ""
-    drawn = minimap(page)
+    runs = getattr(env, "toycalc_runs", None)     # define_env's (none when the weights failed to load)
+    drawn = runs and minimap(page, *runs)
     if drawn:
+        drawn = kept(env.page, drawn) + "\n"
         lines = env.markdown.split("\n")
         title = next((k for k, line in enumerate(lines) if line.startswith("# ")), -1)
         lines.insert(title + 1, "\n" + drawn)
