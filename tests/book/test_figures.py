@@ -197,9 +197,7 @@ def figure_texts(soup) -> list[str]:
     out = []
     for fig in soup.select("figure"):
         out += [t.get_text() for t in fig.select("text, title, figcaption, .fig-key")]
-        # the model drawing's aria-labels are the helper "drawing"'s (model_drawing.band_aria): left to it
-        if fig.get("data-figure") not in ("model", "minimap"):
-            out += [s["aria-label"] for s in fig.select("svg[aria-label]")]
+        out += [s["aria-label"] for s in fig.select("svg[aria-label]")]
         out += [e["title"] for e in fig.select("[title]")]
     for table in soup.select("table[id^=sim-], [data-nano-live] table, table[data-live]"):
         out += [th.get_text() for th in table.select("th")]
