@@ -42,7 +42,8 @@
 
   function sub(symbol) {
     const at = symbol.indexOf("_");
-    if (at < 0) return esc(symbol);
+    // the drawing's font draws ′ as a slanted tick, like ´: a serif's prime
+    if (at < 0) return esc(symbol).replace(/′/g, '<tspan class="prime">′</tspan>');
     return `${esc(symbol.slice(0, at))}<tspan class="sub" dy="3">${esc(symbol.slice(at + 1))}</tspan>`;
   }
 

@@ -88,7 +88,8 @@ def test_symbols_are_printed_with_subscripts_and_primes(toy):
     shown = " ".join(t.get_text(" ") for t in soup.select("text"))
     assert "_" not in shown and "^" not in shown and "´" not in shown
     assert soup.select_one('g[data-part="W_O"] text tspan.sub').get_text() == "O"
-    assert "u′" in shown
+    label = soup.select_one('g[data-part="ln2"] text.hdr')
+    assert label.get_text() == "u′" and label.select_one("tspan.prime").get_text() == "′"   # a serif's prime
 
 
 def test_a_token_is_text_in_the_drawing(toy):

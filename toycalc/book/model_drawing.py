@@ -62,8 +62,10 @@ TOP = 48                      # the first token's row
 def sub(symbol: str) -> str:
     """A symbol in SVG text with its subscript lowered and smaller, as the
     book prints it (W_O: W with a subscript O); a ′ stays a prime."""
+    # the drawing's font draws ′ as a slanted tick, like ´: a serif's prime
+    prime = '<tspan class="prime">′</tspan>'
     if "_" not in symbol:
-        return esc(symbol)
+        return esc(symbol).replace("′", prime)
     base, low = symbol.split("_", 1)
     return f'{esc(base)}<tspan class="sub" dy="3">{esc(low)}</tspan>'
 
