@@ -21,17 +21,20 @@
   "use strict";
 
   // D (T x m) times W (n x m) transposed: T x n. W read as one flat array
-  // (gpt.flat), two of its rows at a time; each sum in the order of j.
+  // (gpt.flat), four of its rows at a time; each sum in the order of j.
   function matmulT(D, W) {
     const n = W.length, m = W[0].length, w = gpt.flat(W), out = new Array(D.length);
     for (let t = 0; t < D.length; t++) {
       const g = D[t], o = new Float64Array(n);
       let i = 0;
-      for (; i + 1 < n; i += 2) {
-        const a = i * m, a1 = a + m;
-        let s = 0, r = 0;
-        for (let j = 0; j < m; j++) { const gj = g[j]; s += gj * w[a + j]; r += gj * w[a1 + j]; }
-        o[i] = s; o[i + 1] = r;
+      for (; i + 3 < n; i += 4) {
+        const a = i * m, a1 = a + m, a2 = a1 + m, a3 = a2 + m;
+        let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (let j = 0; j < m; j++) {
+          const gj = g[j];
+          s0 += gj * w[a + j]; s1 += gj * w[a1 + j]; s2 += gj * w[a2 + j]; s3 += gj * w[a3 + j];
+        }
+        o[i] = s0; o[i + 1] = s1; o[i + 2] = s2; o[i + 3] = s3;
       }
       for (; i < n; i++) {
         const a = i * m;
