@@ -48,3 +48,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/simulator_speed.py
 	$(BIN)/python benchmarks/build_speed.py
 	$(BIN)/python benchmarks/train_speed.py --full
+	$(BIN)/python benchmarks/train_step_node.py
