@@ -26,8 +26,11 @@ build: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
 # Both spread the tests over the machine's two cores (pytest-xdist), a
-# file's tests on one worker, so that each file's shared fixtures are made once.
-PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile
+# file's tests on one worker, so that each file's shared fixtures are made
+# once; the files in the order tests/conftest.py gives them (the longest
+# first), not xdist's (the most tests first, which left the one-test
+# trainings for the end).
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The model, book and site tests on the one shared build, without a
 # browser, the builds of their own or the retraining (pyproject.toml's
@@ -45,3 +48,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/simulator_speed.py
 	$(BIN)/python benchmarks/build_speed.py
 	$(BIN)/python benchmarks/train_speed.py --full
+	$(BIN)/python benchmarks/train_step_node.py

@@ -3,6 +3,7 @@ text (macros, render_page, page_error); builds of the site into temporary
 folders (a real build is marked `build`: `make check` leaves those out)."""
 from __future__ import annotations
 
+import fcntl
 import functools
 import http.server
 import os
@@ -157,6 +158,30 @@ def page_error(env: FakeEnv, text: str, src_path: str = "bad.md", source: str | 
 # that builds a site of its own (marked build, or using project, server,
 # served or altered), a test in a browser (using chromium), a retraining
 # (marked train).
+#
+# The files that take longest, longest first (their seconds in a whole run
+# on 2 cores, measured): the Makefile hands whole files to the two workers
+# in the order of collection (--dist loadfile --no-loadscope-reorder), so
+# the long ones start first and the short ones even out the end. The two
+# trainings are not side by side: a worker whose file has at most two tests
+# is handed the next file at once, so the one-test training in chromium
+# (two threads) and the file after the next, the numpy retraining (two
+# BLAS threads, which wait on each other on a busy machine), go to the same
+# worker, one after the other. Only the time a run takes depends on this
+# list; a file missing from it runs after these.
+LONG_FIRST = [
+    "browser/test_nanogpt_train_browser.py", "browser/test_end_to_end_browser.py",
+    "book/test_nanogpt_chapter.py", "browser/test_nanogpt_live_browser.py",
+    "browser/test_simulator_browser.py", "browser/test_figures_browser.py",
+    "site/test_reader_conventions.py", "browser/test_reader_conventions_browser.py",
+    "browser/test_nanogpt_browser.py", "site/test_workflow.py", "site/test_build_failures.py",
+    "browser/test_nanogpt_switch_browser.py", "browser/test_toy_training_browser.py",
+    "book/test_toy_chapter.py", "book/test_nanogpt_parity.py", "site/test_serve_survives.py",
+    "book/test_since_2017.py", "book/test_figures.py", "book/test_nanogpt_live.py",
+    "browser/test_every_page_browser.py", "book/test_end_to_end.py", "browser/test_figures_nano_browser.py",
+]
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
@@ -164,6 +189,8 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
         if used & {"project", "server", "served", "altered"}:
             item.add_marker(pytest.mark.build)
+    rank = {f"tests/{name}": k for k, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))   # stable: a file's order kept
 
 
 @pytest.fixture(scope="session")
@@ -183,13 +210,33 @@ def run(nano):
     return Run(nano)
 
 
+def built_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder `name` that make(folder) fills, made once for the whole run:
+    under pytest-xdist the first worker to ask makes it (the others wait for
+    it), in the folder the workers' own temporary folders share; make must
+    not depend on the worker (the served site, built for its worker's port,
+    does). A failed make leaves nothing for the next to reuse."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    out, done = root / name, root / f"{name}.done"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)        # released when the file closes
+        if not done.exists():
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            make(out)
+            done.touch()
+    return out
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """The site built once from the shipped weights."""
-    out = tmp_path_factory.mktemp("site")
-    result = build_site(out)
-    assert result.returncode == 0, result.stderr
-    return out
+    """The site built once from the shipped weights (once for both workers)."""
+    def make(out):
+        result = build_site(out)
+        assert result.returncode == 0, result.stderr
+    return built_once(tmp_path_factory, "site", make)
 
 
 def altered_toy(add_token: bool = False) -> dict:
@@ -225,13 +272,15 @@ def altered(tmp_path_factory, nano) -> SimpleNamespace:
     altered_nano), for the tests that check the book follows its weights:
     .site, .toy, .nano (paths)."""
     import yaml
-    root = tmp_path_factory.mktemp("altered")
-    toy_path = root / "toy.yaml"
-    toy_path.write_text(yaml.safe_dump(altered_toy(add_token=True), allow_unicode=True), encoding="utf-8")
-    nano_path = altered_nano(nano, root / "nano.npz")
-    result = build_site(root / "site", toy_path, nano=nano_path)
-    assert result.returncode == 0, result.stderr
-    return SimpleNamespace(site=root / "site", toy=toy_path, nano=nano_path)
+
+    def make(root):
+        toy_path = root / "toy.yaml"
+        toy_path.write_text(yaml.safe_dump(altered_toy(add_token=True), allow_unicode=True), encoding="utf-8")
+        altered_nano(nano, root / "nano.npz")
+        result = build_site(root / "site", toy_path, nano=root / "nano.npz")
+        assert result.returncode == 0, result.stderr
+    root = built_once(tmp_path_factory, "altered", make)
+    return SimpleNamespace(site=root / "site", toy=root / "toy.yaml", nano=root / "nano.npz")
 
 
 # ---------------------------------------------------------------- the browser

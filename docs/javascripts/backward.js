@@ -20,31 +20,60 @@
 })(typeof self !== "undefined" ? self : this, "backward", ["gpt"], function (gpt) {
   "use strict";
 
-  // D (T x m) times W (n x m) transposed: T x n
+  // D (T x m) times W (n x m) transposed: T x n. W read as one flat array
+  // (gpt.flat), four of its rows at a time; each sum in the order of j.
   function matmulT(D, W) {
-    const n = W.length;
-    return D.map((g) => {
-      const out = new Float64Array(n);
-      for (let i = 0; i < n; i++) {
-        const w = W[i];
-        let s = 0;
-        for (let j = 0; j < g.length; j++) s += g[j] * w[j];
-        out[i] = s;
+    const n = W.length, m = W[0].length, w = gpt.flat(W), out = new Array(D.length);
+    for (let t = 0; t < D.length; t++) {
+      const g = D[t], o = new Float64Array(n);
+      let i = 0;
+      for (; i + 3 < n; i += 4) {
+        const a = i * m, a1 = a + m, a2 = a1 + m, a3 = a2 + m;
+        let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (let j = 0; j < m; j++) {
+          const gj = g[j];
+          s0 += gj * w[a + j]; s1 += gj * w[a1 + j]; s2 += gj * w[a2 + j]; s3 += gj * w[a3 + j];
+        }
+        o[i] = s0; o[i + 1] = s1; o[i + 2] = s2; o[i + 3] = s3;
       }
-      return out;
-    });
+      for (; i < n; i++) {
+        const a = i * m;
+        let s = 0;
+        for (let j = 0; j < m; j++) s += g[j] * w[a + j];
+        o[i] = s;
+      }
+      out[t] = o;
+    }
+    return out;
   }
 
-  // G (n x m) += X (T x n) transposed times D (T x m); g (m) += the sum of D's rows
+  // G (n x m) += X (T x n) transposed times D (T x m); g (m) += the sum of D's
+  // rows. Each G[i][j] adds its T terms in the order of t, four at a time in a
+  // register; D read as one flat array. G's rows are written in place.
   function addProduct(G, X, D, g) {
-    for (let t = 0; t < X.length; t++) {
-      const x = X[t], d = D[t];
-      for (let i = 0; i < x.length; i++) {
-        const xi = x[i], row = G[i];
-        if (xi !== 0) for (let j = 0; j < d.length; j++) row[j] += xi * d[j];
+    const T = X.length, n = G.length, m = G[0].length, d = gpt.flat(D);
+    for (let i = 0; i < n; i++) {
+      const row = G[i];
+      let t = 0;
+      for (; t + 3 < T; t += 4) {
+        const x0 = X[t][i], x1 = X[t + 1][i], x2 = X[t + 2][i], x3 = X[t + 3][i], a = t * m, a1 = a + m, a2 = a1 + m, a3 = a2 + m;
+        for (let j = 0; j < m; j++) {
+          let s = row[j];
+          s += x0 * d[a + j]; s += x1 * d[a1 + j]; s += x2 * d[a2 + j]; s += x3 * d[a3 + j];
+          row[j] = s;
+        }
       }
-      if (g) for (let j = 0; j < d.length; j++) g[j] += d[j];
+      if (t + 1 < T) {
+        const x0 = X[t][i], x1 = X[t + 1][i], a = t * m, a1 = a + m;
+        for (let j = 0; j < m; j++) { let s = row[j]; s += x0 * d[a + j]; s += x1 * d[a1 + j]; row[j] = s; }
+        t += 2;
+      }
+      if (t < T) {
+        const xi = X[t][i], a = t * m;
+        for (let j = 0; j < m; j++) row[j] += xi * d[a + j];
+      }
     }
+    if (g) for (let t = 0; t < T; t++) for (let j = 0; j < m; j++) g[j] += d[t * m + j];
   }
 
   /** gpt.layernorm_backward: dL/dx from dL/dout for rows x that the forward

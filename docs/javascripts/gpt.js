@@ -99,7 +99,6 @@
    *  the config has them, as nano-gpt). */
   function load(data) {
     if (data.packed) data = unpack(data);
-    const rows = (M) => M.map((row) => Float64Array.from(row));
     const model = {
       vocab: data.vocab.slice(), heads: data.heads, d: data.d, nCtx: data.n_ctx,
       width: data.width, lnEps: data.ln_eps, geluC: data.gelu_c,
@@ -165,21 +164,68 @@
 
   // ------------------------------------------------------------ the forward pass (gpt.py)
 
-  // small matrices as arrays of rows (Float64Array); b, a bias, may be absent
+  // A matrix is an array of rows (Float64Array). The model's and the
+  // gradients' rows are views, one after the other, of one buffer (rows,
+  // zeros), so that the loops below read a matrix as one flat array (flat):
+  // several times faster than row by row, for the same sums.
+
+  /** A matrix (rows of numbers) as rows that are views of one buffer. */
+  function rows(M) {
+    const m = M.length ? M[0].length : 0, all = new Float64Array(M.length * m);
+    return M.map((row, i) => { const r = all.subarray(i * m, (i + 1) * m); r.set(row); return r; });
+  }
+
+  /** Zeros as rows (n x m) of one buffer. */
+  function zeros(n, m) {
+    const all = new Float64Array(n * m);
+    return Array.from({ length: n }, (_, i) => all.subarray(i * m, (i + 1) * m));
+  }
+
+  /** W's numbers row after row: a view of its buffer when its rows are
+   *  consecutive views of one (rows, zeros), else a copy (edited rows). */
+  function flat(W) {
+    const n = W.length, m = W[0].length, first = W[0];
+    let shared = first instanceof Float64Array;
+    for (let i = 1; shared && i < n; i++) {
+      shared = W[i].buffer === first.buffer && W[i].byteOffset === first.byteOffset + 8 * m * i && W[i].length === m;
+    }
+    if (shared) return new Float64Array(first.buffer, first.byteOffset, n * m);
+    const out = new Float64Array(n * m);
+    for (let i = 0; i < n; i++) out.set(W[i], i * m);
+    return out;
+  }
+
+  // X W (+ b, a bias, may be absent); each sum in the order of i, four
+  // terms at a time in a register: the same numbers as one at a time
   function matmul(X, W, b) {
-    const m = W[0].length;
-    return X.map((x) => {
-      const out = b ? Float64Array.from(b) : new Float64Array(m);
-      for (let i = 0; i < x.length; i++) {
-        const xi = x[i], w = W[i];
-        for (let j = 0; j < m; j++) out[j] += xi * w[j];
+    const K = W.length, m = W[0].length, w = flat(W), out = new Array(X.length);
+    for (let t = 0; t < X.length; t++) {
+      const x = X[t], o = new Float64Array(m);
+      if (b) o.set(b);
+      let i = 0;
+      for (; i + 3 < K; i += 4) {
+        const x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3], a = i * m, a1 = a + m, a2 = a1 + m, a3 = a2 + m;
+        for (let j = 0; j < m; j++) {
+          let s = o[j];
+          s += x0 * w[a + j]; s += x1 * w[a1 + j]; s += x2 * w[a2 + j]; s += x3 * w[a3 + j];
+          o[j] = s;
+        }
       }
-      return out;
-    });
+      for (; i < K; i++) {
+        const xi = x[i], a = i * m;
+        for (let j = 0; j < m; j++) o[j] += xi * w[a + j];
+      }
+      out[t] = o;
+    }
+    return out;
   }
 
   function add(A, B) {
-    return A.map((a, t) => a.map((v, c) => v + B[t][c]));
+    return A.map((a, t) => {
+      const b = B[t], out = new Float64Array(a.length);
+      for (let c = 0; c < a.length; c++) out[c] = a[c] + b[c];
+      return out;
+    });
   }
 
   /** Each row to mean 0 and variance 1 (population variance), as toycalc;
@@ -195,7 +241,10 @@
       const s = Math.sqrt(sq / x.length + eps);
       mu.push(m);
       sigma.push(s);
-      return gamma ? x.map((v, c) => ((v - m) / s) * gamma[c] + beta[c]) : x.map((v) => (v - m) / s);
+      const o = new Float64Array(x.length);
+      if (gamma) for (let c = 0; c < x.length; c++) o[c] = ((x[c] - m) / s) * gamma[c] + beta[c];
+      else for (let c = 0; c < x.length; c++) o[c] = (x[c] - m) / s;
+      return o;
     });
     return { out, mu, sigma };
   }
@@ -258,7 +307,11 @@
     const ln2 = layernorm(blk.h, model.lnEps, p.gamma_2, p.beta_2);
     blk.u2 = ln2.out; blk.mu2 = ln2.mu; blk.sigma2 = ln2.sigma;
     blk.mlp_pre = matmul(blk.u2, p.W_1, p.b_1);
-    blk.mlp_post = blk.mlp_pre.map((row) => row.map((v) => gelu(v, model.geluC)));
+    blk.mlp_post = blk.mlp_pre.map((row) => {
+      const out = new Float64Array(row.length);
+      for (let k = 0; k < row.length; k++) out[k] = gelu(row[k], model.geluC);
+      return out;
+    });
     blk.m = matmul(blk.mlp_post, p.W_2, p.b_2);
     blk.y = add(blk.h, blk.m);
     return blk;
@@ -319,7 +372,7 @@
   function zerosLike(model) {
     const out = {};
     for (const [name, a] of Object.entries(parameters(model))) {
-      out[name] = ArrayBuffer.isView(a) ? new Float64Array(a.length) : a.map((r) => new Float64Array(r.length));
+      out[name] = ArrayBuffer.isView(a) ? new Float64Array(a.length) : zeros(a.length, a[0].length);
     }
     return out;
   }
@@ -386,6 +439,6 @@
   return {
     TokenizerError, SPACE_SIGN, show, shorten, vocabulary, tokenize, load, unpack, headsChoices,
     layernorm, gelu, softmax, forward, greedy, argmax, rng, uniform, sample, run,
-    parameters, zerosLike,
+    parameters, zerosLike, flat, zeros,
   };
 });

@@ -96,9 +96,9 @@ def test_an_alias_bomb_is_refused_at_once(tmp_path):
     bomb = "heads: &l0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
         f"x{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]\n" for i in range(1, 31))
     assert len(bomb) < 4000
-    start = time.monotonic()
+    start = time.process_time()     # CPU time: the work done, not the wait for a core on a busy machine
     assert refused(tmp_path, bomb) == "line 1: anchor &l0: anchors and aliases are not allowed; write the values out"
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_an_alias_alone(tmp_path):
@@ -144,9 +144,9 @@ def test_bad_yaml_names_the_file_and_line(tmp_path):
      "the file is larger than 2,000,000 bytes, the limit of a toy weights file"),
 ])
 def test_limits(tmp_path, what, change, message):
-    start = time.monotonic()
+    start = time.process_time()     # as above: refused before the work, however busy the machine
     assert refused(tmp_path, change(TOY)) == message
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_a_long_list_is_quoted_briefly(tmp_path):

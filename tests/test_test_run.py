@@ -1,0 +1,46 @@
+"""How the test run spends its time (tests/conftest.py, the Makefile): the
+long files go first in a list that names files that are there, the
+Makefile keeps that order, and a folder built once for the whole run is
+made once, by whichever worker asks first, and made again after a failure."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from conftest import LONG_FIRST, ROOT, built_once
+
+
+def test_the_long_files_first_are_test_files_named_once():
+    assert len(set(LONG_FIRST)) == len(LONG_FIRST)
+    for name in LONG_FIRST:
+        assert (ROOT / "tests" / name).is_file(), name
+
+
+def test_the_makefile_keeps_that_order():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "--dist loadfile --no-loadscope-reorder" in makefile
+
+
+@pytest.mark.parametrize("worker", ["", "gw1"])
+def test_a_folder_built_once_is_made_once_and_again_after_a_failure(tmp_path, monkeypatch, worker):
+    base = tmp_path / "run" / (worker or "base")
+    base.mkdir(parents=True)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
+    factory = SimpleNamespace(getbasetemp=lambda: base)
+    made = []
+
+    def fail(out):
+        (out / "half").write_text("a half-made folder")
+        raise AssertionError("the build failed")
+
+    def make(out):
+        made.append(out)
+        (out / "index.html").write_text("built")
+
+    with pytest.raises(AssertionError, match="the build failed"):
+        built_once(factory, "site", fail)
+    first = built_once(factory, "site", make)
+    assert built_once(factory, "site", make) == first and made == [first]
+    assert sorted(p.name for p in first.iterdir()) == ["index.html"]
+    assert first.parent == (base.parent if worker else base)
