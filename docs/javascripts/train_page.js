@@ -65,7 +65,7 @@
     const xs = charts.niceTicks(0, last, 4), ys = charts.niceTicks(0, top, 4);
     return charts.lineChartSvg(series, `Lines: the training loss of each step, the book's run of ${book.length} steps ` +
       `and yours so far (${mine.length} of at most ${limit})`, xs.map((v) => [v, String(v)]), ys.map((v) => [v, fixed(v, 1)]),
-      "training step", "loss on the step's batch", 420, 240);
+      "training step", "loss on the step's batch", 336, 240);
   }
 
   /** The controls, the status line and the figures, in `host`. */

@@ -33,7 +33,7 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
     page.get_by_label("Step limit").fill(str(train.MAX_STEPS))
 
     page.get_by_role("button", name="Start").click()
-    status = page.locator("[data-nano-train]").get_by_role("status")
+    status = page.locator("[data-nano-train] .nano-train-status")
     page.wait_for_function("() => /Step [3-9]/.test(document.querySelector('.nano-train-detail').textContent)",
                            timeout=120_000)
     page.get_by_role("button", name="Pause").click()
