@@ -1,4 +1,5 @@
-"""On a phone (375 px, in chromium): a token never breaks inside itself, a
+"""On a phone (375 px, in chromium): a token never breaks inside itself nor
+is set under 11 px in a table, a
 display formula wider than the column scrolls and shows it (a shadow inside
 the edge where more is hidden, as the screen shows it: pixels of a
 screenshot, at both ends of the scroll), and a tap on a figure's mark shows its number, as pointing at
@@ -31,6 +32,11 @@ BROKEN_TOKENS = r"""(tokens) => {
     .filter((el) => tokens.includes(el.textContent.trim()) && el.checkVisibility())
     .filter((el) => lines(el) > 1).map((el) => el.textContent.trim());
 }"""
+
+# Code in a table's cell (a token's chip) set under 11 CSS px: the text of each.
+SMALL_CHIPS = """() => [...document.querySelectorAll('article :is(td, th) code')]
+    .filter((el) => el.checkVisibility() && parseFloat(getComputedStyle(el).fontSize) < 11)
+    .map((el) => `${el.textContent.trim()} ${getComputedStyle(el).fontSize}`)"""
 
 WIDE_FORMULAS = """() => [...document.querySelectorAll('article div.arithmatex')]
     .filter((el) => el.checkVisibility() && el.scrollWidth > el.clientWidth + 1)
@@ -84,13 +90,15 @@ def edge_shades(png: bytes) -> tuple[int, int]:
 def test_tokens_stay_whole_and_wide_formulas_show_they_scroll(visit, site, toy, scheme):
     tokens = [show(t) for t in toy.vocab]
     v = visit(PHONE, scheme)
-    broken, no_cue, wide_seen = {}, {}, 0
+    broken, small, no_cue, wide_seen = {}, {}, {}, 0
     paths = every_page(site) if scheme == "light" else ["/toy/layernorm/"]   # dark: the cue's colours
     for path in paths:
         page = v.open(path)
         v.typeset_shown()
         if found := page.evaluate(BROKEN_TOKENS, tokens):
             broken[path] = found
+        if found := page.evaluate(SMALL_CHIPS):
+            small[path] = found[:3]
         for i in page.evaluate(WIDE_FORMULAS):
             wide_seen += 1
             formula = page.locator(f'div.arithmatex[data-wide="{i}"]')
@@ -103,6 +111,7 @@ def test_tokens_stay_whole_and_wide_formulas_show_they_scroll(visit, site, toy, 
             if not (start[1] > 25 and start[0] < 10 and end[0] > 25 and end[1] < 10):
                 no_cue.setdefault(path, []).append((start, end))
     assert broken == {}, f"tokens cut at {PHONE} px: {broken}"
+    assert small == {}, f"tokens in tables under 11 px at {PHONE} px: {small}"
     assert wide_seen > 0, "no formula wider than a phone's column: the cue goes untested"
     assert no_cue == {}, f"wide formulas with no cue of their scrolling (edge shades at start, end): {no_cue}"
 
