@@ -83,7 +83,9 @@
                  detail: el("p", { class: "nano-hint nano-train-detail" }),
                  chart: el("figure", { class: "toy-figure nano-train-loss" }),
                  heads: el("figure", { class: "toy-figure nano-train-heads" }),
-                 done: el("p", { class: "nano-hint", text: "Keep both files in one folder: the build reads the record beside the weights." }) };
+                 // why the downloads are greyed until a run ends, then how to keep them (set() swaps the words)
+                 done: el("p", { class: "nano-hint", id: "nano-train-downloads-hint" }) };
+    for (const b of [ui.npz, ui.record, ui.follow]) b.setAttribute("aria-describedby", ui.done.id);
     host.replaceChildren(el("form", { class: "nano-train-form" }, [seed.node, limit.node,
       el("p", { class: "nano-train-buttons" }, [ui.start, " ", ui.pause, " ", ui.reset])]),
       ui.status, ui.detail, ui.chart, ui.heads, el("p", { class: "nano-train-buttons" }, [ui.npz, " ", ui.record]), ui.done,
@@ -186,7 +188,8 @@
       ui.pause.disabled = !(state === "running" || state === "paused");
       ui.pause.textContent = state === "paused" ? "Resume" : "Pause";
       ui.npz.disabled = ui.record.disabled = ui.follow.disabled = !run.files;
-      ui.done.hidden = !run.files;
+      ui.done.textContent = run.files ? "Keep both files in one folder: the build reads the record beside the weights."
+        : "The downloads and “Follow these weights” wait for a finished run: press Start.";
       ui.seed.input.disabled = ui.limit.input.disabled = state !== "idle";
       host.dataset.state = state;
     };
