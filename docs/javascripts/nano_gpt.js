@@ -503,7 +503,7 @@
       const drawing = charts.lineChartSvg([["loss", points, titles]],
         `A line: the training loss of each of the ${count(steps)} steps, from ${fixed(curve[0])} ` +
         `at the first to ${fixed(curve[steps - 1])} at the last`, xs.map((v) => [v, tick(v)]), ys.map((v) => [v, tick(v)]),
-        "training step", "loss on the step's batch", 420, 220);
+        "training step", "loss on the step's batch", 336, 220);
       return draw.figure("nano-loss", drawing,
         `The loss on each step's batch of ${rec.batch === undefined ? "?" : rec.batch} inputs` +
         '<span class="screen-only">; point at or tap a dot for its value</span>');
