@@ -8,14 +8,14 @@
 //  - every matrix that stops at "N more rows" ([data-nano-full], added by
 //    the chapter's `openable`) gets a button that shows it whole
 //    (nano_gpt.fullMarkup), computed on the letters the page follows;
-//  - "Letters for this chapter to follow" under the title of a page with per-input numbers
+//  - "Letters for this chapter to follow" after the first paragraph of a page with per-input numbers
 //    ([data-nano-live]): every such output drawn again for the reader's
 //    letters (nano_gpt.chapter), kept page to page in sessionStorage until
 //    "Back to the book's example";
 //  - "Follow these weights" (train_page.js stores the weights trained on
 //    "Train it yourself" in sessionStorage): every live output, the weight
 //    matrices included, drawn again from the reader's weights on every
-//    chapter page, with a note under the title and "Back to the book's
+//    chapter page, with a note after the first paragraph and "Back to the book's
 //    weights"; what only the build computes (over all 729 inputs, the
 //    training record) is marked as the book's;
 //  - a matrix is one Tab stop, its cells reached by the arrow keys.
@@ -91,7 +91,7 @@
     const intro = el("p", { text: "Sort letters of your own, here: the same model runs in your browser, " +
                                   "on the weights every number of this chapter comes from, and its answer " +
                                   "shows under the field. (To have the chapter's pages follow your letters " +
-                                  "instead, use the field under the page's title.)" });
+                                  "instead, use the field “Letters for this chapter to follow” at the top of the page.)" });
     const form = el("form", { class: "nano-sorter-form" }, [
       el("label", { for: id, text: "Letters for the model to sort here" }), " ", input, " ",
       el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Sort" }),
@@ -293,8 +293,17 @@
     return f;
   }
 
-  /** Under the title of a page with per-input numbers: which letters the
-   *  page follows, a field to follow the reader's, and the way back. */
+  /** Where a box about the page's input or weights goes: after the page's
+   *  first paragraph (before it, the box and the note took ~400 px of a
+   *  phone's first screen before any prose), else under the title. The
+   *  room is kept there until it comes (book.css, data-nano-input). */
+  function lead(title) {
+    return title.parentElement.querySelector(":scope > p") || title;
+  }
+
+  /** After the page's first paragraph, on a page with per-input numbers:
+   *  which letters the page follows, a field to follow the reader's, and
+   *  the way back. */
   function setUpFollow() {
     // a page whose live parts depend on the weights alone (Preliminaries) follows no letters
     const first = Array.from(document.querySelectorAll("[data-nano-live]"))
@@ -303,7 +312,7 @@
     // the whole book on one page, to print, prints the book's example
     if (!first || !title || document.querySelector(".nano-follow") || /\/print_page\/$/.test(location.pathname)) return;
     const book = exampleText(), length = book.split(" ").length, f = followForm(book, length);
-    title.after(f.box);
+    lead(title).after(f.box);
     document.querySelectorAll("[data-nano-about]").forEach((p) => { p.hidden = false; });   // says how, where it works
     let asked = 0, followed = null;
 
@@ -366,7 +375,7 @@
 
   // ------------------------------------------------------------ following the reader's trained weights
 
-  /** Under the title, while the chapter follows the reader's trained
+  /** After the first paragraph, while the chapter follows the reader's trained
    *  weights: which, and the way back; what the build alone computes
    *  (BOOK_WEIGHTS in toycalc/book/nano_gpt/shared.py) marked as the book's. */
   function setUpWeightsNote() {
@@ -382,7 +391,7 @@
     const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
     const live = document.querySelector("[data-nano-live]");
     const note = el("div", { class: "nano-weights-note", role: "note" });
-    title.after(note);
+    lead(title).after(note);
     note.append(
       el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
                         : "The chapter follows ",

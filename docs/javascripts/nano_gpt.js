@@ -505,7 +505,8 @@
         `at the first to ${fixed(curve[steps - 1])} at the last`, xs.map((v) => [v, tick(v)]), ys.map((v) => [v, tick(v)]),
         "training step", "loss on the step's batch", 336, 220);
       return draw.figure("nano-loss", drawing,
-        `The loss on each step's batch of ${rec.batch === undefined ? "?" : rec.batch} inputs; point at a dot for its value`);
+        `The loss on each step's batch of ${rec.batch === undefined ? "?" : rec.batch} inputs` +
+        '<span class="screen-only">; point at or tap a dot for its value</span>');
     },
     attention(r) {
       const { T, H, letters, tr } = r, B = tr.blocks.length, size = 14, gap = 14, left = 70, top = 32;
@@ -550,7 +551,8 @@
         names.map(([, s], k) => [k, s]), ys.map((v) => [v, tick(v)]),
         "h, y: after attention, after the MLP", `length of the column t = ${t}`, 336, 220);
       return draw.figure("nano-residual", drawing,
-        `The length of the column t = ${t} after each part of each block; point at a dot for its value`);
+        `The length of the column t = ${t} after each part of each block` +
+        '<span class="screen-only">; point at or tap a dot for its value</span>');
     },
     generate({ steps, V }) {
       const labels = steps.map((_, k) => `step ${k + 1}`), rows = steps.map((s) => s.p.slice());

@@ -364,7 +364,8 @@
     const svg = charts.lineChartSvg(series, aria, xTicks, yTicks, "step", "", 360, 200);
     const holder = el("div", { class: "toy-training-chart" });
     holder.innerHTML = draw.figure("training", svg, "Each dot: the loss and the target's probability after that " +
-      "step (step 0: before the first). Point at a dot to read its number.");
+      "step (step 0: before the first). " +
+      '<span class="screen-only">Point at or tap a dot to read its number.</span>');
     return holder;
   }
 

@@ -50,6 +50,10 @@
 
   const POINTS = 100;
 
+  // under the downloads: why they are greyed before a run ends, then how to keep them
+  const DOWNLOADS_HINT = { waiting: "The downloads and “Follow these weights” wait for a finished run: press Start.",
+                           ready: "Keep both files in one folder: the build reads the record beside the weights." };
+
   /** The loss chart: the book's run and the reader's, step by step (every
    *  few steps once a run is longer than POINTS). */
   function lossChart(book, mine, limit) {
@@ -83,7 +87,8 @@
                  detail: el("p", { class: "nano-hint nano-train-detail" }),
                  chart: el("figure", { class: "toy-figure nano-train-loss" }),
                  heads: el("figure", { class: "toy-figure nano-train-heads" }),
-                 done: el("p", { class: "nano-hint", text: "Keep both files in one folder: the build reads the record beside the weights." }) };
+                 done: el("p", { class: "nano-hint", id: "nano-train-downloads-hint" }) };
+    for (const b of [ui.npz, ui.record, ui.follow]) b.setAttribute("aria-describedby", ui.done.id);
     host.replaceChildren(el("form", { class: "nano-train-form" }, [seed.node, limit.node,
       el("p", { class: "nano-train-buttons" }, [ui.start, " ", ui.pause, " ", ui.reset])]),
       ui.status, ui.detail, ui.chart, ui.heads, el("p", { class: "nano-train-buttons" }, [ui.npz, " ", ui.record]), ui.done,
@@ -186,7 +191,7 @@
       ui.pause.disabled = !(state === "running" || state === "paused");
       ui.pause.textContent = state === "paused" ? "Resume" : "Pause";
       ui.npz.disabled = ui.record.disabled = ui.follow.disabled = !run.files;
-      ui.done.hidden = !run.files;
+      ui.done.textContent = DOWNLOADS_HINT[run.files ? "ready" : "waiting"];
       ui.seed.input.disabled = ui.limit.input.disabled = state !== "idle";
       host.dataset.state = state;
     };

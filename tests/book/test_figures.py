@@ -222,3 +222,25 @@ def test_notation_writes_subscripts_and_primes():
     assert draw.notation("u'_5") == 'u′<tspan baseline-shift="sub">5</tspan>'
     assert draw.notation("W_{O} & <b>") == 'W<tspan baseline-shift="sub">O</tspan> &amp; &lt;b&gt;'
     assert draw.plain("u'_12") == "u′₁₂" and draw.plain("h_5, column 1") == "h₅, column 1"
+
+
+POINT_AT = re.compile(r"point at (?!it\b)", re.I)    # an instruction: "point at a cell", not "point at it"
+
+
+def test_point_at_instructions_say_tap_and_stay_off_print(site):
+    """A tap shows a mark's number too (tips.js): every "point at a cell /
+    dot / arrow" of every page says "or tap", inside a .screen-only element
+    (the print page leaves those out). The model drawing's key is the
+    helper "drawing"'s: left to it."""
+    seen, wrong = 0, []
+    for path in sorted(site.rglob("index.html")):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        for fig in soup.select('figure[data-figure="model"]'):
+            fig.decompose()
+        for text in soup.find_all(string=POINT_AT):
+            if text.find_parent("article") is None:
+                continue
+            seen += 1
+            if not re.search(r"point at or tap", text, re.I) or text.find_parent(class_="screen-only") is None:
+                wrong.append((str(path.parent.relative_to(site)), text.strip()[:80]))
+    assert seen >= 8 and wrong == []

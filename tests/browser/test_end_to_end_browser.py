@@ -155,6 +155,37 @@ def test_phone_width_does_not_overflow(visit):
     assert tops == sorted(tops) and len(set(tops)) == len(tops), "on a phone the drawing's bands stack vertically"
 
 
+# Characters a line: each shown paragraph's width over the width of its
+# font's "0" (the ch unit); the drawing's and the widest table's width.
+MEASURE = """() => {
+  const ch = (el) => { const probe = document.createElement('span');
+    probe.textContent = '0'.repeat(100);
+    probe.style.cssText = 'position: absolute; white-space: nowrap';
+    el.append(probe);
+    const w = probe.getBoundingClientRect().width / 100; probe.remove(); return w; };
+  const prose = [...document.querySelectorAll('article p, article li')]
+    .filter((p) => p.checkVisibility() && !p.closest('.path, .simulator, table, figure'))
+    .map((p) => [p.textContent.trim().slice(0, 40), p.getBoundingClientRect().width / ch(p)]);
+  const wide = (sel) => Math.max(0, ...[...document.querySelectorAll(sel)].filter((e) => e.checkVisibility())
+    .map((e) => e.getBoundingClientRect().width));
+  return {prose, drawing: wide('#path figure.path-figure'), table: wide('article .md-typeset__scrollwrap'),
+          column: document.querySelector('article').getBoundingClientRect().width};
+}"""
+
+
+def test_on_a_desktop_the_prose_keeps_a_readable_measure(visit):
+    """End to End takes the page's width for its drawing: its prose stays
+    within about 75 characters a line (it ran to 160 at 1280 px), while the
+    drawing and the tables keep the column's width."""
+    page = visit(width=1280).open()
+    found = page.evaluate(MEASURE)
+    assert len(found["prose"]) > 30
+    long = [(text, round(chars)) for text, chars in found["prose"] if chars > 76]
+    assert long == [], f"{len(long)} paragraphs wider than 76 characters, e.g. {long[:3]}"
+    assert found["column"] > 1100
+    assert found["drawing"] > 0.95 * found["column"] and found["table"] > found["column"]
+
+
 def test_without_javascript_every_step_is_readable(chromium, server):
     context = chromium.new_context(java_script_enabled=False)
     page = context.new_page()

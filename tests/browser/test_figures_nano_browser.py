@@ -47,3 +47,33 @@ def test_a_dot_says_its_value_on_hover(visit):
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     hovered = page.evaluate("[...document.querySelectorAll(':hover')].pop().querySelector('title').textContent")
     assert hovered.startswith("step 10: loss ")
+
+
+# Each shown nano-gpt cell's number against its fill (the weight's blue or the
+# activation's green at the cell's --shade, blended over the page): WCAG's
+# contrast ratio. Black on the blue at full strength would be 4.32:1 (#24).
+CELL_CONTRASTS = r"""() => {
+  const rgba = (c) => { const v = (c.match(/[\d.]+/g) || []).map(Number); return v.length > 3 ? v : [...v, 1]; };
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const over = (top, under) => under.map((u, i) => top[i] * top[3] + u * (1 - top[3]));
+  const page = rgba(getComputedStyle(document.body).backgroundColor).slice(0, 3);
+  return [...document.querySelectorAll('td.nano-cell')].filter((c) => c.checkVisibility() && c.textContent.trim())
+    .map((c) => { const back = over(rgba(getComputedStyle(c).backgroundColor), page);
+                  return [c.title, ratio(over(rgba(getComputedStyle(c).color), back), back)]; });
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_cells_number_keeps_its_contrast(visit, scheme):
+    """The Introduction's key, Embedding, Self Attention and Output, at the
+    strongest shade of each colour too: every number reads at 4.5:1 or more."""
+    visitor, seen = visit(375, scheme), 0
+    for path in ("/nano-gpt/", "/nano-gpt/embedding/", "/nano-gpt/self-attention/", "/nano-gpt/output/"):
+        cells = visitor.open(path).evaluate(CELL_CONTRASTS)
+        assert cells, f"{path}: no cell"
+        seen += len(cells)
+        low = [(name, round(r, 2)) for name, r in cells if r < 4.5]
+        assert low == [], f"{path} ({scheme}): {len(low)} of {len(cells)} cells under 4.5:1, e.g. {low[:3]}"
+    assert seen > 100

@@ -62,7 +62,7 @@ def test_matrix_captions_are_as_wide_as_the_column(visit, width):
 
 
 def test_the_introductions_two_fields_say_what_each_does(visit):
-    """nano-gpt's Introduction has two fields: one under the title, for the
+    """nano-gpt's Introduction has two fields: one at the top, for the
     chapter to follow the reader's letters, one in "The task", that sorts
     them right there; their labels say which is which."""
     page = visit().open("/nano-gpt/")
@@ -72,4 +72,32 @@ def test_the_introductions_two_fields_say_what_each_does(visit):
     title = page.locator("article h1").bounding_box()
     task = page.locator("article h2", has_text="The task").bounding_box()
     assert title["y"] < follow.bounding_box()["y"] < task["y"] < sort.bounding_box()["y"]
-    assert "use the field under the page's title" in page.locator("[data-nano-sort]").inner_text()
+    assert "use the field “Letters for this chapter to follow” at the top" in page.locator("[data-nano-sort]").inner_text()
+
+
+# Where the box is: the element before it, whether that is the article's
+# first paragraph, and that paragraph's top and the room kept under it.
+OPENING = """() => {
+  const a = document.querySelector('article'), first = a.querySelector(':scope > p');
+  const box = document.querySelector('.nano-follow');
+  return {before: box && box.previousElementSibling.tagName, afterFirst: !!box && box.previousElementSibling === first,
+          first: first.getBoundingClientRect().top, padding: getComputedStyle(first).paddingBottom};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_the_letters_box_comes_after_the_first_paragraph(visit, width):
+    """The page's prose starts under the title (and its map); the box
+    "Letters for this chapter to follow" comes after the first paragraph
+    (under the title, it took a phone's first screen before any prose).
+    Preliminaries, whose numbers follow the weights alone, gets no box and
+    keeps no room for one."""
+    v = visit(width)
+    page = v.open("/nano-gpt/self-attention/")
+    page.wait_for_selector(".nano-follow")
+    opening = page.evaluate(OPENING)
+    assert opening["afterFirst"] and opening["first"] < 700, opening
+    page = v.open("/nano-gpt/preliminaries/")
+    page.wait_for_timeout(500)                    # letters.js has set up
+    assert page.locator(".nano-follow").count() == 0
+    assert page.evaluate(OPENING)["padding"] == "0px"

@@ -70,3 +70,21 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
             for r in built_page(tmp_path / "site", "nano-gpt/preliminaries").select("#nano-training tr")[1:]}
     assert rows["steps"] == f"{mine.record['steps']:,}" and rows["weights stored as"] == "float16"
     assert json.loads(nanogpt.record_path(npz).read_text())["what"].endswith("(the page Train it yourself)")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_before_a_run_the_downloads_are_greyed_and_say_why(visit, scheme):
+    """Nothing to download before a run: the two downloads and "Follow
+    these weights" are disabled, drawn dashed and unfilled (not as a button
+    to press), and described by the sentence saying what they wait for."""
+    page = visit(scheme=scheme).open("/nano-gpt/train/")
+    start = page.get_by_role("button", name="Start")
+    for name in ("Download weights", "Download the record", "Follow these weights"):
+        button = page.get_by_role("button", name=name)
+        assert button.is_disabled()
+        looks = button.evaluate("(b) => [getComputedStyle(b).borderTopStyle, getComputedStyle(b).backgroundColor]")
+        assert looks[0] == "dashed" and looks[1] in ("rgba(0, 0, 0, 0)", "transparent"), (name, looks)
+        why = page.locator("#" + button.get_attribute("aria-describedby"))
+        assert why.is_visible() and "wait for a finished run" in why.text_content()
+    assert start.is_enabled()
+    assert start.evaluate("(b) => getComputedStyle(b).borderTopStyle") == "solid"

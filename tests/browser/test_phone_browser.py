@@ -1,8 +1,9 @@
-"""On a phone (375 px, in chromium): a token never breaks inside itself, a
-display formula wider than the column scrolls and shows it (a shadow inside
-the edge where more is hidden, as the screen shows it: pixels of a
-screenshot, at both ends of the scroll), and a tap on a figure's mark shows its number, as pointing at
-it does with a mouse (tips.js)."""
+"""On a phone (375 px, in chromium): a token never breaks inside itself nor
+is set under 11 px in a table, a code block's copy button covers none of
+its text, a display formula wider than the column scrolls and shows it (a
+shadow inside the edge where more is hidden, as the screen shows it: pixels
+of a screenshot, at both ends of the scroll), and a tap on a figure's mark
+shows its number, as pointing at it does with a mouse (tips.js)."""
 from __future__ import annotations
 
 import struct
@@ -31,6 +32,35 @@ BROKEN_TOKENS = r"""(tokens) => {
     .filter((el) => tokens.includes(el.textContent.trim()) && el.checkVisibility())
     .filter((el) => lines(el) > 1).map((el) => el.textContent.trim());
 }"""
+
+# Code in a table's cell (a token's chip) set under 11 CSS px: the text of each.
+SMALL_CHIPS = """() => [...document.querySelectorAll('article :is(td, th) code')]
+    .filter((el) => el.checkVisibility() && parseFloat(getComputedStyle(el).fontSize) < 11)
+    .map((el) => `${el.textContent.trim()} ${getComputedStyle(el).fontSize}`)"""
+
+# Each code block's copy button (Material's, top right) against the code's
+# text, with the code scrolled to its start and to its end: the text under it.
+UNDER_COPY = """() => [...document.querySelectorAll('article pre:has(> .md-code__nav)')].filter((p) => p.checkVisibility())
+  .map((pre) => {
+    const nav = pre.querySelector('.md-code__nav'), code = pre.querySelector('code');
+    const under = () => {
+      const b = nav.getBoundingClientRect(), box = code.getBoundingClientRect(), out = [];
+      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      for (let text; (text = walker.nextNode());) {
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        for (const r of range.getClientRects())
+          if (r.width > 0 && r.left < box.right && r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom)
+            out.push(text.textContent.trim());
+      }
+      return out;
+    };
+    const start = under();
+    code.scrollLeft = code.scrollWidth;
+    const end = under();
+    code.scrollLeft = 0;
+    return start.concat(end);
+  })"""
 
 WIDE_FORMULAS = """() => [...document.querySelectorAll('article div.arithmatex')]
     .filter((el) => el.checkVisibility() && el.scrollWidth > el.clientWidth + 1)
@@ -84,13 +114,19 @@ def edge_shades(png: bytes) -> tuple[int, int]:
 def test_tokens_stay_whole_and_wide_formulas_show_they_scroll(visit, site, toy, scheme):
     tokens = [show(t) for t in toy.vocab]
     v = visit(PHONE, scheme)
-    broken, no_cue, wide_seen = {}, {}, 0
+    broken, small, covered, no_cue, wide_seen, code_seen = {}, {}, {}, {}, 0, 0
     paths = every_page(site) if scheme == "light" else ["/toy/layernorm/"]   # dark: the cue's colours
     for path in paths:
         page = v.open(path)
         v.typeset_shown()
         if found := page.evaluate(BROKEN_TOKENS, tokens):
             broken[path] = found
+        if found := page.evaluate(SMALL_CHIPS):
+            small[path] = found[:3]
+        blocks = page.evaluate(UNDER_COPY)
+        code_seen += len(blocks)
+        if under := [t for block in blocks for t in block]:
+            covered[path] = under[:3]
         for i in page.evaluate(WIDE_FORMULAS):
             wide_seen += 1
             formula = page.locator(f'div.arithmatex[data-wide="{i}"]')
@@ -103,6 +139,9 @@ def test_tokens_stay_whole_and_wide_formulas_show_they_scroll(visit, site, toy, 
             if not (start[1] > 25 and start[0] < 10 and end[0] > 25 and end[1] < 10):
                 no_cue.setdefault(path, []).append((start, end))
     assert broken == {}, f"tokens cut at {PHONE} px: {broken}"
+    assert small == {}, f"tokens in tables under 11 px at {PHONE} px: {small}"
+    assert covered == {}, f"code under its copy button at {PHONE} px: {covered}"
+    assert code_seen > 0 or scheme == "dark", "no code block: the copy button goes untested"
     assert wide_seen > 0, "no formula wider than a phone's column: the cue goes untested"
     assert no_cue == {}, f"wide formulas with no cue of their scrolling (edge shades at start, end): {no_cue}"
 

@@ -93,7 +93,9 @@ def test_check_yourself_answers_print_open(printed):
 
 
 SCREEN_ONLY = ["Type another in the field", "needs JavaScript", "Choose here", "press Enter or Space",
-               "Loading the simulator"]
+               "Loading the simulator", "Point at or tap", "point at or tap",
+               # the Simulator's intro: its fields and buttons, and its note for a reader without JavaScript
+               "Type your sentence, or build it", "tokenizer cannot cut", "Change the weights\" every", "Without JavaScript this page"]
 
 
 def test_controls_and_what_speaks_of_them_are_left_out(printed):

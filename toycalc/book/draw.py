@@ -207,7 +207,7 @@ def signed_key() -> str:
     return ('<p class="fig-legend fig-key"><span class="swatch v-neg"></span> negative '
             '<span class="swatch v-zero"></span> zero <span class="swatch v-pos"></span> positive; '
             "the stronger the colour, the larger the number (full colour: the largest of the drawing). "
-            "Point at a cell to read its value.</p>")
+            '<span class="screen-only">Point at or tap a cell to read its value.</span></p>')
 
 
 @mirrored("draw.js")

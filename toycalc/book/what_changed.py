@@ -454,8 +454,8 @@ def params_figure(ex: Example) -> str:
                                "its parameters in the embedding, attention, the MLP, the output layer and "
                                "the rest; the total is printed after each bar", totals, span=150)
     return figure("modern-params", drawing,
-                  "Each bar is one model's parameters, whatever their number (printed after the bar); "
-                  "point at a piece for its count")
+                  "Each bar is one model's parameters, whatever their number (printed after the bar)"
+                  '<span class="screen-only">; point at or tap a piece for its count</span>')
 
 
 @what_changed.figure("kv")
@@ -489,7 +489,8 @@ def kv_figure(ex: Example, step: int = 64) -> str:
     return figure("modern-kv", drawing,
                   "The work for one more token, each step up the axis ten times more: without the cache it "
                   f"grows with the text, with it it stays near the work of a single row ({ratio:.0f} times "
-                  f"less at {count(cfg.n_ctx)} tokens); point at a dot for the exact count")
+                  f"less at {count(cfg.n_ctx)} tokens)<span class=\"screen-only\">; point at or tap a dot for the "
+                  "exact count</span>")
 
 
 def _power(k: int) -> str:
@@ -540,7 +541,7 @@ def rope_figure(ex: Example, head: int = 1) -> str:
     key = ('<p class="fig-legend fig-key"><span class="swatch s1"></span> q '
            '<span class="swatch s2"></span> k; <span class="key-line"></span> placed at its position '
            '(turned), <span class="key-line dashed"></span> before the turn; the arc near the centre: '
-           "the angle from k to q. Point at an arrow for its numbers.</p>")
+           "the angle from k to q. <span class=\"screen-only\">Point at or tap an arrow for its numbers.</span></p>")
     return f'<div class="fig-row">{"".join(parts)}</div>{key}'
 
 

@@ -75,7 +75,8 @@ def loss_figure(run: Run) -> str:
         [(v, tick(v)) for v in xs], [(v, tick(v)) for v in ys],
         x_label="training step", y_label="loss on the step's batch", width=336, height=220)
     return figure("nano-loss", drawing,
-                  f"The loss on each step's batch of {rec.get('batch', '?')} inputs; point at a dot for its value")
+                  f"The loss on each step's batch of {rec.get('batch', '?')} inputs"
+                  '<span class="screen-only">; point at or tap a dot for its value</span>')
 
 
 @nano_gpt.number("mingpt_printed")

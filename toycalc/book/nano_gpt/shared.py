@@ -170,6 +170,8 @@ def live(kind: str, name: str, function):
         attrs = (f' data-nano-live="{kind}:{name}" '
                  f'data-nano-args="{html.escape(json.dumps(args, sort_keys=True))}" '
                  f'data-nano-example="{html.escape(run.text)}"')
+        if (kind, name) not in WEIGHTS_ONLY:   # it follows the reader's letters: the page gets their box (book.css)
+            attrs += " data-nano-input"
         if kind == "number":
             return f'<span class="nano-live"{attrs}>{out}</span>'
         return re.sub(r"^<(table|div|figure|p)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)

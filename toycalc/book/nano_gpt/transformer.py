@@ -64,8 +64,8 @@ def residual_figure(run: Run, t: int = 5) -> str:
         x_label="h, y: after attention, after the MLP",
         y_label=f"length of the column t = {t}", width=336, height=220)
     return figure("nano-residual", drawing,
-                  f"The length of the column t = {t} after each part of each block; point at a dot "
-                  "for its value")
+                  f"The length of the column t = {t} after each part of each block"
+                  '<span class="screen-only">; point at or tap a dot for its value</span>')
 
 
 @nano_gpt.number("strongest_look", live=True)

@@ -38,7 +38,8 @@ def ln_h_formula(ex: Example) -> str:
 PRIME = "u^\\prime_{t}"
 SIGN_KEY = ('<p class="fig-legend fig-key"><span class="swatch v-neg"></span> a negative number '
             '<span class="swatch v-pos"></span> a positive one; the dashed mark: the row\'s mean μ, the '
-            "bracket: one standard deviation σ either side. Point at a dot for its value.</p>")
+            "bracket: one standard deviation σ either side. "
+            '<span class="screen-only">Point at or tap a dot for its value.</span></p>')
 
 
 @toy.figure("layernorm")
