@@ -264,8 +264,9 @@
 
   /** What the drawing's marks mean; steps: End to End's way in. */
   function modelKey(steps) {
-    const how = steps ? "Click a numbered step, or press Enter on it, and its numbers open under the drawing."
-                      : "Point at a cell to read its number.";
+    // screen-only: the print page has no pointer and prints every step
+    const how = '<span class="screen-only">' + (steps ? "Click or tap a numbered step, or press Enter on it, and its " +
+      "numbers open under the drawing." : "Point at or tap a cell to read its number.") + "</span>";
     return '<p class="fig-legend model-key">Each row is a token of the sentence, followed from its ' +
       'row of E (top left) to the token the model guesses after it (bottom right). ' +
       '<span class="swatch v-neg"></span> negative ' +

@@ -230,13 +230,10 @@ POINT_AT = re.compile(r"point at (?!it\b)", re.I)    # an instruction: "point at
 def test_point_at_instructions_say_tap_and_stay_off_print(site):
     """A tap shows a mark's number too (tips.js): every "point at a cell /
     dot / arrow" of every page says "or tap", inside a .screen-only element
-    (the print page leaves those out). The model drawing's key is the
-    helper "drawing"'s: left to it."""
+    (the print page leaves those out)."""
     seen, wrong = 0, []
     for path in sorted(site.rglob("index.html")):
         soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-        for fig in soup.select('figure[data-figure="model"]'):
-            fig.decompose()
         for text in soup.find_all(string=POINT_AT):
             if text.find_parent("article") is None:
                 continue

@@ -312,8 +312,10 @@ def model_figure(trace: dict, tokens: list[str], vocab: list[str], links: dict |
 
 def model_key(steps: bool = False) -> str:
     """What the drawing's marks mean, beside it; steps: End to End's way in."""
-    how = ("Click a numbered step, or press Enter on it, and its numbers open under the drawing."
-           if steps else "Point at a cell to read its number.")
+    # screen-only: the print page has no pointer and prints every step
+    how = ('<span class="screen-only">' + ("Click or tap a numbered step, or press Enter on it, and its "
+           "numbers open under the drawing." if steps else "Point at or tap a cell to read its number.")
+           + "</span>")
     return ('<p class="fig-legend model-key">Each row is a token of the sentence, followed from its '
             'row of E (top left) to the token the model guesses after it (bottom right). '
             '<span class="swatch v-neg"></span> negative '
