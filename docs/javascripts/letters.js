@@ -40,10 +40,17 @@
 
   let weightsUrl = null;
 
-  // sessionStorage: the weights the chapter follows (train_page.js's
-  // followWeights writes both): what they are, and the weights themselves in
+  // sessionStorage: the weights the chapter follows (followWeights, which
+  // train_page.js calls, writes both): what they are, and the weights themselves in
   // the layout of javascripts/nanogpt-weights.json (toycalc/site/export.py)
   const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
+
+  /** Keep the reader's weights (nanogpt-weights.json's layout) and what
+   *  they are for every page of the chapter; throws when storage refuses. */
+  function followWeights(weights, about) {
+    sessionStorage.setItem(WEIGHTS, JSON.stringify(weights));
+    sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
+  }
 
   /** {id, seed, steps, sorted, inputs} of the reader's weights the chapter follows, or null. */
   function followedWeights() {
@@ -469,5 +476,5 @@
     else setUp();
   }
 
-  return { start };
+  return { start, followWeights };
 });

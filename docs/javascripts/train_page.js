@@ -9,7 +9,7 @@
 // status line "N of 729 sorted"; each drawing patched in place (dom.js), so
 // that a redraw changes only what moved. At the end: the downloads (.npz and its
 // record .json), which `TOYCALC_NANOGPT=path.npz make build` reads, and
-// "Follow these weights", which stores the weights for letters.js: every
+// "Follow these weights", which has letters.js keep the weights: every
 // page of the chapter then computes its numbers from them.
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
   "use strict";
@@ -25,7 +25,7 @@
     if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
     if (t[w.name].start) t[w.name].start(w.script);
   }
-})(typeof self !== "undefined" ? self : this, "train_page", ["draw", "charts", "render", "dom"], function (draw, charts, render, dom) {
+})(typeof self !== "undefined" ? self : this, "train_page", ["draw", "charts", "render", "dom", "letters"], function (draw, charts, render, dom, letters) {
   "use strict";
 
   const { el } = dom, { fixed } = render;
@@ -146,9 +146,6 @@
     return out;
   }
 
-  // sessionStorage, read by letters.js on every page of the chapter
-  const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
-
   /** "Follow these weights": the run's weights (as downloaded: float16)
    *  stored for the chapter's pages, with what they are. */
   function followButton(ui, run, recipe) {
@@ -156,8 +153,7 @@
       const r = run.files.record;
       const about = { id: Date.now(), seed: r.seed, steps: r.steps, sorted: r.accuracy_on_729, inputs: ui.inputs };
       try {
-        sessionStorage.setItem(WEIGHTS, JSON.stringify(packedWeights(run.files.npz, recipe, run.files.record)));
-        sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
+        letters.followWeights(packedWeights(run.files.npz, recipe, run.files.record), about);
       } catch (e) {
         ui.following.textContent = `Your weights could not be kept for the other pages (${e.message}).`;
         return;
