@@ -30,7 +30,6 @@ reloads every module (fresh.py).
 """
 from __future__ import annotations
 
-
 from mkdocs.exceptions import PluginError
 from threadpoolctl import threadpool_limits
 
