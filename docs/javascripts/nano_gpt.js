@@ -76,7 +76,10 @@
   // ------------------------------------------------------------ helpers
 
   const MINUS = render.MINUS;
-  const ACT = "green: numbers being processed";
+  // cells.kind_words: what a matrix's caption says of its cells
+  const ACT = "activations, computed from this input: blue negative, orange positive";
+  const WEIGHT = "learned weights, framed: the same for every input; blue negative, orange positive";
+  const PROB = "computed from this input, each from 0 to 1: the stronger the purple, the larger";
   const MLP_NAMES = { mlp_pre: "MLP hidden layer before GELU", mlp_post: "MLP hidden layer after GELU",
                       m: "MLP output", y: "Block output", h: "After attention" };
   const QKV_NAMES = { Q: "Queries", K: "Keys", V: "Values" };
@@ -111,20 +114,34 @@
   /** The first cell is the matrix's one Tab stop (one_tab_stop). */
   const oneTabStop = (markup) => markup.replace('tabindex="-1"', 'tabindex="0"');
 
-  /** One coloured cell: its value printed, in its title and aria-label. */
+  /** cells.tone: purple for a share, else the sign of what the cell prints. */
+  function tone(value, text, kind) {
+    if (kind === "prob") return "nano-prob";
+    return text === fixed(0) ? "nano-zero" : value > 0 ? "nano-pos" : "nano-neg";
+  }
+
+  /** One coloured cell: its value printed, in its title and aria-label; a weight's framed. */
   function cell(value, kind, label, scale) {
     const text = fixed(value);
     const alpha = scale > 0 ? 0.08 + 0.55 * Math.min(Math.abs(value) / scale, 1) : 0.08;
     const said = draw.esc(`${label}: ${text}`);
-    return `<td class="nano-cell nano-${kind}" tabindex="-1" title="${said}" aria-label="${said}" ` +
-           `style="--shade:${fixed(alpha, 2)}">${text}</td>`;
+    const framed = kind === "weight" ? " nano-weight" : "";
+    return `<td class="nano-cell ${tone(value, text, kind)}${framed}" tabindex="-1" title="${said}" ` +
+           `aria-label="${said}" style="--shade:${fixed(alpha, 2)}">${text}</td>`;
+  }
+
+  /** The largest |value| of a matrix (rows of numbers); a share's scale is 1. */
+  function scaleOf(M, kind) {
+    if (kind === "prob") return 1;
+    let scale = 0;
+    for (const row of M) for (const v of row) scale = Math.max(scale, Math.abs(v));
+    return scale;
   }
 
   /** A matrix as coloured cells; M indexed [row][col] as displayed. */
   function heat(id, M, kind, rows, rowNames, cols, colNames, label, caption, blank, moreRows, moreCols) {
     blank = blank || (() => false);
-    let scale = 0;
-    for (const row of M) for (const v of row) scale = Math.max(scale, Math.abs(v));
+    const scale = scaleOf(M, kind);
     let head = colNames.map((n) => `<th scope="col">${n}</th>`).join("");
     if (moreCols) head += `<th scope="col">… ${moreCols} more</th>`;
     const lines = [`<table id="${draw.esc(id)}" class="nano-matrix nano-matrix--${kind}">`,
@@ -143,15 +160,15 @@
     return oneTabStop(lines.join("\n"));
   }
 
-  /** Activations drawn with one column per time step; M is T x n. */
-  function activations(r, id, M, what, symbol, rows, rowNames, rowPicks, moreRows) {
+  /** Activations drawn with one column per time step; M is T x n; kind "prob" for shares. */
+  function activations(r, id, M, what, symbol, rows, rowNames, rowPicks, moreRows, kind = "act") {
     const n = M[0].length, picks = rowPicks || range(Math.min(rows, n)), T = r.T;
     const names = rowNames || picks.map((c) => `c = ${c}`);
     const shown = picks.length === n ? `all ${n} rows` : `${picks.length} of its ${n} rows`;
     const caption = `${what} ${im(symbol)}: ${T} × ${n}, drawn with one column per time step; ` +
-                    `${shown}, its ${count(T * n)} values run ${valuesRange(M)} (${ACT})`;
+                    `${shown}, its ${count(T * n)} values run ${valuesRange(M)} (${kind === "prob" ? PROB : ACT})`;
     const more = moreRows === undefined ? (rowPicks ? 0 : n - picks.length) : moreRows;
-    return heat(id, transpose(M), "act", picks, names, range(T), r.letters.map((l, t) => `t = ${t}<br>${l}`),
+    return heat(id, transpose(M), kind, picks, names, range(T), r.letters.map((l, t) => `t = ${t}<br>${l}`),
                 (c, t) => `${what}, channel ${c}, t = ${t} (${r.letters[t]})`, caption, null, more);
   }
 
@@ -214,8 +231,7 @@
    *  cells (value, title, aria-label, shade) for every row and column. */
   function fullMarkup(model, tr, spec) {
     const { M, kind, rowNames, colNames, label } = matrixOf(model, tr, spec);
-    let scale = 0;
-    for (const row of M) for (const v of row) scale = Math.max(scale, Math.abs(v));
+    const scale = scaleOf(M, kind);
     const lines = [`<thead><tr><td></td>${colNames.map((n) => `<th scope="col">${n}</th>`).join("")}</tr></thead>`,
                    "<tbody>"];
     M.forEach((row, r) => {
@@ -227,7 +243,6 @@
 
   // ------------------------------------------------------------ the live outputs, by the chapter's names
 
-  const WEIGHT = "blue: learned weights";
 
   /** cells.weights: a weight matrix's top-left corner, with its shape and range. */
   function weightCorner(id, W, what, symbol, rows, cols, colNames) {
@@ -269,8 +284,8 @@
     attention(r, a) {
       const w = blk(r, a).weights[a.head - 1], T = r.T;
       const caption = `Attention weights of head ${a.head}, block ${a.block}: row t is the query at time t, ` +
-                      "column j the key it reads; the blank cells are the future, masked " + `(${ACT})`;
-      return heat(`nano-attention-${a.block}-${a.head}`, w, "act", range(T), r.letters.map((l, t) => `t = ${t} ${l}`),
+                      "column j the key it reads; the blank cells are the future, masked " + `(${PROB})`;
+      return heat(`nano-attention-${a.block}-${a.head}`, w, "prob", range(T), r.letters.map((l, t) => `t = ${t} ${l}`),
                   range(T), r.letters.map((l, j) => `j = ${j}<br>${l}`), (t, j) => `weight of t = ${t} on j = ${j}`,
                   caption, (t, j) => j > t);
     },
@@ -285,7 +300,8 @@
       return activations(r, `nano-${a.which}-${a.block}`, blk(r, a)[a.which], `${MLP_NAMES[a.which]}, block ${a.block}`,
                          symbols[a.which], a.rows);
     },
-    p: (r) => activations(r, "nano-p", r.tr.p, "Output probabilities", "p", r.V.length, r.V.map((l) => `p(${l})`), [0, 1, 2]),
+    p: (r) => activations(r, "nano-p", r.tr.p, "Output probabilities", "p", r.V.length, r.V.map((l) => `p(${l})`), [0, 1, 2],
+                         undefined, "prob"),
   };
 
   const TABLES = {
@@ -303,15 +319,33 @@
       if ("stored_as" in rec) rows.splice(3, 0, ["computed in", plain(String(rec.dtype))], ["weights stored as", plain(String(rec.stored_as))]);
       return htmlTable("nano-training", ["", "this model"], rows);
     },
-    legend({ model, tr }) {
-      const w = Array.from(model.E[0]).slice(0, 3), x = Array.from(tr.X[0]).slice(0, 3);
-      const s = Math.max(...w.map(Math.abs), ...x.map(Math.abs));
-      const rowA = x.map((v, i) => cell(v, "act", `an activation, value ${i + 1}`, s)).join("");
-      const rowW = w.map((v, i) => cell(v, "weight", `a weight, value ${i + 1}`, s)).join("");
-      return oneTabStop(['<table id="nano-legend" class="nano-matrix">',
-        "<caption>How the chapter draws numbers</caption>", "<tbody>",
-        `<tr><th scope="row">being processed (green)</th>${rowA}</tr>`,
-        `<tr><th scope="row">weights (blue)</th>${rowW}</tr>`, "</tbody></table>"].join("\n"));
+    legend({ model, tr, T, V }) {
+      // index.legend_table: the smallest, a zero and the largest of x and of E, then p at the last t
+      const signed = (M, kind, what, where) => {
+        const s = scaleOf(M, kind);
+        let lo = [0, 0], hi = [0, 0];
+        M.forEach((row, i) => Array.from(row).forEach((v, c) => {
+          if (v < M[lo[0]][lo[1]]) lo = [i, c];
+          if (v > M[hi[0]][hi[1]]) hi = [i, c];
+        }));
+        return [cell(M[lo[0]][lo[1]], kind, `${what}, the smallest: ${where(...lo)}`, s), cell(0, kind, `${what}, zero`, s),
+                cell(M[hi[0]][hi[1]], kind, `${what}, the largest: ${where(...hi)}`, s)].join("");
+      };
+      const rowX = signed(tr.X, "act", "an activation", (t, c) => `x at t = ${t}, channel ${c}`);
+      const rowW = signed(model.E, "weight", "a weight", (i, c) => `E of ${V[i]}, channel ${c}`);
+      const t = T - 1;
+      const rowP = V.map((l, i) => cell(tr.p[t][i], "prob", `a share, p(${l}) at t = ${t}`, 1)).join("");
+      return oneTabStop(['<table id="nano-legend" class="nano-matrix nano-legend">',
+        "<caption>How the chapter draws numbers: blue negative, grey zero, orange positive, the shade " +
+        "by the size against the largest of its matrix; a learned weight framed; a share from 0 to 1 " +
+        "purple</caption>",
+        '<thead><tr><td></td><th scope="col">negative</th><th scope="col">zero</th>' +
+        '<th scope="col">positive</th></tr></thead>', "<tbody>",
+        `<tr><th scope="row">an activation, computed from this input</th>${rowX}</tr>`,
+        `<tr><th scope="row">a learned weight (framed), the same for every input</th>${rowW}</tr>`,
+        `<tr><td></td>${V.map((l) => `<th scope="col">p(${l})</th>`).join("")}</tr>`,
+        `<tr><th scope="row">a share from 0 to 1: an attention weight, a probability</th>${rowP}</tr>`,
+        "</tbody></table>"].join("\n"));
     },
     embed({ ids, tr, V, d }, a) {
       const t = a.t, i = ids[t];

@@ -1,7 +1,12 @@
 """nano-gpt's coloured cells, which every page of its chapter draws
-matrices with: activations green, weights blue, the shade growing with the
-size of the value; big matrices summarised by a corner, with the range of
-all their values (the browser can open them: shared.openable)."""
+matrices with, in the book's one visual language: a signed number blue
+(negative), grey (zero: it prints 0.000) or orange (positive), the shade
+growing with its size against the largest of its matrix; a share in [0, 1]
+(attention weights, probabilities) purple, the shade growing with it. A
+learned weight's cell is framed: weights and activations are told apart by
+the frame and the caption's words, not by colour. Big matrices are
+summarised by a corner, with the range of all their values (the browser
+can open them: shared.openable)."""
 from __future__ import annotations
 
 import html
@@ -13,23 +18,39 @@ from ..nano_example import Run
 from ..render import count, fixed, inline_math as im
 
 
+KINDS = ("act", "weight", "prob")   # an activation, a learned weight, a share in [0, 1]
+
+
+def tone(value: float, text: str, kind: str) -> str:
+    """The colour's class: purple for a share, else the sign of what the
+    cell prints (a value that prints 0.000 is grey, as the key shows zero)."""
+    if kind == "prob":
+        return "nano-prob"
+    return "nano-zero" if text == fixed(0) else "nano-pos" if value > 0 else "nano-neg"
+
+
 def cell(value: float, kind: str, label: str, scale: float) -> str:
     """One coloured cell: its value printed, in its title (hover) and its
-    aria-label (read on keyboard focus); the shade grows with |value|.
+    aria-label (read on keyboard focus); the shade grows with |value|
+    against scale (a share's against 1), a weight's cell is framed.
     Reached by the arrow keys, not by Tab (see one_tab_stop)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind = {kind!r}: expected one of {', '.join(KINDS)}")
     text = fixed(value)
     alpha = 0.08 + 0.55 * min(abs(float(value)) / scale, 1.0) if scale > 0 else 0.08
     said = html.escape(f"{label}: {text}")
-    return (f'<td class="nano-cell nano-{kind}" tabindex="-1" title="{said}" aria-label="{said}" '
-            f'style="--shade:{alpha:.2f}">{text}</td>')
+    framed = " nano-weight" if kind == "weight" else ""
+    return (f'<td class="nano-cell {tone(value, text, kind)}{framed}" tabindex="-1" title="{said}" '
+            f'aria-label="{said}" style="--shade:{alpha:.2f}">{text}</td>')
 
 
 def heat(table_id: str, M, kind: str, rows: list[int], row_names: list[str], cols: list[int],
          col_names: list[str], label, caption: str, blank=lambda r, c: False,
          more_rows: int = 0, more_cols: int = 0) -> str:
     """A matrix as coloured cells. M is indexed [row, col] as displayed;
-    label(r, c) names a cell in words; blank(r, c) leaves a cell empty."""
-    scale = float(np.abs(M).max())
+    label(r, c) names a cell in words; blank(r, c) leaves a cell empty.
+    A share's shade is against 1, a signed value's against the largest size."""
+    scale = 1.0 if kind == "prob" else float(np.abs(M).max())
     head = "".join(f'<th scope="col">{n}</th>' for n in col_names)
     if more_cols:
         head += f'<th scope="col">… {more_cols} more</th>'
@@ -61,22 +82,26 @@ def value_range(M) -> str:
 
 
 def kind_words(kind: str) -> str:
-    return {"act": "green: numbers being processed", "weight": "blue: learned weights"}[kind]
+    """What a matrix's caption says of its cells (the legend draws them)."""
+    return {"act": "activations, computed from this input: blue negative, orange positive",
+            "weight": "learned weights, framed: the same for every input; blue negative, orange positive",
+            "prob": "computed from this input, each from 0 to 1: the stronger the purple, the larger"}[kind]
 
 
 def activations(run: Run, table_id: str, M, what: str, symbol: str, rows: int,
-                row_names=None, row_picks=None, more_rows: int | None = None) -> str:
+                row_names=None, row_picks=None, more_rows: int | None = None, kind: str = "act") -> str:
     """A T x n activation drawn as the walkthrough draws it: one column per
     time step, one row per channel; the first `rows` channels shown (or the
-    channels row_picks, with more_rows counted as not shown)."""
+    channels row_picks, with more_rows counted as not shown); kind "prob"
+    for shares in [0, 1]."""
     T, n = M.shape
     picks = list(range(min(rows, n))) if row_picks is None else row_picks
     names = row_names or [f"c = {c}" for c in picks]
     shown = f"all {n} rows" if len(picks) == n else f"{len(picks)} of its {n} rows"
     caption = (f"{what} {im(symbol)}: {T} × {n}, drawn with one column per time step; "
-               f"{shown}, its {count(T * n)} values run {value_range(M)} ({kind_words('act')})")
+               f"{shown}, its {count(T * n)} values run {value_range(M)} ({kind_words(kind)})")
     letters = [nanogpt.VOCAB[i] for i in run.ids[:T]]
-    return heat(table_id, M.T, "act", picks, names, list(range(T)),
+    return heat(table_id, M.T, kind, picks, names, list(range(T)),
                 [f"t = {t}<br>{letters[t]}" for t in range(T)],
                 lambda r, c: f"{what}, channel {r}, t = {c} ({letters[c]})", caption,
                 more_rows=(n - len(picks) if row_picks is None else 0) if more_rows is None else more_rows)

@@ -15,16 +15,34 @@ from .shared import check_t, letter_at, mingpt_count, nano_gpt
 
 @nano_gpt.table("legend", live=True)
 def legend_table(run: Run) -> str:
-    """The legend: how a weight cell and an activation cell look."""
-    w, a = run.params["E"][0, :3], run.trace["X"][0, :3]
-    s = max(np.abs(w).max(), np.abs(a).max())
-    row_a = "".join(cell(v, "act", f"an activation, value {i + 1}", s) for i, v in enumerate(a))
-    row_w = "".join(cell(v, "weight", f"a weight, value {i + 1}", s) for i, v in enumerate(w))
+    """The key of the chapter's cells, drawn with them: the smallest value,
+    a zero and the largest value of an activation (x) and of a weight
+    matrix (E, framed), then the shares p of the last column (purple)."""
+    def signed(M, kind: str, what: str, where) -> str:
+        s = float(np.abs(M).max())
+        lo, hi = (np.unravel_index(f(M), M.shape) for f in (np.argmin, np.argmax))
+        return "".join([cell(M[lo], kind, f"{what}, the smallest: {where(*lo)}", s),
+                        cell(0.0, kind, f"{what}, zero", s),
+                        cell(M[hi], kind, f"{what}, the largest: {where(*hi)}", s)])
+    row_x = signed(run.trace["X"], "act", "an activation", lambda t, c: f"x at t = {t}, channel {c}")
+    row_w = signed(run.params["E"], "weight", "a weight",
+                   lambda i, c: f"E of {nanogpt.VOCAB[i]}, channel {c}")
+    t = run.T - 1
+    p = run.trace["p"][t]
+    row_p = "".join(cell(p[i], "prob", f"a share, p({l}) at t = {t}", 1.0) for i, l in enumerate(nanogpt.VOCAB))
+    heads = "".join(f'<th scope="col">p({l})</th>' for l in nanogpt.VOCAB)
     return one_tab_stop("\n".join([
-        '<table id="nano-legend" class="nano-matrix">',
-        "<caption>How the chapter draws numbers</caption>", "<tbody>",
-        f'<tr><th scope="row">being processed (green)</th>{row_a}</tr>',
-        f'<tr><th scope="row">weights (blue)</th>{row_w}</tr>', "</tbody></table>"]))
+        '<table id="nano-legend" class="nano-matrix nano-legend">',
+        "<caption>How the chapter draws numbers: blue negative, grey zero, orange positive, the shade "
+        "by the size against the largest of its matrix; a learned weight framed; a share from 0 to 1 "
+        "purple</caption>",
+        '<thead><tr><td></td><th scope="col">negative</th><th scope="col">zero</th>'
+        '<th scope="col">positive</th></tr></thead>', "<tbody>",
+        f'<tr><th scope="row">an activation, computed from this input</th>{row_x}</tr>',
+        f'<tr><th scope="row">a learned weight (framed), the same for every input</th>{row_w}</tr>',
+        f'<tr><td></td>{heads}</tr>',
+        f'<tr><th scope="row">a share from 0 to 1: an attention weight, a probability</th>{row_p}</tr>',
+        "</tbody></table>"]))
 
 
 @nano_gpt.table("vocab")

@@ -17,7 +17,7 @@ def p_matrix(run: Run) -> str:
     """The output probabilities, one column per time step, one row per letter."""
     p = run.trace["p"]
     return activations(run, "nano-p", p, "Output probabilities", "p", len(nanogpt.VOCAB),
-                       row_names=[f"p({l})" for l in nanogpt.VOCAB], row_picks=[0, 1, 2])
+                       row_names=[f"p({l})" for l in nanogpt.VOCAB], row_picks=[0, 1, 2], kind="prob")
 
 
 @nano_gpt.formula("logit", live=True)

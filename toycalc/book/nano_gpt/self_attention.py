@@ -52,8 +52,8 @@ def attention_matrix(run: Run, head: int = 1, block: int = 1) -> str:
     letters = [nanogpt.VOCAB[i] for i in run.ids]
     caption = (f"Attention weights of head {head}, block {block}: row t is the query at time t, "
                f"column j the key it reads; the blank cells are the future, masked "
-               f"({kind_words('act')})")
-    return heat(f"nano-attention-{block}-{head}", a, "act", list(range(T)),
+               f"({kind_words('prob')})")
+    return heat(f"nano-attention-{block}-{head}", a, "prob", list(range(T)),
                 [f"t = {t} {letters[t]}" for t in range(T)], list(range(T)),
                 [f"j = {j}<br>{letters[j]}" for j in range(T)],
                 lambda t, j: f"weight of t = {t} on j = {j}", caption, blank=lambda t, j: j > t)
