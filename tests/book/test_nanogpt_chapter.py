@@ -282,9 +282,60 @@ def test_cells_are_readable_without_colour(site):
         stops = table.select('[tabindex="0"]')
         assert len(stops) == 1 and stops[0] == table.select("td.nano-cell:not(.nano-masked)")[0], table["id"]
     kinds = {k for t in soup.select("table.nano-matrix") for k in t["class"]}
-    assert {"nano-matrix--act", "nano-matrix--weight"} <= kinds
-    captions = " ".join(c.get_text() for c in soup.select("table.nano-matrix caption"))
-    assert "green: numbers being processed" in captions and "blue: learned weights" in captions
+    assert {"nano-matrix--act", "nano-matrix--weight", "nano-matrix--prob"} <= kinds
+    for kind in nano_cells.KINDS:   # each caption says its kind in words
+        for table in soup.select(f"table.nano-matrix--{kind}"):
+            assert table.caption.get_text().endswith(f"({nano_cells.kind_words(kind)})"), table["id"]
+
+
+TONES = {"nano-neg", "nano-zero", "nano-pos", "nano-prob"}
+
+
+def test_cells_follow_the_books_visual_language(site):
+    """Blue negative, grey zero (a cell that prints 0.000), orange positive,
+    purple for a share in [0, 1]; a learned weight's cell framed. No green
+    left, and blue said only of negative numbers."""
+    seen = {k: 0 for k in TONES | {"nano-weight"}}
+    for name in PAGES:
+        soup = chapter(site, name)
+        article = soup.select_one("article")
+        assert not article.select(".nano-act"), name
+        words = text_of(article)
+        assert "green" not in words.lower(), name
+        assert set(re.findall(r"\bblue\W+(?:cell holds a\W+)?(\w+)", words)) <= {"negative"}, name
+        for table in article.select("table.nano-matrix:not(.nano-legend)"):
+            kind = next(k[len("nano-matrix--"):] for k in table["class"] if k.startswith("nano-matrix--"))
+            for td in table.select("td.nano-cell:not(.nano-masked)"):
+                value = float(td.get_text().replace(M, "-"))
+                tone = set(td["class"]) & TONES
+                want = ("nano-prob" if kind == "prob" else "nano-zero" if td.get_text() == "0.000"
+                        else "nano-neg" if value < 0 else "nano-pos")
+                assert tone == {want}, (name, table["id"], td["title"])
+                assert ("nano-weight" in td["class"]) == (kind == "weight"), (name, table["id"], td["title"])
+                if kind == "prob":
+                    assert 0 <= value <= 1, (name, table["id"], td["title"])
+                seen[want] += 1
+                seen["nano-weight"] += kind == "weight"
+    assert min(seen.values()) > 0 and seen["nano-neg"] > 100 and seen["nano-weight"] > 100, seen
+
+
+def test_the_key_shows_the_signs_the_frame_and_the_purple(site):
+    soup = chapter(site, "")
+    key = soup.select_one("table#nano-legend")
+    assert [th.get_text() for th in key.thead.select("th")] == ["negative", "zero", "positive"]
+    rows = [[set(td["class"]) for td in tr.select("td.nano-cell")] for tr in key.tbody.select("tr")]
+    rows = [r for r in rows if r]
+    tones = [{"nano-neg"}, {"nano-zero"}, {"nano-pos"}]
+    assert [[c & TONES for c in r] for r in rows] == [tones, tones, [{"nano-prob"}] * 3]
+    assert [["nano-weight" in c for c in r] for r in rows] == [[False] * 3, [True] * 3, [False] * 3]
+    cells = key.select("td.nano-cell")
+    assert [td.get_text() for td in cells][1::3][:2] == ["0.000", "0.000"]
+    assert float(cells[0].get_text().replace(M, "-")) < 0 < float(cells[2].get_text())
+    # the prose beside it says the same
+    words = text_of(soup.select_one("article"))
+    for said in ("blue cell holds a negative number", "orange one a positive number", "grey one a zero",
+                 "purple", "A cell with a frame holds a weight"):
+        assert said in words
 
 
 # ------------------------------------------------------------- the renderers, without a build
@@ -293,6 +344,20 @@ def test_a_cell_escapes_its_label_and_says_its_value():
     out = nano_cells.cell(-0.25, "act", 'a "<b>" label', 0.5)
     assert 'title="a &quot;&lt;b&gt;&quot; label: −0.250"' in out and 'tabindex="-1"' in out
     assert out.endswith(">−0.250</td>") and "--shade:0.36" in out
+
+
+@pytest.mark.parametrize("value, kind, classes", [
+    (-0.25, "act", "nano-cell nano-neg"), (0.25, "act", "nano-cell nano-pos"),
+    (0.0004, "act", "nano-cell nano-zero"), (-0.0004, "weight", "nano-cell nano-zero nano-weight"),
+    (-0.25, "weight", "nano-cell nano-neg nano-weight"), (0.0, "prob", "nano-cell nano-prob"),
+    (0.9, "prob", "nano-cell nano-prob")])
+def test_a_cells_colour_is_its_sign_or_a_share_and_a_weight_is_framed(value, kind, classes):
+    assert f'class="{classes}"' in nano_cells.cell(value, kind, "a cell", 0.5)
+
+
+def test_a_cell_of_no_known_kind_is_refused():
+    with pytest.raises(ValueError, match="kind = 'green': expected one of act, weight, prob"):
+        nano_cells.cell(1.0, "green", "a cell", 1.0)
 
 
 def test_big_matrices_are_summarised(run):

@@ -49,11 +49,17 @@ def test_a_dot_says_its_value_on_hover(visit):
     assert hovered.startswith("step 10: loss ")
 
 
-# Each shown nano-gpt cell's number against its fill (the weight's blue or the
-# activation's green at the cell's --shade, blended over the page): WCAG's
-# contrast ratio. Black on the blue at full strength would be 4.32:1 (#24).
+# Each shown nano-gpt cell's number against its fill (blue, orange or purple
+# at the cell's --shade, or the zero's grey, blended over the page): WCAG's
+# contrast ratio. Light text on the dark scheme's light blue at full strength
+# would be about 4:1 (#24): --toy-nano-strength weakens it there. A colour mixed
+# in CSS (color-mix) computes as color(srgb r g b / a), its channels in [0, 1].
 CELL_CONTRASTS = r"""() => {
-  const rgba = (c) => { const v = (c.match(/[\d.]+/g) || []).map(Number); return v.length > 3 ? v : [...v, 1]; };
+  const rgba = (c) => {
+    const v = (c.match(/[\d.]+/g) || []).map(Number);
+    const rgb = c.startsWith('color(srgb') ? [...v.slice(0, 3).map((x) => x * 255), ...v.slice(3)] : v;
+    return rgb.length > 3 ? rgb : [...rgb, 1];
+  };
   const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
       .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
   const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
@@ -70,10 +76,14 @@ def test_every_cells_number_keeps_its_contrast(visit, scheme):
     """The Introduction's key, Embedding, Self Attention and Output, at the
     strongest shade of each colour too: every number reads at 4.5:1 or more."""
     visitor, seen = visit(375, scheme), 0
+    tones = set()
     for path in ("/nano-gpt/", "/nano-gpt/embedding/", "/nano-gpt/self-attention/", "/nano-gpt/output/"):
-        cells = visitor.open(path).evaluate(CELL_CONTRASTS)
+        page = visitor.open(path)
+        tones |= set(page.evaluate("[...document.querySelectorAll('td.nano-cell')].flatMap((c) => [...c.classList])"))
+        cells = page.evaluate(CELL_CONTRASTS)
         assert cells, f"{path}: no cell"
         seen += len(cells)
         low = [(name, round(r, 2)) for name, r in cells if r < 4.5]
         assert low == [], f"{path} ({scheme}): {len(low)} of {len(cells)} cells under 4.5:1, e.g. {low[:3]}"
     assert seen > 100
+    assert {"nano-neg", "nano-zero", "nano-pos", "nano-prob", "nano-weight"} <= tones

@@ -30,7 +30,8 @@ KINDS = nano_gpt.registries
 READERS = "aabcca"
 
 # What a reader can read of each per-input output, as the page shows it:
-# a number's text; a table's cells (with their hover titles) and caption,
+# a number's text; a table's cells (with their hover titles and their
+# classes: the colour of the sign or of a share, a weight's frame) and caption,
 # math left out (MathJax has replaced it); a formula's TeX, from MathJax's
 # own record of it; a figure's marks' titles, its labels and caption.
 SHOWN = r"""() => [...document.querySelectorAll('[data-nano-live]')].map((el) => {
@@ -45,7 +46,8 @@ SHOWN = r"""() => [...document.querySelectorAll('[data-nano-live]')].map((el) =>
   const text = (n) => n.textContent.replace(/\s+/g, ' ').trim();
   if (kind === 'number') out.read = [text(copy)];
   else if (kind === 'figure') out.read = [...copy.querySelectorAll('title, text, figcaption')].map(text);
-  else out.read = [...copy.querySelectorAll('caption, th, td')].map((c) => text(c) + ' | ' + (c.getAttribute('title') || ''));
+  else out.read = [...copy.querySelectorAll('caption, th, td')].map((c) => text(c) + ' | ' + (c.getAttribute('title') || '') +
+                                                                       ' | ' + c.className);
   return out;
 })"""
 
@@ -67,7 +69,8 @@ def expected(run: Run, kind: str, name: str, args: dict) -> list[str]:
         return [text(soup)]
     if kind == "figure":
         return [text(n) for n in soup.find_all(["title", "text", "figcaption"])]
-    return [text(c) + " | " + c.get("title", "") for c in soup.find_all(["caption", "th", "td"])]
+    return [text(c) + " | " + c.get("title", "") + " | " + " ".join(c.get("class", []))
+            for c in soup.find_all(["caption", "th", "td"])]
 
 
 def follow(page, text):

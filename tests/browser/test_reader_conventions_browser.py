@@ -28,8 +28,8 @@ def test_the_scheme_follows_the_system_then_the_toggle(visit):
     v.page.emulate_media(color_scheme="dark")
     page = v.open("/nano-gpt/self-attention/")
     assert scheme_of(page) == "slate"
-    dark = {n: variable(page, n) for n in ("--toy-neg", "--toy-pos", "--toy-ink", "--toy-nano-act")}
-    cell = page.locator("td.nano-act").first
+    dark = {n: variable(page, n) for n in ("--toy-neg", "--toy-pos", "--toy-ink", "--toy-nano-strength")}
+    cell = page.locator("td.nano-pos").first
     dark_cell = cell.evaluate("c => [getComputedStyle(c).backgroundColor, getComputedStyle(c).color]")
     page.locator("label[title='Switch to the light scheme']").click()
     page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
