@@ -113,6 +113,24 @@ def test_a_term_shows_its_definition_on_focus_and_on_hover(visit):
     assert later.get_attribute("aria-describedby")
 
 
+def test_a_term_shows_its_definition_on_a_tap(visit):
+    """The glossary says a term's line appears on a tap too: on a phone's
+    touch screen, the first use of a term (a tab stop) and a later one."""
+    v = visit(375, touch=True)
+    said = v.open("/glossary/").locator("article p").first.inner_text()
+    assert "point at it, tap it, or reach it with the keyboard" in " ".join(said.split())
+    page = v.open("/toy/attention/")
+    for term in (page.locator("article abbr[tabindex='0'] >> visible=true").first,
+                 page.locator("article abbr:not([tabindex]) >> visible=true").nth(2)):
+        term.scroll_into_view_if_needed()
+        definition = term.get_attribute("title")   # Material moves it into the tooltip
+        term.tap()
+        page.wait_for_function("a => document.getElementById(a.getAttribute('aria-describedby'))"
+                               "?.classList.contains('md-tooltip2--active')", arg=term.element_handle())
+        tip = page.locator(".md-tooltip2--active")
+        assert definition and " ".join(tip.inner_text().split()) == definition
+
+
 def test_edit_and_view_links_ask_nothing_of_another_host(visit):
     """The repository link would make Material ask GitHub's API for stars
     (an outside request; the visit fixture fails on any)."""
