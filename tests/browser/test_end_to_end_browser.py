@@ -125,6 +125,23 @@ def test_every_formula_is_typeset(visit):
     assert page.locator(".arithmatex mjx-assistive-mml").count() == result["count"]
 
 
+def test_gpt2s_normal_distribution_keeps_its_calligraphic_n(visit):
+    """Step 2's prose: GPT-2 draws from 𝒩(0, 0.02²). Its 𝒩 is the one
+    letter of the page in MathJax's calligraphic font, fetched only when a
+    formula needs it; a font that fails to load leaves "(0, 0.02²)" alone."""
+    page = visit(375).open()
+    para = page.locator("article p:has-text('They start random')").first
+    para.scroll_into_view_if_needed()
+    page.wait_for_function("p => p.querySelector('mjx-c.TEX-C')", arg=para.element_handle(), timeout=30000)
+    loaded = page.evaluate("""async () => { await document.fonts.ready;
+        return [...document.fonts].filter((f) => f.family.replace(/["']/g, '') === 'MJXTEX-C').map((f) => f.status); }""")
+    assert loaded and set(loaded) == {"loaded"}, loaded
+    n = para.locator("mjx-c.TEX-C").first.evaluate(
+        "c => [getComputedStyle(c, '::before').content, c.getBoundingClientRect().width]")
+    assert n[0] == '"N"' and n[1] > 5, n
+    assert para.locator("mjx-assistive-mml mi").first.text_content() == "N"
+
+
 def test_mathjax_after_instant_navigation(visit):
     v = visit()
     page = v.open("/")

@@ -218,6 +218,24 @@ def test_every_figure_text_keeps_its_contrast_in_both_schemes(visit, server, whe
     assert low == [], f"{where} ({scheme}): {len(low)} of {len(texts)} texts under 4.5:1, e.g. {low[:5]}"
 
 
+@pytest.mark.parametrize("width", [1280, 375])
+def test_end_to_end_keeps_its_contrast_in_the_dark_with_each_step_open(visit, width):
+    """The test above reads what a page shows at rest: End to End's steps
+    closed. Here each step open in turn, in the dark scheme, on a desktop
+    and on a phone: every figure text and axe's colour contrast."""
+    page = visit(width, "dark").open()
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+        texts = page.evaluate(CONTRASTS)
+        low = [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5]
+        assert low == [], f"step {n}: {len(low)} of {len(texts)} texts under 4.5:1, e.g. {low[:5]}"
+    assert len(texts) > 80      # the last step's bars are read too
+    for n in (6, 9):            # the steps with figures of their own
+        page.locator(f"#path-step-{n}").click()
+        bad = [(v["id"], len(v["nodes"])) for v in axe_violations(page) if v["id"] == "color-contrast"]
+        assert bad == [], n
+
+
 # Each shown text of each figure, and each of its <tspan>s, at the size the
 # reader sees: its font size times the scale of its drawing on the screen
 # (a viewBox wider than the column shrinks its text; a turned text keeps
