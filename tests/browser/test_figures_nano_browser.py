@@ -67,14 +67,16 @@ CELL_CONTRASTS = r"""() => {
   const page = rgba(getComputedStyle(document.body).backgroundColor).slice(0, 3);
   return [...document.querySelectorAll('td.nano-cell')].filter((c) => c.checkVisibility() && c.textContent.trim())
     .map((c) => { const back = over(rgba(getComputedStyle(c).backgroundColor), page);
-                  return [c.title, ratio(over(rgba(getComputedStyle(c).color), back), back)]; });
+                  return [c.title, ratio(over(rgba(getComputedStyle(c).color), back), back),
+                          parseFloat(getComputedStyle(c).fontSize)]; });
 }"""
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_cells_number_keeps_its_contrast(visit, scheme):
     """The Introduction's key, Embedding, Self Attention and Output, at the
-    strongest shade of each colour too: every number reads at 4.5:1 or more."""
+    strongest shade of each colour too: every number reads at 4.5:1 or more,
+    at 11 px or more on a phone."""
     visitor, seen = visit(375, scheme), 0
     tones = set()
     for path in ("/nano-gpt/", "/nano-gpt/embedding/", "/nano-gpt/self-attention/", "/nano-gpt/output/"):
@@ -83,7 +85,9 @@ def test_every_cells_number_keeps_its_contrast(visit, scheme):
         cells = page.evaluate(CELL_CONTRASTS)
         assert cells, f"{path}: no cell"
         seen += len(cells)
-        low = [(name, round(r, 2)) for name, r in cells if r < 4.5]
+        low = [(name, round(r, 2)) for name, r, _ in cells if r < 4.5]
         assert low == [], f"{path} ({scheme}): {len(low)} of {len(cells)} cells under 4.5:1, e.g. {low[:3]}"
+        small = [(name, px) for name, _, px in cells if px < 11]   # at 375 px: the book's smallest text
+        assert small == [], f"{path}: {len(small)} cells under 11 px, e.g. {small[:3]}"
     assert seen > 100
     assert {"nano-neg", "nano-zero", "nano-pos", "nano-prob", "nano-weight"} <= tones
