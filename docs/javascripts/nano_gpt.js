@@ -284,7 +284,7 @@
     attention(r, a) {
       const w = blk(r, a).weights[a.head - 1], T = r.T;
       const caption = `Attention weights of head ${a.head}, block ${a.block}: row t is the query at time t, ` +
-                      "column j the key it reads; the blank cells are the future, masked " + `(${PROB})`;
+                      "column j the key it reads; the hatched cells are the future, masked " + `(${PROB})`;
       return heat(`nano-attention-${a.block}-${a.head}`, w, "prob", range(T), r.letters.map((l, t) => `t = ${t} ${l}`),
                   range(T), r.letters.map((l, j) => `j = ${j}<br>${l}`), (t, j) => `weight of t = ${t} on j = ${j}`,
                   caption, (t, j) => j > t);

@@ -51,7 +51,7 @@ def attention_matrix(run: Run, head: int = 1, block: int = 1) -> str:
     T = run.T
     letters = [nanogpt.VOCAB[i] for i in run.ids]
     caption = (f"Attention weights of head {head}, block {block}: row t is the query at time t, "
-               f"column j the key it reads; the blank cells are the future, masked "
+               f"column j the key it reads; the hatched cells are the future, masked "
                f"({kind_words('prob')})")
     return heat(f"nano-attention-{block}-{head}", a, "prob", list(range(T)),
                 [f"t = {t} {letters[t]}" for t in range(T)], list(range(T)),
