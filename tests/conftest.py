@@ -159,26 +159,28 @@ def page_error(env: FakeEnv, text: str, src_path: str = "bad.md", source: str | 
 # served or altered), a test in a browser (using chromium), a retraining
 # (marked train).
 #
-# The files that take longest, longest first (their seconds in a whole run
-# on 2 cores, measured): the Makefile hands whole files to the two workers
-# in the order of collection (--dist loadfile --no-loadscope-reorder), so
-# the long ones start first and the short ones even out the end. The two
-# trainings are not side by side: a worker whose file has at most two tests
-# is handed the next file at once, so the one-test training in chromium
-# (two threads) and the file after the next, the numpy retraining (two
-# BLAS threads, which wait on each other on a busy machine), go to the same
-# worker, one after the other. Only the time a run takes depends on this
-# list; a file missing from it runs after these.
+# The files that take longest, longest first (a whole run on 2 cores,
+# measured with --durations): the Makefile hands whole files to the two
+# workers in the order of collection (--dist loadfile
+# --no-loadscope-reorder), so the long ones start first and the short ones
+# even out the end. The first worker takes the tour of every page; the
+# second the one-test training in chromium and, as a worker whose file
+# has at most two tests left is handed the next file at once, the numpy
+# retraining (test_nanogpt_chapter.py) after it: the two trainings (two
+# threads each, which wait on each other on a busy machine) never run side
+# by side. Only the time a run takes depends on this list; a file missing
+# from it runs after these.
 LONG_FIRST = [
-    "browser/test_nanogpt_train_browser.py", "browser/test_end_to_end_browser.py",
-    "book/test_nanogpt_chapter.py", "browser/test_nanogpt_live_browser.py",
-    "browser/test_simulator_browser.py", "browser/test_figures_browser.py",
-    "site/test_reader_conventions.py", "browser/test_reader_conventions_browser.py",
-    "browser/test_nanogpt_browser.py", "site/test_workflow.py", "site/test_build_failures.py",
-    "browser/test_nanogpt_switch_browser.py", "browser/test_toy_training_browser.py",
-    "book/test_toy_chapter.py", "book/test_nanogpt_parity.py", "site/test_serve_survives.py",
-    "book/test_since_2017.py", "book/test_figures.py", "book/test_nanogpt_live.py",
-    "browser/test_every_page_browser.py", "book/test_end_to_end.py", "browser/test_figures_nano_browser.py",
+    "browser/test_every_page_browser.py", "browser/test_nanogpt_train_browser.py",
+    "book/test_nanogpt_chapter.py", "browser/test_simulator_browser.py",
+    "site/test_reader_conventions.py", "browser/test_nanogpt_live_browser.py",
+    "browser/test_end_to_end_browser.py", "browser/test_weights_editor_browser.py",
+    "site/test_serve_survives.py", "browser/test_reader_conventions_browser.py",
+    "browser/test_figures_browser.py", "book/test_end_to_end.py", "browser/test_toy_training_browser.py",
+    "site/test_build_failures.py", "site/test_workflow.py", "browser/test_nanogpt_follow_weights_browser.py",
+    "browser/test_nanogpt_switch_browser.py", "browser/test_print_browser.py", "book/test_nanogpt_live.py",
+    "book/test_training_parity.py", "book/test_nanogpt_parity.py", "browser/test_simulator_speed_browser.py",
+    "book/test_toy_chapter.py", "browser/test_nanogpt_browser.py", "browser/test_figures_nano_browser.py",
 ]
 
 

@@ -227,27 +227,3 @@ def test_every_formula_of_the_path_fits_at_full_size(visit):
                           || el.querySelector('mjx-container').getBoundingClientRect().height < 10)
             .map(el => el.textContent.slice(0, 60))""", n)
         assert cut == [], f"step {n}: {cut}"
-
-
-def test_every_page_on_a_desktop(visit, site):
-    """Every page at 1280 px: each formula fits its column at full size (a
-    phone scrolls the wide ones instead), and axe finds nothing above minor
-    (the minor one left: a header cell holding only math reads as empty).
-    Not the print page: it is every chapter again (axe there took as long
-    as on all the rest), and test_print_browser reads it."""
-    paths = sorted("/" + p.parent.relative_to(site).as_posix() + "/"
-                   for p in site.rglob("index.html") if p.parent not in (site, site / "print_page")) + ["/"]
-    visitor = visit()
-    cut, flagged = {}, {}
-    for path in paths:
-        page = visitor.open(path)
-        visitor.typeset_shown()
-        wide = page.evaluate("""() => [...document.querySelectorAll('div.arithmatex')]
-            .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
-            .map(el => el.textContent.slice(0, 60))""")
-        if wide:
-            cut[path] = wide
-        bad = [(v["id"], v["impact"]) for v in axe_violations(page) if v["impact"] != "minor"]
-        if bad:
-            flagged[path] = bad
-    assert len(paths) > 20 and cut == {} and flagged == {}

@@ -1,72 +1,313 @@
-"""Every page of the book in a real browser, under every heads choice
-(Debian's chromium, the site served on 127.0.0.1 only; fixtures in
-conftest.py): no TeX left untypeset in what the reader sees, and at
-1280 px every table and formula fits the text column."""
+"""Every page of the book in a real browser (Debian's chromium, the site
+served on 127.0.0.1 only; fixtures in conftest.py), read on one load each:
+a tour of every page at 1280 px in the light scheme, one at 375 px (a
+phone) and one at 1280 px in the dark scheme, each running every per-page
+check of this file on each page as it goes (probes.py holds the queries),
+then one test per check reads what the tour found. One load per page and
+width instead of one per check: the checks were seven sweeps of the whole
+book, the same pages opened again by each.
+
+What is checked on every page: nothing moves while it loads and its
+scripts set up (the layout shift, at most 0.05, both widths); no TeX left
+untypeset in what the reader sees and, at 1280 px, every table and formula
+fits the text column (under each heads choice: the default's tour reads
+every page, 1 and 4 heads the pages they change); axe finds nothing above
+minor (at 1280 px; at 375 px on nano-gpt's pages with their answers open,
+and on the figures' pages; in the dark scheme on one page of each kind);
+the "you are here" map on each chapter page; every figure text at 4.5:1
+in both schemes and at 11 px or more on a phone; on a phone a token never
+breaks inside itself nor is set under 11 px in a table, a code block's
+copy button covers none of its text, a display formula wider than the
+column scrolls and shows it (a shadow inside the edge where more is
+hidden: pixels of a screenshot, at both ends of the scroll), and nothing
+is wider than the screen."""
+from __future__ import annotations
+
 import pytest
 
+from conftest import axe_violations
+from tests.browser import probes
+from toycalc.book import minimap
 from toycalc.book.example import Example
+from toycalc.book.model_drawing import PARTS
+from toycalc.book.render import fixed
+from toycalc.model.tokenizer import show
 
-# Visible text nodes outside code and typeset math: a backslash command,
-# \( \[ or $$ there is TeX that MathJax never saw.
-RAW_TEX = r"""() => {
-    const skip = 'PRE, CODE, SCRIPT, STYLE, MJX-CONTAINER, .md-clipboard';
-    const found = [];
-    const walk = (n) => { for (const c of n.childNodes) {
-        if (c.nodeType === 3) {
-            if (/\\[a-zA-Z]+|\\[(\[]|\$\$/.test(c.data) && c.parentElement.checkVisibility())
-                found.push(c.data.trim().slice(0, 80));
-        } else if (c.nodeType === 1 && !c.matches(skip)) walk(c);
-    } };
-    walk(document.querySelector('article'));
-    return found;
-}"""
-
-# Tables and display formulas wider than the article's text column: a
-# table overflows the scrolling box Material wraps it in (which reaches
-# 0.8rem into the margins), a formula its own box. Left out: the path's
-# panels (their own test).
-TOO_WIDE = r"""() => {
-    const column = document.querySelector('article').clientWidth;
-    const box = el => el.closest('.md-typeset__scrollwrap') || el;
-    return [...document.querySelectorAll('article table, article div.arithmatex')]
-        .filter(el => el.checkVisibility() && !el.closest('.path'))
-        .filter(el => box(el).scrollWidth > Math.max(box(el).clientWidth, column) + 1)
-        .map(el => [el.id || el.textContent.trim().slice(0, 40), Math.round(el.scrollWidth)]);
-}"""
+GOAL_SHIFT = 0.05
+PHONE = 375
 
 
-def every_page(site):
-    """Every page a reader reaches from the nav, and Home. The print page,
-    every chapter again on one page, has tests of its own
-    (test_print_browser.py; test_reader_conventions_browser.py prints it)."""
-    return sorted("/" + p.parent.relative_to(site).as_posix() + "/"
-                  for p in site.rglob("index.html") if p.parent not in (site, site / "print_page")) + ["/"]
+def has_figure(site, path) -> bool:
+    return 'class="fig' in (site / path.strip("/") / "index.html").read_text(encoding="utf-8")
+
+
+def chapter_page(path) -> tuple[str, str] | None:
+    """(chapter, page name) for a page of the toy's or nano-gpt's chapter, else None."""
+    for chapter, names in probes.CHAPTERS:
+        for name in names:
+            if path == (f"/{chapter}/{name}/" if name else f"/{chapter}/"):
+                return chapter, name
+    return None
+
+
+def figures_in_column(page, names) -> list:
+    """Each named figure's drawings: how far inside the text column, their width and marks."""
+    return [page.evaluate("""name => {
+        const column = document.querySelector('.md-content__inner').getBoundingClientRect();
+        return [...document.querySelectorAll(`figure[data-figure="${name}"] svg`)].map(svg => {
+            const r = svg.getBoundingClientRect();
+            return {left: r.left - column.left, right: column.right - r.right, width: r.width,
+                    marks: svg.querySelectorAll('title').length};
+        });
+    }""", name) for name in names]
+
+
+def serious(page, levels=("serious", "critical", "moderate")) -> list:
+    """axe's findings above minor, at the top of the page: the probes before
+    it scrolled, and Material's back-to-top button, shown on a scroll up,
+    was read half-faded (axe_violations waits for it to settle, but it can
+    start to fade after the wait)."""
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_function("() => { const top = document.querySelector('.md-top'); return !top || top.hidden; }")
+    return [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"])
+            for v in axe_violations(page) if v["impact"] in levels]
+
+
+def read_page(v, site, path, width, scheme, tokens) -> dict:
+    """Every check of the tour on one page, in an order that keeps each
+    honest: the layout shift before anything scrolls or opens; the map as
+    the page opens; then the formulas brought into view and typeset; axe
+    last, on the page at rest."""
+    seen, page = {}, v.open(path)
+    nano = path.startswith("/nano-gpt/")
+    # the page's own scripts (simulator, letters, trainer) set up after MathJax
+    page.wait_for_timeout(1000 if page.locator("article script").count() else 300)
+    seen["shift"] = page.evaluate("window.__shift")
+    seen["article shown"] = page.locator("article").is_visible()
+    if chapter_page(path):
+        seen["map"] = page.evaluate(probes.READ)
+    figures = has_figure(site, path)
+    if scheme == "dark":
+        seen["scheme"] = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+        if figures:
+            seen["contrasts"] = page.evaluate(probes.CONTRASTS)
+        if path in probes.MAIN_PAGES:
+            seen["axe"] = serious(page)
+        return seen
+    if width == PHONE and nano:       # nano-gpt's answers open: their formulas and cells on a phone too
+        page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
+    v.typeset_shown()      # a formula is typeset when it comes into view: bring each there
+    seen["raw tex"] = page.evaluate(probes.RAW_TEX)
+    seen["mathjax errors"] = page.evaluate("window.mathjaxErrors")
+    if path in probes.NANO_FIGURES:
+        seen["nano figures"] = figures_in_column(page, probes.NANO_FIGURES[path])
+    seen["page width"] = page.evaluate("document.documentElement.scrollWidth")
+    if width == PHONE:
+        if nano:
+            seen["untypeset"] = page.evaluate(
+                "[...document.querySelectorAll('.arithmatex')].filter(m => !m.querySelector('mjx-container')).length")
+        seen["broken tokens"] = page.evaluate(probes.BROKEN_TOKENS, tokens)
+        seen["small chips"] = page.evaluate(probes.SMALL_CHIPS)
+        seen["under copy"] = page.evaluate(probes.UNDER_COPY)
+        seen["wide formulas"] = probes.phone_formulas(page)
+        if figures:
+            seen["sizes"] = page.evaluate(probes.RENDERED_SIZES)
+            seen["figures past the screen"] = page.locator("svg.fig").evaluate_all(
+                "svgs => svgs.filter(s => s.getClientRects().length && s.getBoundingClientRect().right > 376).length")
+        if nano or path in probes.NANO_FIGURES:
+            seen["axe"] = serious(page)
+        return seen
+    seen["too wide"] = page.evaluate(probes.TOO_WIDE)
+    # a formula wider than its box at full size (a phone scrolls it instead)
+    seen["cut formulas"] = page.evaluate("""() => [...document.querySelectorAll('div.arithmatex')]
+        .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+        .map(el => el.textContent.slice(0, 60))""")
+    if figures:
+        seen["contrasts"] = page.evaluate(probes.CONTRASTS)
+    seen["axe"] = serious(page, ("serious", "critical", "moderate"))
+    return seen
+
+
+TOURS = {"desktop": (1280, "light"), "phone": (PHONE, "light"), "dark": (1280, "dark")}
 
 
 @pytest.fixture(scope="module")
-def heads_choices(toy):
-    return Example(toy).heads_choices
+def tours(chromium, server, site, toy):
+    """tours[name] -> {path: what read_page saw there}, each tour taken
+    once, when a test first asks for it (a check that fails to run is kept
+    as its error, for the tests that read it)."""
+    from conftest import Visit
+    taken: dict = {}
+    tokens = [show(t) for t in toy.vocab]
+
+    def take(name):
+        if name not in taken:
+            width, scheme = TOURS[name]
+            v = Visit(chromium, server, width, scheme)
+            v.context.add_init_script(probes.OBSERVE)
+            out = {}
+            for path in probes.every_page(site):
+                try:
+                    out[path] = read_page(v, site, path, width, scheme, tokens)
+                except Exception as error:       # noqa: BLE001 (kept for the tests to report)
+                    out[path] = {"error": f"{type(error).__name__}: {error}"}
+            taken[name] = (out, v.errors)
+            v.context.close()
+        return taken[name][0]
+    return take
 
 
-@pytest.mark.parametrize("heads", [1, 2, 4])
-def test_no_raw_tex_and_nothing_too_wide(visit, site, toy, heads):
+def found(tour: dict, key: str, keep=lambda value: value) -> dict:
+    """What the tour saw under key, on the pages where keep(value) is truthy,
+    and every page where the tour stopped short (its error)."""
+    out = {path: seen["error"] for path, seen in tour.items() if "error" in seen}
+    out |= {path: keep(seen[key]) for path, seen in tour.items() if key in seen and keep(seen[key])}
+    return out
+
+
+def test_every_page_is_toured(tours, site):
+    paths = probes.every_page(site)
+    assert len(paths) > 25 and "/" in paths and "/toy/mlp/" in paths
+    for name in TOURS:
+        assert sorted(tours(name)) == sorted(paths), name
+    assert found(tours("dark"), "scheme", lambda scheme: scheme if scheme != "slate" else None) == {}
+
+
+@pytest.mark.parametrize("tour", ["desktop", "phone"])
+def test_no_page_moves_while_its_scripts_set_up(tours, tour):
+    """MathJax typesets the first screen's formulas before the article shows
+    (mathjax-config.js, book.css): shown earlier, each formula grew from its
+    TeX to its own size and moved the lines under it (0.13 on the toy's
+    LayerNorm at 1280 px)."""
+    seen = tours(tour)
+    assert found(seen, "shift", lambda s: round(s, 3) if s > GOAL_SHIFT else None) == {}, f"{tour}: pages move"
+    assert found(seen, "article shown", lambda shown: not shown) == {}
+
+
+@pytest.mark.parametrize("tour", ["desktop", "phone"])
+def test_no_raw_tex_and_no_mathjax_error(tours, tour):
+    seen = tours(tour)
+    assert found(seen, "raw tex") == {}
+    assert found(seen, "mathjax errors") == {}
+    assert found(seen, "untypeset") == {}, "nano-gpt's formulas left untypeset with the answers open"
+
+
+def test_at_1280_every_table_and_formula_fits_the_column(tours):
+    """The column is 720 px wide at 1280 px; a table may overflow into the
+    scrolling box Material wraps it in, a formula not at all."""
+    seen = tours("desktop")
+    assert found(seen, "too wide") == {}
+    assert found(seen, "cut formulas") == {}
+
+
+@pytest.mark.parametrize("heads", [1, 4])
+def test_no_raw_tex_and_nothing_too_wide_under_other_heads(visit, site, toy, heads):
     """The heads choice is the reader's, kept in localStorage, so every page
-    opens with it; the column is 720 px wide at 1280 px."""
+    opens with it; the desktop tour reads every page under the default,
+    this one the pages the choice changes."""
+    assert heads != Example(toy).n_heads
     visitor = visit()
     visitor.context.add_init_script(f"localStorage.setItem('toycalc.heads', '{heads}')")
+    paths = [p for p in probes.every_page(site)
+             if 'class="heads-variant"' in (site / p.strip("/") / "index.html").read_text(encoding="utf-8")]
     raw, wide = {}, {}
-    paths = every_page(site)
-    if heads != Example(toy).n_heads:     # the default's walk reads every page; the others, those that change
-        paths = [p for p in paths if 'class="heads-variant"' in (site / p.strip("/") / "index.html").read_text()]
     for path in paths:
         page = visitor.open(path)
         if page.locator(".heads-chooser").count():
             assert page.locator(f'.heads-chooser input[value="{heads}"]').first.is_checked(), path
-        visitor.typeset_shown()  # a formula is typeset when it comes into view: bring each there
-        if found := page.evaluate(RAW_TEX):
-            raw[path] = found
-        if found := page.evaluate(TOO_WIDE):
-            wide[path] = found
-    assert len(paths) > (20 if heads == Example(toy).n_heads else 4), paths
+        visitor.typeset_shown()
+        if tex := page.evaluate(probes.RAW_TEX):
+            raw[path] = tex
+        if too := page.evaluate(probes.TOO_WIDE):
+            wide[path] = too
+    assert len(paths) > 4, paths
     assert raw == {}, f"raw TeX with {heads} heads: {raw}"
     assert wide == {}, f"wider than the text column with {heads} heads: {wide}"
+
+
+@pytest.mark.parametrize("tour", ["desktop", "phone", "dark"])
+def test_axe_finds_nothing_serious(tours, tour):
+    """Above minor (the minor one left: a header cell holding only math reads
+    as empty). On a phone, nano-gpt's pages with their answers open and the
+    figures' pages; in the dark scheme, one page of each kind. Not the
+    print page: it is every chapter again (axe there took as long as on all
+    the rest), and test_print_browser reads it."""
+    seen = tours(tour)
+    assert len(found(seen, "axe", lambda v: True)) >= (25 if tour == "desktop" else 8)
+    assert found(seen, "axe") == {}
+
+
+@pytest.mark.parametrize("tour", ["desktop", "dark"])
+def test_every_figure_text_keeps_its_contrast(tours, tour):
+    seen, read = tours(tour), 0
+    for path, texts in found(seen, "contrasts", lambda v: v or ["no figure text found"]).items():
+        assert isinstance(texts, list), f"{path}: {texts}"
+        read += 1
+        assert texts != ["no figure text found"], path
+        low = [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5]
+        assert low == [], f"{path} ({tour}): {len(low)} of {len(texts)} texts under 4.5:1, e.g. {low[:5]}"
+    assert read > 15
+
+
+def test_on_a_phone_no_figure_text_is_under_11_px_and_nothing_is_wider_than_the_screen(tours):
+    seen = tours("phone")
+    assert found(seen, "sizes", lambda sizes: [(t, round(px, 1)) for t, px in sizes if px < 11 - 1e-6]
+                 or ([] if sizes else ["no figure text found"])) == {}
+    assert len(found(seen, "sizes", lambda v: True)) > 15
+    assert found(seen, "page width", lambda w: w if w > PHONE else None) == {}
+    assert found(seen, "figures past the screen") == {}
+
+
+def test_on_a_phone_tokens_stay_whole_and_wide_formulas_show_they_scroll(tours):
+    seen = tours("phone")
+    assert found(seen, "broken tokens") == {}, f"tokens cut at {PHONE} px"
+    assert found(seen, "small chips", lambda chips: chips[:3]) == {}, f"tokens in tables under 11 px at {PHONE} px"
+    blocks = found(seen, "under copy", lambda v: v or None)
+    assert blocks, "no code block: the copy button goes untested"
+    assert {path: under for path, b in blocks.items() if (under := [t for block in b for t in block])} == {}
+    formulas = found(seen, "wide formulas", lambda v: v or None)
+    assert formulas, "no formula wider than a phone's column: the cue goes untested"
+    # at the start only the right edge is shaded, at the end only the left
+    # (a formula a few pixels too wide has a fainter shadow: its cover is near)
+    no_cue = {path: [(s, e) for s, e in shades if not (s[1] > 25 and s[0] < 10 and e[0] > 25 and e[1] < 10)]
+              for path, shades in formulas.items()}
+    assert {p: c for p, c in no_cue.items() if c} == {}, "wide formulas with no cue of their scrolling"
+
+
+@pytest.mark.parametrize("tour", ["desktop", "phone"])
+def test_the_nano_figures_fit_the_column_and_say_their_numbers(tours, tour):
+    seen = tours(tour)
+    for path, names in probes.NANO_FIGURES.items():
+        assert "error" not in seen[path], seen[path]
+        for name, boxes in zip(names, seen[path]["nano figures"]):
+            assert boxes, f"{path}: no {name}"
+            for box in boxes:
+                assert box["left"] >= -0.5 and box["right"] >= -0.5, (path, name, box)
+                assert box["width"] >= 140 and box["marks"] > 0, (path, name, box)
+        assert seen[path]["page width"] <= TOURS[tour][0], path
+
+
+@pytest.mark.parametrize("tour", ["phone", "desktop"])
+def test_every_chapter_page_shows_where_it_is(tours, toy, tour):
+    """The "you are here" map (toycalc/book/minimap.py) under each chapter
+    page's title: every part drawn, the page's parts outlined in the
+    accent colour, text a phone can read, the heads' lanes and numbers."""
+    seen, width, ex = tours(tour), TOURS[tour][0], Example(toy)
+    vocab = [show(t) for t in ex.model.vocab]
+    at = f"{ex.model.show(ex.ids[-1])} (position {len(ex.ids)})"
+    for chapter, names in probes.CHAPTERS:
+        for name in names:
+            path = f"/{chapter}/{name}/" if name else f"/{chapter}/"
+            assert "map" in seen[path], seen[path]
+            m = seen[path]["map"]
+            assert m["afterTitle"], path
+            assert m["parts"] == PARTS, path
+            assert m["here"] == minimap.highlighted(chapter, (name or "index") + ".md"), path
+            assert len(m["outlines"]) == len(m["here"]), path
+            assert set(m["outlines"]) <= {m["accent"]}, path   # the accent's outline, as the visual language says
+            assert m["smallest"] >= 11, f"{path}: map text down to {m['smallest']:.1f} px"
+            assert m["right"] <= width and m["width"] <= width, path
+            if chapter == "toy":         # the default heads, as the page shows them
+                assert m["lanes"] == ex.n_heads, path
+                assert m["softmax"] == [f"p after {at}: " + ", ".join(
+                    f"{t} {fixed(p)}" for t, p in zip(vocab, ex.trace["p"][-1]))], path

@@ -1,15 +1,13 @@
 """The figures in a real browser: typed sentences redraw them with the
-browser's numbers, equal to toycalc's; they fit a phone; axe is content."""
+browser's numbers, equal to toycalc's; Home's whole model on the first
+screen. On every page (contrast in both schemes, 11 px on a phone, axe):
+the tour of every page, test_every_page_browser.py."""
 from __future__ import annotations
-
-from pathlib import Path
-from urllib.request import urlopen
 
 import pytest
 
 from conftest import axe_violations
-
-from toycalc.book import draw
+from tests.browser.probes import CONTRASTS
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 from toycalc.model.tokenizer import show
@@ -123,106 +121,11 @@ def test_end_to_end_shows_the_drawing_on_its_first_screen_and_never_moves_it(vis
         assert page.evaluate(where) == closed, f"step {n} closed again: a region moved"
 
 
-@pytest.mark.parametrize("where", ["/end-to-end/", "/toy/attention/", "/toy/generation/", "/simulator/"])
-def test_figures_fit_a_phone(visit, where):
-    page = visit(375).open(where)
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 375, f"{where} is {width} px wide"
-    wide = page.locator("svg.fig").evaluate_all(
-        "svgs => svgs.filter(s => s.getClientRects().length && s.getBoundingClientRect().right > 376).length")
-    assert wide == 0
-
-
-@pytest.mark.parametrize("where", ["/end-to-end/#step-6"])
-def test_axe_is_content_with_the_figures(visit, where):
-    """With a step's figures open; the pages as they open are in
-    test_every_page_on_a_desktop (axe on every page, at 1280 px)."""
-    page = visit().open(where)
-    violations = axe_violations(page)
-    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in violations
-           if v["impact"] in ("serious", "critical", "moderate")]
-    assert bad == []
-
-
-# The contrast of every visible text of every figure with what is behind
-# its centre: the first filled shape under it (a bar, a cell, blended over
-# the page by its opacity), else the page. WCAG's relative luminance.
-CONTRASTS = r"""() => {
-  const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
-      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
-  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
-  const page = rgb(getComputedStyle(document.body).backgroundColor);
-  const alpha = (e) => {     // how much of its fill covers what is behind: 0 for none or transparent
-    const s = getComputedStyle(e);
-    if (s.fill === 'none' || !s.fill.startsWith('rgb')) return 0;
-    const c = rgb(s.fill);
-    return (c.length > 3 ? c[3] : 1) * Number(s.fillOpacity) * Number(s.opacity);
-  };
-  const out = [];
-  for (const text of document.querySelectorAll('svg.fig text')) {
-    const box = text.getBoundingClientRect();
-    if (!box.width || !text.checkVisibility()) continue;
-    text.scrollIntoView({block: 'center'});
-    const b = text.getBoundingClientRect();
-    const under = document.elementsFromPoint(b.x + b.width / 2, b.y + b.height / 2)
-        .find((e) => e !== text && !text.contains(e) && e.closest('svg') && ['rect', 'circle', 'path'].includes(e.tagName)
-             && alpha(e) > 0);
-    let back = page;
-    if (under) {
-      const a = alpha(under);
-      back = rgb(getComputedStyle(under).fill).map((v, i) => v * a + page[i] * (1 - a));
-    }
-    const fill = rgb(getComputedStyle(text).fill);
-    out.push({text: text.textContent, ratio: ratio(fill, back)});
-  }
-  return out;
-}"""
-
-
-def every_page() -> list[str]:
-    """Every page of the book, as its address ("/", "/toy/mlp/")."""
-    docs = Path(__file__).resolve().parents[2] / "docs"
-    out = []
-    for md in sorted(docs.rglob("*.md")):
-        rel = md.relative_to(docs).with_suffix("")
-        if rel.parts[0] == "includes":
-            continue
-        parts = rel.parts[:-1] if rel.name == "index" else rel.parts
-        out.append("/" + "".join(f"{p}/" for p in parts))
-    return out
-
-
-PAGES = every_page()
-
-
-def with_figures(server, where) -> None:
-    """Skip a page whose built HTML holds no figure drawing (svg.fig)."""
-    html = urlopen(server + where).read().decode("utf-8")
-    if 'class="fig' not in html:
-        pytest.skip(f"{where} has no figure")
-
-
-def test_every_page_is_read():
-    assert len(PAGES) > 25 and "/" in PAGES and "/toy/mlp/" in PAGES
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("where", PAGES)
-def test_every_figure_text_keeps_its_contrast_in_both_schemes(visit, server, where, scheme):
-    with_figures(server, where)
-    page = visit(scheme=scheme).open(where)
-    texts = page.evaluate(CONTRASTS)
-    assert texts, f"{where}: no figure text found"
-    low = [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5]
-    assert low == [], f"{where} ({scheme}): {len(low)} of {len(texts)} texts under 4.5:1, e.g. {low[:5]}"
-
-
 @pytest.mark.parametrize("width", [1280, 375])
 def test_end_to_end_keeps_its_contrast_in_the_dark_with_each_step_open(visit, width):
-    """The test above reads what a page shows at rest: End to End's steps
-    closed. Here each step open in turn, in the dark scheme, on a desktop
-    and on a phone: every figure text and axe's colour contrast."""
+    """The tour of every page reads what a page shows at rest: End to End's
+    steps closed. Here each step open in turn, in the dark scheme, on a
+    desktop and on a phone: every figure text and axe's colour contrast."""
     page = visit(width, "dark").open()
     for n in range(1, 10):
         page.locator(f"#path-step-{n}").click()
@@ -234,26 +137,6 @@ def test_end_to_end_keeps_its_contrast_in_the_dark_with_each_step_open(visit, wi
         page.locator(f"#path-step-{n}").click()
         bad = [(v["id"], len(v["nodes"])) for v in axe_violations(page) if v["id"] == "color-contrast"]
         assert bad == [], n
-
-
-# Each shown text of each figure, and each of its <tspan>s, at the size the
-# reader sees: its font size times the scale of its drawing on the screen
-# (a viewBox wider than the column shrinks its text; a turned text keeps
-# its size, hence the length of the CTM's first column).
-RENDERED_SIZES = r"""() => [...document.querySelectorAll('svg.fig text, svg.fig tspan')]
-  .filter((t) => t.getClientRects().length && t.checkVisibility())
-  .map((t) => { const m = t.getScreenCTM();
-                return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)]; })"""
-
-
-@pytest.mark.parametrize("where", PAGES)
-def test_no_figure_text_is_under_11_px_on_a_phone(visit, server, where):
-    with_figures(server, where)
-    page = visit(375).open(where)
-    sizes = page.evaluate(RENDERED_SIZES)
-    assert sizes, f"{where}: no figure text found"
-    small = [(text, round(px, 1)) for text, px in sizes if px < 11 - 1e-6]
-    assert small == [], f"{where}: {len(small)} of {len(sizes)} texts under 11 px at 375, e.g. {small[:5]}"
 
 
 SHOWN_MODEL = '.heads-variant:not([hidden]) figure[data-figure="model"]'

@@ -11,9 +11,6 @@ import pytest
 
 from conftest import FORK, axe_violations
 
-MAIN_PAGES = ["/", "/toy/attention/", "/nano-gpt/self-attention/", "/end-to-end/", "/simulator/",
-              "/what-changed/", "/glossary/", "/contributing/"]
-
 
 def scheme_of(page):
     return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
@@ -39,18 +36,6 @@ def test_the_scheme_follows_the_system_then_the_toggle(visit):
     # the choice is kept on the next page, over the system's preference
     page.goto(v.base + "/toy/attention/")
     assert scheme_of(page) == "default"
-
-
-@pytest.mark.parametrize("path", MAIN_PAGES)
-def test_no_serious_violation_in_the_dark_scheme(visit, path):
-    """The light scheme at 1280 px: test_every_page_on_a_desktop runs axe on every page."""
-    v = visit()
-    v.page.emulate_media(color_scheme="dark")
-    page = v.open(path)
-    assert scheme_of(page) == "slate"
-    violations = axe_violations(page)
-    assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
-            if x["impact"] in ("serious", "critical", "moderate")] == []
 
 
 def test_a_placeholder_reads_in_the_dark_scheme(visit):

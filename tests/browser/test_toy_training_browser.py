@@ -16,7 +16,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import axe_violations, build_site, page as built_page
-from test_figures_browser import CONTRASTS
+from tests.browser.probes import CONTRASTS
 from toycalc.book import end_to_end
 from toycalc.book.example import Example
 from toycalc.book.toy import training

@@ -1,0 +1,260 @@
+"""What the browser tests read in a page, shared by the tests that read it:
+the queries (JavaScript run in the page) and the lists of pages. The
+tour of every page (test_every_page_browser.py) runs most of them on one
+load of each page; the other tests run one or two on the pages they open."""
+from __future__ import annotations
+
+import struct
+import zlib
+
+
+def every_page(site):
+    """Every page a reader reaches from the nav, and Home. The print page,
+    every chapter again on one page, has tests of its own
+    (test_print_browser.py; test_reader_conventions_browser.py prints it)."""
+    return sorted("/" + p.parent.relative_to(site).as_posix() + "/"
+                  for p in site.rglob("index.html") if p.parent not in (site, site / "print_page")) + ["/"]
+
+
+# Visible text nodes outside code and typeset math: a backslash command,
+# \( \[ or $$ there is TeX that MathJax never saw.
+RAW_TEX = r"""() => {
+    const skip = 'PRE, CODE, SCRIPT, STYLE, MJX-CONTAINER, .md-clipboard';
+    const found = [];
+    const walk = (n) => { for (const c of n.childNodes) {
+        if (c.nodeType === 3) {
+            if (/\\[a-zA-Z]+|\\[(\[]|\$\$/.test(c.data) && c.parentElement.checkVisibility())
+                found.push(c.data.trim().slice(0, 80));
+        } else if (c.nodeType === 1 && !c.matches(skip)) walk(c);
+    } };
+    walk(document.querySelector('article'));
+    return found;
+}"""
+
+
+# Tables and display formulas wider than the article's text column: a
+# table overflows the scrolling box Material wraps it in (which reaches
+# 0.8rem into the margins), a formula its own box. Left out: the path's
+# panels (their own test).
+TOO_WIDE = r"""() => {
+    const column = document.querySelector('article').clientWidth;
+    const box = el => el.closest('.md-typeset__scrollwrap') || el;
+    return [...document.querySelectorAll('article table, article div.arithmatex')]
+        .filter(el => el.checkVisibility() && !el.closest('.path'))
+        .filter(el => box(el).scrollWidth > Math.max(box(el).clientWidth, column) + 1)
+        .map(el => [el.id || el.textContent.trim().slice(0, 40), Math.round(el.scrollWidth)]);
+}"""
+
+
+# The page's cumulative layout shift, counted from its first paint (an init script).
+OBSERVE = """window.__shift = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
+}).observe({type: 'layout-shift', buffered: true});"""
+
+
+# Elements showing one token (a code, or a live table's cell): on how many
+# lines each is laid out, when more than one.
+BROKEN_TOKENS = r"""(tokens) => {
+  const lines = (el) => {   // the lines its text is laid out on
+    const tops = new Set(), walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let text; (text = walker.nextNode());) {
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+    }
+    return tops.size;
+  };
+  return [...document.querySelectorAll('article code, article th, article td')]
+    .filter((el) => tokens.includes(el.textContent.trim()) && el.checkVisibility())
+    .filter((el) => lines(el) > 1).map((el) => el.textContent.trim());
+}"""
+
+
+# Code in a table's cell (a token's chip) set under 11 CSS px: the text of each.
+SMALL_CHIPS = """() => [...document.querySelectorAll('article :is(td, th) code')]
+    .filter((el) => el.checkVisibility() && parseFloat(getComputedStyle(el).fontSize) < 11)
+    .map((el) => `${el.textContent.trim()} ${getComputedStyle(el).fontSize}`)"""
+
+
+# Each code block's copy button (Material's, top right) against the code's
+# text, with the code scrolled to its start and to its end: the text under it.
+UNDER_COPY = """() => [...document.querySelectorAll('article pre:has(> .md-code__nav)')].filter((p) => p.checkVisibility())
+  .map((pre) => {
+    const nav = pre.querySelector('.md-code__nav'), code = pre.querySelector('code');
+    const under = () => {
+      const b = nav.getBoundingClientRect(), box = code.getBoundingClientRect(), out = [];
+      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      for (let text; (text = walker.nextNode());) {
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        for (const r of range.getClientRects())
+          if (r.width > 0 && r.left < box.right && r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom)
+            out.push(text.textContent.trim());
+      }
+      return out;
+    };
+    const start = under();
+    code.scrollLeft = code.scrollWidth;
+    const end = under();
+    code.scrollLeft = 0;
+    return start.concat(end);
+  })"""
+
+
+WIDE_FORMULAS = """() => [...document.querySelectorAll('article div.arithmatex')]
+    .filter((el) => el.checkVisibility() && el.scrollWidth > el.clientWidth + 1)
+    .map((el, i) => { el.dataset.wide = i; return i; })"""
+
+
+def pixels(png: bytes) -> tuple[int, int, list[bytes]]:
+    """A screenshot's (width, height, rows of RGBA bytes): Playwright's PNGs
+    are 8-bit RGBA or RGB, not interlaced."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, data, width = 8, b"", 0
+    while pos < len(png):
+        length, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        body = png[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6), (depth, colour)
+            channels = 4 if colour == 6 else 3
+        elif kind == b"IDAT":
+            data += body
+        pos += 12 + length
+    raw, rows, stride, prev = zlib.decompress(data), [], width * channels, bytearray(width * channels)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b, c = prev[i], prev[i - channels] if i >= channels else 0
+            if kind == 1: line[i] = (line[i] + a) & 255
+            elif kind == 2: line[i] = (line[i] + b) & 255
+            elif kind == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line) if channels == 4 else bytes(x for k in range(width) for x in (*line[3 * k:3 * k + 3], 255)))
+        prev = line
+    return width, height, rows
+
+
+def edge_shades(png: bytes) -> tuple[int, int]:
+    """How far from the box's middle column the left and right edges are, in
+    grey levels, summed over the rows (the formula's glyphs stay away from
+    the edges' outer 3 px, its margins above and below are blank)."""
+    width, height, rows = pixels(png)
+    grey = lambda row, x: sum(row[4 * x:4 * x + 3]) // 3
+    middle = [grey(rows[y], width // 2) for y in range(3)]
+    return tuple(sum(abs(grey(rows[y], x) - middle[y]) for y in range(3)) for x in (1, width - 2))
+
+
+def phone_formulas(page) -> list:
+    """Each display formula wider than a phone's column: the shades of its
+    edges at the start of its scroll and at the end (edge_shades)."""
+    out = []
+    for i in page.evaluate(WIDE_FORMULAS):
+        formula = page.locator(f'div.arithmatex[data-wide="{i}"]')
+        formula.evaluate("(el) => el.scrollIntoView({block: 'center'})")   # clear of the sticky header
+        start = edge_shades(formula.screenshot())
+        formula.evaluate("(el) => { el.scrollLeft = el.scrollWidth; }")
+        out.append((start, edge_shades(formula.screenshot())))
+    return out
+
+
+
+SHOWN = 'figure[data-figure="minimap"] svg.map-band'   # the map's bands; hidden variants have no boxes
+
+
+# what the map shows, read in the page: the parts drawn, the outlined ones
+# (their outline's colour and the accent's), the smallest text, the widest
+# band's right edge and the page's width
+READ = r"""() => {
+  const bands = [...document.querySelectorAll('figure[data-figure="minimap"] svg.map-band')]
+      .filter((s) => s.checkVisibility());
+  const probe = document.createElement('span');
+  probe.style.color = 'var(--md-accent-fg-color)';
+  document.querySelector('article').append(probe);
+  const accent = getComputedStyle(probe).color;
+  probe.remove();
+  const figure = document.querySelector('figure[data-figure="minimap"]');
+  const h1 = document.querySelector('article h1');
+  return {
+    parts: bands.flatMap((s) => [...s.querySelectorAll('g[data-part]')].map((g) => g.dataset.part)),
+    here: bands.flatMap((s) => [...s.querySelectorAll('g.here')].map((g) => g.dataset.part)),
+    outlines: bands.flatMap((s) => [...s.querySelectorAll('g.here .here-box')].map((r) => getComputedStyle(r).stroke)),
+    accent,
+    smallest: Math.min(...bands.flatMap((s) => [...s.querySelectorAll('text')].map(
+        (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))),
+    right: Math.max(...bands.map((s) => s.getBoundingClientRect().right)),
+    width: document.documentElement.scrollWidth,
+    afterTitle: h1.compareDocumentPosition(figure) & Node.DOCUMENT_POSITION_FOLLOWING,
+    lanes: bands.flatMap((s) => [...s.querySelectorAll('g[data-part="heads"] rect.strip')]).length,
+    softmax: bands.flatMap((s) => [...s.querySelectorAll('g[data-part="softmax"] rect.strip title')])
+        .map((t) => t.textContent),
+  };
+}"""
+
+
+CHAPTERS = [("toy", ["", "tokens", "embedding", "positions", "layernorm", "attention", "mlp", "output",
+                     "generation", "training"]),
+            ("nano-gpt", ["", "preliminaries", "embedding", "layer-norm", "self-attention", "projection", "mlp",
+                          "transformer", "softmax", "output", "train"])]
+
+
+# The contrast of every visible text of every figure with what is behind
+# its centre: the first filled shape under it (a bar, a cell, blended over
+# the page by its opacity), else the page. WCAG's relative luminance.
+CONTRASTS = r"""() => {
+  const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const page = rgb(getComputedStyle(document.body).backgroundColor);
+  const alpha = (e) => {     // how much of its fill covers what is behind: 0 for none or transparent
+    const s = getComputedStyle(e);
+    if (s.fill === 'none' || !s.fill.startsWith('rgb')) return 0;
+    const c = rgb(s.fill);
+    return (c.length > 3 ? c[3] : 1) * Number(s.fillOpacity) * Number(s.opacity);
+  };
+  const out = [];
+  for (const text of document.querySelectorAll('svg.fig text')) {
+    const box = text.getBoundingClientRect();
+    if (!box.width || !text.checkVisibility()) continue;
+    text.scrollIntoView({block: 'center'});
+    const b = text.getBoundingClientRect();
+    const under = document.elementsFromPoint(b.x + b.width / 2, b.y + b.height / 2)
+        .find((e) => e !== text && !text.contains(e) && e.closest('svg') && ['rect', 'circle', 'path'].includes(e.tagName)
+             && alpha(e) > 0);
+    let back = page;
+    if (under) {
+      const a = alpha(under);
+      back = rgb(getComputedStyle(under).fill).map((v, i) => v * a + page[i] * (1 - a));
+    }
+    const fill = rgb(getComputedStyle(text).fill);
+    out.push({text: text.textContent, ratio: ratio(fill, back)});
+  }
+  return out;
+}"""
+
+
+# Each shown text of each figure, and each of its <tspan>s, at the size the
+# reader sees: its font size times the scale of its drawing on the screen
+# (a viewBox wider than the column shrinks its text; a turned text keeps
+# its size, hence the length of the CTM's first column).
+RENDERED_SIZES = r"""() => [...document.querySelectorAll('svg.fig text, svg.fig tspan')]
+  .filter((t) => t.getClientRects().length && t.checkVisibility())
+  .map((t) => { const m = t.getScreenCTM();
+                return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)]; })"""
+
+
+# The pages of nano-gpt's and "What changed"'s figures, and the figures on each.
+NANO_FIGURES = {"/nano-gpt/self-attention/": ["nano-attention"], "/nano-gpt/transformer/": ["nano-residual"],
+                "/nano-gpt/output/": ["nano-generate"], "/nano-gpt/preliminaries/": ["nano-loss"],
+                "/what-changed/": ["modern-params", "modern-rope", "modern-kv"]}
+
+
+# The pages axe reads in the dark scheme: one of each kind.
+MAIN_PAGES = ["/", "/toy/attention/", "/nano-gpt/self-attention/", "/end-to-end/", "/simulator/",
+              "/what-changed/", "/glossary/", "/contributing/"]
