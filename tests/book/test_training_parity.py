@@ -14,17 +14,19 @@ from toycalc.model import gpt, nanogpt, sizes, train
 
 # the twins the runners run (tests/test_mirrors.py)
 JS_CASES = ["train.js:AdamW", "train.js:decays", "train.js:examples", "train.js:accuracy", "train.js:evalLoss",
-            "backward.js:lossAndGrads"]
+            "backward.js:lossAndGrads", "batched.js:lossAndGrads"]
 
 STEP = r"""
-const g = js("gpt"), b = js("backward"), tr = js("train");
+const g = js("gpt"), tr = js("train");
+// backward.js's float64 step, text by text, or batched.js's float32 one (the page's)
+const lossAndGrads = job.batched ? js("batched").lossAndGrads : js("backward").lossAndGrads;
 const model = g.load(job.weights), params = g.parameters(model);
 const opt = new tr.AdamW(params, job.recipe);
 const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v.map(plain));
 const named = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, plain(v)]));
 const steps = job.inputs.map((inputs) => {
   const { ids, targets } = tr.examples(inputs);
-  const { loss, grads } = b.lossAndGrads(model, ids, targets);
+  const { loss, grads } = lossAndGrads(model, ids, targets);
   opt.step(params, grads);
   return { ids, targets, loss, grads: named(grads), params: named(params) };
 });
@@ -45,13 +47,14 @@ def worst(got, want) -> float:
     return float(np.abs(np.asarray(got) - want).max() / max(1.0, np.abs(want).max()))
 
 
-def test_two_training_steps_equal_numpys():
+@pytest.mark.parametrize("batched", [False, True], ids=["backward.js", "batched.js"])
+def test_two_training_steps_equal_numpys(batched):
     rng = np.random.default_rng(11)
     params = sizes.init_params(nanogpt.CONFIG, rng, dtype=np.float32)
     inputs = [rng.integers(0, 3, (train.BATCH, nanogpt.LENGTH)) for _ in range(2)]
     recipe = {"lr": train.LR, "betas": list(train.BETAS), "eps": train.ADAM_EPS, "weight_decay": train.WEIGHT_DECAY}
     job = {"weights": js_data(nanogpt.CONFIG, {k: v.astype(np.float64) for k, v in params.items()}, nanogpt.VOCAB),
-           "recipe": recipe, "inputs": [x.tolist() for x in inputs]}
+           "recipe": recipe, "inputs": [x.tolist() for x in inputs], "batched": batched}
     got = run_json(STEP, job, timeout=300)
     assert got["decayed"] == [n for n in params if train.decays(n)]
     opt = train.AdamW(params)
