@@ -4,13 +4,14 @@
 at most 3 × a numpy step; the page's frame at most 16 ms while it trains.
 
 1. step ratio: one training step of nano-gpt (batch 64: forward, backward,
-   AdamW) in the page's own Web Worker (train_worker.js: gpt.js and
-   train.js on two threads, the worker and its helper, timed with
-   performance.now inside the worker) and one with numpy
-   (toycalc.model.train.train_step, float32, BLAS threads pinned as
-   `python -m toycalc train` pins them), in turn, which goes first
-   alternating, so that a change of load on the machine hits both. It
-   prints the median of each and the median of the per-pair ratios.
+   AdamW) in the page's own Web Worker (train_worker.js: batched.js's
+   float32 step on kernels.wasm and train.js's AdamW, on two threads, the
+   worker and its helper, timed with performance.now inside the worker)
+   and one with numpy (toycalc.model.train.train_step, float32, BLAS
+   threads pinned as `python -m toycalc train` pins them), in turn, which
+   goes first alternating, so that a change of load on the machine hits
+   both. It prints the median of each and the median of the per-pair
+   ratios.
 2. the run: the page's own Start, from the book's seed, in its Web Worker,
    until 729/729 (or the step limit, 5,000): the seconds and the steps the
    page reports, and the longest frame of the page meanwhile: the time
@@ -18,9 +19,10 @@ at most 3 × a numpy step; the page's frame at most 16 ms while it trains.
    redraw, with the layout after it (a read of offsetHeight), as
    simulator_speed.py measures a frame (with its kind, its 99th percentile
    and median: on a loaded machine the longest is often the thread waiting
-   for a core, not the page's work). Beside it, the longest gap between
-   two animation frames (what a reader would feel as a stutter; 16.7 ms
-   is one frame at 60 Hz).
+   for a core, not the page's work), then the longest and the median of
+   each kind (a message from the worker, by its type, or a redraw).
+   Beside it, the longest gap between two animation frames (what a reader
+   would feel as a stutter; 16.7 ms is one frame at 60 Hz).
 
     .venv/bin/python benchmarks/nano_training_speed.py [--pairs 20] [--no-run]
 """
@@ -57,13 +59,14 @@ STEP = """() => new Promise((resolve) => { window.__done = resolve; window.__wor
 # the page's frames: every message from the worker and every animation-frame
 # callback timed with the layout after it; and the gaps between frames
 WATCH = """() => {
-  const w = window.__frames = { longest: 0, gap: 0, count: 0, all: [], kind: "" };
+  const w = window.__frames = { longest: 0, gap: 0, count: 0, all: [], kind: "", kinds: {} };
   const timed = (f) => function (...a) {
     const t0 = performance.now();
     const out = f.apply(this, a);
     document.body.offsetHeight;
     const ms = performance.now() - t0, kind = a[0] && a[0].data ? a[0].data.type : "redraw";
     if (ms > w.longest) { w.longest = ms; w.kind = kind; }
+    (w.kinds[kind] = w.kinds[kind] || []).push(ms);
     w.all.push(ms); w.count++;
     return out;
   };
@@ -143,6 +146,8 @@ def main() -> int:
               f"goal ≤ {GOAL_FRAME} ms) {'ok' if f['longest'] <= GOAL_FRAME else 'over'}; 99th percentile "
               f"{ranked[int(0.99 * (len(ranked) - 1))]:.1f} ms, median {statistics.median(ranked):.1f} ms; "
               f"the longest gap between two frames {f['gap']:.1f} ms")
+        print("  by kind, longest and median: " + ", ".join(
+            f"{kind} {max(ms):.1f} and {statistics.median(ms):.1f} ms ({len(ms)})" for kind, ms in sorted(f["kinds"].items())))
         print(f"  load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 

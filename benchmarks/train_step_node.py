@@ -2,8 +2,9 @@
 against numpy's, one thread each, in CPU time.
 
 The step of the page "Train it yourself" (train.js's batch and AdamW on
-backward.js's lossAndGrads and gpt.js's forward, batch 64) runs in one
-Node process that Python drives one step at a time; numpy's step
+batched.js's lossAndGrads, float32 on kernels.wasm's products, batch 64;
+with --js, an older folder without batched.js: backward.js's, float64,
+text by text) runs in one Node process that Python drives one step at a time; numpy's step
 (toycalc.model.train.train_step, float32, BLAS pinned to one thread) runs
 in this process; the two take turns, which goes first alternating. Each
 side's time is the CPU time its process spent on the step
@@ -47,7 +48,9 @@ JS = Path(__file__).resolve().parent.parent / "docs" / "javascripts"
 STEPPER = r"""
 const path = require("path"), readline = require("readline");
 const js = (n) => require(path.join(process.argv[1], `${n}.js`));
-const g = js("gpt"), b = js("backward"), tr = js("train");
+const fs = require("fs");
+const g = js("gpt"), tr = js("train");
+const b = fs.existsSync(path.join(process.argv[1], "batched.js")) ? js("batched") : js("backward");
 let recipe = null, next, model, params, opt;
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   if (!recipe) {
@@ -69,8 +72,8 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=20, help="Node and numpy steps taken in turn")
-    parser.add_argument("--js", type=Path, default=JS, help="the folder of gpt.js, backward.js, train.js "
-                        "(another version's, to compare)")
+    parser.add_argument("--js", type=Path, default=JS, help="the folder of gpt.js, batched.js (or backward.js), "
+                        "train.js (another version's, to compare)")
     args = parser.parse_args()
     node = shutil.which("node") or "/usr/bin/node"
     proc = subprocess.Popen([node, "-e", STEPPER, str(args.js)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

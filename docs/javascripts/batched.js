@@ -94,11 +94,12 @@
     });
     Object.assign(p, { f: take(rows * d), muf: take(rows), sf: take(rows), prob: take(rows * p.Vp), dz: take(rows * p.Vp),
                        dx: take(rows * d), du: take(rows * d), dh: take(rows * d), dA: take(rows * d),
-                       dqkv: take(rows * 3 * d), dpost: take(rows * w) });
+                       dqkv: take(rows * 3 * d), dpost: take(rows * w), ones: take(rows) });
     const need = 4 * top - kernels.memory.buffer.byteLength;
     if (need > 0) kernels.memory.grow(Math.ceil(need / 65536));
     F = new Float32Array(kernels.memory.buffer);
     F.fill(0, 0, top);                                   // the padding stays zero
+    F.fill(1, p.ones, p.ones + rows);
     return p;
   }
 
@@ -162,26 +163,24 @@
     }
   }
 
-  const sums = new Float64Array(1024);
-
-  /** The vector at `g` += the sum of the rows (rows x n) at `from` (a bias's gradient). */
-  function addColumns(g, from, rows, n) {
-    sums.fill(0, 0, n);
-    for (let r = 0; r < rows; r++) for (let c = 0, o = from + r * n; c < n; c++) sums[c] += F[o + c];
-    for (let c = 0; c < n; c++) F[g + c] += sums[c];
+  /** The vector at `g` += the sum of the rows (rows x n) at `from` (a
+   *  bias's gradient): a row of ones times them. */
+  function addColumns(p, g, from, rows, n) {
+    product(p.ones, from, g, 1, n, rows, false, true);
   }
 
   /** gpt.layernorm on rows x n at x, times gamma plus beta, into out; keeps mu and sigma. */
   function layernorm(x, out, mu, sigma, gamma, beta, rows, n, eps) {
+    const F32 = F;                                   // a local: quicker in the loops
     for (let r = 0; r < rows; r++) {
       const o = x + r * n;
       let sum = 0, sq = 0;
-      for (let c = 0; c < n; c++) sum += F[o + c];
+      for (let c = 0; c < n; c++) sum += F32[o + c];
       const m = sum / n;
-      for (let c = 0; c < n; c++) sq += (F[o + c] - m) * (F[o + c] - m);
+      for (let c = 0; c < n; c++) sq += (F32[o + c] - m) * (F32[o + c] - m);
       const s = Math.sqrt(sq / n + eps);
-      F[mu + r] = m; F[sigma + r] = s;
-      for (let c = 0; c < n; c++) F[out + r * n + c] = ((F[o + c] - m) / s) * F[gamma + c] + F[beta + c];
+      F32[mu + r] = m; F32[sigma + r] = s;
+      for (let c = 0; c < n; c++) F32[out + r * n + c] = ((F32[o + c] - m) / s) * F32[gamma + c] + F32[beta + c];
     }
   }
 
@@ -190,28 +189,30 @@
   /** gpt.layernorm_backward: into `out`, the row of `add` plus dL/dx, from
    *  dL/dout at `dout`; adds gamma's and beta's gradients at gGamma, gBeta. */
   function layernormBackward(dout, x, mu, sigma, gamma, gGamma, gBeta, out, add, rows, n) {
+    const F32 = F;                                   // a local: quicker in the loops
     gradSums.fill(0, 0, 2 * n);
     for (let r = 0; r < rows; r++) {
-      const m = F[mu + r], s = F[sigma + r], o = r * n;
+      const m = F32[mu + r], s = F32[sigma + r], o = r * n;
       let mean = 0, dot = 0;
       for (let c = 0; c < n; c++) {
-        const xhat = (F[x + o + c] - m) / s, g = F[dout + o + c];
+        const xhat = (F32[x + o + c] - m) / s, g = F32[dout + o + c];
         gradSums[c] += g * xhat; gradSums[n + c] += g;
-        const dg = g * F[gamma + c];
+        const dg = g * F32[gamma + c];
         mean += dg; dot += dg * xhat;
       }
       mean /= n; dot /= n;
       for (let c = 0; c < n; c++) {
-        const xhat = (F[x + o + c] - m) / s;
-        F[out + o + c] = F[add + o + c] + (F[dout + o + c] * F[gamma + c] - mean - xhat * dot) / s;
+        const xhat = (F32[x + o + c] - m) / s;
+        F32[out + o + c] = F32[add + o + c] + (F32[dout + o + c] * F32[gamma + c] - mean - xhat * dot) / s;
       }
     }
-    for (let c = 0; c < n; c++) { F[gGamma + c] += gradSums[c]; F[gBeta + c] += gradSums[n + c]; }
+    for (let c = 0; c < n; c++) { F32[gGamma + c] += gradSums[c]; F32[gBeta + c] += gradSums[n + c]; }
   }
 
   /** Causal attention of each text (T rows) and head on Q, K, V side by
    *  side at qkv (rows x 3d): the weights at att, the heads' outputs side by side at A. */
   function attention(p, blk, texts, T) {
+    const F32 = F;                                   // a local: quicker in the loops
     const d = p.d, H = p.H, dh = d / H, scale = Math.sqrt(dh), e = new Float64Array(T), three = 3 * d;
     for (let s = 0; s < texts; s++) {
       for (let h = 0; h < H; h++) {
@@ -221,17 +222,17 @@
           for (let j = 0; j <= t; j++) {
             const k = blk.qkv + (s * T + j) * three + d + h * dh;
             let dot = 0;
-            for (let c = 0; c < dh; c++) dot += F[q + c] * F[k + c];
+            for (let c = 0; c < dh; c++) dot += F32[q + c] * F32[k + c];
             e[j] = dot / scale;
             if (e[j] > max) max = e[j];
           }
           for (let j = 0; j <= t; j++) { e[j] = Math.exp(e[j] - max); sum += e[j]; }
           const o = blk.A + (s * T + t) * d + h * dh;
-          for (let c = 0; c < dh; c++) F[o + c] = 0;
+          for (let c = 0; c < dh; c++) F32[o + c] = 0;
           for (let j = 0; j < T; j++) {
             const aj = j <= t ? e[j] / sum : 0, v = blk.qkv + (s * T + j) * three + 2 * d + h * dh;
-            F[a + j] = aj;
-            if (aj) for (let c = 0; c < dh; c++) F[o + c] += aj * F[v + c];
+            F32[a + j] = aj;
+            if (aj) for (let c = 0; c < dh; c++) F32[o + c] += aj * F32[v + c];
           }
         }
       }
@@ -241,8 +242,9 @@
   /** gpt.attention_backward's inner part: dL/dQ, dL/dK, dL/dV side by side
    *  at dqkv from dL/dA at dA. */
   function attentionBackward(p, blk, texts, T) {
+    const F32 = F;                                   // a local: quicker in the loops
     const d = p.d, H = p.H, dh = d / H, scale = Math.sqrt(dh), three = 3 * d, da = new Float64Array(T);
-    F.fill(0, p.dqkv, p.dqkv + texts * T * three);
+    F32.fill(0, p.dqkv, p.dqkv + texts * T * three);
     for (let s = 0; s < texts; s++) {
       for (let h = 0; h < H; h++) {
         for (let t = 0; t < T; t++) {
@@ -250,49 +252,20 @@
           let sum = 0;
           for (let j = 0; j <= t; j++) {           // o = a v
             const v = blk.qkv + (s * T + j) * three + 2 * d + h * dh, dv = p.dqkv + (s * T + j) * three + 2 * d + h * dh;
-            const aj = F[a + j];
+            const aj = F32[a + j];
             let dot = 0;
-            for (let c = 0; c < dh; c++) { dot += F[g + c] * F[v + c]; F[dv + c] += aj * F[g + c]; }
+            for (let c = 0; c < dh; c++) { dot += F32[g + c] * F32[v + c]; F32[dv + c] += aj * F32[g + c]; }
             da[j] = dot; sum += dot * aj;
           }
           const q = blk.qkv + (s * T + t) * three + h * dh, dq = p.dqkv + (s * T + t) * three + h * dh;
           for (let j = 0; j <= t; j++) {           // a = softmax(q . k / sqrt(d_head))
-            const ds = (F[a + j] * (da[j] - sum)) / scale;
+            const ds = (F32[a + j] * (da[j] - sum)) / scale;
             if (ds === 0) continue;
             const k = blk.qkv + (s * T + j) * three + d + h * dh, dk = p.dqkv + (s * T + j) * three + d + h * dh;
-            for (let c = 0; c < dh; c++) { F[dq + c] += ds * F[k + c]; F[dk + c] += ds * F[q + c]; }
+            for (let c = 0; c < dh; c++) { F32[dq + c] += ds * F32[k + c]; F32[dk + c] += ds * F32[q + c]; }
           }
         }
       }
-    }
-  }
-
-  /** tanh to float32's precision (within 3e-7), as a ratio of two
-   *  polynomials (Eigen's fast tanh for float): several times quicker than
-   *  Math.tanh, on the MLP's every number. */
-  function tanh(x) {
-    if (x > 7.90531110763549805) x = 7.90531110763549805;
-    else if (x < -7.90531110763549805) x = -7.90531110763549805;
-    const x2 = x * x;
-    const num = ((((((-2.76076847742355e-16 * x2 + 2.00018790482477e-13) * x2 - 8.60467152213735e-11) * x2 +
-      5.12229709037114e-08) * x2 + 1.48572235717979e-05) * x2 + 6.37261928875436e-04) * x2 + 4.89352455891786e-03) * x;
-    const den = ((1.19825839466702e-06 * x2 + 1.18534705686654e-04) * x2 + 2.26843463243900e-03) * x2 + 4.89352518554385e-03;
-    return num / den;
-  }
-
-  /** GELU (tanh form) of the n numbers at blk.pre into blk.post; the tanh kept for the backward pass. */
-  function gelu(blk, n, c) {
-    for (let k = 0; k < n; k++) {
-      const v = F[blk.pre + k], th = tanh(c * (v + 0.044715 * v * v * v));
-      F[blk.th + k] = th; F[blk.post + k] = 0.5 * v * (1 + th);
-    }
-  }
-
-  /** dL/dpre from dL/dpost at p.dpost, in place: GELU's derivative. */
-  function geluBackward(p, blk, n, c) {
-    for (let k = 0; k < n; k++) {
-      const x = F[blk.pre + k], th = F[blk.th + k], dt = (1 - th * th) * c * (1 + 3 * 0.044715 * x * x);
-      F[p.dpost + k] *= 0.5 * (1 + th) + 0.5 * x * dt;
     }
   }
 
@@ -317,7 +290,7 @@
       layernorm(blk.h, blk.u2, blk.mu2, blk.s2, at("gamma_2"), at("beta_2"), rows, d, model.lnEps);
       fillRows(blk.pre, at("b_1"), rows, w);
       product(blk.u2, at("W_1"), blk.pre, rows, w, d, false, true);
-      gelu(blk, rows * w, model.geluC);
+      kernels.gelu(4 * blk.pre, 4 * blk.th, 4 * blk.post, rows * w, model.geluC);   // tanh kept for the backward pass
       fillRows(y, at("b_2"), rows, d, blk.h);                    // y = h + b_2 + GELU(pre) W_2
       product(blk.post, at("W_2"), y, rows, d, w, false, true);
     });
@@ -338,18 +311,18 @@
     const at = (n) => p.weights[pre + n][0], g = (n) => p.grads[pre + n][0];
     product(p.dx, t.W2, p.dpost, rows, w, d, false, false);       // y = h + GELU(pre) W_2 + b_2
     product(blk.post, p.dx, g("W_2"), w, d, rows, true, false);
-    addColumns(g("b_2"), p.dx, rows, d);
-    geluBackward(p, blk, rows * w, model.geluC);
+    addColumns(p, g("b_2"), p.dx, rows, d);
+    kernels.gelu_backward(4 * blk.pre, 4 * blk.th, 4 * p.dpost, rows * w, model.geluC);
     product(blk.u2, p.dpost, g("W_1"), d, w, rows, true, false);
-    addColumns(g("b_1"), p.dpost, rows, w);
+    addColumns(p, g("b_1"), p.dpost, rows, w);
     product(p.dpost, t.W1, p.du, rows, d, w, false, false);
     layernormBackward(p.du, blk.h, blk.mu2, blk.s2, at("gamma_2"), g("gamma_2"), g("beta_2"), p.dh, p.dx, rows, d);
     product(blk.A, p.dh, g("W_O"), d, d, rows, true, false);     // h = X + A W_O + b_O
-    addColumns(g("b_O"), p.dh, rows, d);
+    addColumns(p, g("b_O"), p.dh, rows, d);
     product(p.dh, t.O, p.dA, rows, d, d, false, false);
     attentionBackward(p, blk, texts, T);
     product(blk.u, p.dqkv, g("W_Q"), d, 3 * d, rows, true, false);
-    addColumns(g("b_Q"), p.dqkv, rows, 3 * d);
+    addColumns(p, g("b_Q"), p.dqkv, rows, 3 * d);
     product(p.dqkv, t.qkv, p.du, rows, d, 3 * d, false, false);
     layernormBackward(p.du, p.x[b], blk.mu1, blk.s1, at("gamma_1"), g("gamma_1"), g("beta_1"), p.dx, p.dh, rows, d);
   }

@@ -4,7 +4,7 @@
 ;; wasmtime's wat2wasm); tests/book/test_kernels.py holds the two equal
 ;; byte for byte, and the products to numpy's.
 ;;
-;; One export does every product the step needs:
+;; gemm does every product the step needs:
 ;;   gemm(a, b, c, M, N, K, rs, ps, acc)
 ;;   C (M x N) = [C +] sum over p < K of A(r, p) B[p][:]
 ;; with B (K x N) and C (M x N) row after row, and A(r, p) the float at
@@ -13,6 +13,8 @@
 ;; a, b, c are byte offsets in the exported memory; N is a multiple of 4.
 ;; Each sum adds its K products in the order of p, each product rounded
 ;; to float32 (no fused multiply-add): the same numbers on every machine.
+;; gelu and gelu_backward do the MLP's GELU (tanh form) and its derivative,
+;; four numbers at a time.
 (module
   (memory (export "memory") 1)
 
@@ -134,4 +136,68 @@
             (br $cols)))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $tail))))
+;; tanh to float32's precision (within 3e-7): a ratio of two polynomials
+  ;; in x (odd over even), as Eigen's fast tanh for float; x clamped to
+  ;; +-7.9053111 (where tanh is 1 to float32's precision)
+  (func $tanh (param $x v128) (result v128)
+    (local $x2 v128) (local $p v128) (local $q v128)
+    (local.set $x (f32x4.min (f32x4.splat (f32.const 7.90531110763549805))
+                             (f32x4.max (f32x4.splat (f32.const -7.90531110763549805)) (local.get $x))))
+    (local.set $x2 (f32x4.mul (local.get $x) (local.get $x)))
+    (local.set $p (f32x4.splat (f32.const -2.76076847742355e-16)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $x2)) (f32x4.splat (f32.const 2.00018790482477e-13))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $x2)) (f32x4.splat (f32.const -8.60467152213735e-11))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $x2)) (f32x4.splat (f32.const 5.12229709037114e-08))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $x2)) (f32x4.splat (f32.const 1.48572235717979e-05))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $x2)) (f32x4.splat (f32.const 6.37261928875436e-04))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $x2)) (f32x4.splat (f32.const 4.89352455891786e-03))))
+    (local.set $q (f32x4.splat (f32.const 1.19825839466702e-06)))
+    (local.set $q (f32x4.add (f32x4.mul (local.get $q) (local.get $x2)) (f32x4.splat (f32.const 1.18534705686654e-04))))
+    (local.set $q (f32x4.add (f32x4.mul (local.get $q) (local.get $x2)) (f32x4.splat (f32.const 2.26843463243900e-03))))
+    (local.set $q (f32x4.add (f32x4.mul (local.get $q) (local.get $x2)) (f32x4.splat (f32.const 4.89352518554385e-03))))
+    (f32x4.div (f32x4.mul (local.get $p) (local.get $x)) (local.get $q)))
+
+  ;; y = GELU(x) = x (1 + tanh(c (x + 0.044715 x^3))) / 2 for the n numbers
+  ;; at x (n a multiple of 4); the tanh kept at th for the backward pass
+  (func (export "gelu") (param $x i32) (param $th i32) (param $y i32) (param $n i32) (param $c f32)
+    (local $v v128) (local $t v128) (local $end i32)
+    (local.set $end (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+        (local.set $v (v128.load (local.get $x)))
+        (local.set $t (call $tanh (f32x4.mul (f32x4.splat (local.get $c))
+          (f32x4.add (local.get $v) (f32x4.mul (f32x4.splat (f32.const 0.044715))
+            (f32x4.mul (local.get $v) (f32x4.mul (local.get $v) (local.get $v))))))))
+        (v128.store (local.get $th) (local.get $t))
+        (v128.store (local.get $y) (f32x4.mul (f32x4.mul (f32x4.splat (f32.const 0.5)) (local.get $v))
+                                              (f32x4.add (f32x4.splat (f32.const 1)) (local.get $t))))
+        (local.set $x (i32.add (local.get $x) (i32.const 16)))
+        (local.set $th (i32.add (local.get $th) (i32.const 16)))
+        (local.set $y (i32.add (local.get $y) (i32.const 16)))
+        (br $next))))
+
+  ;; g *= GELU'(x) = (1 + th) / 2 + x (1 - th^2) c (1 + 3 0.044715 x^2) / 2,
+  ;; for the n numbers at g (dL/dGELU(x) in, dL/dx out), x and th as gelu left them
+  (func (export "gelu_backward") (param $x i32) (param $th i32) (param $g i32) (param $n i32) (param $c f32)
+    (local $v v128) (local $t v128) (local $end i32) (local $half v128) (local $one v128)
+    (local.set $end (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $half (f32x4.splat (f32.const 0.5)))
+    (local.set $one (f32x4.splat (f32.const 1)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+        (local.set $v (v128.load (local.get $x)))
+        (local.set $t (v128.load (local.get $th)))
+        (v128.store (local.get $g) (f32x4.mul (v128.load (local.get $g))
+          (f32x4.add (f32x4.mul (local.get $half) (f32x4.add (local.get $one) (local.get $t)))
+            (f32x4.mul (f32x4.mul (local.get $half) (local.get $v))
+              (f32x4.mul (f32x4.mul (f32x4.sub (local.get $one) (f32x4.mul (local.get $t) (local.get $t)))
+                                    (f32x4.splat (local.get $c)))
+                (f32x4.add (local.get $one)
+                  (f32x4.mul (f32x4.splat (f32.const 0.134145)) (f32x4.mul (local.get $v) (local.get $v)))))))))
+        (local.set $x (i32.add (local.get $x) (i32.const 16)))
+        (local.set $th (i32.add (local.get $th) (i32.const 16)))
+        (local.set $g (i32.add (local.get $g) (i32.const 16)))
+        (br $next))))
 )

@@ -1,6 +1,8 @@
 // train_worker.js: a page helper: the Web Worker of the page "Train it
 // yourself" (docs/nano-gpt/train.md, wired by train_page.js), so that the
-// page stays responsive while nano-gpt trains. It runs train.js on gpt.js and backward.js:
+// page stays responsive while nano-gpt trains. It runs train.js's batches
+// and AdamW on batched.js's loss and gradients (float32, the whole batch
+// at once, its matrix products in kernels.wasm, which it fetches first):
 // one training step at a time (a "pause" gets through between two),
 // and tells the page after each step (its loss), every few steps (the last
 // block's attention on the chapter's example) and at each check (how many
@@ -11,12 +13,14 @@
 // again as its helper (train_worker.js?helper), which computes the
 // gradients of half of each batch, and checks half of the inputs, while
 // the worker does the other half; the halves add up to the whole batch's
-// (backward.lossAndGrads with the batch's count). Without nested workers the
-// worker does it all.
+// (batched.lossAndGrads with the batch's count). Without nested workers the
+// worker does it all. The checks on all 729 inputs run gpt.js's forward
+// pass, in float64, as the build computes.
 /* global importScripts */
 "use strict";
-importScripts("gpt.js", "backward.js", "train.js");
-const { gpt, backward, train } = self.toycalc;
+importScripts("gpt.js", "train.js", "batched.js");
+const { gpt, train, batched } = self.toycalc;
+const loaded = fetch("kernels.wasm").then((r) => r.arrayBuffer()).then((bytes) => batched.init(bytes));
 
 // ------------------------------------------------------------ the helper
 
@@ -26,7 +30,7 @@ function help(m) {
   if (m.type === "init") { model = train.initModel(m.recipe, gpt.rng(0)); return; }
   train.unflatten(gpt.parameters(model), m.weights);
   if (m.type === "grads") {
-    const { loss, grads } = backward.lossAndGrads(model, m.ids, m.targets, undefined, undefined, m.count);
+    const { loss, grads } = batched.lossAndGrads(model, m.ids, m.targets, m.count);
     const flat = train.flatten(grads);
     postMessage({ loss, grads: flat }, [flat.buffer]);
   } else if (m.type === "evaluate") {
@@ -89,7 +93,7 @@ async function trainStep(r) {
   const count = targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
   const half = r.helper ? ids.length >> 1 : ids.length;
   const other = r.helper ? ask(r, { type: "grads", ids: ids.slice(half), targets: targets.slice(half), count }) : null;
-  const mine = backward.lossAndGrads(r.model, ids.slice(0, half), targets.slice(0, half), undefined, undefined, count);
+  const mine = batched.lossAndGrads(r.model, ids.slice(0, half), targets.slice(0, half), count);
   let loss = mine.loss;
   if (other) {
     const theirs = await other, flat = train.flatten(mine.grads);
@@ -130,7 +134,7 @@ function record(r) {
   return {
     what: "nano-gpt, the letter sorter, trained in the browser (the page Train it yourself)",
     config: rec.config, parameters: rec.parameters, seed: r.seed, batch: rec.batch,
-    optimizer: { name: "AdamW", ...rec.optimizer }, dtype: "float64", stored_as: "float16",
+    optimizer: { name: "AdamW", ...rec.optimizer }, dtype: "float32", stored_as: "float16",
     weights_between_steps: "float32",
     random_numbers: "the browser's seeded generator (mulberry32), not numpy's: another run than python -m toycalc train --seed",
     steps: n, final_loss: round(last.reduce((a, b) => a + b, 0) / last.length),
@@ -162,4 +166,6 @@ function work(m) {
   }
 }
 
-self.onmessage = (event) => (self.location.search.includes("helper") ? help : work)(event.data);
+// every message once kernels.wasm is in, in the order they came
+self.onmessage = (event) => loaded.then(() => (self.location.search.includes("helper") ? help : work)(event.data));
+loaded.catch((error) => postMessage({ type: "error", message: `The trainer could not start: ${error.message}` }));
