@@ -20,7 +20,10 @@
 "use strict";
 importScripts("gpt.js", "train.js", "batched.js");
 const { gpt, train, batched } = self.toycalc;
-const loaded = fetch("kernels.wasm").then((r) => r.arrayBuffer()).then((bytes) => batched.init(bytes));
+const loaded = fetch("kernels.wasm").then((r) => {
+  if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
+  return r.arrayBuffer();
+}).then((bytes) => batched.init(bytes));
 
 // ------------------------------------------------------------ the helper
 
@@ -166,6 +169,6 @@ function work(m) {
   }
 }
 
-// every message once kernels.wasm is in, in the order they came
-self.onmessage = (event) => loaded.then(() => (self.location.search.includes("helper") ? help : work)(event.data));
+// every message once kernels.wasm is in, in the order they came; without it, a word to the page, once
+self.onmessage = (event) => loaded.then(() => (self.location.search.includes("helper") ? help : work)(event.data), () => {});
 loaded.catch((error) => postMessage({ type: "error", message: `The trainer could not start: ${error.message}` }));

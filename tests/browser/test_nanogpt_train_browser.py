@@ -88,3 +88,17 @@ def test_before_a_run_the_downloads_are_greyed_and_say_why(visit, scheme):
         assert why.is_visible() and "wait for a finished run" in why.text_content()
     assert start.is_enabled()
     assert start.evaluate("(b) => getComputedStyle(b).borderTopStyle") == "solid"
+
+
+def test_without_its_kernels_the_trainer_says_it_cannot_start(visit):
+    """The worker fetches kernels.wasm before its first step: when that
+    fails (a browser without WebAssembly's SIMD, a file missing), the page
+    says so in its status line and goes back to idle, rather than saying
+    "Starting…" for ever."""
+    v = visit()
+    v.context.route("**/kernels.wasm", lambda route: route.fulfill(status=404, body="not here"))
+    page = v.open("/nano-gpt/train/")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_function("() => document.querySelector('[data-nano-train]').dataset.state === 'idle'", timeout=60_000)
+    assert page.locator(".nano-train-detail").text_content().startswith("The trainer could not start: ")
+    assert page.get_by_role("button", name="Start").is_enabled()
