@@ -15,7 +15,8 @@
 // float64. A model with nano-gpt's parts only: biases and LayerNorm
 // weights in every block, the model's own heads, temperature 1. Held to
 // numpy by tests/book/test_training_parity.py (loss and every gradient,
-// to 1e-5 in float32) and tests/book/test_kernels.py (the products).
+// to 1e-5 in float32; the sorted count) and tests/book/test_kernels.py
+// (the products).
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
   "use strict";
   if (typeof module === "object" && module.exports) {
@@ -29,7 +30,7 @@
     if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
     if (t[w.name].start) t[w.name].start(w.script);
   }
-})(typeof self !== "undefined" ? self : this, "batched", ["gpt"], function (gpt) {
+})(typeof self !== "undefined" ? self : this, "batched", ["gpt", "train"], function (gpt, train) {
   "use strict";
 
   let kernels = null;     // kernels.wasm's exports: memory, gemm
@@ -359,5 +360,32 @@
     return { loss, grads: readGrads(p, model) };
   }
 
-  return { init, lossAndGrads };
+  /** train.evaluate in float32 (same arguments, same answer): the model on
+   *  every input at once (or on the share `part` of `parts`), the sorted
+   *  letters given, a batch of texts at a time. The worker's quick check
+   *  between two steps; its count is confirmed in float64 before a run stops. */
+  function evaluate(model, length, part, parts) {
+    const all = train.examples(train.allInputs(model.vocabSize, length));
+    const keep = (_, i) => !parts || i % parts === part;
+    const ids = all.ids.filter(keep), targets = all.targets.filter(keep), T = ids[0].length;
+    const p = planFor(model, 64 * T), per = Math.floor(p.rows / T);
+    loadWeights(p, model);
+    let sorted = 0, lossSum = 0, n = 0;
+    for (let from = 0; from < ids.length; from += per) {
+      forward(p, model, ids.slice(from, from + per), T);
+      targets.slice(from, from + per).forEach((row, s) => {
+        let right = true;
+        row.forEach((k, t) => {
+          if (k < 0) return;
+          const o = p.prob + (s * T + t) * p.Vp;
+          lossSum -= Math.log(F[o + k]); n++;
+          for (let v = 0; v < p.V; v++) if (F[o + v] > F[o + k] || (F[o + v] === F[o + k] && v < k)) right = false;
+        });
+        if (right) sorted++;
+      });
+    }
+    return { sorted, loss: lossSum / n, lossSum, n };
+  }
+
+  return { init, lossAndGrads, evaluate };
 });

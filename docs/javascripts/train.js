@@ -13,9 +13,9 @@
 // AdamW's update, to 1e-5 in float32). The step computes in float32, as
 // numpy's run does (batched.js), and AdamW rounds every weight it writes
 // to float32; the download rounds them to float16, as `python -m toycalc
-// train` ships them, and the checks on all 729 inputs (evaluate, on
-// gpt.js's forward pass in float64, as the build) read those rounded
-// weights, as toycalc's do.
+// train` ships them, and the checks on all 729 inputs read those
+// rounded weights, as toycalc's do (evaluate here, on gpt.js's forward
+// pass in float64, as the build; batched.evaluate, in float32, between).
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
   "use strict";
   if (typeof module === "object" && module.exports) {

@@ -14,8 +14,10 @@
 // gradients of half of each batch, and checks half of the inputs, while
 // the worker does the other half; the halves add up to the whole batch's
 // (batched.lossAndGrads with the batch's count). Without nested workers the
-// worker does it all. The checks on all 729 inputs run gpt.js's forward
-// pass, in float64, as the build computes.
+// worker does it all. The check every few steps runs batched.js's
+// forward pass (float32, quick); a count of 729, and the last one, is
+// confirmed by gpt.js's (float64, as the build counts), which the record
+// keeps.
 /* global importScripts */
 "use strict";
 importScripts("gpt.js", "train.js", "batched.js");
@@ -37,7 +39,7 @@ function help(m) {
     const flat = train.flatten(grads);
     postMessage({ loss, grads: flat }, [flat.buffer]);
   } else if (m.type === "evaluate") {
-    postMessage(train.evaluate(model, m.length, 1, 2));
+    postMessage((m.exact ? train : batched).evaluate(model, m.length, 1, 2));
   }
 }
 
@@ -76,16 +78,19 @@ function attention(r) {
 }
 
 /** How many inputs greedy decoding sorts, and the loss on all of them, with
- *  the weights rounded to float16 as the download ships them (train.train's check). */
-async function check(r) {
+ *  the weights rounded to float16 as the download ships them (train.train's
+ *  check): quickly in float32 (batched.js), or `exact`ly as the build
+ *  computes, in float64 (gpt.js), which a run's end and its record take. */
+async function check(r, exact) {
   const t0 = performance.now(), length = r.recipe.length;
   const shipped = train.flatten(r.params).map(train.half);
   train.unflatten(gpt.parameters(r.shipped), shipped);
-  const other = r.helper ? ask(r, { type: "evaluate", length }, shipped) : null;
-  const mine = train.evaluate(r.shipped, length, 0, r.helper ? 2 : 1);
+  const other = r.helper ? ask(r, { type: "evaluate", length, exact }, shipped) : null;
+  const mine = (exact ? train : batched).evaluate(r.shipped, length, 0, r.helper ? 2 : 1);
   const theirs = other ? await other : { sorted: 0, lossSum: 0, n: 0 };
   r.sorted = mine.sorted + theirs.sorted; r.lossOn729 = (mine.lossSum + theirs.lossSum) / (mine.n + theirs.n);
   r.busy += performance.now() - t0;
+  r.exactAt = exact ? r.losses.length : -1;
   postMessage({ type: "check", step: r.losses.length, sorted: r.sorted, loss: r.lossOn729 });
 }
 
@@ -119,7 +124,10 @@ async function loop(r) {
     const { loss, ms } = await trainStep(r);
     const n = r.losses.length;
     postMessage({ type: "step", step: n, loss, ms, attention: n % r.recipe.draw_every === 0 ? attention(r) : null });
-    if (n % r.recipe.every === 0 || n === r.limit) await check(r);
+    if (n % r.recipe.every === 0 || n === r.limit) {
+      await check(r, false);
+      if (r.sorted === 729 || n >= r.limit) await check(r, true);    // confirmed as the build counts
+    }
     if (r.sorted === 729 || n >= r.limit) {
       await finish(r);
       break;
@@ -149,7 +157,7 @@ function record(r) {
 }
 
 async function finish(r) {
-  if (r.losses.length % r.recipe.every !== 0) await check(r);      // the count at the very end
+  if (r.exactAt !== r.losses.length) await check(r, true);         // the count at the very end, in float64
   const npz = train.npz(r.shipped);
   postMessage({ type: "done", record: record(r), npz, attention: attention(r) }, [npz.buffer]);
 }

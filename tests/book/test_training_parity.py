@@ -1,9 +1,10 @@
 """nano-gpt's training step in the browser: docs/javascripts/train.js
-(AdamW, decays, examples, accuracy, eval_loss) and gpt.js's lossAndGrads
-against toycalc/model/train.py on the same weights and batches: two
+(AdamW, decays, examples, accuracy, eval_loss), backward.js's and
+batched.js's lossAndGrads against toycalc/model/train.py on the same weights and batches: two
 steps of a fresh float32 run (the loss, every gradient and AdamW's update,
 to 1e-5), and the count of sorted inputs (nanogpt.accuracy's greedy
-decoding) on weights that sort some of the 729 inputs but not all."""
+decoding) on weights that sort some of the 729 inputs but not all, in
+float64 (train.js) and in float32 (batched.js, the worker's quick check)."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,7 @@ from toycalc.model import gpt, nanogpt, sizes, train
 
 # the twins the runners run (tests/test_mirrors.py)
 JS_CASES = ["train.js:AdamW", "train.js:decays", "train.js:examples", "train.js:accuracy", "train.js:evalLoss",
-            "backward.js:lossAndGrads", "batched.js:lossAndGrads"]
+            "backward.js:lossAndGrads", "batched.js:lossAndGrads", "batched.js:evaluate"]
 
 STEP = r"""
 const g = js("gpt"), tr = js("train");
@@ -35,9 +36,10 @@ process.stdout.write(JSON.stringify({ steps, decayed }));
 """
 
 SORTED = r"""
-const g = js("gpt"), tr = js("train");
-const model = g.load(job.weights);
-process.stdout.write(JSON.stringify({ sorted: tr.accuracy(model, 6), loss: tr.evalLoss(model, 6) }));
+const g = js("gpt"), tr = js("train"), b = js("batched");
+const model = g.load(job.weights), quick = b.evaluate(model, 6);      // float32, the worker's check between steps
+const halves = [0, 1].map((part) => b.evaluate(model, 6, part, 2).sorted);    // the worker's and its helper's
+process.stdout.write(JSON.stringify({ sorted: tr.accuracy(model, 6), loss: tr.evalLoss(model, 6), float32: quick, halves }));
 """
 
 TOL = 1e-5
@@ -79,8 +81,10 @@ def test_the_sorted_count_is_greedy_decodings(nano):
     want = nanogpt.accuracy(params)
     assert 0 < want < 729
     got = run_json(SORTED, {"weights": js_data(nanogpt.CONFIG, params, nanogpt.VOCAB)}, timeout=300)
-    assert got["sorted"] == want
+    assert got["sorted"] == want == got["float32"]["sorted"] == sum(got["halves"])
+    assert min(got["halves"]) > 0
     assert abs(got["loss"] - train.eval_loss(params)) < 1e-9
+    assert abs(got["float32"]["loss"] - train.eval_loss(params)) < 1e-5
 
 
 NPZ = r"""
