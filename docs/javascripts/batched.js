@@ -33,7 +33,7 @@
 })(typeof self !== "undefined" ? self : this, "batched", ["gpt", "train"], function (gpt, train) {
   "use strict";
 
-  let kernels = null;     // kernels.wasm's exports: memory, gemm
+  let kernels = null;     // kernels.wasm's exports: memory, gemm, gelu, gelu_backward
   let F = null;           // its memory as float32s
   let plan = null;        // where each matrix lives in it (one plan at a time)
 
@@ -101,6 +101,7 @@
     F = new Float32Array(kernels.memory.buffer);
     F.fill(0, 0, top);                                   // the padding stays zero
     F.fill(1, p.ones, p.ones + rows);
+    p.sums = new Float64Array(2 * d);                    // LayerNorm's gradients, summed in float64
     return p;
   }
 
@@ -109,6 +110,11 @@
   /** The plan for this model and at least `rows` rows (the last one if it fits). */
   function planFor(model, rows) {
     if (!kernels) throw new Error("batched.js: kernels.wasm is not loaded (call init with its bytes)");
+    const parts = model.blocks.every((b) => b.b_Q && b.gamma_1) && model.gamma_f;
+    if (!parts || model.d % 4 || model.width % 4) {
+      throw new Error(`batched.js trains nano-gpt's kind of model: biases and LayerNorm weights in every block, ` +
+                      `d and the MLP's width multiples of 4 (d = ${model.d}, width = ${model.width})`);
+    }
     if (!plan || plan.key !== key(model) || plan.rows < rows) plan = makePlan(model, Math.max(rows, plan ? plan.rows : 0));
     return plan;
   }
@@ -185,11 +191,9 @@
     }
   }
 
-  const gradSums = new Float64Array(2048);
-
   /** gpt.layernorm_backward: into `out`, the row of `add` plus dL/dx, from
    *  dL/dout at `dout`; adds gamma's and beta's gradients at gGamma, gBeta. */
-  function layernormBackward(dout, x, mu, sigma, gamma, gGamma, gBeta, out, add, rows, n) {
+  function layernormBackward(gradSums, dout, x, mu, sigma, gamma, gGamma, gBeta, out, add, rows, n) {
     const F32 = F;                                   // a local: quicker in the loops
     gradSums.fill(0, 0, 2 * n);
     for (let r = 0; r < rows; r++) {
@@ -317,7 +321,7 @@
     product(blk.u2, p.dpost, g("W_1"), d, w, rows, true, false);
     addColumns(p, g("b_1"), p.dpost, rows, w);
     product(p.dpost, t.W1, p.du, rows, d, w, false, false);
-    layernormBackward(p.du, blk.h, blk.mu2, blk.s2, at("gamma_2"), g("gamma_2"), g("beta_2"), p.dh, p.dx, rows, d);
+    layernormBackward(p.sums, p.du, blk.h, blk.mu2, blk.s2, at("gamma_2"), g("gamma_2"), g("beta_2"), p.dh, p.dx, rows, d);
     product(blk.A, p.dh, g("W_O"), d, d, rows, true, false);     // h = X + A W_O + b_O
     addColumns(p, g("b_O"), p.dh, rows, d);
     product(p.dh, t.O, p.dA, rows, d, d, false, false);
@@ -325,7 +329,7 @@
     product(blk.u, p.dqkv, g("W_Q"), d, 3 * d, rows, true, false);
     addColumns(p, g("b_Q"), p.dqkv, rows, 3 * d);
     product(p.dqkv, t.qkv, p.du, rows, d, 3 * d, false, false);
-    layernormBackward(p.du, p.x[b], blk.mu1, blk.s1, at("gamma_1"), g("gamma_1"), g("beta_1"), p.dx, p.dh, rows, d);
+    layernormBackward(p.sums, p.du, p.x[b], blk.mu1, blk.s1, at("gamma_1"), g("gamma_1"), g("beta_1"), p.dx, p.dh, rows, d);
   }
 
   /** gpt.loss_and_grads on a batch of texts (ids and targets: one array per
@@ -349,7 +353,7 @@
     product(p.f, p.dz, G.W_U[0], d, Vp, rows, true, false);
     product(p.dz, p.WUT, p.du, rows, d, Vp, false, false);        // dL/df = dz W_U^T
     F.fill(0, p.dh, p.dh + rows * d);
-    layernormBackward(p.du, p.x[p.L], p.muf, p.sf, W.gamma_f[0], G.gamma_f[0], G.beta_f[0], p.dx, p.dh, rows, d);
+    layernormBackward(p.sums, p.du, p.x[p.L], p.muf, p.sf, W.gamma_f[0], G.gamma_f[0], G.beta_f[0], p.dx, p.dh, rows, d);
     for (let b = p.L - 1; b >= 0; b--) blockBackward(p, model, b, ids.length, T);
     ids.forEach((text, s) => text.forEach((id, t) => {           // X = E[ids] + P[:T]
       for (let k = 0; k < d; k++) {

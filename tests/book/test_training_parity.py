@@ -121,3 +121,17 @@ def test_float16_rounding_is_numpys():
     assert np.array_equal(np.array(got["values"]), values.astype(np.float16).astype(float))
     negative_zero = every == 0x8000                        # JSON writes -0 as 0
     assert np.array_equal(np.array(got["bits"])[~negative_zero], every[~negative_zero])
+
+
+REFUSED = r"""
+const g = js("gpt"), b = js("batched");
+try { b.lossAndGrads(g.load(job.weights), [[0, 1, 2]], [[1, 2, 0]]); process.stdout.write("{}"); }
+catch (e) { process.stdout.write(JSON.stringify({ message: e.message })); }
+"""
+
+
+def test_the_batched_step_refuses_a_model_without_nano_gpts_parts(toy):
+    """The toy has no biases and no LayerNorm weights: batched.js would
+    read zeros for them (a gamma of 0), so it says what it trains instead."""
+    got = run_json(REFUSED, {"weights": js_data(toy.cfg, toy.params, toy.vocab)})
+    assert got["message"].startswith("batched.js trains nano-gpt's kind of model: biases and LayerNorm weights")
