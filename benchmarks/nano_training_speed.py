@@ -5,8 +5,9 @@ at most 3 × a numpy step; the page's frame at most 16 ms while it trains.
 
 1. step ratio: one training step of nano-gpt (batch 64: forward, backward,
    AdamW) in the page's own Web Worker (train_worker.js: batched.js's
-   float32 step on kernels.wasm and train.js's AdamW, on two threads, the
-   worker and its helper, timed with performance.now inside the worker)
+   float32 step on kernels.wasm and train.js's AdamW, on the threads the
+   page takes: two, the worker and its helper, on more than two cores,
+   else one; timed with performance.now inside the worker)
    and one with numpy (toycalc.model.train.train_step, float32, BLAS
    threads pinned as `python -m toycalc train` pins them), in turn, which
    goes first alternating, so that a change of load on the machine hits
@@ -56,7 +57,7 @@ GOAL_SECONDS, GOAL_RATIO, GOAL_FRAME = 60, 3.0, 16
 # the page's own worker (two threads: it and its helper), driven one step at a time
 SETUP = """([recipe, url]) => new Promise((resolve) => {
   const w = window.__worker = new Worker(url);
-  w.onmessage = (e) => (e.data.type === "started" ? resolve() : e.data.type === "one" && window.__done(e.data.ms));
+  w.onmessage = (e) => (e.data.type === "started" ? resolve(e.data.threads) : e.data.type === "one" && window.__done(e.data.ms));
   w.postMessage({ type: "start", recipe, seed: recipe.seed, limit: 1e9, stepwise: true });
 })"""
 STEP = """() => new Promise((resolve) => { window.__done = resolve; window.__worker.postMessage({ type: "one" }); })"""
@@ -89,7 +90,7 @@ WATCH = """() => {
 
 def step_ratio(page, pairs: int) -> tuple[float, float, float]:
     recipe = page.evaluate("JSON.parse(document.querySelector('[data-nano-train]').dataset.nanoTrain)")
-    page.evaluate(SETUP, [recipe, page.url.split("/nano-gpt/")[0] + "/javascripts/train_worker.js"])
+    threads = page.evaluate(SETUP, [recipe, page.url.split("/nano-gpt/")[0] + "/javascripts/train_worker.js"])
     params, opt, data = train.start()
     browser, numpy, ratios = [], [], []
     with threadpool_limits(limits=blas.THREADS, user_api="blas"):
@@ -108,7 +109,7 @@ def step_ratio(page, pairs: int) -> tuple[float, float, float]:
                 b = page.evaluate(STEP)
                 n = py()
             browser.append(b); numpy.append(n); ratios.append(b / n)
-    return statistics.median(browser), statistics.median(numpy), statistics.median(ratios)
+    return statistics.median(browser), statistics.median(numpy), statistics.median(ratios), threads
 
 
 def main_thread_tasks(trace: bytes) -> list[tuple[float, float]]:
@@ -148,11 +149,12 @@ def main() -> int:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(base + "/nano-gpt/train/")
         page.wait_for_selector("[data-nano-train][data-state]")
-        b, n, r = step_ratio(page, args.pairs)
+        b, n, r, threads = step_ratio(page, args.pairs)
         load = os.getloadavg()[0]
         print(f"nano-gpt training in headless chromium, {os.cpu_count()} cores, load average {load:.1f}")
-        print(f"  one step (batch {train.BATCH}), median of {args.pairs} in turn: browser {b:.0f} ms, "
-              f"numpy {n:.0f} ms, ratio {r:.2f} × (goal ≤ {GOAL_RATIO:g} ×) {'ok' if r <= GOAL_RATIO else 'over'}")
+        print(f"  one step (batch {train.BATCH}), median of {args.pairs} in turn: browser {b:.0f} ms ({threads} "
+              f"thread{'s' if threads > 1 else ''}), "
+              f"numpy {n:.0f} ms ({blas.THREADS} BLAS threads), ratio {r:.2f} × (goal ≤ {GOAL_RATIO:g} ×) {'ok' if r <= GOAL_RATIO else 'over'}")
         if args.no_run:
             return 0
         page.reload()

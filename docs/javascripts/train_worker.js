@@ -9,12 +9,15 @@
 // of the 729 inputs greedy decoding sorts). At the end it sends the weights
 // as an .npz (float16, as the book ships them) and the record that
 // toycalc's build reads beside it.
-// Two threads, as numpy's BLAS uses two: the worker starts this same file
-// again as its helper (train_worker.js?helper), which computes the
-// gradients of half of each batch, and checks half of the inputs, while
-// the worker does the other half; the halves add up to the whole batch's
-// (batched.lossAndGrads with the batch's count). Without nested workers the
-// worker does it all. The check every few steps runs batched.js's
+// Two threads, as numpy's BLAS uses two, on a machine of more than two
+// cores: the worker starts this same file again as its helper
+// (train_worker.js?helper), which computes the gradients of half of each
+// batch, and checks half of the inputs, while the worker does the other
+// half; the halves add up to the whole batch's (batched.lossAndGrads with
+// the batch's count). On two cores (or without nested workers) the worker
+// does it all and leaves the other core to the page, whose frames then
+// stay short (benchmarks/nano_training_speed.py: on this book's 2-core
+// machine, one thread reached 729/729 as fast as two). The check every few steps runs batched.js's
 // forward pass (float32, quick); a count of 729, and the last one, is
 // confirmed by gpt.js's (float64, as the build counts), which the record
 // keeps.
@@ -47,15 +50,18 @@ function help(m) {
 
 let run = null;
 
-/** A fresh run from the recipe (the build's, with the reader's seed and step limit). */
-function start(recipe, seed, limit) {
+/** A fresh run from the recipe (the build's, with the reader's seed and
+ *  step limit), on `threads` threads (1 or 2; by default 2 on a machine of
+ *  more than two cores, else 1). */
+function start(recipe, seed, limit, threads) {
+  threads = threads || ((self.navigator.hardwareConcurrency || 1) > 2 ? 2 : 1);
   const next = gpt.rng(seed);
   const model = train.initModel(recipe, next);
   const params = gpt.parameters(model);
   const r = { recipe, seed, limit, next, model, params, opt: new train.AdamW(params, recipe.optimizer),
               losses: [], sorted: 0, lossOn729: null, started: performance.now(), busy: 0, paused: false,
               helper: null, answer: null, shipped: train.initModel(recipe, gpt.rng(0)) };
-  if (typeof Worker === "function") {
+  if (typeof Worker === "function" && threads === 2) {
     r.helper = new Worker("train_worker.js?helper");
     r.helper.onmessage = (event) => r.answer(event.data);
     r.helper.postMessage({ type: "init", recipe });
@@ -164,8 +170,8 @@ async function finish(r) {
 
 function work(m) {
   if (m.type === "start") {
-    run = start(m.recipe, m.seed, m.limit);
-    postMessage({ type: "started", attention: attention(run) });
+    run = start(m.recipe, m.seed, m.limit, m.threads);
+    postMessage({ type: "started", attention: attention(run), threads: run.helper ? 2 : 1 });
     if (!m.stepwise) loop(run);
   } else if (m.type === "pause" && run) {
     run.paused = true;
@@ -173,7 +179,7 @@ function work(m) {
     run.paused = false;
     if (!run.looping) loop(run);
   } else if (m.type === "one" && run) {            // benchmarks/nano_training_speed.py: one step, timed
-    trainStep(run).then(({ ms }) => postMessage({ type: "one", ms }));
+    trainStep(run).then(({ ms, loss }) => postMessage({ type: "one", ms, loss }));
   }
 }
 

@@ -102,3 +102,33 @@ def test_without_its_kernels_the_trainer_says_it_cannot_start(visit):
     page.wait_for_function("() => document.querySelector('[data-nano-train]').dataset.state === 'idle'", timeout=60_000)
     assert page.locator(".nano-train-detail").text_content().startswith("The trainer could not start: ")
     assert page.get_by_role("button", name="Start").is_enabled()
+
+
+STEPS_ON = """async ([threads, steps]) => {
+  const recipe = JSON.parse(document.querySelector('[data-nano-train]').dataset.nanoTrain);
+  const w = new Worker(new URL("../../javascripts/train_worker.js", location.href));
+  const next = () => new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); });
+  let answer = next();
+  w.postMessage({ type: "start", recipe, seed: recipe.seed, limit: 1e9, stepwise: true, threads });
+  await answer;
+  const losses = [];
+  for (let k = 0; k < steps; k++) {
+    answer = next();
+    w.postMessage({ type: "one" });
+    losses.push((await answer).loss);
+  }
+  w.terminate();
+  return losses;
+}"""
+
+
+def test_two_threads_take_the_steps_one_takes(visit):
+    """On a machine of more than two cores the worker trains on two threads
+    (its helper takes half of each batch); on this one it takes one. Both,
+    from the book's seed, give the same losses step after step (to float32's
+    rounding: the halves' gradients are summed apart, then added)."""
+    page = visit().open("/nano-gpt/train/")
+    one, two = (page.evaluate(STEPS_ON, [threads, 4]) for threads in (1, 2))
+    assert len(one) == len(two) == 4 and one[0] > one[-1]
+    assert max(abs(a - b) for a, b in zip(one, two)) < 1e-5 * max(one)
+
