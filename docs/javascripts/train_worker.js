@@ -17,10 +17,10 @@
 // the batch's count). On two cores (or without nested workers) the worker
 // does it all and leaves the other core to the page, whose frames then
 // stay short (benchmarks/nano_training_speed.py: on this book's 2-core
-// machine, one thread reached 729/729 as fast as two). The check every few steps runs batched.js's
-// forward pass (float32, quick); a count of 729, and the last one, is
-// confirmed by gpt.js's (float64, as the build counts), which the record
-// keeps.
+// machine, one thread reached 729/729 as fast as two). The check every
+// few steps runs batched.js's forward pass (float32, quick); a count of
+// 729, and the last one, is confirmed by gpt.js's (float64, as the build
+// counts), which the record keeps.
 /* global importScripts */
 "use strict";
 importScripts("gpt.js", "train.js", "batched.js");
@@ -131,8 +131,8 @@ async function loop(r) {
     const n = r.losses.length;
     postMessage({ type: "step", step: n, loss, ms, attention: n % r.recipe.draw_every === 0 ? attention(r) : null });
     if (n % r.recipe.every === 0 || n === r.limit) {
-      await check(r, false);
-      if (r.sorted === 729 || n >= r.limit) await check(r, true);    // confirmed as the build counts
+      await check(r, n >= r.limit);                                   // float32 until the last
+      if (r.sorted === 729 && r.exactAt !== n) await check(r, true);   // confirmed as the build counts
     }
     if (r.sorted === 729 || n >= r.limit) {
       await finish(r);
