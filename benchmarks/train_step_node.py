@@ -4,16 +4,17 @@ against numpy's, one thread each, in CPU time.
 The step of the page "Train it yourself" (train.js's batch and AdamW on
 batched.js's lossAndGrads, float32 on kernels.wasm's products, batch 64;
 with --js, an older folder without batched.js: backward.js's, float64,
-text by text) runs in one Node process that Python drives one step at a time; numpy's step
-(toycalc.model.train.train_step, float32, BLAS pinned to one thread) runs
-in this process; the two take turns, which goes first alternating. Each
-side's time is the CPU time its process spent on the step
-(process.cpuUsage in Node, time.process_time here), not the wall clock:
-on a machine shared with other work, a thread that waits for a core is
-not counted, so the ratio says what the code costs. Goal (issue 26): a
-browser step at most 3 × a numpy step; the browser runs the step on two
-threads as numpy's BLAS does, so the ratio per thread is the one to hold
-to it. benchmarks/nano_training_speed.py measures the page itself.
+text by text) runs in one Node process that Python drives one step at a
+time; numpy's step (toycalc.model.train.train_step, float32, BLAS pinned
+to one thread) runs in this process; the two take turns, which goes
+first alternating. Each side's time is the CPU time its process spent on
+the step (process.cpuUsage in Node, time.process_time here), not the
+wall clock: on a machine shared with other work, a thread that waits for
+a core is not counted, so the ratio says what the code costs. Goal
+(issue 26): a browser step at most 3 × a numpy step; numpy's BLAS runs
+on two threads, the page on two where the machine has more than two
+cores (else one), so the ratio per thread is the one to hold to it.
+benchmarks/nano_training_speed.py measures the page itself.
 
     .venv/bin/python benchmarks/train_step_node.py [--pairs 20]
 """
