@@ -280,6 +280,10 @@
    *  into the plan; the probabilities at p.prob (rows x V). */
   function forward(p, model, ids, T) {
     const d = p.d, w = p.w, rows = ids.length * T, W = p.weights;
+    if (T > model.nCtx || ids.some((text) => text.length !== T)) {
+      throw new RangeError(`texts of ${ids.map((text) => text.length).join(", ")} tokens: ` +
+                           `expected all of one length, at most the model's ${model.nCtx} positions`);
+    }
     ids.forEach((text, s) => text.forEach((id, t) => {          // X = E[ids] + P[:T]
       const o = p.x[0] + (s * T + t) * d, e = W.E[0] + id * d, pos = W.P[0] + t * d;
       for (let k = 0; k < d; k++) F[o + k] = F[e + k] + F[pos + k];

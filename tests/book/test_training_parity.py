@@ -125,7 +125,7 @@ def test_float16_rounding_is_numpys():
 
 REFUSED = r"""
 const g = js("gpt"), b = js("batched");
-try { b.lossAndGrads(g.load(job.weights), [[0, 1, 2]], [[1, 2, 0]]); process.stdout.write("{}"); }
+try { b.lossAndGrads(g.load(job.weights), job.ids, job.ids); process.stdout.write("{}"); }
 catch (e) { process.stdout.write(JSON.stringify({ message: e.message })); }
 """
 
@@ -133,5 +133,13 @@ catch (e) { process.stdout.write(JSON.stringify({ message: e.message })); }
 def test_the_batched_step_refuses_a_model_without_nano_gpts_parts(toy):
     """The toy has no biases and no LayerNorm weights: batched.js would
     read zeros for them (a gamma of 0), so it says what it trains instead."""
-    got = run_json(REFUSED, {"weights": js_data(toy.cfg, toy.params, toy.vocab)})
+    got = run_json(REFUSED, {"weights": js_data(toy.cfg, toy.params, toy.vocab), "ids": [[0, 1, 2]]})
     assert got["message"].startswith("batched.js trains nano-gpt's kind of model: biases and LayerNorm weights")
+
+
+@pytest.mark.parametrize("ids", [[[0, 1, 2] * 4], [[0, 1], [0]]], ids=["past n_ctx", "ragged"])
+def test_the_batched_step_refuses_texts_it_cannot_lay_out(nano, ids):
+    """Texts longer than the model's positions (they would read past P) or
+    of different lengths (the rows of one matrix): a message, not numbers."""
+    got = run_json(REFUSED, {"weights": js_data(nanogpt.CONFIG, nano.params, nanogpt.VOCAB), "ids": ids})
+    assert "expected all of one length, at most the model's 11 positions" in got["message"]
