@@ -122,13 +122,36 @@ STEPS_ON = """async ([threads, steps]) => {
 }"""
 
 
+RUN_ON = """async ([threads, limit]) => {
+  const recipe = JSON.parse(document.querySelector('[data-nano-train]').dataset.nanoTrain);
+  const w = new Worker(new URL("../../javascripts/train_worker.js", location.href)), checks = [];
+  const record = await new Promise((resolve) => {
+    w.onmessage = (e) => (e.data.type === "check" ? checks.push(e.data) : e.data.type === "done" && resolve(e.data.record));
+    w.postMessage({ type: "start", recipe, seed: recipe.seed, limit, threads });
+  });
+  w.terminate();
+  return { checks, record };
+}"""
+
+
 def test_two_threads_take_the_steps_one_takes(visit):
     """On a machine of more than two cores the worker trains on two threads
-    (its helper takes half of each batch); on this one it takes one. Both,
-    from the book's seed, give the same losses step after step (to float32's
-    rounding: the halves' gradients are summed apart, then added)."""
+    (its helper takes half of each batch and of each check); on this one it
+    takes one. Both, from the book's seed, give the same losses step after
+    step (to float32's rounding: the halves' gradients are summed apart,
+    then added), and the same checks: the quick one in float32 at step 50,
+    the float64 one at the limit, which the record keeps (its loss to the
+    drift of the two runs' weights)."""
     page = visit().open("/nano-gpt/train/")
     one, two = (page.evaluate(STEPS_ON, [threads, 4]) for threads in (1, 2))
     assert len(one) == len(two) == 4 and one[0] > one[-1]
     assert max(abs(a - b) for a, b in zip(one, two)) < 1e-5 * max(one)
+    one, two = (page.evaluate(RUN_ON, [threads, 51]) for threads in (1, 2))
+    assert [c["step"] for c in one["checks"]] == [c["step"] for c in two["checks"]] == [50, 51]
+    assert [c["sorted"] for c in one["checks"]] == [c["sorted"] for c in two["checks"]]
+    assert one["record"]["made_with"]["threads"] == 1 and two["record"]["made_with"]["threads"] == 2
+    assert one["record"]["accuracy_on_729"] == two["record"]["accuracy_on_729"] == one["checks"][-1]["sorted"]
+    # the two runs' weights drift apart at float32's rounding (Adam divides by
+    # the gradients' size), 6e-5 of the loss after 51 steps
+    assert one["record"]["loss_on_729"] == pytest.approx(two["record"]["loss_on_729"], rel=1e-3)
 
