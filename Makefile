@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve build check test bench
+.PHONY: install serve build check test bench wasm
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -49,3 +49,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/build_speed.py
 	$(BIN)/python benchmarks/train_speed.py --full
 	$(BIN)/python benchmarks/train_step_node.py
+
+# docs/javascripts/kernels.wasm from kernels.wat, its text (nano-gpt's
+# training in the browser): after an edit of the .wat, commit both
+# (tests/book/test_kernels.py holds them equal).
+wasm: $(STAMP)
+	$(BIN)/python -c 'import pathlib, wasmtime; d = pathlib.Path("docs/javascripts"); \
+	  (d / "kernels.wasm").write_bytes(wasmtime.wat2wasm((d / "kernels.wat").read_text(encoding="utf-8")))'

@@ -2,17 +2,19 @@
 against numpy's, one thread each, in CPU time.
 
 The step of the page "Train it yourself" (train.js's batch and AdamW on
-backward.js's lossAndGrads and gpt.js's forward, batch 64) runs in one
-Node process that Python drives one step at a time; numpy's step
-(toycalc.model.train.train_step, float32, BLAS pinned to one thread) runs
-in this process; the two take turns, which goes first alternating. Each
-side's time is the CPU time its process spent on the step
-(process.cpuUsage in Node, time.process_time here), not the wall clock:
-on a machine shared with other work, a thread that waits for a core is
-not counted, so the ratio says what the code costs. Goal (issue 26): a
-browser step at most 3 × a numpy step; the browser runs the step on two
-threads as numpy's BLAS does, so the ratio per thread is the one to hold
-to it. benchmarks/nano_training_speed.py measures the page itself.
+batched.js's lossAndGrads, float32 on kernels.wasm's products, batch 64;
+with --js, an older folder without batched.js: backward.js's, float64,
+text by text) runs in one Node process that Python drives one step at a
+time; numpy's step (toycalc.model.train.train_step, float32, BLAS pinned
+to one thread) runs in this process; the two take turns, which goes
+first alternating. Each side's time is the CPU time its process spent on
+the step (process.cpuUsage in Node, time.process_time here), not the
+wall clock: on a machine shared with other work, a thread that waits for
+a core is not counted, so the ratio says what the code costs. Goal
+(issue 26): a browser step at most 3 × a numpy step; numpy's BLAS runs
+on two threads, the page on two where the machine has more than two
+cores (else one), so the ratio per thread is the one to hold to it.
+benchmarks/nano_training_speed.py measures the page itself.
 
     .venv/bin/python benchmarks/train_step_node.py [--pairs 20]
 """
@@ -47,7 +49,9 @@ JS = Path(__file__).resolve().parent.parent / "docs" / "javascripts"
 STEPPER = r"""
 const path = require("path"), readline = require("readline");
 const js = (n) => require(path.join(process.argv[1], `${n}.js`));
-const g = js("gpt"), b = js("backward"), tr = js("train");
+const fs = require("fs");
+const g = js("gpt"), tr = js("train");
+const b = fs.existsSync(path.join(process.argv[1], "batched.js")) ? js("batched") : js("backward");
 let recipe = null, next, model, params, opt;
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   if (!recipe) {
@@ -69,8 +73,8 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=20, help="Node and numpy steps taken in turn")
-    parser.add_argument("--js", type=Path, default=JS, help="the folder of gpt.js, backward.js, train.js "
-                        "(another version's, to compare)")
+    parser.add_argument("--js", type=Path, default=JS, help="the folder of gpt.js, batched.js (or backward.js), "
+                        "train.js (another version's, to compare)")
     args = parser.parse_args()
     node = shutil.which("node") or "/usr/bin/node"
     proc = subprocess.Popen([node, "-e", STEPPER, str(args.js)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

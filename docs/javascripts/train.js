@@ -3,18 +3,19 @@
 //
 // What the page "Train it yourself" (docs/nano-gpt/train.md) runs in a Web
 // Worker (train_worker.js) to train nano-gpt from scratch: minGPT's sort
-// demo with the book's recipe, on gpt.js's forward and backward passes.
+// demo with the book's recipe, on batched.js's loss and gradients.
 // One difference from toycalc, on purpose: the random numbers (the
 // initial weights, the batches) come from the browser's own seeded
 // generator (gpt.rng, mulberry32), not numpy's, so a seed gives another
 // run here than `python -m toycalc train --seed` does; everything after
 // the draws is the same arithmetic, held to numpy by
 // tests/book/test_training_parity.py (one step: loss, every gradient and
-// AdamW's update, to 1e-5 in float32). The passes compute in float64 (a
-// JavaScript number), and AdamW rounds every weight it writes to float32,
-// as numpy's float32 run keeps them; the download rounds them to float16,
-// as `python -m toycalc train` ships them, and the checks on all 729
-// inputs read those rounded weights, as toycalc's do.
+// AdamW's update, to 1e-5 in float32). The step computes in float32, as
+// numpy's run does (batched.js), and AdamW rounds every weight it writes
+// to float32; the download rounds them to float16, as `python -m toycalc
+// train` ships them, and the checks on all 729 inputs read those
+// rounded weights, as toycalc's do (evaluate here, on gpt.js's forward
+// pass in float64, as the build; batched.evaluate, in float32, between).
 (function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
   "use strict";
   if (typeof module === "object" && module.exports) {

@@ -225,11 +225,11 @@
           ui.detail.textContent = `Step ${m.step}: loss ${fixed(m.loss)} on this step's batch (${Math.round(m.ms)} ms a step).`;
         }
         if (!run.pending) { run.pending = true; requestAnimationFrame(() => { run.pending = false; drawChart(); }); }
-      } else if (m.type === "paused") {
-        ui.detail.textContent = `Paused after step ${m.step}.`;
-      } else if (m.type === "check") {
+      } else if (m.type === "paused") ui.detail.textContent = `Paused after step ${m.step}.`;
+      else if (m.type === "check") {
         ui.status.textContent = `${m.sorted} of ${ui.inputs} sorted (checked at step ${m.step})`;
       } else if (m.type === "done") finished(m);
+      else if (m.type === "error") { ui.detail.textContent = m.message; set("idle"); }    // kernels.wasm did not load
     };
     const finished = (m) => {
       const r = m.record;

@@ -1,22 +1,34 @@
 // train_worker.js: a page helper: the Web Worker of the page "Train it
 // yourself" (docs/nano-gpt/train.md, wired by train_page.js), so that the
-// page stays responsive while nano-gpt trains. It runs train.js on gpt.js and backward.js:
+// page stays responsive while nano-gpt trains. It runs train.js's batches
+// and AdamW on batched.js's loss and gradients (float32, the whole batch
+// at once, its matrix products in kernels.wasm, which it fetches first):
 // one training step at a time (a "pause" gets through between two),
 // and tells the page after each step (its loss), every few steps (the last
 // block's attention on the chapter's example) and at each check (how many
 // of the 729 inputs greedy decoding sorts). At the end it sends the weights
 // as an .npz (float16, as the book ships them) and the record that
 // toycalc's build reads beside it.
-// Two threads, as numpy's BLAS uses two: the worker starts this same file
-// again as its helper (train_worker.js?helper), which computes the
-// gradients of half of each batch, and checks half of the inputs, while
-// the worker does the other half; the halves add up to the whole batch's
-// (backward.lossAndGrads with the batch's count). Without nested workers the
-// worker does it all.
+// Two threads, as numpy's BLAS uses two, on a machine of more than two
+// cores: the worker starts this same file again as its helper
+// (train_worker.js?helper), which computes the gradients of half of each
+// batch, and checks half of the inputs, while the worker does the other
+// half; the halves add up to the whole batch's (batched.lossAndGrads with
+// the batch's count). On two cores (or without nested workers) the worker
+// does it all and leaves the other core to the page, whose frames then
+// stay short (benchmarks/nano_training_speed.py: on this book's 2-core
+// machine, one thread reached 729/729 as fast as two). The check every
+// few steps runs batched.js's forward pass (float32, quick); a count of
+// 729, and the last one, is confirmed by gpt.js's (float64, as the build
+// counts), which the record keeps.
 /* global importScripts */
 "use strict";
-importScripts("gpt.js", "backward.js", "train.js");
-const { gpt, backward, train } = self.toycalc;
+importScripts("gpt.js", "train.js", "batched.js");
+const { gpt, train, batched } = self.toycalc;
+const loaded = fetch("kernels.wasm").then((r) => {
+  if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
+  return r.arrayBuffer();
+}).then((bytes) => batched.init(bytes));
 
 // ------------------------------------------------------------ the helper
 
@@ -26,11 +38,11 @@ function help(m) {
   if (m.type === "init") { model = train.initModel(m.recipe, gpt.rng(0)); return; }
   train.unflatten(gpt.parameters(model), m.weights);
   if (m.type === "grads") {
-    const { loss, grads } = backward.lossAndGrads(model, m.ids, m.targets, undefined, undefined, m.count);
+    const { loss, grads } = batched.lossAndGrads(model, m.ids, m.targets, m.count);
     const flat = train.flatten(grads);
     postMessage({ loss, grads: flat }, [flat.buffer]);
   } else if (m.type === "evaluate") {
-    postMessage(train.evaluate(model, m.length, 1, 2));
+    postMessage((m.exact ? train : batched).evaluate(model, m.length, 1, 2));
   }
 }
 
@@ -38,15 +50,18 @@ function help(m) {
 
 let run = null;
 
-/** A fresh run from the recipe (the build's, with the reader's seed and step limit). */
-function start(recipe, seed, limit) {
+/** A fresh run from the recipe (the build's, with the reader's seed and
+ *  step limit), on `threads` threads (1 or 2; by default 2 on a machine of
+ *  more than two cores, else 1). */
+function start(recipe, seed, limit, threads) {
+  threads = threads || ((self.navigator.hardwareConcurrency || 1) > 2 ? 2 : 1);
   const next = gpt.rng(seed);
   const model = train.initModel(recipe, next);
   const params = gpt.parameters(model);
   const r = { recipe, seed, limit, next, model, params, opt: new train.AdamW(params, recipe.optimizer),
               losses: [], sorted: 0, lossOn729: null, started: performance.now(), busy: 0, paused: false,
               helper: null, answer: null, shipped: train.initModel(recipe, gpt.rng(0)) };
-  if (typeof Worker === "function") {
+  if (typeof Worker === "function" && threads === 2) {
     r.helper = new Worker("train_worker.js?helper");
     r.helper.onmessage = (event) => r.answer(event.data);
     r.helper.postMessage({ type: "init", recipe });
@@ -69,16 +84,19 @@ function attention(r) {
 }
 
 /** How many inputs greedy decoding sorts, and the loss on all of them, with
- *  the weights rounded to float16 as the download ships them (train.train's check). */
-async function check(r) {
+ *  the weights rounded to float16 as the download ships them (train.train's
+ *  check): quickly in float32 (batched.js), or `exact`ly as the build
+ *  computes, in float64 (gpt.js), which a run's end and its record take. */
+async function check(r, exact) {
   const t0 = performance.now(), length = r.recipe.length;
   const shipped = train.flatten(r.params).map(train.half);
   train.unflatten(gpt.parameters(r.shipped), shipped);
-  const other = r.helper ? ask(r, { type: "evaluate", length }, shipped) : null;
-  const mine = train.evaluate(r.shipped, length, 0, r.helper ? 2 : 1);
+  const other = r.helper ? ask(r, { type: "evaluate", length, exact }, shipped) : null;
+  const mine = (exact ? train : batched).evaluate(r.shipped, length, 0, r.helper ? 2 : 1);
   const theirs = other ? await other : { sorted: 0, lossSum: 0, n: 0 };
   r.sorted = mine.sorted + theirs.sorted; r.lossOn729 = (mine.lossSum + theirs.lossSum) / (mine.n + theirs.n);
   r.busy += performance.now() - t0;
+  r.exactAt = exact ? r.losses.length : -1;
   postMessage({ type: "check", step: r.losses.length, sorted: r.sorted, loss: r.lossOn729 });
 }
 
@@ -89,7 +107,7 @@ async function trainStep(r) {
   const count = targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
   const half = r.helper ? ids.length >> 1 : ids.length;
   const other = r.helper ? ask(r, { type: "grads", ids: ids.slice(half), targets: targets.slice(half), count }) : null;
-  const mine = backward.lossAndGrads(r.model, ids.slice(0, half), targets.slice(0, half), undefined, undefined, count);
+  const mine = batched.lossAndGrads(r.model, ids.slice(0, half), targets.slice(0, half), count);
   let loss = mine.loss;
   if (other) {
     const theirs = await other, flat = train.flatten(mine.grads);
@@ -112,7 +130,10 @@ async function loop(r) {
     const { loss, ms } = await trainStep(r);
     const n = r.losses.length;
     postMessage({ type: "step", step: n, loss, ms, attention: n % r.recipe.draw_every === 0 ? attention(r) : null });
-    if (n % r.recipe.every === 0 || n === r.limit) await check(r);
+    if (n % r.recipe.every === 0 || n === r.limit) {
+      await check(r, n >= r.limit);                                   // float32 until the last
+      if (r.sorted === 729 && r.exactAt !== n) await check(r, true);   // confirmed as the build counts
+    }
     if (r.sorted === 729 || n >= r.limit) {
       await finish(r);
       break;
@@ -130,7 +151,7 @@ function record(r) {
   return {
     what: "nano-gpt, the letter sorter, trained in the browser (the page Train it yourself)",
     config: rec.config, parameters: rec.parameters, seed: r.seed, batch: rec.batch,
-    optimizer: { name: "AdamW", ...rec.optimizer }, dtype: "float64", stored_as: "float16",
+    optimizer: { name: "AdamW", ...rec.optimizer }, dtype: "float32", stored_as: "float16",
     weights_between_steps: "float32",
     random_numbers: "the browser's seeded generator (mulberry32), not numpy's: another run than python -m toycalc train --seed",
     steps: n, final_loss: round(last.reduce((a, b) => a + b, 0) / last.length),
@@ -142,15 +163,15 @@ function record(r) {
 }
 
 async function finish(r) {
-  if (r.losses.length % r.recipe.every !== 0) await check(r);      // the count at the very end
+  if (r.exactAt !== r.losses.length) await check(r, true);         // the count at the very end, in float64
   const npz = train.npz(r.shipped);
   postMessage({ type: "done", record: record(r), npz, attention: attention(r) }, [npz.buffer]);
 }
 
 function work(m) {
   if (m.type === "start") {
-    run = start(m.recipe, m.seed, m.limit);
-    postMessage({ type: "started", attention: attention(run) });
+    run = start(m.recipe, m.seed, m.limit, m.threads);
+    postMessage({ type: "started", attention: attention(run), threads: run.helper ? 2 : 1 });
     if (!m.stepwise) loop(run);
   } else if (m.type === "pause" && run) {
     run.paused = true;
@@ -158,8 +179,10 @@ function work(m) {
     run.paused = false;
     if (!run.looping) loop(run);
   } else if (m.type === "one" && run) {            // benchmarks/nano_training_speed.py: one step, timed
-    trainStep(run).then(({ ms }) => postMessage({ type: "one", ms }));
+    trainStep(run).then(({ ms, loss }) => postMessage({ type: "one", ms, loss }));
   }
 }
 
-self.onmessage = (event) => (self.location.search.includes("helper") ? help : work)(event.data);
+// every message once kernels.wasm is in, in the order they came; without it, a word to the page, once
+self.onmessage = (event) => loaded.then(() => (self.location.search.includes("helper") ? help : work)(event.data), () => {});
+loaded.catch((error) => postMessage({ type: "error", message: `The trainer could not start: ${error.message}` }));

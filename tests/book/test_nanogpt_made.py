@@ -21,7 +21,9 @@ def rendered(macros, nano=None) -> str:
 
 def browser_trained(nano, path):
     """The shipped weights under the record the page Train it yourself writes
-    (train_worker.js's record): made_with names the browser."""
+    (train_worker.js's record): made_with names the browser. Its dtype is
+    float64, as the page's downloads said before batched.js (float32 now):
+    a value other than the book's own shows that the page reads the record."""
     record = dict(nano.record, what="nano-gpt, the letter sorter, trained in the browser (the page Train it yourself)",
                   seed=7, dtype="float64", weights_between_steps="float32",
                   made_with={"browser": "Mozilla/5.0 (X11; Linux x86_64) Chrome", "threads": 2, "ms_per_step": 90.0})

@@ -88,3 +88,70 @@ def test_before_a_run_the_downloads_are_greyed_and_say_why(visit, scheme):
         assert why.is_visible() and "wait for a finished run" in why.text_content()
     assert start.is_enabled()
     assert start.evaluate("(b) => getComputedStyle(b).borderTopStyle") == "solid"
+
+
+def test_without_its_kernels_the_trainer_says_it_cannot_start(visit):
+    """The worker fetches kernels.wasm before its first step: when that
+    fails (a browser without WebAssembly's SIMD, a file missing), the page
+    says so in its status line and goes back to idle, rather than saying
+    "Starting…" for ever."""
+    v = visit()
+    v.context.route("**/kernels.wasm", lambda route: route.fulfill(status=404, body="not here"))
+    page = v.open("/nano-gpt/train/")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_function("() => document.querySelector('[data-nano-train]').dataset.state === 'idle'", timeout=60_000)
+    assert page.locator(".nano-train-detail").text_content().startswith("The trainer could not start: ")
+    assert page.get_by_role("button", name="Start").is_enabled()
+
+
+STEPS_ON = """async ([threads, steps]) => {
+  const recipe = JSON.parse(document.querySelector('[data-nano-train]').dataset.nanoTrain);
+  const w = new Worker(new URL("../../javascripts/train_worker.js", location.href));
+  const next = () => new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); });
+  let answer = next();
+  w.postMessage({ type: "start", recipe, seed: recipe.seed, limit: 1e9, stepwise: true, threads });
+  await answer;
+  const losses = [];
+  for (let k = 0; k < steps; k++) {
+    answer = next();
+    w.postMessage({ type: "one" });
+    losses.push((await answer).loss);
+  }
+  w.terminate();
+  return losses;
+}"""
+
+
+RUN_ON = """async ([threads, limit]) => {
+  const recipe = JSON.parse(document.querySelector('[data-nano-train]').dataset.nanoTrain);
+  const w = new Worker(new URL("../../javascripts/train_worker.js", location.href)), checks = [];
+  const record = await new Promise((resolve) => {
+    w.onmessage = (e) => (e.data.type === "check" ? checks.push(e.data) : e.data.type === "done" && resolve(e.data.record));
+    w.postMessage({ type: "start", recipe, seed: recipe.seed, limit, threads });
+  });
+  w.terminate();
+  return { checks, record };
+}"""
+
+
+def test_two_threads_take_the_steps_one_takes(visit):
+    """On a machine of more than two cores the worker trains on two threads
+    (its helper takes half of each batch and of each check); on this one it
+    takes one. Both, from the book's seed, give the same losses step after
+    step (to float32's rounding: the halves' gradients are summed apart,
+    then added), and the same checks: the quick one in float32 at step 50,
+    the float64 one at the limit, which the record keeps (its loss to the
+    drift of the two runs' weights)."""
+    page = visit().open("/nano-gpt/train/")
+    one, two = (page.evaluate(STEPS_ON, [threads, 4]) for threads in (1, 2))
+    assert len(one) == len(two) == 4 and one[0] > one[-1]
+    assert max(abs(a - b) for a, b in zip(one, two)) < 1e-5 * max(one)
+    one, two = (page.evaluate(RUN_ON, [threads, 51]) for threads in (1, 2))
+    assert [c["step"] for c in one["checks"]] == [c["step"] for c in two["checks"]] == [50, 51]
+    assert [c["sorted"] for c in one["checks"]] == [c["sorted"] for c in two["checks"]]
+    assert one["record"]["made_with"]["threads"] == 1 and two["record"]["made_with"]["threads"] == 2
+    assert one["record"]["accuracy_on_729"] == two["record"]["accuracy_on_729"] == one["checks"][-1]["sorted"]
+    # the two runs' weights drift apart at float32's rounding (Adam divides by
+    # the gradients' size), 6e-5 of the loss after 51 steps
+    assert one["record"]["loss_on_729"] == pytest.approx(two["record"]["loss_on_729"], rel=1e-3)
+

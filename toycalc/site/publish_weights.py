@@ -71,7 +71,7 @@ NANO_ASSETS = ('<link rel="stylesheet" href="{0}stylesheets/nanogpt.css">\n'
 
 
 # The page "Train it yourself" adds its own script (the worker it starts,
-# train_worker.js, loads gpt.js and train.js by itself).
+# train_worker.js, loads gpt.js, train.js, batched.js and kernels.wasm by itself).
 NANO_TRAIN = re.compile(r"<div\b[^>]*\sdata-nano-train\b")
 TRAIN_ASSETS = '<script src="{0}javascripts/train_page.js"></script>\n'
 
