@@ -176,11 +176,15 @@
         "<figcaption>The loss on each step's batch (every few steps on a long run): the book's run " +
         "(python -m toycalc train) and yours.</figcaption>");
     };
+    // One box per head (written once), then each head's map in a task of
+    // its own: the three drawn at once, the first time, made a frame of 24 ms.
     const drawHeads = (attention) => {
       dom.patchInto(ui.heads, attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
-        `${draw.attentionSvg(tokens, w, h + 1)}</div>`).join("") +
+        '<div class="nano-train-map"></div></div>').join("") +
         `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
         `(${draw.esc(recipe.example_text)} then its sorted letters): one row per query, one column per key, darker for more weight.</figcaption>`);
+      const maps = ui.heads.querySelectorAll(".nano-train-map");
+      attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1)), 0));
     };
     const set = (state) => {
       ui.start.disabled = state !== "idle"; ui.reset.disabled = state === "idle" && !run.losses.length;
