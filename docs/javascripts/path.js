@@ -116,7 +116,8 @@
     const back = () => figure.querySelectorAll(".path-panel").forEach((panel) => home.get(panel).after(panel));
     function place(n) {
       const panel = n && document.getElementById(`step-${n}`);
-      const parts = n ? figure.querySelectorAll(`.model-band [data-step="${n}"]`) : [];
+      // not the tokens' labels: every band repeats them
+      const parts = n ? figure.querySelectorAll(`.model-band [data-step="${n}"]:not([data-part="tokens"])`) : [];
       const bands = figure.querySelector(".model-bands"), band = parts.length && parts[parts.length - 1].closest(".model-band");
       // one band a row: the column is narrower than two of them
       const stacked = band && bands.clientWidth < 2 * band.getBoundingClientRect().width;

@@ -14,7 +14,8 @@ import pytest
 WHERE = r"""(n) => {
   const panel = document.getElementById('step-' + n);
   const bands = [...document.querySelectorAll('#path .path-figure svg.model-band')];
-  const mine = bands.filter((b) => b.querySelector(`[data-step="${n}"]`));
+  // the bands of the step's own parts (every band repeats the tokens' labels, step 1's part)
+  const mine = bands.filter((b) => b.querySelector(`[data-step="${n}"]:not([data-part="tokens"])`));
   const last = mine[mine.length - 1], after = bands[bands.indexOf(last) + 1];
   return {top: panel.getBoundingClientRect().top, bottom: panel.getBoundingClientRect().bottom,
           lastBottom: last.getBoundingClientRect().bottom,
