@@ -49,3 +49,18 @@ def test_no_placeholder_is_left_and_the_print_page_has_every_figure(site):
                   if p.parent.name != "print_page")
     assert figures > 0
     assert pages[site / "print_page" / "index.html"].count('<figure class="toy-figure') == figures
+
+
+def test_on_the_print_page_a_drawings_parts_link_to_their_sections(site):
+    """The print plugin points a link to another page at that page's
+    section of the print page, but reads only href: a drawing's links
+    (xlink:href) kept their address relative to their own page, which the
+    print page's address made wrong (Home's drawing: /print_page/toy/tokens/)."""
+    text = (site / "print_page" / "index.html").read_text(encoding="utf-8")
+    soup = BeautifulSoup(text, "html.parser")
+    links = [a["xlink:href"] for a in soup.select("svg a")]
+    assert len(links) > 100 and "data-svg-link" not in text
+    ids = {el["id"] for el in soup.select("[id]")}
+    assert [link for link in links if not link.startswith("#") or link[1:] not in ids] == []
+    home = BeautifulSoup((site / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert home.select_one('svg a[xlink\\:href="toy/tokens/"]'), "Home's own links stay relative to Home"

@@ -18,6 +18,8 @@ import re
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from toycalc.site import pinned
+
 PLACEHOLDER = '<div data-toycalc-block="{}"></div>'
 _PLACEHOLDER = re.compile(r'<div data-toycalc-block="(\d+)"></div>')
 
@@ -61,6 +63,22 @@ def page_links(page, html: str, files) -> str:
         # [href] as el.href = el.href, which an SVG link refuses (read-only)
         return f'<a xlink:href="{html_text.escape(target.url_relative_to(page.file))}"'
     return _PAGE_LINK.sub(href, html)
+
+
+# On the print page every page is a section of one page, and the plugin
+# points each link to another page at that page's section; it reads only
+# href, so a drawing's links go through it as href and come back as
+# xlink:href (else they kept their address relative to their own page).
+_SVG_LINK = re.compile(r'<a xlink:href="([^"]*)"')
+_PASSED = re.compile(r'<a href="([^"]*)" data-svg-link=""')
+
+
+def print_page_links(fix_href_links, page_html: str, *page) -> str:
+    passed = fix_href_links(_SVG_LINK.sub(r'<a href="\1" data-svg-link=""', page_html), *page)
+    return _PASSED.sub(r'<a xlink:href="\1"', passed)
+
+
+pinned.wrap_print_href_links(print_page_links)
 
 
 @event_priority(100)     # before any plugin reads the page (the print page, search, the other hooks)

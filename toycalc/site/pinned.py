@@ -140,6 +140,21 @@ def replace_print_anchor_ids(function) -> None:
     urls.update_anchor_ids = function
 
 
+def wrap_print_href_links(wrapper) -> None:
+    """Put wrapper(fix_href_links, page_html, page_key, page_url,
+    directory_urls) in place of 2.9's `urls.fix_href_links`, which
+    `urls.fix_internal_links` calls by its module's name for each page of
+    the print page (the original is kept once: `mkdocs serve` imports the
+    hooks again on a rebuild)."""
+    from mkdocs_print_site_plugin import urls
+    original = getattr(urls.fix_href_links, "original", urls.fix_href_links)
+
+    def fix_href_links(page_html, page_key, page_url, directory_urls=False):
+        return wrapper(original, page_html, page_key, page_url, directory_urls)
+    fix_href_links.original = original
+    urls.fix_href_links = fix_href_links
+
+
 # ---------------------------------------------------------------- Jinja2 3.1.6
 
 def replace_compile(jinja_env: jinja2.Environment, compiled) -> None:
