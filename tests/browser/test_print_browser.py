@@ -4,8 +4,10 @@ print page typesets every formula at once, where the chapters typeset a
 formula only when it comes into view; every formula has a width and is its
 own page's formula; the "Check yourself" answers are open; the controls and
 the sentences about them are left out; End to End prints its drawing and
-every step."""
+every step; printed to PDF, the chapters' titles are its outline."""
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -123,3 +125,18 @@ def test_end_to_end_prints_its_drawing_and_every_step(printed):
         # its numbers and its box (one per heads variant: the book's choice is shown)
         assert step.locator("table:visible, .arithmatex:visible").count(), n
         assert step.locator(".path-box-title:visible").count() == 1, n
+
+
+def test_printed_to_pdf_the_chapters_titles_are_its_outline(printed):
+    chapters = printed.evaluate("""() => [...document.querySelectorAll('#print-site-page section.print-page > h1')]
+        .map((h) => h.textContent.replace('¶', '').trim())""")
+    pdf = printed.pdf(format="A4", outline=True, tagged=True, print_background=True)
+    pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
+    outline = [t.decode("latin-1") for t in re.findall(rb"/Title\s*\(([^)]*)\)", pdf)]
+    chapters = [c for c in chapters if c.isascii()]
+    assert len(chapters) >= 20
+    assert [t for t in outline if t in chapters] == chapters
+    assert pages >= len(chapters)
+    # the steps' bars, drawn as boxes on a screen, print without their frames
+    assert printed.evaluate("""() => [...document.querySelectorAll('.path-step')].filter((b) =>
+        b.getClientRects().length && getComputedStyle(b).borderTopStyle !== 'none').length""") == 0

@@ -2,9 +2,9 @@
 schemes (system preference first, then the toggle) with no serious
 accessibility violation in either, the glossary's tooltips on hover and
 focus, edit links that make no outside request, search, the table of
-contents following the scroll, the code copy button, the nav on a phone,
-and the whole book printed to PDF. Fixtures chromium, server and visit:
-conftest.py; the built HTML: tests/site/test_reader_conventions.py."""
+contents following the scroll, the code copy button, the nav on a phone.
+The whole book printed: test_print_browser.py. Fixtures chromium, server
+and visit: conftest.py; the built HTML: tests/site/test_reader_conventions.py."""
 import re
 
 import pytest
@@ -190,40 +190,6 @@ def test_the_nav_on_a_phone(visit):
     assert footer.all_inner_texts() == ["The whole book, to print", "Writing for the book"]
     # previous and next at the foot of the page
     assert page.locator(".md-footer__link--next").get_attribute("aria-label") == "Next: Embedding"
-
-
-def test_the_whole_book_prints(visit):
-    """The print page in chromium's print media: every step of End to End
-    laid open with its matrices, nothing to click left; printed to PDF, the
-    book's chapter titles are its outline, in order."""
-    page = visit().open("/print_page/")
-    page.emulate_media(media="print")
-    shown = page.evaluate("""() => {
-        const seen = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
-        const panels = [...document.querySelectorAll('.path-panel')];
-        return {
-          panels: panels.length,
-          // a step that depends on the heads shows one variant: the book's
-          open: panels.filter(p => seen(p) && [...p.querySelectorAll('.path-matrices')].filter(
-              m => seen(m) && m.textContent.trim() !== '').length === 1).length,
-          controls: [...document.querySelectorAll(
-              'input, select, textarea, .heads-chooser, .simulator, .md-content__button, .md-code__button, .headerlink')]
-              .filter(seen).map(e => e.outerHTML.slice(0, 80)),
-          stepBorders: [...document.querySelectorAll('.path-step')].filter(
-              b => seen(b) && getComputedStyle(b).borderTopStyle !== 'none').length,
-          chapters: [...document.querySelectorAll('#print-site-page section.print-page > h1')].map(
-              h => h.textContent.replace('¶', '').trim()),
-        };
-    }""")
-    assert shown["panels"] == 9 and shown["open"] == 9
-    assert shown["controls"] == [] and shown["stepBorders"] == 0
-    pdf = page.pdf(format="A4", outline=True, tagged=True, print_background=True)
-    pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
-    outline = [t.decode("latin-1") for t in re.findall(rb"/Title\s*\(([^)]*)\)", pdf)]
-    chapters = [c for c in shown["chapters"] if c.isascii()]
-    assert len(chapters) >= 20
-    assert [t for t in outline if t in chapters] == chapters
-    assert pages >= len(chapters)
 
 
 PERMALINK_ALONE = """() => [...document.querySelectorAll('article :is(h1, h2, h3, h4, h5, h6)')].map(h => {
