@@ -7,7 +7,6 @@ the book's; "Back to the book's weights" gives the book's numbers again."""
 from __future__ import annotations
 
 import inspect
-import json
 
 from bs4 import BeautifulSoup
 

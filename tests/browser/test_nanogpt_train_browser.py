@@ -43,7 +43,7 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
     page.wait_for_timeout(3000)
     assert page.locator(".nano-train-detail").text_content() == held
     page.get_by_role("button", name="Resume").click()
-    page.wait_for_function(f"() => document.querySelector('[data-nano-train]').dataset.state === 'idle'",
+    page.wait_for_function("() => document.querySelector('[data-nano-train]').dataset.state === 'idle'",
                            timeout=3_000_000, polling=1000)
     assert status.text_content().startswith("729 of 729 sorted after ")
     assert page.locator(".nano-train-heads svg").count() == 3
