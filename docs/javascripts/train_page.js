@@ -164,6 +164,18 @@
     });
   }
 
+  /** The last block's heads on the example: one box per head (written
+   *  once), then each head's map in a task of its own (the three drawn at
+   *  once, the first time, made a frame of 24 ms). */
+  function headsInto(figure, attention, tokens, exampleText) {
+    dom.patchInto(figure, attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
+      '<div class="nano-train-map"></div></div>').join("") +
+      `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
+      `(${draw.esc(exampleText)} then its sorted letters): one row per query, one column per key, darker for more weight.</figcaption>`);
+    const maps = figure.querySelectorAll(".nano-train-map");
+    attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1)), 0));
+  }
+
   function start(script) {
     const host = document.querySelector("[data-nano-train]:not([data-ready])");
     if (!host) return;
@@ -176,16 +188,7 @@
         "<figcaption>The loss on each step's batch (every few steps on a long run): the book's run " +
         "(python -m toycalc train) and yours.</figcaption>");
     };
-    // One box per head (written once), then each head's map in a task of
-    // its own: the three drawn at once, the first time, made a frame of 24 ms.
-    const drawHeads = (attention) => {
-      dom.patchInto(ui.heads, attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
-        '<div class="nano-train-map"></div></div>').join("") +
-        `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
-        `(${draw.esc(recipe.example_text)} then its sorted letters): one row per query, one column per key, darker for more weight.</figcaption>`);
-      const maps = ui.heads.querySelectorAll(".nano-train-map");
-      attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1)), 0));
-    };
+    const drawHeads = (attention) => headsInto(ui.heads, attention, tokens, recipe.example_text);
     const set = (state) => {
       ui.start.disabled = state !== "idle"; ui.reset.disabled = state === "idle" && !run.losses.length;
       ui.pause.disabled = !(state === "running" || state === "paused");
