@@ -243,6 +243,8 @@ def test_a_zero_is_drawn_as_the_key_shows_it(visit, scheme):
     """A cell whose number is 0 is the key's grey, at full strength (its
     strength would make it blank, and the key says grey)."""
     page = visit(scheme=scheme).open("/simulator/")
+    # the simulator redraws its figures for the reader's run as it sets up: a shown one
+    page.wait_for_function("() => [...document.querySelectorAll('svg.fig rect.v-zero')].some((r) => r.checkVisibility())")
     cell, key = page.evaluate("""() => {
       const z = [...document.querySelectorAll('svg.fig rect.v-zero')].find((r) => r.checkVisibility());
       const k = document.querySelector('.fig-legend .swatch.v-zero');
