@@ -77,7 +77,7 @@
   function makePlan(model, rows) {
     const d = model.d, w = model.width, H = model.heads, T = model.nCtx, L = model.blocks.length;
     let top = 0;
-    const take = (n) => { const at = top; top += (n + 3) & ~3; return at; };   // 16-byte aligned
+    const take = (n) => { const at = top; top += padded(n); return at; };   // 16-byte aligned
     const p = { rows, d, w, H, V: model.vocabSize, Vp: padded(model.vocabSize), L, key: key(model) };
     p.weights = parameterLayout(model, take);
     p.gradsFrom = top;
@@ -343,7 +343,7 @@
    *  when this is one part of a larger batch. */
   function lossAndGrads(model, ids, targets, count) {
     const T = ids[0].length, rows = ids.length * T, p = planFor(model, rows), d = p.d, V = p.V, Vp = p.Vp;
-    count = count || targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
+    count = count || train.kept(targets);
     loadWeights(p, model);
     forward(p, model, ids, T);
     F.fill(0, p.gradsFrom, p.gradsTo);
@@ -387,7 +387,7 @@
           if (k < 0) return;
           const o = p.prob + (s * T + t) * p.Vp;
           lossSum -= Math.log(F[o + k]); n++;
-          for (let v = 0; v < p.V; v++) if (F[o + v] > F[o + k] || (F[o + v] === F[o + k] && v < k)) right = false;
+          if (gpt.argmax(F.subarray(o, o + p.V)) !== k) right = false;
         });
         if (right) sorted++;
       });

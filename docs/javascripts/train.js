@@ -95,6 +95,9 @@
     return { ids, targets };
   }
 
+  /** How many of the targets count (those >= 0: the sorted letters), what a batch's mean loss divides by. */
+  const kept = (targets) => targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
+
   /** All V^length inputs in nanogpt.all_inputs' order (AAAAAA, AAAAAB, ...). */
   function allInputs(vocabSize, length) {
     const out = [];
@@ -269,5 +272,5 @@
     return out;
   }
 
-  return { half, halfBits, flatten, unflatten, npz, decays, AdamW, examples, allInputs, batch, normal, initModel, evaluate, accuracy, evalLoss };
+  return { half, halfBits, flatten, unflatten, npz, decays, AdamW, examples, kept, allInputs, batch, normal, initModel, evaluate, accuracy, evalLoss };
 });

@@ -104,7 +104,7 @@ async function check(r, exact) {
 async function trainStep(r) {
   const t0 = performance.now();
   const { ids, targets } = train.batch(r.next, r.recipe.batch, r.model.vocabSize, r.recipe.length);
-  const count = targets.reduce((n, row) => n + row.filter((k) => k >= 0).length, 0);
+  const count = train.kept(targets);
   const half = r.helper ? ids.length >> 1 : ids.length;
   const other = r.helper ? ask(r, { type: "grads", ids: ids.slice(half), targets: targets.slice(half), count }) : null;
   const mine = batched.lossAndGrads(r.model, ids.slice(0, half), targets.slice(0, half), count);
