@@ -359,11 +359,12 @@ TYPESET_SHOWN = r"""async (scope) => {
 
 def axe_violations(page) -> list[dict]:
     """axe's findings on the page at rest: Material's back-to-top button
-    fades in or out when a test scrolls, and axe must not read its colour
-    half-way through (it flagged its contrast then, now and again)."""
+    and the header's title (the site's or the page's) fade in or out when a
+    test scrolls, and axe must not read their colours half-way through (it
+    flagged their contrast then, now and again)."""
     from axe_playwright_python.sync_playwright import Axe
     page.wait_for_function("() => !document.getAnimations().some(a => a.playState === 'running' "
-                           "&& a.effect && a.effect.target && a.effect.target.closest('.md-top'))")
+                           "&& a.effect && a.effect.target && a.effect.target.closest('.md-header, .md-top'))")
     return Axe().run(page).response["violations"]
 
 

@@ -63,16 +63,14 @@ def figures_in_column(page, names) -> list:
 
 
 def serious(page, levels=("serious", "critical", "moderate")) -> list:
-    """axe's findings above minor, at the top of the page at rest: the
-    probes before it scrolled, and what Material fades on a scroll (the
-    back-to-top button, the header's title) was read half-faded."""
+    """axe's findings above minor, at the top of the page: the probes before
+    it scrolled, and what Material fades on a scroll was read half-faded
+    (axe_violations waits for the fades once they have started)."""
     page.evaluate("window.scrollTo(0, 0)")
     # Material reacts to the scroll a frame later: the button hides, the
-    # header's title swaps back from the page's to the site's (a fade)
+    # header's title swaps back from the page's to the site's
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))))")
-    page.wait_for_function("""() => { const top = document.querySelector('.md-top');
-        return (!top || top.hidden) && !document.getAnimations().some((a) => a.playState === 'running'
-            && a.effect && a.effect.target && a.effect.target.closest('.md-header, .md-top')); }""")
+    page.wait_for_function("() => { const top = document.querySelector('.md-top'); return !top || top.hidden; }")
     return [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"])
             for v in axe_violations(page) if v["impact"] in levels]
 
