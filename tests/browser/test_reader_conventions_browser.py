@@ -128,6 +128,19 @@ def test_edit_and_view_links_ask_nothing_of_another_host(visit):
     page.wait_for_timeout(1000)   # time for a repository-facts request, were it made
 
 
+def test_the_browser_asks_no_other_host_and_a_visit_records_who_tried(visit):
+    """What the test above leans on: a request for another host fails in
+    the browser (conftest's host rules) and the visit records it."""
+    v = visit()
+    page = v.open("/")
+    failed = page.evaluate("""() => fetch('https://api.github.com/repos/a/b', {mode: 'no-cors'})
+        .then(() => 'answered', (error) => 'failed')""")
+    assert failed == "failed"
+    assert v.outside == ["https://api.github.com/repos/a/b"]
+    v.outside.clear()      # what the fixture would fail on: seen here on purpose
+    v.errors[:] = [e for e in v.errors if "api.github.com" not in e and "ERR_NAME_NOT_RESOLVED" not in e]
+
+
 @pytest.mark.parametrize("width", [1280, 375])
 def test_search_suggests_and_highlights(visit, width):
     page = visit(width).open("/")
