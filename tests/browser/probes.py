@@ -46,11 +46,23 @@ TOO_WIDE = r"""() => {
 }"""
 
 
-# The page's cumulative layout shift, counted from its first paint (an init script).
+# The page's cumulative layout shift, counted from its first paint, and
+# when it last changed (a node, an attribute, a text, a file fetched): an
+# init script.
 OBSERVE = """window.__shift = 0;
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
-}).observe({type: 'layout-shift', buffered: true});"""
+}).observe({type: 'layout-shift', buffered: true});
+window.__changed = performance.now();
+const changed = () => { window.__changed = performance.now(); };
+new MutationObserver(changed).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+new PerformanceObserver(changed).observe({type: 'resource'});"""
+
+# The page at rest: its fonts loaded and nothing changed for QUIET ms (its
+# own scripts and Material's have set up; the last of them, the search's,
+# about 0.2 s after MathJax's first typesetting).
+QUIET = 300
+SETTLED = f"() => document.fonts.status === 'loaded' && performance.now() - window.__changed > {QUIET}"
 
 
 # Elements showing one token (a code, or a live table's cell): on how many

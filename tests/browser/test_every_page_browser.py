@@ -83,8 +83,10 @@ def read_page(v, site, path, width, scheme, tokens) -> dict:
     seen, page = {}, v.open(path)
     nano = path.startswith("/nano-gpt/")
     if scheme == "light":       # the layout shift: the same in the dark
-        # the page's own scripts (simulator, letters, trainer) set up after MathJax
-        page.wait_for_timeout(1000 if page.locator("article script").count() else 300)
+        # once the page's own scripts (simulator, letters, trainer) and
+        # Material's have set up after MathJax: a page still changing 5 s
+        # on is an error of the tour
+        page.wait_for_function(probes.SETTLED, polling=50, timeout=5000)
         seen["shift"] = page.evaluate("window.__shift")
     seen["article shown"] = page.locator("article").is_visible()
     if chapter_page(path):
