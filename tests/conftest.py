@@ -241,6 +241,14 @@ def site(tmp_path_factory) -> Path:
     return built_once(tmp_path_factory, "site", make)
 
 
+@pytest.fixture(scope="session")
+def soups(site) -> dict[Path, BeautifulSoup]:
+    """Every HTML file of the shared site (its path: its soup), parsed once a
+    worker for the checks that read every page; they only read them (a test
+    that changes a page parses its own, page())."""
+    return {path: BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser") for path in sorted(site.rglob("*.html"))}
+
+
 def altered_toy(add_token: bool = False) -> dict:
     """The shipped toy weights with ␣the and ␣cat moved, a row of P and a
     weight of ␣roof's column changed, and (add_token) a 13th token, ␣mat:
@@ -369,15 +377,19 @@ TYPESET_SHOWN = r"""async (scope) => {
 }"""
 
 
-def axe_violations(page) -> list[dict]:
-    """axe's findings on the page at rest: Material's back-to-top button
-    and the header's title (the site's or the page's) fade in or out when a
-    test scrolls, and axe must not read their colours half-way through (it
-    flagged their contrast then, now and again)."""
+def axe_violations(page, rules: list[str] | None = None) -> list[dict]:
+    """axe's findings on the page at rest (only these rules, when given):
+    Material's back-to-top button and the header's title (the site's or
+    the page's) fade in or out when a test scrolls, and axe must not read
+    their colours half-way through (it flagged their contrast then, now and
+    again)."""
     from axe_playwright_python.sync_playwright import Axe
     page.wait_for_function("() => !document.getAnimations().some(a => a.playState === 'running' "
                            "&& a.effect && a.effect.target && a.effect.target.closest('.md-header, .md-top'))")
-    return Axe().run(page).response["violations"]
+    options = {"resultTypes": ["violations"]}
+    if rules:
+        options["runOnly"] = {"type": "rule", "values": rules}
+    return Axe().run(page, options=options).response["violations"]
 
 
 class Visit:

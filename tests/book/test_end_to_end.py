@@ -3,7 +3,6 @@ the seed prints it; every number follows the weights file."""
 import re
 
 import pytest
-from bs4 import BeautifulSoup
 
 from conftest import page
 from toycalc.book import end_to_end
@@ -266,26 +265,21 @@ def test_page_follows_the_weights(altered, e2e):
     assert rows(built, "table-pieces")[-1][2] == "264"
 
 
-def test_every_formula_is_where_mathjax_looks(site):
+def test_every_formula_is_where_mathjax_looks(soups):
     """MathJax only typesets inside .arithmatex: no TeX delimiter may sit elsewhere."""
-    from bs4 import BeautifulSoup
-    for html in site.rglob("*.html"):
-        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+    for html, soup in soups.items():
         for node in soup.find_all(string=re.compile(r"\\[(\[]")):
             if node.find_parent("script") is None:
                 assert node.find_parent(class_="arithmatex") is not None, (html, node)
 
 
-def test_no_math_is_marked_twice_on_any_page(site):
+def test_no_math_is_marked_twice_on_any_page(site, soups):
     """A number macro's inline math in a paragraph is marked once: marked by
     the macro and again by arithmatex, MathJax would typeset only the inner
     mark (render.prose_math)."""
-    from bs4 import BeautifulSoup
-    pages = sorted(site.rglob("*.html"))
-    assert len(pages) > 20
+    assert len(soups) > 20
     twice = {}
-    for path in pages:
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    for path, soup in soups.items():
         nested = [m.get_text() for m in soup.select(".arithmatex .arithmatex")]
         if nested:
             twice[str(path.relative_to(site))] = nested
@@ -296,18 +290,15 @@ def test_no_math_is_marked_twice_on_any_page(site):
     assert any(t.startswith("\\(Q = [") for t in picks)
 
 
-def test_every_internal_link_and_anchor_resolves(site):
+def test_every_internal_link_and_anchor_resolves(site, soups):
     """Offline link check of the built site, raw HTML from macros and the
     theme included (MkDocs' own validation sees Markdown links only): every
     relative href or src reaches a file, and every #fragment an id there."""
     from urllib.parse import unquote, urljoin, urlsplit
-
-    from bs4 import BeautifulSoup
-    soups, ids = {}, {}
+    ids = {}
 
     def soup_of(path):
-        if path not in soups:
-            soups[path] = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        if path not in ids:
             ids[path] = {el["id"] for el in soups[path].find_all(id=True)} | \
                         {el["name"] for el in soups[path].find_all("a", attrs={"name": True})}
         return soups[path]
@@ -344,11 +335,12 @@ def test_links_to_the_full_table_of_models(site, e2e):
     assert page(site, "what-changed").find("table", id="table-models") is not None
 
 
-def test_no_formula_adds_a_negative_number(site):
+def test_no_formula_adds_a_negative_number(soups):
     """A sum of terms is written a − b, never a + −b (typography, every page)."""
     bad = {}
-    for html in site.rglob("index.html"):
-        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+    for html, soup in soups.items():
+        if html.name != "index.html":
+            continue
         found = [m.get_text()[:60] for m in soup.select(".arithmatex") if re.search(r"\+\s*-\s*\d", m.get_text())]
         if found:
             bad[html.parent.name] = found

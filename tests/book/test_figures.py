@@ -190,28 +190,32 @@ def figure_texts(soup) -> list[str]:
     """What a reader sees or hears of every figure: its drawn texts, its
     marks' <title>s, its caption and key (the formulas in them left out:
     MathJax prints those), its svgs' aria-labels; and the headers of every
-    table a script fills in (the live tables, data-live or an id sim-*)."""
-    for math in soup.select(".arithmatex"):
-        math.decompose()
+    table a script fills in (the live tables, data-live or an id sim-*).
+    Reads the soup without changing it (the soups are shared)."""
+    def shown(elements):      # those outside a formula
+        return [el for el in elements if el.find_parent(class_="arithmatex") is None]
+
+    def text(el):             # its text, its formulas' left out
+        return "".join(s for s in el.find_all(string=True) if s.find_parent(class_="arithmatex") is None)
     out = []
-    for fig in soup.select("figure"):
-        out += [t.get_text() for t in fig.select("text, title, figcaption, .fig-key")]
-        out += [s["aria-label"] for s in fig.select("svg[aria-label]")]
-        out += [e["title"] for e in fig.select("[title]")]
-    for table in soup.select("table[id^=sim-], [data-nano-live] table, table[data-live]"):
-        out += [th.get_text() for th in table.select("th")]
+    for fig in shown(soup.select("figure")):
+        out += [text(t) for t in shown(fig.select("text, title, figcaption, .fig-key"))]
+        out += [s["aria-label"] for s in shown(fig.select("svg[aria-label]"))]
+        out += [e["title"] for e in shown(fig.select("[title]"))]
+    for table in shown(soup.select("table[id^=sim-], [data-nano-live] table, table[data-live]")):
+        out += [text(th) for th in shown(table.select("th"))]
     return out
 
 
-def test_no_figure_prints_an_underscore_or_a_caret(site):
+def test_no_figure_prints_an_underscore_or_a_caret(site, soups):
     """h₅ and u′₅, never h_5 or u´_5: on every page of the built site, no
     figure text, title, caption, key or live table header shows a _, ^ or
     ´ standing for a subscript, a power or a prime."""
-    pages = sorted(site.rglob("index.html"))
+    pages = [path for path in soups if path.name == "index.html"]
     assert len(pages) > 25
     seen, leaks = 0, []
     for path in pages:
-        texts = figure_texts(BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser"))
+        texts = figure_texts(soups[path])
         seen += len(texts)
         leaks += [(str(path.parent.relative_to(site)), t[:80]) for t in texts if LEAK.search(t)]
     assert seen > 1000 and leaks == []
@@ -226,13 +230,14 @@ def test_notation_writes_subscripts_and_primes():
 POINT_AT = re.compile(r"point at (?!it\b)", re.I)    # an instruction: "point at a cell", not "point at it"
 
 
-def test_point_at_instructions_say_tap_and_stay_off_print(site):
+def test_point_at_instructions_say_tap_and_stay_off_print(site, soups):
     """A tap shows a mark's number too (tips.js): every "point at a cell /
     dot / arrow" of every page says "or tap", inside a .screen-only element
     (the print page leaves those out)."""
     seen, wrong = 0, []
-    for path in sorted(site.rglob("index.html")):
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    for path, soup in soups.items():
+        if path.name != "index.html":
+            continue
         for text in soup.find_all(string=POINT_AT):
             if text.find_parent("article") is None:
                 continue
