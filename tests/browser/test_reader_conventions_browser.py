@@ -128,6 +128,24 @@ def test_edit_and_view_links_ask_nothing_of_another_host(visit):
     page.wait_for_timeout(1000)   # time for a repository-facts request, were it made
 
 
+def test_without_mathjax_the_article_shows_after_3_s(visit):
+    """A page's article waits, laid out but not shown, for MathJax's first
+    formulas (book.css); should MathJax never come, it shows after 3 s
+    (the head's script, overrides/main.html)."""
+    v = visit()
+    v.context.route("**/mathjax/mathjax.js", lambda route: route.abort())
+    page = v.page
+    page.goto(v.base + "/toy/attention/", wait_until="domcontentloaded")
+    shown = "() => getComputedStyle(document.querySelector('.md-content')).visibility === 'visible'"
+    assert not page.evaluate(shown)
+    page.wait_for_function(shown, timeout=10000)
+    assert page.evaluate("performance.now()") >= 3000
+    assert page.evaluate("!window.MathJax.version") and page.locator("mjx-container").count() == 0
+    # the one error: MathJax's file, refused here on purpose
+    assert v.errors and all("ERR_FAILED" in e for e in v.errors), v.errors
+    v.errors.clear()
+
+
 def test_the_browser_asks_no_other_host_and_a_visit_records_who_tried(visit):
     """What the test above leans on: a request for another host fails in
     the browser (conftest's host rules) and the visit records it."""
