@@ -401,6 +401,7 @@ class Visit:
 
     def __init__(self, browser, base, width=1280, scheme="light", touch=False):
         self.base, self.outside, self.errors = base, [], []
+        self.host = urlparse(base).netloc
         self.context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme,
                                            has_touch=touch)
         self.context.on("request", self._request)
@@ -410,7 +411,7 @@ class Visit:
 
     def _request(self, request):
         url = urlparse(request.url)
-        if url.scheme not in ("data", "blob") and url.netloc != urlparse(self.base).netloc:
+        if url.scheme not in ("data", "blob") and url.netloc != self.host:
             self.outside.append(request.url)
 
     def open(self, path="/end-to-end/"):

@@ -303,7 +303,7 @@ def test_every_internal_link_and_anchor_resolves(site, soups):
                         {el["name"] for el in soups[path].find_all("a", attrs={"name": True})}
         return soups[path]
 
-    pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html")  # 404 links from the root
+    pages = [p for p in soups if p.name != "404.html"]  # 404 links from the root
     broken, checked = [], 0
     for path in pages:
         base = "http://book.invalid/" + path.relative_to(site).as_posix()

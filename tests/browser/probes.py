@@ -54,9 +54,11 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
 }).observe({type: 'layout-shift', buffered: true});
 window.__changed = performance.now();
-const changed = () => { window.__changed = performance.now(); };
-new MutationObserver(changed).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-new PerformanceObserver(changed).observe({type: 'resource'});"""
+{   // a block: the page's own scripts share this global scope
+  const changed = () => { window.__changed = performance.now(); };
+  new MutationObserver(changed).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  new PerformanceObserver(changed).observe({type: 'resource'});
+}"""
 
 # The page at rest: its fonts loaded and nothing changed for QUIET ms (its
 # own scripts and Material's have set up; the last of them, the search's,
