@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from urllib.parse import urlparse
 
 import pytest
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt
@@ -45,7 +45,52 @@ def build_site(site_dir: Path, weights: Path | None = None, address: dict | None
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
+def parsed(html: Path) -> BeautifulSoup:
+    """The HTML file, parsed once a worker and shared by every test that
+    reads it (parsing took half of `make check`'s time): read it, never
+    change it. A test that removes or changes nodes parses its own copy
+    (fresh_page). A rebuilt file is parsed again (its time and size are
+    the key)."""
+    stat = html.stat()
+    return _parse(html, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _parse(html: Path, mtime_ns: int, size: int) -> BeautifulSoup:
+    SharedTag.building = True
+    try:
+        return BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser", element_classes={Tag: SharedTag})
+    finally:
+        SharedTag.building = False
+
+
+class SharedTag(Tag):
+    """A tag of a shared parse: it refuses to be changed once parsed (the
+    next test would read the change), with a line that says what to do."""
+    building = False
+
+
+def _refuse(name):
+    def refuse(self, *args, **kwargs):
+        if not SharedTag.building:
+            raise TypeError(f"{name}: this page's parse is shared by the tests (conftest.parsed); "
+                            "parse your own to change it: fresh_page")
+        return getattr(Tag, name)(self, *args, **kwargs)
+    return refuse
+
+
+for _name in ("__setitem__", "__delitem__", "append", "clear", "decompose", "extend", "extract", "insert",
+              "insert_after", "insert_before", "replace_with", "smooth", "unwrap", "wrap"):
+    setattr(SharedTag, _name, _refuse(_name))
+
+
 def page(site_dir: Path, name: str) -> BeautifulSoup:
+    """The built page `name` (a folder of the site), shared: read it, never change it."""
+    return parsed(site_dir / name / "index.html")
+
+
+def fresh_page(site_dir: Path, name: str) -> BeautifulSoup:
+    """The built page `name`, parsed for this caller alone: free to change."""
     return BeautifulSoup((site_dir / name / "index.html").read_text(encoding="utf-8"), "html.parser")
 
 
@@ -243,10 +288,9 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def soups(site) -> dict[Path, BeautifulSoup]:
-    """Every HTML file of the shared site (its path: its soup), parsed once a
-    worker for the checks that read every page; they only read them (a test
-    that changes a page parses its own, page())."""
-    return {path: BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser") for path in sorted(site.rglob("*.html"))}
+    """Every HTML file of the shared site (its path: its soup), for the
+    checks that read every page; shared as parsed() says: read only."""
+    return {path: parsed(path) for path in sorted(site.rglob("*.html"))}
 
 
 def altered_toy(add_token: bool = False) -> dict:

@@ -1,14 +1,16 @@
 """How the test run spends its time (tests/conftest.py, the Makefile): the
 long files go first in a list that names files that are there, the
 Makefile keeps that order, and a folder built once for the whole run is
-made once, by whichever worker asks first, and made again after a failure."""
+made once, by whichever worker asks first, and made again after a failure;
+a built page is parsed once a worker, shared read only, and parsed again
+once rebuilt."""
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 import pytest
 
-from conftest import LONG_FIRST, ROOT, built_once
+from conftest import LONG_FIRST, ROOT, built_once, fresh_page, page
 
 
 def test_the_long_files_first_are_test_files_named_once():
@@ -44,3 +46,20 @@ def test_a_folder_built_once_is_made_once_and_again_after_a_failure(tmp_path, mo
     assert built_once(factory, "site", make) == first and made == [first]
     assert sorted(p.name for p in first.iterdir()) == ["index.html"]
     assert first.parent == (base.parent if worker else base)
+
+
+def test_a_shared_page_is_parsed_once_refuses_changes_and_follows_a_rebuild(tmp_path):
+    html = tmp_path / "site" / "a-page" / "index.html"
+    html.parent.mkdir(parents=True)
+    html.write_text('<html><head><meta charset="utf-8"></head><body><p id="x">one</p></body></html>')
+    shared = page(tmp_path / "site", "a-page")
+    assert page(tmp_path / "site", "a-page") is shared
+    for change in (lambda p: p.decompose(), lambda p: p.__setitem__("class", "y"), lambda p: p.append("two")):
+        with pytest.raises(TypeError, match="shared by the tests .* fresh_page"):
+            change(shared.find(id="x"))
+    assert str(shared.find(id="x")) == '<p id="x">one</p>'
+    own = fresh_page(tmp_path / "site", "a-page")
+    own.find(id="x").decompose()
+    assert own.find(id="x") is None and shared.find(id="x") is not None
+    html.write_text('<html><body><p id="x">a rebuilt page</p></body></html>')
+    assert page(tmp_path / "site", "a-page").find(id="x").get_text() == "a rebuilt page"

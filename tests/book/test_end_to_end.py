@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from conftest import page
+from conftest import fresh_page, page
 from toycalc.book import end_to_end
 from toycalc.book.example import Example
 from toycalc.book.render import token_text
@@ -33,7 +33,8 @@ def maths(soup):
 
 def default_view(soup):
     """The page as a reader without JavaScript sees it: the default heads
-    choice; the other choices' hidden variants removed."""
+    choice; the other choices' hidden variants removed (from a parse of
+    the caller's own, fresh_page)."""
     for hidden in soup.select("[hidden]"):
         hidden.decompose()
     return soup
@@ -41,7 +42,7 @@ def default_view(soup):
 
 @pytest.fixture(scope="module")
 def e2e(site):
-    return default_view(page(site, "end-to-end"))
+    return default_view(fresh_page(site, "end-to-end"))
 
 
 def test_no_macro_left_unrendered(site):
@@ -249,7 +250,7 @@ def test_page_follows_the_weights(altered, e2e):
     """Built on other weights with a 13th token (conftest.altered_toy)."""
     from bs4 import BeautifulSoup
     weights = altered.toy
-    built = default_view(page(altered.site, "end-to-end"))
+    built = default_view(fresh_page(altered.site, "end-to-end"))
     for name, fragment in expected_tables(weights).items():
         table_id = table_html_ids(fragment)
         want = rows(BeautifulSoup(fragment, "html.parser"), table_id)

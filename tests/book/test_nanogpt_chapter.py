@@ -10,7 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
-from conftest import page, page_error
+from conftest import fresh_page, page, page_error
 from references import assert_grads_match
 from toycalc.book.nano_gpt import cells as nano_cells, embedding, index, layer_norm, nano_gpt, self_attention
 from toycalc.model import blas, gpt, nanogpt, sizes, train
@@ -484,7 +484,7 @@ def test_a_page_that_counts_from_0_says_so_first(site, name):
     (before the number where it can), since a reader
     may start on any page (Layer Norm, Projection, MLP, Output and the rest
     showed "t = 3" or "rows 0 to 7" without a word)."""
-    article = page(site, f"nano-gpt/{name}").select_one("article")
+    article = fresh_page(site, f"nano-gpt/{name}").select_one("article")
     for skip in article.select(".minimap, .nano-follow, .nano-sorter"):
         skip.decompose()
     text = " ".join(article.get_text(" ").split())

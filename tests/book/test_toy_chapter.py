@@ -12,7 +12,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, page, page_error
+from conftest import ROOT, fresh_page, page, page_error
 from toycalc.book import end_to_end
 from toycalc.book.toy import attention, generation, home as toy_home, output, positions, tokens, toy
 from toycalc.model import gpt, sizes
@@ -25,7 +25,8 @@ DOCS = ROOT / "docs"
 
 
 def view(soup):
-    """What a reader without JavaScript sees: hidden heads variants removed."""
+    """What a reader without JavaScript sees: hidden heads variants removed
+    (from the soup given: a parse of the caller's own, fresh_page)."""
     for hidden in soup.select("[hidden]"):
         hidden.decompose()
     return soup
@@ -56,9 +57,20 @@ def ex(toy):
     return Example(toy)
 
 
+def page_of(name: str) -> str:
+    return "." if name == "home" else f"toy/{name}"
+
+
 @pytest.fixture(scope="module")
 def pages(site):
-    return {name: page(site, f"toy/{name}") for name in CHAPTER} | {"home": page(site, ".")}
+    """The chapter's pages and Home, shared (conftest.parsed): read only."""
+    return {name: page(site, page_of(name)) for name in CHAPTER + ["home"]}
+
+
+@pytest.fixture(scope="module")
+def views(site):
+    """The same pages as a reader without JavaScript sees them (view)."""
+    return {name: view(fresh_page(site, page_of(name))) for name in CHAPTER + ["home"]}
 
 
 # ---------------------------------------------------------------- build and nav
@@ -153,8 +165,8 @@ def test_heads_choosers_where_numbers_follow_the_heads(pages):
     assert pages["attention"].select_one(".heads-chooser") is not None
 
 
-def test_home_page(pages, ex):
-    home = view(pages["home"])
+def test_home_page(ex, views):
+    home = views["home"]
     assert rows(home, "table-models") == cells(BeautifulSoup(toy_home.models_table(ex), "html.parser"))
     text = text_of(home)
     assert f"The toy has {sizes.count_params(ex.model.cfg)['total']} weights" in text
@@ -203,32 +215,32 @@ def test_every_table_is_toycalcs(pages, toy):
     check_tables(pages, toy)
 
 
-def test_known_values_in_the_default_view(pages):
+def test_known_values_in_the_default_view(views):
     """A few values as the shipped weights give them, read as a reader sees them."""
-    tokens = text_of(view(pages["tokens"]))
+    tokens = text_of(views["tokens"])
     assert "So the word becomes ␣climb + ed." in tokens
     assert 'cannot cut "␣moon" (character 20 of "the cat climbed the moon")' in tokens
-    positions = view(pages["positions"])
+    positions = views["positions"]
     order = rows(positions, "table-order")
     assert order[1][2:] == ["with \\(P\\)", "␣roof", "0.395", "0.395"]
     assert order[2][3:] == order[4][3:] and order[2][2] == order[4][2] == "without \\(P\\)"  # same p
     assert "the largest difference between their probabilities is 0.000" in text_of(positions)
-    layernorm = text_of(view(pages["layernorm"]))
+    layernorm = text_of(views["layernorm"])
     assert "every row has mean 0.000 and standard deviation 1.000" in layernorm
     assert "\\(10^{-5}\\)" in layernorm
-    attention = text_of(view(pages["attention"]))
+    attention = text_of(views["attention"])
     assert "here 1.414" in attention and "\\(Q = [u_4, u_2, u_4, u_1]\\)" in attention
-    assert rows(view(pages["attention"]), "table-scores-1")[1][2] == M + "∞"
-    mlp = view(pages["mlp"])
+    assert rows(views["attention"], "table-scores-1")[1][2] == M + "∞"
+    mlp = views["mlp"]
     assert rows(mlp, "table-gelu")[3] == [M + "1.000", M + "0.159", "0.000"]
     assert mlp.select_one("figure[id^=figure-gelu] svg polyline") is not None
-    output = view(pages["output"])
+    output = views["output"]
     shift = rows(output, "table-shift")[1:]
     assert all(r[2] == r[4] for r in shift) and shift[0][:3] == ["␣roof", "2.491", "0.395"]
     text = text_of(output)
     assert "in the same order" in text
     assert "␣roof (0.761) , ␣roof (0.395) and ␣roof (0.208)" in text
-    gen = view(pages["generation"])
+    gen = views["generation"]
     text = text_of(gen)
     # 8 positions, 5 taken: one token per free position and one predicted at the last
     assert "So the toy writes “the cat climbed the roof climbeded ”" in text
@@ -375,14 +387,15 @@ def test_no_digit_typed_by_hand():
 
 # ---------------------------------------------------------------- the weights drive the chapter
 
-def test_chapter_follows_the_weights(altered, pages):
+def test_chapter_follows_the_weights(altered, views):
     """Built on other weights (conftest.altered_toy)."""
     built = {name: page(altered.site, f"toy/{name}") for name in CHAPTER}
     check_tables(built, load_toy(altered.toy))
     for name, table_id in [("positions", "table-X"), ("positions", "table-order"), ("layernorm", "table-u"),
                            ("output", "table-softmax"), ("output", "table-temperatures"),
                            ("generation", "table-filter")]:
-        assert rows(view(built[name]), table_id) != rows(view(pages[name]), table_id), f"{name} #{table_id}"
+        altered_view = view(fresh_page(altered.site, f"toy/{name}"))
+        assert rows(altered_view, table_id) != rows(views[name], table_id), f"{name} #{table_id}"
 
 
 # ---------------------------------------------------------------- mistakes and the browser
@@ -518,12 +531,12 @@ def test_why_roof_against_cat(site, toy, heads):
     assert (f"Here \\(f_2\\) = {f[1]:.3f}".replace("-", M) + f", so {winner} wins this contest") in text
 
 
-def test_the_gradients_can_be_checked(pages, toy):
+def test_the_gradients_can_be_checked(toy, views):
     """Training shows dL/dz = p − onehot (␣roof: 0.395 − 1 = −0.605), dL/df,
     the last link to a row of E, and a central difference beside the
     backward pass, all recomputed here (with 2 heads, the default view)."""
     ex = Example(toy, heads=2)
-    soup = view(pages["training"])
+    soup = views["training"]
     math = " ".join(m.get_text() for m in soup.select(".arithmatex"))
     assert "\\frac{\\partial L}{\\partial z_{\\text{␣roof}}} &= 0.395 - 1 = -0.605" in math
     p = ex.p_last
@@ -562,7 +575,7 @@ def test_the_heads_chooser_first_appears_where_heads_are_met(site):
     assert page(site, "toy/attention").select_one(".heads-chooser") is not None
 
 
-def test_training_has_its_own_page_after_generation(pages, toy):
+def test_training_has_its_own_page_after_generation(pages, toy, views):
     """The backward pass waits until the chapter has shown the whole model:
     Embedding has no derivative (no ∂, in its Markdown or its page) and
     points to Training, the page after Generation, which takes the book's
@@ -576,10 +589,10 @@ def test_training_has_its_own_page_after_generation(pages, toy):
     ex = Example(toy, heads=2)
     before, after = ex.p_last[ex.target_id], ex.stepped_trace["p"][-1, ex.target_id]
     assert after > before
-    text = text_of(view(pages["training"]))
+    text = text_of(views["training"])
     assert (f"goes from {before:.3f} to {after:.3f} , the loss from {ex.loss:.3f} to {ex.stepped_loss:.3f}"
             in text), text[text.find("goes from"):][:120]
-    step = rows(view(pages["training"]), "table-step")[1:]
+    step = rows(views["training"], "table-step")[1:]
     assert [r[0] for r in step] == [str(i) for i in ex.sentence_rows]
     assert step[-1][3] == "[" + ", ".join(f"{v:.3f}".replace("-", M) for v in ex.stepped_E[ex.sentence_rows[-1]]) + "]"
 

@@ -17,7 +17,7 @@ import yaml
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
-from conftest import FORK, ROOT, build_with_page, page
+from conftest import FORK, ROOT, build_with_page, page, parsed
 from toycalc.site import pages as reader
 
 GLOSSARY = ROOT / reader.GLOSSARY
@@ -209,8 +209,8 @@ def test_a_local_build_names_no_address(site):
     """No site_url or repo_url given: no canonical link, no preview address
     and no edit link to a placeholder."""
     for source in nav_sources():
-        text = (site / (url_of(source)) / "index.html").read_text(encoding="utf-8")
-        soup = BeautifulSoup(text, "html.parser")
+        html = site / url_of(source) / "index.html"
+        text, soup = html.read_text(encoding="utf-8"), parsed(html)
         assert soup.find("link", rel="canonical") is None, source
         assert meta(soup, property="og:url") is None, source
         assert soup.select(".md-content__button, .md-source") == [], source
@@ -316,11 +316,10 @@ def test_no_heading_writes_notation_as_plain_text(site):
     name the thing in words instead."""
     found = []
     for html_file in sorted(site.rglob("index.html")):
-        soup = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")
-        for h in soup.select("article h1, article h2, article h3, article h4, nav.md-nav--secondary a"):
-            for code in h.select("code"):      # a name from the code (the contributor page's macros)
-                code.decompose()
-            text = h.get_text(" ", strip=True)
+        for h in parsed(html_file).select("article h1, article h2, article h3, article h4, nav.md-nav--secondary a"):
+            # a name from the code (the contributor page's macros) is left out
+            text = " ".join(s.strip() for s in h.find_all(string=True)
+                            if s.strip() and not s.find_parent("code"))
             if re.search(r"[A-Za-z]_\w|\^\{?\w", text):
                 found.append(f"{html_file.parent.relative_to(site)}: {text}")
     assert found == []
