@@ -392,9 +392,25 @@ def server(tmp_path_factory):
     httpd.shutdown()
 
 
+BLANK = "/blank-between-tests"
+
+
 class Quiet(http.server.SimpleHTTPRequestHandler):
+    """The site's files, unlogged, and at BLANK an empty page of the same
+    origin (where Visit.reset clears what a test stored)."""
+
     def log_message(self, *args):
         pass
+
+    def do_GET(self):
+        if self.path != BLANK:
+            return super().do_GET()
+        body = b"<!doctype html><title>between two tests</title>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 # mathjax-config.js typesets a formula only when it comes into view. To
@@ -421,8 +437,9 @@ TYPESET_SHOWN = r"""async (scope) => {
 }"""
 
 
-def axe_violations(page, rules: list[str] | None = None) -> list[dict]:
-    """axe's findings on the page at rest (only these rules, when given):
+def axe_violations(page, rules: list[str] | None = None, skip: list[str] | None = None) -> list[dict]:
+    """axe's findings on the page at rest (only these rules, when given;
+    without the rules to skip):
     Material's back-to-top button and the header's title (the site's or
     the page's) fade in or out when a test scrolls, and axe must not read
     their colours half-way through (it flagged their contrast then, now and
@@ -433,14 +450,16 @@ def axe_violations(page, rules: list[str] | None = None) -> list[dict]:
     options = {"resultTypes": ["violations"]}
     if rules:
         options["runOnly"] = {"type": "rule", "values": rules}
+    if skip:
+        options["rules"] = {rule: {"enabled": False} for rule in skip}
     return Axe().run(page, options=options).response["violations"]
 
 
 class Visit:
-    """A fresh browser context (linked choices live in localStorage) that
-    records every request for anything but the local server (the browser
-    lets none through: chromium's host rules). Watched, not routed: a
-    route sends each request through Python and turns off the browser's
+    """A browser context and its page (linked choices live in localStorage)
+    that records every request for anything but the local server (the
+    browser lets none through: chromium's host rules). Watched, not routed:
+    a route sends each request through Python and turns off the browser's
     cache, which made every page load slower."""
 
     def __init__(self, browser, base, width=1280, scheme="light", touch=False):
@@ -452,6 +471,19 @@ class Visit:
         self.page = self.context.new_page()
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def reset(self) -> None:
+        """Ready for the next test as a new context would be: its page left
+        (its scripts stopped), what it stored in either storage cleared,
+        the mouse back in the corner, what it asked and logged forgotten. The page stays, and with it its
+        renderer and the browser's cache: a test's first load took half
+        as long again in a new context."""
+        self.page.goto(self.base + BLANK)
+        self.page.evaluate("localStorage.clear(); sessionStorage.clear()")
+        self.page.mouse.move(0, 0)      # hovering nothing on the next page
+        self.context.clear_cookies()
+        self.outside.clear()
+        self.errors.clear()
 
     def _request(self, request):
         url = urlparse(request.url)
@@ -469,17 +501,49 @@ class Visit:
         assert stuck is None, f"never typeset, though shown: {stuck}"
 
 
-@pytest.fixture
-def visit(chromium, server):
-    visits = []
+@pytest.fixture(scope="module")
+def kept_visits(chromium, server):
+    """A test file's visits, one for each width, scheme and touch, handed
+    from one test to the next (reset between them)."""
+    kept: dict[tuple, Visit] = {}
+    yield kept
+    for v in kept.values():
+        v.context.close()
 
-    def make(width=1280, scheme="light", touch=False):
+
+@pytest.fixture
+def visit(chromium, server, kept_visits):
+    """visit(width, scheme, touch) -> a Visit: the file's kept one of that
+    kind, or (own=True, or a second of a kind in one test) a new context of
+    the test's own. A test that changes its context or page for good (a
+    route, an init script, emulated media) asks for its own."""
+    visits, own = [], []
+
+    def make(width=1280, scheme="light", touch=False, own_context=False):
         """scheme: the reader's system preference, "light" or "dark" (the site
         follows it); touch: a touch screen (page.tap)."""
-        visits.append(Visit(chromium, server, width, scheme, touch))
-        return visits[-1]
+        kind = (width, scheme, touch)
+        kept = kept_visits.get(kind)
+        if own_context or (kept is not None and kept in visits):
+            v = Visit(chromium, server, width, scheme, touch)
+            own.append(v)
+        elif kept is None:
+            v = kept_visits[kind] = Visit(chromium, server, width, scheme, touch)
+        else:
+            v = kept
+        visits.append(v)
+        return v
     yield make
+    found = [(list(v.outside), list(v.errors)) for v in visits]
     for v in visits:
-        assert v.outside == [], f"requests left the local server: {v.outside}"
-        assert v.errors == [], f"console errors: {v.errors}"
-        v.context.close()
+        if v in own:
+            v.context.close()
+            continue
+        try:
+            v.reset()
+        except Exception:       # noqa: BLE001 (a page that cannot be left: the next test gets a new one)
+            kept_visits.pop(next(kind for kind, kept in kept_visits.items() if kept is v))
+            v.context.close()
+    for outside, errors in found:
+        assert outside == [], f"requests left the local server: {outside}"
+        assert errors == [], f"console errors: {errors}"

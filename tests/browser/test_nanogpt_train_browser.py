@@ -95,7 +95,7 @@ def test_without_its_kernels_the_trainer_says_it_cannot_start(visit):
     fails (a browser without WebAssembly's SIMD, a file missing), the page
     says so in its status line and goes back to idle, rather than saying
     "Starting…" for ever."""
-    v = visit()
+    v = visit(own_context=True)
     v.context.route("**/kernels.wasm", lambda route: route.fulfill(status=404, body="not here"))
     page = v.open("/nano-gpt/train/")
     page.get_by_role("button", name="Start").click()

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import FORK, axe_violations
 
+from toycalc.book.example import Example
+
 
 def scheme_of(page):
     return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
@@ -21,8 +23,7 @@ def variable(page, name):
 
 
 def test_the_scheme_follows_the_system_then_the_toggle(visit):
-    v = visit()
-    v.page.emulate_media(color_scheme="dark")
+    v = visit(scheme="dark")
     page = v.open("/nano-gpt/self-attention/")
     assert scheme_of(page) == "slate"
     dark = {n: variable(page, n) for n in ("--toy-neg", "--toy-pos", "--toy-ink", "--toy-nano-strength")}
@@ -65,9 +66,7 @@ def test_a_placeholder_reads_in_the_dark_scheme(visit):
 def test_no_serious_violation_on_a_dark_phone(visit, path):
     """On a phone the nav is a drawer, its sections (with their index pages)
     in the page though off screen: each needs a name of its own."""
-    v = visit(375)
-    v.page.emulate_media(color_scheme="dark")
-    page = v.open(path)
+    page = visit(375, scheme="dark").open(path)
     violations = axe_violations(page)
     assert [(x["id"], len(x["nodes"]), x["nodes"][0]["target"]) for x in violations
             if x["impact"] in ("serious", "critical", "moderate")] == []
@@ -132,7 +131,7 @@ def test_without_mathjax_the_article_shows_after_3_s(visit):
     """A page's article waits, laid out but not shown, for MathJax's first
     formulas (book.css); should MathJax never come, it shows after 3 s
     (the head's script, overrides/main.html)."""
-    v = visit()
+    v = visit(own_context=True)
     v.context.route("**/mathjax/mathjax.js", lambda route: route.abort())
     page = v.page
     page.goto(v.base + "/toy/attention/", wait_until="domcontentloaded")
@@ -144,6 +143,28 @@ def test_without_mathjax_the_article_shows_after_3_s(visit):
     # the one error: MathJax's file, refused here on purpose
     assert v.errors and all("ERR_FAILED" in e for e in v.errors), v.errors
     v.errors.clear()
+
+
+def test_a_kept_visit_is_reset_as_a_new_context_would_be(visit, toy):
+    """The visit fixture hands a file's tests one page of each kind, reset
+    between them (Visit.reset): nothing a test stored, asked or logged
+    reaches the next, and a second visit of a kind in one test is its own."""
+    default = Example(toy).n_heads
+    other = next(h for h in Example(toy).heads_choices if h != default)
+    v = visit()
+    page = v.open("/end-to-end/")
+    page.locator(f'.heads-chooser[data-ready] input[value="{other}"]').first.check()
+    page.evaluate("sessionStorage.setItem('nanogpt-followed', 'C B A B B C')")
+    assert page.evaluate("Object.keys(localStorage).length") > 0
+    v.errors.append("a logged error")
+    v.outside.append("https://example.org/")
+    v.reset()
+    assert (v.errors, v.outside) == ([], [])
+    page = v.open("/end-to-end/")
+    assert page.locator(f'.heads-chooser input[value="{default}"]').first.is_checked()
+    assert page.evaluate("sessionStorage.getItem('nanogpt-followed')") is None
+    second = visit()
+    assert second is not v and second.context is not v.context
 
 
 def test_the_browser_asks_no_other_host_and_a_visit_records_who_tried(visit):

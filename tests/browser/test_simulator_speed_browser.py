@@ -26,7 +26,7 @@ TYPE = """text => {
 
 
 def open_at_step_6(visit, idle=True):
-    v = visit()
+    v = visit(own_context=not idle)
     if not idle:  # only coming near the screen builds a deferred part
         v.page.add_init_script("window.requestIdleCallback = () => 0;")
     page = v.open("/end-to-end/#step-6")
