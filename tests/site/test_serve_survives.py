@@ -69,6 +69,7 @@ class Served:
         env = dict(os.environ, TOYCALC_WEIGHTS=str(self.weights), NO_MKDOCS_2_WARNING="1",
                    TOYCALC_SITE_URL=f"http://127.0.0.1:{self.port}/")
         self.out = open(self.log, "w", encoding="utf-8")
+        self.since = 0
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{self.port}"],
             cwd=cwd, env=env, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -83,7 +84,11 @@ class Served:
         return " ".join(box.get_text().split()) if box else None
 
     def output(self) -> str:
-        return self.log.read_text(encoding="utf-8")
+        """What the server printed since the test began (start)."""
+        return self.log.read_text(encoding="utf-8")[self.since:]
+
+    def start(self) -> None:
+        self.since = len(self.log.read_text(encoding="utf-8"))
 
     def builds(self) -> int:
         return self.output().count("Building documentation")
@@ -98,13 +103,26 @@ class Served:
         self.out.close()
 
 
-@pytest.fixture
-def served(tmp_path):
-    s = Served(tmp_path)
+@pytest.fixture(scope="module")
+def server_of_the_file(tmp_path_factory):
+    s = Served(tmp_path_factory.mktemp("served"))
     try:
         yield s
     finally:
         s.close()
+
+
+@pytest.fixture
+def served(server_of_the_file):
+    """One server for the file's tests on the shipped weights (a start is a
+    whole build), each test starting on the good page: the weights the last
+    one left put back first."""
+    s = server_of_the_file
+    if s.weights.read_text(encoding="utf-8") != GOOD:
+        s.weights.write_text(GOOD, encoding="utf-8")
+    good_page(s)
+    s.start()
+    return s
 
 
 def good_page(served):
@@ -123,7 +141,6 @@ def error_shown(served):
 
 
 def test_serve_shows_a_false_claim_and_recovers(served):
-    good_page(served)
     served.weights.write_text(BROKEN, encoding="utf-8")
     error = error_shown(served)
     assert error.startswith("This page could not be built")
@@ -142,7 +159,6 @@ def test_serve_shows_a_false_claim_and_recovers(served):
 
 
 def test_serve_survives_a_broken_weights_file_and_watches_only_the_file(served):
-    good_page(served)
     served.weights.write_text(GOOD.replace("heads: 2 ", "heads: 3 "), encoding="utf-8")
     message = f"{served.weights}: key 'heads': heads = 3 does not divide d = 4; expected one of 1, 2, 4"
     assert message in error_shown(served)
