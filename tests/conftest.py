@@ -475,9 +475,9 @@ class Visit:
     def reset(self) -> None:
         """Ready for the next test as a new context would be: its page left
         (its scripts stopped), what it stored in either storage cleared,
-        the mouse back in the corner, what it asked and logged forgotten. The page stays, and with it its
-        renderer and the browser's cache: a test's first load took half
-        as long again in a new context."""
+        the mouse back in the corner, what it asked and logged forgotten.
+        The page stays, and with it its renderer and the browser's cache:
+        a test's first load took half as long again in a new context."""
         self.page.goto(self.base + BLANK)
         self.page.evaluate("localStorage.clear(); sessionStorage.clear()")
         self.page.mouse.move(0, 0)      # hovering nothing on the next page
@@ -514,9 +514,9 @@ def kept_visits(chromium, server):
 @pytest.fixture
 def visit(chromium, server, kept_visits):
     """visit(width, scheme, touch) -> a Visit: the file's kept one of that
-    kind, or (own=True, or a second of a kind in one test) a new context of
-    the test's own. A test that changes its context or page for good (a
-    route, an init script, emulated media) asks for its own."""
+    kind, or (own_context=True, or a second of a kind in one test) a new
+    context of the test's own. A test that changes its context or page for
+    good (a route, an init script, emulated media) asks for its own."""
     visits, own = [], []
 
     def make(width=1280, scheme="light", touch=False, own_context=False):
