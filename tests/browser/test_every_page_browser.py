@@ -242,9 +242,9 @@ def test_axe_finds_nothing_serious(tours, tour):
     """Above minor (the minor one left: a header cell holding only math reads
     as empty). On a phone, the rules that read the layout on nano-gpt's
     pages and the figures' pages; in the dark scheme, the colour rules on
-    one page of each kind. Not the
-    print page: it is every chapter again (axe there took as long as on all
-    the rest), and test_print_browser reads it."""
+    one page of each kind. Not the print page: it is every chapter again
+    (axe there took as long as on all the rest), and test_print_browser
+    reads it."""
     seen = tours(tour)
     assert len(found(seen, "axe", lambda v: True)) >= (25 if tour == "desktop" else 8)
     assert found(seen, "axe") == {}

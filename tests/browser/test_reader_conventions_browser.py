@@ -149,8 +149,9 @@ def test_a_kept_visit_is_reset_as_a_new_context_would_be(visit, toy):
     """The visit fixture hands a file's tests one page of each kind, reset
     between them (Visit.reset): nothing a test stored, asked or logged
     reaches the next, and a second visit of a kind in one test is its own."""
-    default = Example(toy).n_heads
-    other = next(h for h in Example(toy).heads_choices if h != default)
+    ex = Example(toy)
+    default = ex.n_heads
+    other = next(h for h in ex.heads_choices if h != default)
     v = visit()
     page = v.open("/end-to-end/")
     page.locator(f'.heads-chooser[data-ready] input[value="{other}"]').first.check()
@@ -168,8 +169,9 @@ def test_a_kept_visit_is_reset_as_a_new_context_would_be(visit, toy):
 
 
 def test_the_browser_asks_no_other_host_and_a_visit_records_who_tried(visit):
-    """What the test above leans on: a request for another host fails in
-    the browser (conftest's host rules) and the visit records it."""
+    """What test_edit_and_view_links_ask_nothing_of_another_host leans on:
+    a request for another host fails in the browser (conftest's host
+    rules) and the visit records it."""
     v = visit()
     page = v.open("/")
     failed = page.evaluate("""() => fetch('https://api.github.com/repos/a/b', {mode: 'no-cors'})
