@@ -8,6 +8,7 @@ import functools
 import http.server
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -43,6 +44,13 @@ def build_site(site_dir: Path, weights: Path | None = None, address: dict | None
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def interruptible() -> None:
+    """preexec_fn of a child a test stops with SIGINT, as a terminal's
+    Ctrl-C would: a pytest-xdist worker may ignore SIGINT, and a child
+    inherits that (a served site then ran on until killed, 30 s later)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def parsed(html: Path) -> BeautifulSoup:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
-from conftest import ROOT
+from conftest import ROOT, interruptible
 from toycalc.model.weights import DEFAULT_TOY
 
 TOY = DEFAULT_TOY.read_text(encoding="utf-8")
@@ -29,10 +29,8 @@ def quiet_build(site_dir: Path, weights: Path | None = None, wait=True):
         env["TOYCALC_WEIGHTS"] = str(weights)
     command = [sys.executable, "-m", "mkdocs", "build", "-q", "--strict", "-d", str(site_dir)]
     if not wait:
-        # SIGINT as a terminal sends it: under pytest-xdist the worker ignores
-        # SIGINT, and a child would inherit that and build on regardless
         return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                preexec_fn=interruptible)
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT
+from conftest import ROOT, interruptible
 from toycalc.model.weights import DEFAULT_TOY
 
 GOOD = DEFAULT_TOY.read_text(encoding="utf-8")
@@ -72,14 +72,18 @@ class Served:
         self.since = 0
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{self.port}"],
-            cwd=cwd, env=env, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True)
+            cwd=cwd, env=env, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=interruptible)
 
     def page(self, path="end-to-end/") -> str:
         return fetch(f"http://127.0.0.1:{self.port}/{path}")
 
-    def error(self, path="end-to-end/") -> str | None:
-        """The error the page shows in place of its text, if any."""
-        box = BeautifulSoup(self.page(path), "html.parser").select_one(".admonition.failure")
+    def error(self, path="end-to-end/", html: str | None = None) -> str | None:
+        """The error the page (or html, the page already fetched) shows in place of its text, if any."""
+        html = self.page(path) if html is None else html
+        if "admonition failure" not in html:      # parsed only when there is one: the polls run beside a build
+            return None
+        box = BeautifulSoup(html, "html.parser").select_one(".admonition.failure")
         # the text as read: a glossary term is an <abbr>, with no space around it
         return " ".join(box.get_text().split()) if box else None
 
@@ -94,13 +98,18 @@ class Served:
         return self.output().count("Building documentation")
 
     def close(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGINT)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-        self.out.close()
+        """Stopped as a keeper stops it, with Ctrl-C (SIGINT): a server
+        that does not stop on it is an error."""
+        try:
+            if self.process.poll() is None:
+                os.killpg(self.process.pid, signal.SIGINT)
+                try:
+                    self.process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                    raise AssertionError("mkdocs serve did not stop within 15 s of a SIGINT (Ctrl-C)") from None
+        finally:
+            self.out.close()
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +138,7 @@ def good_page(served):
     def good():
         """the good page"""
         page = served.page()
-        return page if 'id="step-1"' in page and served.error() is None else None
+        return page if 'id="step-1"' in page and served.error(html=page) is None else None
     return wait_for(good)
 
 
