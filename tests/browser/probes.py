@@ -269,6 +269,9 @@ NANO_FIGURES = {"/nano-gpt/self-attention/": ["nano-attention"], "/nano-gpt/tran
                 "/what-changed/": ["modern-params", "modern-rope", "modern-kv"]}
 
 
-# The pages axe reads in the dark scheme: one of each kind.
-MAIN_PAGES = ["/", "/toy/attention/", "/nano-gpt/self-attention/", "/end-to-end/", "/simulator/",
-              "/what-changed/", "/glossary/", "/contributing/"]
+# The pages whose colours axe reads, in each scheme: one of each kind, and
+# each page with controls of its own (the letters, the two trainers). The
+# others are drawn by the same stylesheet; their figures' texts are read
+# on every page in both schemes (CONTRASTS).
+MAIN_PAGES = ["/", "/toy/attention/", "/toy/training/", "/nano-gpt/", "/nano-gpt/self-attention/",
+              "/nano-gpt/train/", "/end-to-end/", "/simulator/", "/what-changed/", "/glossary/", "/contributing/"]
