@@ -121,7 +121,8 @@ def test_every_matrix_opens_in_full_with_toycalcs_values(visit, nano, path):
         button.click()
         page.wait_for_selector(f"button[aria-controls='{tid}'][aria-expanded=true]")
         soup = BeautifulSoup(table.evaluate("t => t.outerHTML"), "html.parser").table
-        shown = [[td["aria-label"] for td in tr.select("td.nano-cell")] for tr in soup.tbody.select("tr")]
+        whole = [tr.select("td.nano-cell") for tr in soup.tbody.select("tr")]
+        shown = [[td["aria-label"] for td in row] for row in whole]
         assert shown == python_titles(run, soup)
         assert len(shown) == int(rows) and {len(r) for r in shown} == {int(cols)}
         assert not soup.select(".nano-more")
@@ -129,7 +130,7 @@ def test_every_matrix_opens_in_full_with_toycalcs_values(visit, nano, path):
         before = BeautifulSoup(corner, "html.parser")
         for i, tr in enumerate(before.tbody.select("tr")):
             for j, td in enumerate(tr.select("td.nano-cell")):
-                after = soup.tbody.select("tr")[i].select("td.nano-cell")[j]
+                after = whole[i][j]
                 assert (td["aria-label"], td["style"], td.text) == (after["aria-label"], after["style"], after.text)
         button.click()
         page.wait_for_selector(f"button[aria-controls='{tid}'][aria-expanded=false]")
