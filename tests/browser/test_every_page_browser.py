@@ -15,14 +15,13 @@ tour reads every page, 1 and 4 heads the pages they change); axe finds
 nothing above minor (at 1280 px every rule but those that read colours,
 which it runs on one page of each kind, in both schemes; at 375 px its
 rules that read the layout on nano-gpt's pages and the figures' pages);
-the "you are
-here" map on each chapter page; every figure text at 4.5:1 in both
-schemes and at 11 px or more on a phone; on a phone a token never breaks
-inside itself nor is set under 11 px in a table, a code block's copy
-button covers none of its text, a display formula wider than the column
-scrolls and shows it (a shadow inside the edge where more is hidden:
-pixels of a screenshot, at both ends of the scroll), and nothing is
-wider than the screen."""
+the "you are here" map on each chapter page; every figure text at 4.5:1
+in both schemes and at 11 px or more on a phone; on a phone a token
+never breaks inside itself nor is set under 11 px in a table, a code
+block's copy button covers none of its text, a display formula wider
+than the column scrolls and shows it (a shadow inside the edge where
+more is hidden: pixels of a screenshot, at both ends of the scroll), and
+nothing is wider than the screen."""
 from __future__ import annotations
 
 import pytest
@@ -245,9 +244,9 @@ def test_axe_finds_nothing_serious(tours, tour):
     """Above minor (the minor one left: a header cell holding only math reads
     as empty). The rules that read colours on one page of each kind, in
     both schemes; on a phone, the rules that read the layout on nano-gpt's
-    pages and the figures' pages. Not the print page: it is every chapter again
-    (axe there took as long as on all the rest), and test_print_browser
-    reads it."""
+    pages and the figures' pages. Not the print page: it is every chapter
+    again (axe there took as long as on all the rest), and
+    test_print_browser reads it."""
     seen = tours(tour)
     assert len(found(seen, "axe", lambda v: True)) >= (25 if tour == "desktop" else 8)
     assert found(seen, "axe") == {}

@@ -315,8 +315,10 @@ def test_no_heading_writes_notation_as_plain_text(site, soups):
     written there shows as "W_U" (Output's two headings did). Headings
     name the thing in words instead."""
     found = []
-    for html_file in [path for path in soups if path.name == "index.html"]:
-        for h in soups[html_file].select("article h1, article h2, article h3, article h4, nav.md-nav--secondary a"):
+    for html_file, soup in soups.items():
+        if html_file.name != "index.html":
+            continue
+        for h in soup.select("article h1, article h2, article h3, article h4, nav.md-nav--secondary a"):
             # a name from the code (the contributor page's macros) is left out
             text = " ".join(s.strip() for s in h.find_all(string=True)
                             if s.strip() and not s.find_parent("code"))
