@@ -1,11 +1,12 @@
 """Every page of the book in a real browser (Debian's chromium, the site
 served on 127.0.0.1 only; fixtures in conftest.py), read on one load each:
-a tour of every page at 1280 px in the light scheme, one at 375 px (a
-phone) and one at 1280 px in the dark scheme, each running every per-page
-check of this file on each page as it goes (probes.py holds the queries),
-then one test per check reads what the tour found. One load per page and
-width instead of one per check: the checks were seven sweeps of the whole
-book, the same pages opened again by each.
+a tour of every page at 1280 px in the light scheme, switched to the
+dark one by its toggle once read, and one at 375 px (a phone), each
+running every per-page check of this file on each page as it goes
+(probes.py holds the queries), then one test per check reads what the
+tour found. One load per page and width instead of one per check: the
+checks were seven sweeps of the whole book, the same pages opened again
+by each.
 
 What is checked on every page: nothing moves while it loads and its
 scripts set up (the layout shift, at most 0.05, both widths); no TeX
@@ -21,7 +22,8 @@ never breaks inside itself nor is set under 11 px in a table, a code
 block's copy button covers none of its text, a display formula wider
 than the column scrolls and shows it (a shadow inside the edge where
 more is hidden: pixels of a screenshot, at both ends of the scroll), and
-nothing is wider than the screen."""
+nothing is wider than the screen; no page logs an error, and each page's
+toggle switches it to the dark scheme and back."""
 from __future__ import annotations
 
 import pytest
@@ -64,10 +66,10 @@ def figures_in_column(page, names) -> list:
 
 
 # The rules of axe that read colours (three quarters of its time): the
-# desktop and dark tours run them on one page of each kind
-# (probes.MAIN_PAGES), the dark tour nothing else (the other rules read the
-# same page in either scheme); the phone's all but these (a text's colours
-# are the same at any width).
+# desktop tour runs them on one page of each kind (probes.MAIN_PAGES), in
+# the light scheme and again in the dark, and nothing else in the dark (the
+# other rules read the same page in either scheme); the phone's all but
+# these (a text's colours are the same at any width).
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
 
@@ -85,30 +87,47 @@ def serious(page, levels=("serious", "critical", "moderate"), rules=None, skip=N
             for v in axe_violations(page, rules, skip) if v["impact"] in levels]
 
 
-def read_page(v, site, path, width, scheme, tokens) -> dict:
+def switch_scheme(page) -> str:
+    """Material's toggle in the header (the one of its two labels shown),
+    clicked as a reader would: the scheme the page then shows, once
+    Material has switched it."""
+    page.locator('form[data-md-component="palette"] label:not([hidden])').click()
+    page.wait_for_function("() => !document.body.hasAttribute('data-md-color-switching')")
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def read_dark(page, path, figures) -> dict:
+    """The page at rest switched to the dark scheme by its toggle, as a
+    reader would, and back: every colour of the site is CSS (no script
+    reads one), so a page switched shows what one opened dark does
+    (test_reader_conventions_browser.py opens pages dark), without a
+    third load of every page."""
+    seen = {"scheme": switch_scheme(page)}
+    if figures:
+        seen["contrasts"] = page.evaluate(probes.CONTRASTS)
+    if path in probes.MAIN_PAGES:
+        seen["axe"] = serious(page, rules=COLOUR_RULES)
+    seen["scheme back"] = switch_scheme(page)
+    return seen
+
+
+def read_page(v, site, path, width, tokens) -> tuple[dict, dict | None]:
     """Every check of the tour on one page, in an order that keeps each
     honest: the layout shift before anything scrolls or opens; the map as
     the page opens; then the formulas brought into view and typeset; axe
-    last, on the page at rest."""
+    last, on the page at rest; at 1280 px, then the dark scheme's colours.
+    Returns what was seen, and (at 1280 px) what was seen in the dark."""
     seen, page = {}, v.open(path)
     nano = path.startswith("/nano-gpt/")
-    if scheme == "light":       # the layout shift: the same in the dark
-        # once the page's own scripts (simulator, letters, trainer) and
-        # Material's have set up after MathJax: a page still changing 5 s
-        # on is an error of the tour
-        page.wait_for_function(probes.SETTLED, polling=50, timeout=5000)
-        seen["shift"] = page.evaluate("window.__shift")
+    # the layout shift, once the page's own scripts (simulator, letters,
+    # trainer) and Material's have set up after MathJax: a page still
+    # changing 5 s on is an error of the tour
+    page.wait_for_function(probes.SETTLED, polling=50, timeout=5000)
+    seen["shift"] = page.evaluate("window.__shift")
     seen["article shown"] = page.locator("article").is_visible()
     if chapter_page(path):
         seen["map"] = page.evaluate(probes.READ)
     figures = has_figure(site, path)
-    if scheme == "dark":
-        seen["scheme"] = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
-        if figures:
-            seen["contrasts"] = page.evaluate(probes.CONTRASTS)
-        if path in probes.MAIN_PAGES:
-            seen["axe"] = serious(page, rules=COLOUR_RULES)
-        return seen
     v.typeset_shown()      # a formula is typeset when it comes into view: bring each there
     seen["raw tex"] = page.evaluate(probes.RAW_TEX)
     seen["mathjax errors"] = page.evaluate("window.mathjaxErrors")
@@ -129,7 +148,7 @@ def read_page(v, site, path, width, scheme, tokens) -> dict:
                 "svgs => svgs.filter(s => s.getClientRects().length && s.getBoundingClientRect().right > 376).length")
         if nano or path in probes.NANO_FIGURES:
             seen["axe"] = serious(page, skip=COLOUR_RULES)
-        return seen
+        return seen, None
     seen["too wide"] = page.evaluate(probes.TOO_WIDE)
     # a formula wider than its box at full size (a phone scrolls it instead)
     seen["cut formulas"] = page.evaluate("""() => [...document.querySelectorAll('div.arithmatex')]
@@ -138,35 +157,44 @@ def read_page(v, site, path, width, scheme, tokens) -> dict:
     if figures:
         seen["contrasts"] = page.evaluate(probes.CONTRASTS)
     seen["axe"] = serious(page, skip=None if path in probes.MAIN_PAGES else COLOUR_RULES)
-    return seen
+    return seen, read_dark(page, path, figures)
 
 
-TOURS = {"desktop": (1280, "light"), "phone": (PHONE, "light"), "dark": (1280, "dark")}
+# Each tour's width; the dark one is read on the desktop tour's loads.
+TOURS = {"desktop": 1280, "phone": PHONE, "dark": 1280}
 
 
 @pytest.fixture(scope="module")
 def tours(chromium, server, site, toy):
-    """tours[name] -> {path: what read_page saw there}, each tour taken
+    """tours(name) -> {path: what read_page saw there}, each tour taken
     once, when a test first asks for it (a check that fails to run is kept
-    as its error, for the tests that read it)."""
+    as its error, for the tests that read it); the dark one comes with the
+    desktop one. tours.errors: what each tour's pages logged as errors."""
     from conftest import Visit
     taken: dict = {}
     tokens = [show(t) for t in toy.vocab]
 
     def take(name):
-        if name not in taken:
-            width, scheme = TOURS[name]
-            v = Visit(chromium, server, width, scheme)
+        tour = "desktop" if name == "dark" else name
+        if tour not in taken:
+            v = Visit(chromium, server, TOURS[tour])
             v.context.add_init_script(probes.OBSERVE)
-            out = {}
+            light, dark = {}, {}
             for path in probes.every_page(site):
                 try:
-                    out[path] = read_page(v, site, path, width, scheme, tokens)
+                    light[path], in_dark = read_page(v, site, path, TOURS[tour], tokens)
+                    if in_dark is not None:
+                        dark[path] = in_dark
                 except Exception as error:       # noqa: BLE001 (kept for the tests to report)
-                    out[path] = {"error": f"{type(error).__name__}: {error}"}
-            taken[name] = (out, v.errors)
+                    light[path] = dark[path] = {"error": f"{type(error).__name__}: {error}"}
+                    v.reset()                    # the next page opens light, as the others do
+            taken[tour] = light
+            if tour == "desktop":
+                taken["dark"] = dark
+            take.errors[tour] = list(v.errors)
             v.context.close()
-        return taken[name][0]
+        return taken[name]
+    take.errors = {}
     return take
 
 
@@ -183,7 +211,10 @@ def test_every_page_is_toured(tours, site):
     assert len(paths) > 25 and "/" in paths and "/toy/mlp/" in paths
     for name in TOURS:
         assert sorted(tours(name)) == sorted(paths), name
+    # every page's toggle switches it to the dark scheme and back
     assert found(tours("dark"), "scheme", lambda scheme: scheme if scheme != "slate" else None) == {}
+    assert found(tours("dark"), "scheme back", lambda scheme: scheme if scheme != "default" else None) == {}
+    assert tours.errors == {"desktop": [], "phone": []}, "errors logged on the tours' pages"
 
 
 @pytest.mark.parametrize("tour", ["desktop", "phone"])
@@ -299,7 +330,7 @@ def test_the_nano_figures_fit_the_column_and_say_their_numbers(tours, tour):
             for box in boxes:
                 assert box["left"] >= -0.5 and box["right"] >= -0.5, (path, name, box)
                 assert box["width"] >= 140 and box["marks"] > 0, (path, name, box)
-        assert seen[path]["page width"] <= TOURS[tour][0], path
+        assert seen[path]["page width"] <= TOURS[tour], path
 
 
 @pytest.mark.parametrize("tour", ["phone", "desktop"])
@@ -307,7 +338,7 @@ def test_every_chapter_page_shows_where_it_is(tours, toy, tour):
     """The "you are here" map (toycalc/book/minimap.py) under each chapter
     page's title: every part drawn, the page's parts outlined in the
     accent colour, text a phone can read, the heads' lanes and numbers."""
-    seen, width, ex = tours(tour), TOURS[tour][0], Example(toy)
+    seen, width, ex = tours(tour), TOURS[tour], Example(toy)
     vocab = [show(t) for t in ex.model.vocab]
     at = f"{ex.model.show(ex.ids[-1])} (position {len(ex.ids)})"
     for chapter, names in probes.CHAPTERS:
