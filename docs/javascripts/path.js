@@ -68,9 +68,11 @@
       const panel = n && document.getElementById(`step-${n}`);
       if (panel && scroll) panel.scrollIntoView({ block: "start" });
       // opened under the drawing, out of sight: the page scrolls to show its
-      // top, the drawing keeps its place on the page
+      // top, the drawing keeps its place on the page; it glides there, or
+      // jumps for a reader whose system asks for less motion
       else if (panel && panel.getBoundingClientRect().top > innerHeight - 120) {
-        scrollBy({ top: panel.getBoundingClientRect().top - innerHeight + 240, behavior: "smooth" });
+        const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
+        scrollBy({ top: panel.getBoundingClientRect().top - innerHeight + 240, behavior: still ? "instant" : "smooth" });
       }
     }
 

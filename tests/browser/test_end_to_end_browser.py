@@ -53,6 +53,31 @@ def test_every_step_opens_and_closes_by_keyboard(visit):
     assert page.evaluate("document.activeElement.id") == "path-step-2"
 
 
+# the page's scroll position in each of the next twelve frames
+SCROLL_IN_FRAMES = """() => new Promise((done) => {
+  const ys = [scrollY];
+  const next = () => { ys.push(scrollY); if (ys.length < 12) requestAnimationFrame(next); else done(ys); };
+  requestAnimationFrame(next);
+})"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_step_opened_out_of_sight_glides_to_it_unless_the_reader_asks_for_less_motion(visit, motion):
+    """Step 9's panel opens under the drawing, below the first screen: the
+    page scrolls to it, over a few frames, or at once when the reader's
+    system asks for reduced motion."""
+    page = visit(own_context=True).open()
+    page.emulate_media(reduced_motion=motion)
+    assert page.evaluate("scrollY") == 0
+    page.locator("#path-step-9").click()
+    ys = page.evaluate(SCROLL_IN_FRAMES)
+    if motion == "reduce":
+        assert ys[0] > 0 and set(ys) == {ys[0]}, ys
+    else:
+        assert len(set(ys)) > 3 and ys == sorted(ys), ys
+    page.wait_for_function("() => document.getElementById('step-9').getBoundingClientRect().top < innerHeight - 120")
+
+
 def test_a_link_opens_its_step(visit):
     page = visit().open("/end-to-end/#step-6")
     assert page.locator("#step-6").is_visible()
