@@ -45,9 +45,10 @@ def choose(page, text=None, heads=None, temperature=None):
 def open_every_step(page):
     """On End to End a step's live tables are built when it opens: open
     each in turn, as a reader would, so that every table is there. A step
-    opened below the drawing scrolls the page smoothly (path.js); a click
-    aimed while it moved can land on another region, as a reader's would:
-    then the step is clicked again."""
+    opened below the drawing scrolls the page (path.js; it jumps, as the
+    tests' reader asks for reduced motion). A click that left its step
+    closed is made again: once, while the page still glided, one landed
+    on another region."""
     for n in range(1, 10):      # a step is a region of the drawing, opened one at a time
         step = page.locator(f"#path-step-{n}")
         for _ in range(3):
