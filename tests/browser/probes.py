@@ -158,8 +158,8 @@ def pixels(png: bytes, rows_wanted: int | None = None) -> tuple[int, int, list[b
 
 def edge_shades(png: bytes) -> tuple[int, int]:
     """How far from the box's middle column the left and right edges are, in
-    grey levels, summed over the rows (the formula's glyphs stay away from
-    the edges' outer 3 px, its margins above and below are blank)."""
+    grey levels, summed over its top three rows (the formula's glyphs stay
+    away from the edges' outer 3 px, its margins above and below are blank)."""
     width, height, rows = pixels(png, rows_wanted=3)
     grey = lambda row, x: sum(row[4 * x:4 * x + 3]) // 3
     middle = [grey(rows[y], width // 2) for y in range(3)]

@@ -22,8 +22,9 @@ never breaks inside itself nor is set under 11 px in a table, a code
 block's copy button covers none of its text, a display formula wider
 than the column scrolls and shows it (a shadow inside the edge where
 more is hidden: pixels of a screenshot, at both ends of the scroll), and
-nothing is wider than the screen; no page logs an error, and each page's
-toggle switches it to the dark scheme and back."""
+nothing is wider than the screen; no page logs an error or asks anything
+of another host, and each page's toggle switches it to the dark scheme
+and back."""
 from __future__ import annotations
 
 import pytest
@@ -169,7 +170,8 @@ def tours(chromium, server, site, toy):
     """tours(name) -> {path: what read_page saw there}, each tour taken
     once, when a test first asks for it (a check that fails to run is kept
     as its error, for the tests that read it); the dark one comes with the
-    desktop one. tours.errors: what each tour's pages logged as errors."""
+    desktop one. tours.logged[name]: what each tour's pages logged as
+    errors and asked of another host (Visit records both)."""
     from conftest import Visit
     taken: dict = {}
     tokens = [show(t) for t in toy.vocab]
@@ -179,7 +181,7 @@ def tours(chromium, server, site, toy):
         if tour not in taken:
             v = Visit(chromium, server, TOURS[tour])
             v.context.add_init_script(probes.OBSERVE)
-            light, dark = {}, {}
+            light, dark, errors, outside = {}, {}, [], []
             for path in probes.every_page(site):
                 try:
                     light[path], in_dark = read_page(v, site, path, TOURS[tour], tokens)
@@ -187,14 +189,16 @@ def tours(chromium, server, site, toy):
                         dark[path] = in_dark
                 except Exception as error:       # noqa: BLE001 (kept for the tests to report)
                     light[path] = dark[path] = {"error": f"{type(error).__name__}: {error}"}
+                    errors += v.errors           # (reset forgets them)
+                    outside += v.outside
                     v.reset()                    # the next page opens light, as the others do
             taken[tour] = light
             if tour == "desktop":
                 taken["dark"] = dark
-            take.errors[tour] = list(v.errors)
+            take.logged[tour] = {"errors": errors + v.errors, "outside": outside + v.outside}
             v.context.close()
         return taken[name]
-    take.errors = {}
+    take.logged = {}
     return take
 
 
@@ -214,7 +218,7 @@ def test_every_page_is_toured(tours, site):
     # every page's toggle switches it to the dark scheme and back
     assert found(tours("dark"), "scheme", lambda scheme: scheme if scheme != "slate" else None) == {}
     assert found(tours("dark"), "scheme back", lambda scheme: scheme if scheme != "default" else None) == {}
-    assert tours.errors == {"desktop": [], "phone": []}, "errors logged on the tours' pages"
+    assert tours.logged == {tour: {"errors": [], "outside": []} for tour in ("desktop", "phone")}
 
 
 @pytest.mark.parametrize("tour", ["desktop", "phone"])

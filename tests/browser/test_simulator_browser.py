@@ -47,8 +47,8 @@ def open_every_step(page):
     each in turn, as a reader would, so that every table is there. A step
     opened below the drawing scrolls the page (path.js; it jumps, as the
     tests' reader asks for reduced motion). A click that left its step
-    closed is made again: once, while the page still glided, one landed
-    on another region."""
+    closed is made again: once one did (#sim-E never built), the page then
+    still gliding, which is the likeliest cause, not a proven one."""
     for n in range(1, 10):      # a step is a region of the drawing, opened one at a time
         step = page.locator(f"#path-step-{n}")
         for _ in range(3):
