@@ -56,7 +56,7 @@ GOAL_SECONDS, GOAL_RATIO, GOAL_FRAME = 60, 3.0, 16
 
 # the page's own worker (two threads: it and its helper), driven one step at a time
 SETUP = """([recipe, url]) => new Promise((resolve) => {
-  const w = window.__worker = new Worker(url);
+  const w = window.__worker = new Worker(url, { type: "module" });
   w.onmessage = (e) => (e.data.type === "started" ? resolve(e.data.threads) : e.data.type === "one" && window.__done(e.data.ms));
   w.postMessage({ type: "start", recipe, seed: recipe.seed, limit: 1e9, stepwise: true });
 })"""

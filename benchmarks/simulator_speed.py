@@ -21,7 +21,7 @@ is first, and shows an empty box (a button's drawing: its last one,
 dimmed) until then, so a deferred part is built before it is shown
 (tests/browser/test_simulator_speed_browser.py checks that it is right
 once shown). "deferred" is the time to build all of them at once
-(toycalc.later.flush() and a layout), as the idle time between two keystrokes
+(later.flush() and a layout), as the idle time between two keystrokes
 does; it is done before each run, so each run starts from a finished page.
 "tables" is how many tables the frame built, of all that the run shows.
 Beside them, the mean time of the forward pass alone (gpt.js: run), which
@@ -43,7 +43,10 @@ RUNS = [("the dog climbed the", ("the cat climbed the",)),
         ("the cat climbed the roof. the", ("the cat climbed the roof.",)),
         ("the cat climbed the roof. the", ("the cat climbed the roof.", "the cat climbed the roof. th"))]
 
-TIMING = """([text, before, heads, runs, tablesIn]) => {
+TIMING = """async ([text, before, heads, runs, tablesIn]) => {
+  // the page's own modules (one per address): both pages sit one folder down
+  const gpt = await import(new URL('../javascripts/gpt.js', location.href).href);
+  const later = await import(new URL('../javascripts/later.js', location.href).href);
   const field = document.getElementById('sim-text');
   const choice = document.querySelector(`input[name=sim-heads][value="${heads}"]`)
       || document.querySelector(`.heads-chooser input[value="${heads}"]`);
@@ -51,13 +54,13 @@ TIMING = """([text, before, heads, runs, tablesIn]) => {
   choice.dispatchEvent(new Event('change', {bubbles: true}));
   const open = document.querySelector('.path-step.is-open');   // End to End: its step in view
   if (open) open.scrollIntoView({block: 'start'});
-  const model = toycalc.gpt.load(window.__weights);
+  const model = gpt.load(window.__weights);
   const type = (t) => { field.value = t; field.dispatchEvent(new Event('input')); };
   const frame = [], deferred = [];
   let built = 0, all = 0;
   for (let i = 0; i < runs; i++) {
     before.forEach(type);                         // untimed: the sentences before,
-    toycalc.later.flush();                        // finished as idle time would
+    later.flush();                        // finished as idle time would
     void document.body.offsetHeight;
     let t0 = performance.now();
     type(text);                                   // the handler runs at once
@@ -65,14 +68,14 @@ TIMING = """([text, before, heads, runs, tablesIn]) => {
     frame.push(performance.now() - t0);
     built = document.querySelectorAll(tablesIn).length;
     t0 = performance.now();
-    toycalc.later.flush();                        // what was deferred, all at once
+    later.flush();                        // what was deferred, all at once
     void document.body.offsetHeight;
     deferred.push(performance.now() - t0);
     all = document.querySelectorAll(tablesIn).length;
   }
   // the forward pass alone is below the clock's 0.1 ms step: time a batch
   const t0 = performance.now();
-  for (let i = 0; i < runs; i++) toycalc.gpt.run(model, text, heads, 1);
+  for (let i = 0; i < runs; i++) gpt.run(model, text, heads, 1);
   const forward = (performance.now() - t0) / runs;
   const median = (a) => { a.sort((x, y) => x - y); return a[a.length >> 1]; };
   return {frame: median(frame), deferred: median(deferred), forward, built, all};

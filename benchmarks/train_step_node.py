@@ -47,11 +47,17 @@ JS = Path(__file__).resolve().parent.parent / "docs" / "javascripts"
 
 # one step per line read; answers the CPU milliseconds it took and its loss
 STEPPER = r"""
-const path = require("path"), readline = require("readline");
-const js = (n) => require(path.join(process.argv[1], `${n}.js`));
-const fs = require("fs");
-const g = js("gpt"), tr = js("train");
-const b = fs.existsSync(path.join(process.argv[1], "batched.js")) ? js("batched") : js("backward");
+import fs from "node:fs";
+import path from "node:path";
+import readline from "node:readline";
+import { pathToFileURL } from "node:url";
+// an ES module's exports, or another version's CommonJS module.exports (its default)
+const js = async (n) => {
+  const m = await import(pathToFileURL(path.join(process.argv[1], `${n}.js`)).href);
+  return m.default || m;
+};
+const g = (await js("gpt")), tr = (await js("train"));
+const b = await js(fs.existsSync(path.join(process.argv[1], "batched.js")) ? "batched" : "backward");
 let recipe = null, next, model, params, opt;
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   if (!recipe) {
@@ -77,7 +83,7 @@ def main() -> int:
                         "train.js (another version's, to compare)")
     args = parser.parse_args()
     node = shutil.which("node") or "/usr/bin/node"
-    proc = subprocess.Popen([node, "-e", STEPPER, str(args.js)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([node, "--input-type=module", "-e", STEPPER, str(args.js)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def js_step() -> float:
         proc.stdin.write("step\n")

@@ -1,9 +1,10 @@
-"""The Node harness of the parity tests: docs/javascripts' modules run in
-Node (each is a CommonJS module there) on a job that Python writes.
+"""The Node harness of the parity tests: docs/javascripts' ES modules run in
+Node on a job that Python writes.
 
-A runner is JavaScript that reads `job` (the JSON sent on stdin), loads
-the modules it needs with `js("draw")` (docs/javascripts/draw.js) and
-writes its answer to stdout. Each parity test module lists the twins its
+A runner is an ES module's body that reads `job` (the JSON sent on
+stdin), imports the modules it needs with `await js("draw")`
+(docs/javascripts/draw.js, the very file a page imports) and writes its
+answer to stdout. Each parity test module lists the twins its
 runner calls in JS_CASES ("file.js:name"); tests/test_mirrors.py reads those
 lists to tell that every function marked @mirrored has a parity case.
 """
@@ -22,9 +23,10 @@ JS = ROOT / "docs" / "javascripts"
 NODE = shutil.which("node") or "/usr/bin/node"
 
 PRELUDE = r"""
-const fs = require("fs");
-const path = require("path");
-const js = (name) => require(path.join(process.argv[1], `${name}.js`));
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+const js = (name) => import(pathToFileURL(path.join(process.argv[1], `${name}.js`)).href);
 const job = JSON.parse(fs.readFileSync(0, "utf8"));
 """
 
@@ -41,7 +43,7 @@ def need_node() -> None:
 def run_text(runner: str, job, timeout: int = 120) -> str:
     """What `runner` writes for `job`."""
     need_node()
-    out = subprocess.run([NODE, "-e", PRELUDE + runner, str(JS)], input=json.dumps(job), capture_output=True,
+    out = subprocess.run([NODE, "--input-type=module", "-e", PRELUDE + runner, str(JS)], input=json.dumps(job), capture_output=True,
                          text=True, timeout=timeout)
     assert out.returncode == 0, out.stderr
     return out.stdout

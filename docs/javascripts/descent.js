@@ -6,82 +6,69 @@
 // by −η times their gradient: E alone (the book's step) or every matrix.
 // Pure: the model given is not changed; each step's weights are new
 // arrays (withParams makes a model of them). tests/model/test_descent.py
-// holds it to the numpy steps in Node. A CommonJS module in Node,
-// toycalc.descent in a page.
-(function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
-  "use strict";
-  if (typeof module === "object" && module.exports) {
-    module.exports = factory(...needs.map((n) => require(`./${n}.js`)));
-    return;
-  }
-  const t = (root.toycalc = root.toycalc || { waiting: [] }), ready = (w) => w.needs.every((n) => t[n]);
-  t.waiting.push({ name, needs, factory, script: typeof document === "undefined" ? null : document.currentScript });
-  for (let w; (w = t.waiting.find(ready));) {
-    t.waiting.splice(t.waiting.indexOf(w), 1);
-    if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
-    if (t[w.name].start) t[w.name].start(w.script);
-  }
-})(typeof self !== "undefined" ? self : this, "descent", ["gpt", "backward"], function (gpt, backward) {
-  "use strict";
+// holds it to the numpy steps in Node. The same ES module in Node
+// and in a page.
 
-  const LEARNS = ["E", "all"];   // E alone (the book's step), or every matrix
-  const MAX_STEPS = 200;         // descent.py's MAX_STEPS: the page's limit
+import * as gpt from "./gpt.js";
+import * as backward from "./backward.js";
 
-  /** descent.targets_of: the target at the last position, none (−1) before it. */
-  function targetsOf(ids, target) {
-    return ids.map((_, t) => (t === ids.length - 1 ? target : -1));
+const LEARNS = ["E", "all"];   // E alone (the book's step), or every matrix
+const MAX_STEPS = 200;         // descent.py's MAX_STEPS: the page's limit
+
+/** descent.targets_of: the target at the last position, none (−1) before it. */
+function targetsOf(ids, target) {
+  return ids.map((_, t) => (t === ids.length - 1 ? target : -1));
+}
+
+/** The model with other weights (named as gpt.parameters names them):
+ *  a new object, the blocks copied, the toy's aliases (model.W_Q, ...) kept. */
+function withParams(model, params) {
+  const out = Object.assign({}, model, { blocks: model.blocks.map((b) => Object.assign({}, b)) });
+  for (const [name, value] of Object.entries(params)) {
+    const m = /^blocks\.(\d+)\.(.+)$/.exec(name);
+    if (m) out.blocks[Number(m[1])][m[2]] = value;
+    else out[name] = value;
   }
+  for (const name of ["W_Q", "W_K", "W_V", "W_O", "W_1", "W_2"]) if (model[name]) out[name] = out.blocks[0][name];
+  return out;
+}
 
-  /** The model with other weights (named as gpt.parameters names them):
-   *  a new object, the blocks copied, the toy's aliases (model.W_Q, ...) kept. */
-  function withParams(model, params) {
-    const out = Object.assign({}, model, { blocks: model.blocks.map((b) => Object.assign({}, b)) });
-    for (const [name, value] of Object.entries(params)) {
-      const m = /^blocks\.(\d+)\.(.+)$/.exec(name);
-      if (m) out.blocks[Number(m[1])][m[2]] = value;
-      else out[name] = value;
-    }
-    for (const name of ["W_Q", "W_K", "W_V", "W_O", "W_1", "W_2"]) if (model[name]) out[name] = out.blocks[0][name];
-    return out;
+/** w − η g, entry by entry, for a vector or a matrix (rows of Float64Array). */
+function stepped(w, g, eta) {
+  if (ArrayBuffer.isView(w)) return w.map((v, i) => v - eta * g[i]);
+  return w.map((row, r) => Float64Array.from(row, (v, c) => v - eta * g[r][c]));
+}
+
+/** descent.descend: `steps` steps of W ← W − η ∂L/∂W on the sentence ids
+ *  and its next token `target`, for E alone (learns "E") or every matrix
+ *  ("all"). One record per step: loss and p (before), lossAfter and
+ *  pAfter, the gradients (of every matrix) and params, the weights after
+ *  it by name (those that do not learn are the model's own arrays). */
+function descend(model, ids, target, eta, learns, steps, heads, temperature) {
+  learns = learns === undefined ? "E" : learns;
+  steps = steps === undefined ? 1 : steps;
+  if (!LEARNS.includes(learns)) throw new RangeError(`learns = ${learns}: expected one of ${LEARNS.join(", ")}`);
+  if (!(typeof eta === "number" && Number.isFinite(eta) && eta > 0)) {
+    throw new RangeError(`eta = ${eta}: the learning rate must be a number above 0`);
   }
-
-  /** w − η g, entry by entry, for a vector or a matrix (rows of Float64Array). */
-  function stepped(w, g, eta) {
-    if (ArrayBuffer.isView(w)) return w.map((v, i) => v - eta * g[i]);
-    return w.map((row, r) => Float64Array.from(row, (v, c) => v - eta * g[r][c]));
+  if (!(Number.isInteger(steps) && steps >= 1 && steps <= MAX_STEPS)) {
+    throw new RangeError(`steps = ${steps}: expected a whole number from 1 to ${MAX_STEPS}`);
   }
-
-  /** descent.descend: `steps` steps of W ← W − η ∂L/∂W on the sentence ids
-   *  and its next token `target`, for E alone (learns "E") or every matrix
-   *  ("all"). One record per step: loss and p (before), lossAfter and
-   *  pAfter, the gradients (of every matrix) and params, the weights after
-   *  it by name (those that do not learn are the model's own arrays). */
-  function descend(model, ids, target, eta, learns, steps, heads, temperature) {
-    learns = learns === undefined ? "E" : learns;
-    steps = steps === undefined ? 1 : steps;
-    if (!LEARNS.includes(learns)) throw new RangeError(`learns = ${learns}: expected one of ${LEARNS.join(", ")}`);
-    if (!(typeof eta === "number" && Number.isFinite(eta) && eta > 0)) {
-      throw new RangeError(`eta = ${eta}: the learning rate must be a number above 0`);
-    }
-    if (!(Number.isInteger(steps) && steps >= 1 && steps <= MAX_STEPS)) {
-      throw new RangeError(`steps = ${steps}: expected a whole number from 1 to ${MAX_STEPS}`);
-    }
-    const targets = targetsOf(ids, target), T = ids.length;
-    let params = gpt.parameters(model), current = model;
-    const learning = learns === "E" ? ["E"] : Object.keys(params);
-    let tr = gpt.forward(current, ids, heads, temperature);
-    const records = [];
-    for (let k = 0; k < steps; k++) {
-      const loss = backward.crossEntropy(tr.p, targets), p = tr.p[T - 1][target];
-      const grads = backward.backward(current, tr, targets);
-      params = Object.assign({}, params);
-      for (const name of learning) params[name] = stepped(params[name], grads[name], eta);
-      current = withParams(model, params);
-      tr = gpt.forward(current, ids, heads, temperature);
-      records.push({ loss, p, grads, params, lossAfter: backward.crossEntropy(tr.p, targets), pAfter: tr.p[T - 1][target] });
-    }
-    return records;
+  const targets = targetsOf(ids, target), T = ids.length;
+  let params = gpt.parameters(model), current = model;
+  const learning = learns === "E" ? ["E"] : Object.keys(params);
+  let tr = gpt.forward(current, ids, heads, temperature);
+  const records = [];
+  for (let k = 0; k < steps; k++) {
+    const loss = backward.crossEntropy(tr.p, targets), p = tr.p[T - 1][target];
+    const grads = backward.backward(current, tr, targets);
+    params = Object.assign({}, params);
+    for (const name of learning) params[name] = stepped(params[name], grads[name], eta);
+    current = withParams(model, params);
+    tr = gpt.forward(current, ids, heads, temperature);
+    records.push({ loss, p, grads, params, lossAfter: backward.crossEntropy(tr.p, targets), pAfter: tr.p[T - 1][target] });
   }
+  return records;
+}
 
-  return { LEARNS, MAX_STEPS, targetsOf, withParams, descend };
-});
+export { LEARNS, MAX_STEPS, targetsOf, withParams, descend };

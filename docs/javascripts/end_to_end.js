@@ -4,45 +4,31 @@
 // figure and the probabilities figure (attention_figure,
 // probabilities_figure), in draw.js's markup.
 // tests/book/test_figures_parity.py compares the strings. Pure functions,
-// no page: a CommonJS module in Node, toycalc.endToEnd in a page.
-(function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
-  "use strict";
-  if (typeof module === "object" && module.exports) {
-    module.exports = factory(...needs.map((n) => require(`./${n}.js`)));
-    return;
-  }
-  const t = (root.toycalc = root.toycalc || { waiting: [] }), ready = (w) => w.needs.every((n) => t[n]);
-  t.waiting.push({ name, needs, factory, script: document.currentScript });
-  for (let w; (w = t.waiting.find(ready));) {
-    t.waiting.splice(t.waiting.indexOf(w), 1);
-    if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
-    if (t[w.name].start) t[w.name].start(w.script);
-  }
-})(typeof self !== "undefined" ? self : this, "end_to_end", ["draw"], function (draw) {
-  "use strict";
+// no page: the same ES module in Node and in a page.
 
-  const rows = (M) => Array.from(M, (r) => Array.from(r));
+import * as draw from "./draw.js";
 
-  /** Each head's attention as a heat-map and as lines, side by side. */
-  function attentionFigure(tokens, tr) {
-    let out = "";
-    tr.weights.forEach((w, h) => {
-      const W = rows(w);
-      out += draw.figure("attention", draw.attentionSvg(tokens, W, h + 1) + draw.attentionLinesSvg(tokens, W, h + 1),
-                         `Head ${h + 1}`, { head: h + 1 });
-    });
-    return `<div class="fig-row">${out}</div>` + draw.probKey("weight", true, true);   // one key for the heads' row
-  }
+const rows = (M) => Array.from(M, (r) => Array.from(r));
 
-  /** The last position's probabilities as bars, most probable first. */
-  function probabilitiesFigure(vocab, tr) {
-    const T = tr.ids.length, p = tr.p[T - 1];
-    const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
-    const last = vocab[tr.ids[T - 1]];
-    return draw.figure("probabilities", draw.barsSvg(order.map((i) => vocab[i]), order.map((i) => p[i]),
-      `The probability of each token of the vocabulary after position ${T}, most probable first`, 0),
-      `p of each next token after ${draw.esc(last)} (position ${T})`);
-  }
+/** Each head's attention as a heat-map and as lines, side by side. */
+function attentionFigure(tokens, tr) {
+  let out = "";
+  tr.weights.forEach((w, h) => {
+    const W = rows(w);
+    out += draw.figure("attention", draw.attentionSvg(tokens, W, h + 1) + draw.attentionLinesSvg(tokens, W, h + 1),
+                       `Head ${h + 1}`, { head: h + 1 });
+  });
+  return `<div class="fig-row">${out}</div>` + draw.probKey("weight", true, true);   // one key for the heads' row
+}
 
-  return { attentionFigure, probabilitiesFigure };
-});
+/** The last position's probabilities as bars, most probable first. */
+function probabilitiesFigure(vocab, tr) {
+  const T = tr.ids.length, p = tr.p[T - 1];
+  const order = Array.from(p, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
+  const last = vocab[tr.ids[T - 1]];
+  return draw.figure("probabilities", draw.barsSvg(order.map((i) => vocab[i]), order.map((i) => p[i]),
+    `The probability of each token of the vocabulary after position ${T}, most probable first`, 0),
+    `p of each next token after ${draw.esc(last)} (position ${T})`);
+}
+
+export { attentionFigure, probabilitiesFigure };

@@ -1,6 +1,6 @@
-// letters.js: a page script: nano-gpt's pages (docs/nano-gpt/*.md; the
-// build adds it where a page has a live part, toycalc/site/publish_weights.py's
-// NANO_ASSETS). It wires the page to nano_gpt.js and gpt.js, on the
+// letters.js: a page's code (data-module="letters"): nano-gpt's pages
+// (docs/nano-gpt/*.md; every live part the build writes names this
+// module, toycalc/book/nano_gpt/shared.py). It wires the page to nano_gpt.js and gpt.js, on the
 // weights the build exports (javascripts/nanogpt-weights.json, fetched
 // the first time a reader asks for something, never before):
 //  - the field "Letters for the model to sort here" ([data-nano-sort]): six letters of the
@@ -20,461 +20,449 @@
 //    training record) is marked as the book's;
 //  - a matrix is one Tab stop, its cells reached by the arrow keys.
 // Text typed by the reader is only ever written with textContent.
-(function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
-  "use strict";
-  if (typeof module === "object" && module.exports) {
-    module.exports = factory(...needs.map((n) => require(`./${n}.js`)));
-    return;
+
+import * as gpt from "./gpt.js";
+import * as render from "./render.js";
+import * as draw from "./draw.js";
+import * as nanoGpt from "./nano_gpt.js";
+import * as dom from "./dom.js";
+
+const { el } = dom, { InputError, parseLetters } = nanoGpt;
+
+// beside this file, as the build publishes them
+const weightsUrl = new URL("nanogpt-weights.json", import.meta.url).href;
+
+// sessionStorage: the weights the chapter follows (followWeights, which
+// train_page.js calls, writes both): what they are, and the weights themselves in
+// the layout of javascripts/nanogpt-weights.json (toycalc/site/export.py)
+const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
+
+/** Keep the reader's weights (nanogpt-weights.json's layout) and what
+ *  they are for every page of the chapter; throws when storage refuses. */
+function followWeights(weights, about) {
+  sessionStorage.setItem(WEIGHTS, JSON.stringify(weights));
+  sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
+}
+
+/** {id, seed, steps, sorted, inputs} of the reader's weights the chapter follows, or null. */
+function followedWeights() {
+  try {
+    const about = JSON.parse(sessionStorage.getItem(WEIGHTS_ABOUT) || "null");
+    return about && sessionStorage.getItem(WEIGHTS) ? about : null;
+  } catch (e) {
+    return null;   // storage refused, or not ours: the book's weights
   }
-  const t = (root.toycalc = root.toycalc || { waiting: [] }), ready = (w) => w.needs.every((n) => t[n]);
-  t.waiting.push({ name, needs, factory, script: document.currentScript });
-  for (let w; (w = t.waiting.find(ready));) {
-    t.waiting.splice(t.waiting.indexOf(w), 1);
-    if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
-    if (t[w.name].start) t[w.name].start(w.script);
-  }
-})(typeof self !== "undefined" ? self : this, "letters", ["gpt", "render", "draw", "nano_gpt", "dom"], function (gpt, render, draw, nanoGpt, dom) {
-  "use strict";
+}
 
-  const { el } = dom, { InputError, parseLetters } = nanoGpt;
+// The models fetched, kept from page to page (instant navigation keeps
+// this module): the book's, and the reader's trained weights by their id.
+const cache = {};
 
-  let weightsUrl = null;
-
-  // sessionStorage: the weights the chapter follows (followWeights, which
-  // train_page.js calls, writes both): what they are, and the weights themselves in
-  // the layout of javascripts/nanogpt-weights.json (toycalc/site/export.py)
-  const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
-
-  /** Keep the reader's weights (nanogpt-weights.json's layout) and what
-   *  they are for every page of the chapter; throws when storage refuses. */
-  function followWeights(weights, about) {
-    sessionStorage.setItem(WEIGHTS, JSON.stringify(weights));
-    sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
-  }
-
-  /** {id, seed, steps, sorted, inputs} of the reader's weights the chapter follows, or null. */
-  function followedWeights() {
-    try {
-      const about = JSON.parse(sessionStorage.getItem(WEIGHTS_ABOUT) || "null");
-      return about && sessionStorage.getItem(WEIGHTS) ? about : null;
-    } catch (e) {
-      return null;   // storage refused, or not ours: the book's weights
-    }
-  }
-
-  /** The model, fetched once per page visit and shared by every part of
-   *  the page; a failed fetch may be tried again. The reader's trained
-   *  weights instead, while the chapter follows them. */
-  function model() {
-    const cache = (self.nanogptModels = self.nanogptModels || {});
-    const mine = followedWeights(), key = mine ? `followed:${mine.id}` : weightsUrl;
-    if (!cache[key]) {
-      const data = mine ? Promise.resolve().then(() => JSON.parse(sessionStorage.getItem(WEIGHTS)))
-        : fetch(weightsUrl).then((r) => {
-          if (!r.ok) throw new Error(`${new URL(weightsUrl).pathname}: HTTP ${r.status}`);
-          return r.json();
-        });
-      // the record of its training beside it: the live training table and loss curve read it
-      cache[key] = data.then((d) => Object.assign(gpt.load(d), { record: d.record || {} })).catch((e) => {
-        delete cache[key];
-        throw e;
+/** The model, fetched once and shared by every part of every page; a
+ *  failed fetch may be tried again. The reader's trained weights
+ *  instead, while the chapter follows them. */
+function model() {
+  const mine = followedWeights(), key = mine ? `followed:${mine.id}` : weightsUrl;
+  if (!cache[key]) {
+    const data = mine ? Promise.resolve().then(() => JSON.parse(sessionStorage.getItem(WEIGHTS)))
+      : fetch(weightsUrl).then((r) => {
+        if (!r.ok) throw new Error(`${new URL(weightsUrl).pathname}: HTTP ${r.status}`);
+        return r.json();
       });
-    }
-    return cache[key];
+    // the record of its training beside it: the live training table and loss curve read it
+    cache[key] = data.then((d) => Object.assign(gpt.load(d), { record: d.record || {} })).catch((e) => {
+      delete cache[key];
+      throw e;
+    });
   }
+  return cache[key];
+}
 
-  // ------------------------------------------------------------ the sorter
+// ------------------------------------------------------------ the sorter
 
-  let count = 0;   // the fields of the page, numbered for their ids
+let count = 0;   // the fields of the page, numbered for their ids
 
-  /** The sorter's field in `root` ([data-nano-sort]): it sorts, on this page only. */
-  function setUpSorter(root) {
-    if (root.dataset.ready) return;
-    root.dataset.ready = "1";
-    const n = ++count, length = Number(root.dataset.length), id = `nano-letters-${n}`;
-    const input = el("input", { type: "text", id, autocomplete: "off", spellcheck: "false",
-                                placeholder: root.dataset.example || "", "aria-describedby": `${id}-hint ${id}-message` });
-    const message = el("p", { id: `${id}-message`, class: "nano-message", role: "alert" });
-    const intro = el("p", { text: "Sort letters of your own, here: the same model runs in your browser, " +
-                                  "on the weights every number of this chapter comes from, and its answer " +
-                                  "shows under the field. (To have the chapter's pages follow your letters " +
-                                  "instead, use the field “Letters for this chapter to follow” at the top of the page.)" });
-    const form = el("form", { class: "nano-sorter-form" }, [
-      el("label", { for: id, text: "Letters for the model to sort here" }), " ", input, " ",
-      el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Sort" }),
-      el("p", { id: `${id}-hint`, class: "nano-hint",
-                text: `${length} letters, each A, B or C (any case; spaces are ignored).` }),
-      message]);
-    // only the answer's sentence is announced, not the table under it
-    const answer = el("p", { class: "nano-answer", "aria-live": "polite" });
-    const results = el("div", { class: "nano-sorted" }, [answer, el("div")]);
-    root.replaceChildren(intro, form, results);
-    let asked = 0;
-    root.hidden = false;
+/** The sorter's field in `root` ([data-nano-sort]): it sorts, on this page only. */
+function setUpSorter(root) {
+  if (root.dataset.ready) return;
+  root.dataset.ready = "1";
+  const n = ++count, length = Number(root.dataset.length), id = `nano-letters-${n}`;
+  const input = el("input", { type: "text", id, autocomplete: "off", spellcheck: "false",
+                              placeholder: root.dataset.example || "", "aria-describedby": `${id}-hint ${id}-message` });
+  const message = el("p", { id: `${id}-message`, class: "nano-message", role: "alert" });
+  const intro = el("p", { text: "Sort letters of your own, here: the same model runs in your browser, " +
+                                "on the weights every number of this chapter comes from, and its answer " +
+                                "shows under the field. (To have the chapter's pages follow your letters " +
+                                "instead, use the field “Letters for this chapter to follow” at the top of the page.)" });
+  const form = el("form", { class: "nano-sorter-form" }, [
+    el("label", { for: id, text: "Letters for the model to sort here" }), " ", input, " ",
+    el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Sort" }),
+    el("p", { id: `${id}-hint`, class: "nano-hint",
+              text: `${length} letters, each A, B or C (any case; spaces are ignored).` }),
+    message]);
+  // only the answer's sentence is announced, not the table under it
+  const answer = el("p", { class: "nano-answer", "aria-live": "polite" });
+  const results = el("div", { class: "nano-sorted" }, [answer, el("div")]);
+  root.replaceChildren(intro, form, results);
+  let asked = 0;
+  root.hidden = false;
 
-    const fail = (text) => {
-      message.textContent = text;
-      input.setAttribute("aria-invalid", "true");
-      answer.replaceChildren();
-      results.lastChild.replaceChildren();
-    };
-    input.addEventListener("focus", () => model().catch(() => {}), { once: true });
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const text = input.value, ask = ++asked;
-      answer.textContent = "Loading nano-gpt…";
-      model().then((m) => {
-        if (ask !== asked) return;  // sorted again meanwhile: the last one answers
-        let ids;
+  const fail = (text) => {
+    message.textContent = text;
+    input.setAttribute("aria-invalid", "true");
+    answer.replaceChildren();
+    results.lastChild.replaceChildren();
+  };
+  input.addEventListener("focus", () => model().catch(() => {}), { once: true });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = input.value, ask = ++asked;
+    answer.textContent = "Loading nano-gpt…";
+    model().then((m) => {
+      if (ask !== asked) return;  // sorted again meanwhile: the last one answers
+      let ids;
+      try {
+        ids = parseLetters(text, m.vocab, length);
+      } catch (e) {
+        if (e instanceof InputError) return fail(e.message);
+        throw e;
+      }
+      message.textContent = "";
+      input.removeAttribute("aria-invalid");
+      showSorted(answer, results.lastChild, m, ids, nanoGpt.sortLetters(m, ids, length), `${id}-steps`);
+    }).catch((e) => ask === asked && fail(`nano-gpt could not run (${e.message}); the chapter's numbers still hold.`));
+  });
+}
+
+/** The answer, a table of the steps (as the Output page's generation
+ *  table) and each step's probabilities as bars (draw.js, the
+ *  figures' SVG conventions). */
+function showSorted(answerLine, results, model, ids, steps, tableId) {
+  const vocab = model.vocab;
+  const answer = steps.map((s) => vocab[s.next]).join(" ");
+  const table = el("table", { id: tableId }, [
+    el("caption", { text: "Greedy decoding of your letters: the probabilities of the last column, and the letter appended" }),
+    el("thead", {}, [el("tr", {}, ["step", "the model reads"].concat(vocab.map((l) => `p(${l})`), ["appends"])
+      .map((h) => el("th", { scope: "col", text: h })))]),
+    el("tbody", {}, steps.map((s, k) => el("tr", {}, [
+      el("td", { text: String(k + 1) }), el("td", { text: s.ids.map((i) => vocab[i]).join(" ") }),
+      ...s.p.map((v) => el("td", { text: render.fixed(v) })),
+      el("td", {}, [el("strong", { text: vocab[s.next] })])]))),
+  ]);
+  const bars = el("div", { class: "fig-row nano-bars" });
+  // markup from draw.js, which escapes every text; the letters are the model's own
+  bars.innerHTML = steps.map((s, k) => draw.figure("probabilities",
+    draw.barsSvg(vocab, s.p, `Step ${k + 1}: the probability of each letter, ${vocab[s.next]} the largest`, s.next),
+    `Step ${k + 1}: appends ${draw.esc(vocab[s.next])}`, { step: k + 1 })).join("");
+  answerLine.replaceChildren("nano-gpt writes ", el("strong", { class: "nano-answer-letters", text: answer }),
+                             ` for ${ids.map((i) => vocab[i]).join(" ")}.`);
+  results.replaceChildren(
+    el("div", { class: "nano-scroll", tabindex: "0", role: "region", "aria-label": "The steps of the sort" }, [table]),
+    bars);
+}
+
+// ------------------------------------------------------------ a matrix in full
+
+/** A button under a matrix cut short, that opens it whole and closes it again. */
+function setUpMatrix(table) {
+  if (table.dataset.ready) return;
+  table.dataset.ready = "1";
+  const rows = Number(table.dataset.rows), cols = Number(table.dataset.cols);
+  const shownCols = table.querySelectorAll("thead th").length;
+  const all = `Show all ${rows} rows` + (shownCols < cols ? ` and ${cols} columns` : "");
+  const button = el("button", { type: "button", class: "nano-button", "aria-controls": table.id,
+                                "aria-expanded": "false", text: all });
+  const status = el("span", { class: "nano-full-status", role: "status" });
+  table.after(el("p", { class: "nano-full" }, [button, " ", status]));
+  const corner = [table.tHead, table.tBodies[0]];
+  let whole = null;
+  button.addEventListener("click", () => {
+    const open = button.getAttribute("aria-expanded") === "true";
+    if (open) {
+      whole = [table.tHead, table.tBodies[0]];
+      whole.forEach((part) => part.remove());
+      table.append(...corner);
+      button.setAttribute("aria-expanded", "false");
+      button.textContent = all;
+      status.textContent = "";
+      return;
+    }
+    button.disabled = true;
+    status.textContent = "Computing…";
+    model().then((m) => {
+      if (!whole) {
+        const tr = gpt.forward(m, nanoGpt.exampleIds(m, table.dataset.example));
+        const holder = document.createElement("table");
+        holder.innerHTML = nanoGpt.fullMarkup(m, tr, table.dataset);   // our own markup: every text escaped
+        whole = [holder.tHead, holder.tBodies[0]];
+      }
+      corner.forEach((part) => part.remove());
+      table.append(...whole);
+      button.setAttribute("aria-expanded", "true");
+      button.textContent = "Show the first rows only";
+      status.textContent = `All ${rows} × ${cols} values, computed in your browser for ${table.dataset.example}.`;
+    }).catch((e) => {
+      status.textContent = `The whole matrix could not be computed (${e.message}).`;
+    }).finally(() => { button.disabled = false; });
+  });
+}
+
+// ------------------------------------------------------------ following the reader's letters
+
+const FOLLOWED = "nanogpt-followed";   // sessionStorage: the letters the chapter follows, page to page
+
+function stored(action, value) {
+  try {
+    if (action === "get") return sessionStorage.getItem(FOLLOWED);
+    if (action === "set") sessionStorage.setItem(FOLLOWED, value);
+    else sessionStorage.removeItem(FOLLOWED);
+  } catch (e) { /* storage refused (private mode): the choice lasts for the page */ }
+  return null;
+}
+
+/** MathJax typesets what it has not seen: the new formulas and captions. */
+function typeset(elements) {
+  const mj = self.MathJax;
+  if (!elements.length || !(mj && mj.typesetPromise)) return;   // not started yet: it will see them
+  document.body.dataset.mathjax = "busy";
+  mj.startup.promise = mj.startup.promise.then(() => mj.typesetPromise(elements))
+    .then(() => { document.body.dataset.mathjax = "done"; });
+}
+
+/** Every output of the page marked data-nano-live drawn again for `ch`
+ *  (nano_gpt.chapter), in place; the sentences written for the book's
+ *  example marked while other letters are followed. */
+function redraw(ch, isBook) {
+  const book = isBook && !followedWeights();   // the book's example on the book's weights
+  const fresh = [];
+  document.querySelectorAll("[data-nano-live]").forEach((old) => {
+    const [kind, name] = old.dataset.nanoLive.split(":");
+    const markup = ch.render(kind, name, JSON.parse(old.dataset.nanoArgs));   // our own markup: every text escaped
+    if (kind === "number") {
+      old.innerHTML = markup;
+      return;
+    }
+    const holder = document.createElement("template");
+    holder.innerHTML = markup;
+    const now = holder.content.firstElementChild;
+    for (const a of Array.from(old.attributes)) {
+      if (a.name.startsWith("data-") && a.name !== "data-ready") now.setAttribute(a.name, a.value);
+    }
+    if (now.hasAttribute("data-example")) now.setAttribute("data-example", ch.text);
+    const after = old.nextElementSibling;
+    if (after && after.classList.contains("nano-full")) after.remove();   // its button is made again
+    if (self.MathJax && MathJax.typesetClear) MathJax.typesetClear([old]);
+    old.replaceWith(now);
+    if (now.matches("table[data-nano-full]")) setUpMatrix(now);
+    fresh.push(now);
+  });
+  typeset(fresh);
+  const sorted = ch.steps.map((s) => s.next).join() === ch.ids.slice().sort((a, b) => a - b).join();
+  document.querySelectorAll(".nano-for-example").forEach((span) => {
+    const note = span.previousElementSibling;
+    if (note && note.classList.contains("nano-example-note")) note.remove();
+    const holds = span.dataset.nanoHolds === "sorted" && sorted;
+    span.classList.toggle("nano-for-example--marked", !book && !holds);
+    if (!book && !holds) {
+      const what = followedWeights() ? "weights and example" : "example";
+      span.before(el("span", { class: "nano-example-note",
+                               text: `written for the book's ${what}, ${exampleText()}, not for yours:` }), " ");
+    }
+  });
+}
+
+const exampleText = () => document.querySelector("[data-nano-example]").dataset.nanoExample;
+
+/** The field to follow the reader's letters, and the way back; `book`
+ *  is the book's example, `length` its number of letters. */
+function followForm(book, length) {
+  const id = "nano-follow-letters";
+  const f = {
+    now: el("p", { class: "nano-follow-now", "aria-live": "polite" }),
+    input: el("input", { type: "text", id, autocomplete: "off", spellcheck: "false", placeholder: book,
+                         "aria-describedby": `${id}-hint ${id}-message` }),
+    back: el("button", { type: "button", class: "nano-button nano-follow-back", text: "Back to the book's example" }),
+    message: el("p", { id: `${id}-message`, class: "nano-message", role: "alert" }),
+  };
+  f.form = el("form", { class: "nano-follow-form" }, [
+    el("label", { for: id, text: "Letters for this chapter to follow" }), " ", f.input, " ",
+    el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Follow" }), " ", f.back,
+    el("p", { id: `${id}-hint`, class: "nano-hint",
+              text: `${length} letters, each A, B or C. Every number that depends on the input is computed ` +
+                    "again in your browser, here and on the chapter's next pages; sizes and weights stay." }),
+    f.message]);
+  f.box = el("div", { class: "nano-follow" }, [f.now, f.form]);
+  return f;
+}
+
+/** Where a box about the page's input or weights goes: after the page's
+ *  first paragraph (before it, the box and the note took ~400 px of a
+ *  phone's first screen before any prose), else under the title. The
+ *  room is kept there until it comes (book.css, data-nano-input). */
+function lead(title) {
+  return title.parentElement.querySelector(":scope > p") || title;
+}
+
+/** After the page's first paragraph, on a page with per-input numbers:
+ *  which letters the page follows, a field to follow the reader's, and
+ *  the way back. */
+function setUpFollow() {
+  // a page whose live parts depend on the weights alone (Preliminaries) follows no letters
+  const first = Array.from(document.querySelectorAll("[data-nano-live]"))
+    .find((part) => !nanoGpt.WEIGHTS_ONLY.includes(part.dataset.nanoLive));
+  const title = document.querySelector("article h1");
+  // the whole book on one page, to print, prints the book's example
+  if (!first || !title || document.querySelector(".nano-follow") || /\/print_page\/$/.test(location.pathname)) return;
+  const book = exampleText(), length = book.split(" ").length, f = followForm(book, length);
+  lead(title).after(f.box);
+  document.querySelectorAll("[data-nano-about]").forEach((p) => { p.hidden = false; });   // says how, where it works
+  let asked = 0, followed = null;
+
+  const says = (ids, m) => {
+    const yours = ids && ids.map((i) => m.vocab[i]).join(" ");
+    f.back.hidden = !yours;
+    f.now.replaceChildren(...(yours
+      ? ["Following ", el("strong", { class: "nano-followed", text: yours }),
+         ", your letters, computed in your browser; the book follows ", book, "."]
+      : ["Following ", el("strong", { class: "nano-followed", text: book }), ", the book's example."]));
+  };
+  const fail = (text) => {
+    f.message.textContent = text;
+    f.input.setAttribute("aria-invalid", "true");
+  };
+  // the page follows `text` (null: the book's example)
+  const go = (text, remember) => {
+    const ask = ++asked;
+    f.now.textContent = "Loading nano-gpt…";
+    return model().then((m) => {
+      if (ask !== asked) return;
+      let ids = null;
+      if (text !== null) {
         try {
           ids = parseLetters(text, m.vocab, length);
         } catch (e) {
-          if (e instanceof InputError) return fail(e.message);
-          throw e;
+          if (!(e instanceof InputError)) throw e;
+          says(followed, m);   // the page keeps what it shows
+          return fail(e.message);
         }
-        message.textContent = "";
-        input.removeAttribute("aria-invalid");
-        showSorted(answer, results.lastChild, m, ids, nanoGpt.sortLetters(m, ids, length), `${id}-steps`);
-      }).catch((e) => ask === asked && fail(`nano-gpt could not run (${e.message}); the chapter's numbers still hold.`));
-    });
-  }
-
-  /** The answer, a table of the steps (as the Output page's generation
-   *  table) and each step's probabilities as bars (draw.js, the
-   *  figures' SVG conventions). */
-  function showSorted(answerLine, results, model, ids, steps, tableId) {
-    const vocab = model.vocab;
-    const answer = steps.map((s) => vocab[s.next]).join(" ");
-    const table = el("table", { id: tableId }, [
-      el("caption", { text: "Greedy decoding of your letters: the probabilities of the last column, and the letter appended" }),
-      el("thead", {}, [el("tr", {}, ["step", "the model reads"].concat(vocab.map((l) => `p(${l})`), ["appends"])
-        .map((h) => el("th", { scope: "col", text: h })))]),
-      el("tbody", {}, steps.map((s, k) => el("tr", {}, [
-        el("td", { text: String(k + 1) }), el("td", { text: s.ids.map((i) => vocab[i]).join(" ") }),
-        ...s.p.map((v) => el("td", { text: render.fixed(v) })),
-        el("td", {}, [el("strong", { text: vocab[s.next] })])]))),
-    ]);
-    const bars = el("div", { class: "fig-row nano-bars" });
-    // markup from draw.js, which escapes every text; the letters are the model's own
-    bars.innerHTML = steps.map((s, k) => draw.figure("probabilities",
-      draw.barsSvg(vocab, s.p, `Step ${k + 1}: the probability of each letter, ${vocab[s.next]} the largest`, s.next),
-      `Step ${k + 1}: appends ${draw.esc(vocab[s.next])}`, { step: k + 1 })).join("");
-    answerLine.replaceChildren("nano-gpt writes ", el("strong", { class: "nano-answer-letters", text: answer }),
-                               ` for ${ids.map((i) => vocab[i]).join(" ")}.`);
-    results.replaceChildren(
-      el("div", { class: "nano-scroll", tabindex: "0", role: "region", "aria-label": "The steps of the sort" }, [table]),
-      bars);
-  }
-
-  // ------------------------------------------------------------ a matrix in full
-
-  /** A button under a matrix cut short, that opens it whole and closes it again. */
-  function setUpMatrix(table) {
-    if (table.dataset.ready) return;
-    table.dataset.ready = "1";
-    const rows = Number(table.dataset.rows), cols = Number(table.dataset.cols);
-    const shownCols = table.querySelectorAll("thead th").length;
-    const all = `Show all ${rows} rows` + (shownCols < cols ? ` and ${cols} columns` : "");
-    const button = el("button", { type: "button", class: "nano-button", "aria-controls": table.id,
-                                  "aria-expanded": "false", text: all });
-    const status = el("span", { class: "nano-full-status", role: "status" });
-    table.after(el("p", { class: "nano-full" }, [button, " ", status]));
-    const corner = [table.tHead, table.tBodies[0]];
-    let whole = null;
-    button.addEventListener("click", () => {
-      const open = button.getAttribute("aria-expanded") === "true";
-      if (open) {
-        whole = [table.tHead, table.tBodies[0]];
-        whole.forEach((part) => part.remove());
-        table.append(...corner);
-        button.setAttribute("aria-expanded", "false");
-        button.textContent = all;
-        status.textContent = "";
-        return;
       }
-      button.disabled = true;
-      status.textContent = "Computing…";
-      model().then((m) => {
-        if (!whole) {
-          const tr = gpt.forward(m, nanoGpt.exampleIds(m, table.dataset.example));
-          const holder = document.createElement("table");
-          holder.innerHTML = nanoGpt.fullMarkup(m, tr, table.dataset);   // our own markup: every text escaped
-          whole = [holder.tHead, holder.tBodies[0]];
-        }
-        corner.forEach((part) => part.remove());
-        table.append(...whole);
-        button.setAttribute("aria-expanded", "true");
-        button.textContent = "Show the first rows only";
-        status.textContent = `All ${rows} × ${cols} values, computed in your browser for ${table.dataset.example}.`;
-      }).catch((e) => {
-        status.textContent = `The whole matrix could not be computed (${e.message}).`;
-      }).finally(() => { button.disabled = false; });
-    });
-  }
+      f.message.textContent = "";
+      f.input.removeAttribute("aria-invalid");
+      const isBook = !ids || ids.join() === parseLetters(book, m.vocab, length).join();
+      redraw(nanoGpt.chapter(m, isBook ? parseLetters(book, m.vocab, length) : ids), isBook);
+      followed = isBook ? null : ids;
+      if (remember) stored(isBook ? "remove" : "set", isBook ? "" : ids.map((i) => m.vocab[i]).join(" "));
+      says(followed, m);
+    }).catch((e) => ask === asked && fail(`nano-gpt could not run (${e.message}); the page shows the book's example.`));
+  };
+  says(null, { vocab: [] });
+  listenToFollow(f, go);
+}
 
-  // ------------------------------------------------------------ following the reader's letters
-
-  const FOLLOWED = "nanogpt-followed";   // sessionStorage: the letters the chapter follows, page to page
-
-  function stored(action, value) {
-    try {
-      if (action === "get") return sessionStorage.getItem(FOLLOWED);
-      if (action === "set") sessionStorage.setItem(FOLLOWED, value);
-      else sessionStorage.removeItem(FOLLOWED);
-    } catch (e) { /* storage refused (private mode): the choice lasts for the page */ }
-    return null;
-  }
-
-  /** MathJax typesets what it has not seen: the new formulas and captions. */
-  function typeset(elements) {
-    const mj = self.MathJax;
-    if (!elements.length || !(mj && mj.typesetPromise)) return;   // not started yet: it will see them
-    document.body.dataset.mathjax = "busy";
-    mj.startup.promise = mj.startup.promise.then(() => mj.typesetPromise(elements))
-      .then(() => { document.body.dataset.mathjax = "done"; });
-  }
-
-  /** Every output of the page marked data-nano-live drawn again for `ch`
-   *  (nano_gpt.chapter), in place; the sentences written for the book's
-   *  example marked while other letters are followed. */
-  function redraw(ch, isBook) {
-    const book = isBook && !followedWeights();   // the book's example on the book's weights
-    const fresh = [];
-    document.querySelectorAll("[data-nano-live]").forEach((old) => {
-      const [kind, name] = old.dataset.nanoLive.split(":");
-      const markup = ch.render(kind, name, JSON.parse(old.dataset.nanoArgs));   // our own markup: every text escaped
-      if (kind === "number") {
-        old.innerHTML = markup;
-        return;
-      }
-      const holder = document.createElement("template");
-      holder.innerHTML = markup;
-      const now = holder.content.firstElementChild;
-      for (const a of Array.from(old.attributes)) {
-        if (a.name.startsWith("data-") && a.name !== "data-ready") now.setAttribute(a.name, a.value);
-      }
-      if (now.hasAttribute("data-example")) now.setAttribute("data-example", ch.text);
-      const after = old.nextElementSibling;
-      if (after && after.classList.contains("nano-full")) after.remove();   // its button is made again
-      if (self.MathJax && MathJax.typesetClear) MathJax.typesetClear([old]);
-      old.replaceWith(now);
-      if (now.matches("table[data-nano-full]")) setUpMatrix(now);
-      fresh.push(now);
-    });
-    typeset(fresh);
-    const sorted = ch.steps.map((s) => s.next).join() === ch.ids.slice().sort((a, b) => a - b).join();
-    document.querySelectorAll(".nano-for-example").forEach((span) => {
-      const note = span.previousElementSibling;
-      if (note && note.classList.contains("nano-example-note")) note.remove();
-      const holds = span.dataset.nanoHolds === "sorted" && sorted;
-      span.classList.toggle("nano-for-example--marked", !book && !holds);
-      if (!book && !holds) {
-        const what = followedWeights() ? "weights and example" : "example";
-        span.before(el("span", { class: "nano-example-note",
-                                 text: `written for the book's ${what}, ${exampleText()}, not for yours:` }), " ");
-      }
-    });
-  }
-
-  const exampleText = () => document.querySelector("[data-nano-example]").dataset.nanoExample;
-
-  /** The field to follow the reader's letters, and the way back; `book`
-   *  is the book's example, `length` its number of letters. */
-  function followForm(book, length) {
-    const id = "nano-follow-letters";
-    const f = {
-      now: el("p", { class: "nano-follow-now", "aria-live": "polite" }),
-      input: el("input", { type: "text", id, autocomplete: "off", spellcheck: "false", placeholder: book,
-                           "aria-describedby": `${id}-hint ${id}-message` }),
-      back: el("button", { type: "button", class: "nano-button nano-follow-back", text: "Back to the book's example" }),
-      message: el("p", { id: `${id}-message`, class: "nano-message", role: "alert" }),
-    };
-    f.form = el("form", { class: "nano-follow-form" }, [
-      el("label", { for: id, text: "Letters for this chapter to follow" }), " ", f.input, " ",
-      el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Follow" }), " ", f.back,
-      el("p", { id: `${id}-hint`, class: "nano-hint",
-                text: `${length} letters, each A, B or C. Every number that depends on the input is computed ` +
-                      "again in your browser, here and on the chapter's next pages; sizes and weights stay." }),
-      f.message]);
-    f.box = el("div", { class: "nano-follow" }, [f.now, f.form]);
-    return f;
-  }
-
-  /** Where a box about the page's input or weights goes: after the page's
-   *  first paragraph (before it, the box and the note took ~400 px of a
-   *  phone's first screen before any prose), else under the title. The
-   *  room is kept there until it comes (book.css, data-nano-input). */
-  function lead(title) {
-    return title.parentElement.querySelector(":scope > p") || title;
-  }
-
-  /** After the page's first paragraph, on a page with per-input numbers:
-   *  which letters the page follows, a field to follow the reader's, and
-   *  the way back. */
-  function setUpFollow() {
-    // a page whose live parts depend on the weights alone (Preliminaries) follows no letters
-    const first = Array.from(document.querySelectorAll("[data-nano-live]"))
-      .find((part) => !nanoGpt.WEIGHTS_ONLY.includes(part.dataset.nanoLive));
-    const title = document.querySelector("article h1");
-    // the whole book on one page, to print, prints the book's example
-    if (!first || !title || document.querySelector(".nano-follow") || /\/print_page\/$/.test(location.pathname)) return;
-    const book = exampleText(), length = book.split(" ").length, f = followForm(book, length);
-    lead(title).after(f.box);
-    document.querySelectorAll("[data-nano-about]").forEach((p) => { p.hidden = false; });   // says how, where it works
-    let asked = 0, followed = null;
-
-    const says = (ids, m) => {
-      const yours = ids && ids.map((i) => m.vocab[i]).join(" ");
-      f.back.hidden = !yours;
-      f.now.replaceChildren(...(yours
-        ? ["Following ", el("strong", { class: "nano-followed", text: yours }),
-           ", your letters, computed in your browser; the book follows ", book, "."]
-        : ["Following ", el("strong", { class: "nano-followed", text: book }), ", the book's example."]));
-    };
-    const fail = (text) => {
-      f.message.textContent = text;
-      f.input.setAttribute("aria-invalid", "true");
-    };
-    // the page follows `text` (null: the book's example)
-    const go = (text, remember) => {
-      const ask = ++asked;
-      f.now.textContent = "Loading nano-gpt…";
-      return model().then((m) => {
-        if (ask !== asked) return;
-        let ids = null;
-        if (text !== null) {
-          try {
-            ids = parseLetters(text, m.vocab, length);
-          } catch (e) {
-            if (!(e instanceof InputError)) throw e;
-            says(followed, m);   // the page keeps what it shows
-            return fail(e.message);
-          }
-        }
-        f.message.textContent = "";
-        f.input.removeAttribute("aria-invalid");
-        const isBook = !ids || ids.join() === parseLetters(book, m.vocab, length).join();
-        redraw(nanoGpt.chapter(m, isBook ? parseLetters(book, m.vocab, length) : ids), isBook);
-        followed = isBook ? null : ids;
-        if (remember) stored(isBook ? "remove" : "set", isBook ? "" : ids.map((i) => m.vocab[i]).join(" "));
-        says(followed, m);
-      }).catch((e) => ask === asked && fail(`nano-gpt could not run (${e.message}); the page shows the book's example.`));
-    };
-    says(null, { vocab: [] });
-    listenToFollow(f, go);
-  }
-
-  /** The follow form's listeners; the letters followed on an earlier page, followed again. */
-  function listenToFollow(f, go) {
-    f.form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      go(f.input.value, true);
-    });
-    f.back.addEventListener("click", () => {
-      f.input.value = "";
-      go(null, true).then(() => f.input.focus());
-    });
-    f.input.addEventListener("focus", () => model().catch(() => {}), { once: true });
-    const saved = stored("get");
-    if (saved) f.input.value = saved;
-    if (saved || followedWeights()) go(saved, false);   // the page drawn again for them
-  }
-
-  // ------------------------------------------------------------ following the reader's trained weights
-
-  /** After the first paragraph, while the chapter follows the reader's trained
-   *  weights: which, and the way back; what the build alone computes
-   *  (BOOK_WEIGHTS in toycalc/book/nano_gpt/shared.py) marked as the book's. */
-  function setUpWeightsNote() {
-    const about = followedWeights(), title = document.querySelector("article h1");
-    if (!about || !title || document.querySelector(".nano-weights-note") || /\/print_page\/$/.test(location.pathname)) return;
-    const books = document.querySelectorAll("[data-nano-book-weights]");
-    books.forEach((part) => {
-      part.classList.add("nano-book-weights--marked");
-      if (!part.matches("span")) part.before(el("p", { class: "nano-book-weights-note" }, [
-        el("span", { class: "nano-example-note", text: "the book's weights, not yours:" })]));
-      else part.title = "computed from the book's weights, not yours";
-    });
-    const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
-    const live = document.querySelector("[data-nano-live]");
-    const note = el("div", { class: "nano-weights-note", role: "note" });
-    lead(title).after(note);
-    note.append(
-      el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
-                        : "The chapter follows ",
-        el("strong", { text: "the weights you trained" }),
-        ` (seed ${about.seed}, ${about.steps} step${about.steps === 1 ? "" : "s"}, ${about.sorted} of ${about.inputs} ` +
-        "inputs sorted)" + (live ? ", not from the book's" : "") +
-        (books.length ? `; the ${books.length} parts marked “the book's weights” stay the book's (facts over all ` +
-                        `${about.inputs} inputs, or how the book's weights were made).` : ".")]),
-      el("p", {}, [back]));
-    if (live && !document.querySelector(".nano-follow")) {   // no letters to follow here: drawn again for the weights
-      model().then((m) => redraw(nanoGpt.chapter(m, nanoGpt.exampleIds(m, exampleText())), true))
-        .catch((e) => { note.firstChild.append(` (Your weights could not run: ${e.message}.)`); });
-    }
-    back.addEventListener("click", () => {
-      try {
-        sessionStorage.removeItem(WEIGHTS);
-        sessionStorage.removeItem(WEIGHTS_ABOUT);
-      } catch (e) { /* nothing was stored */ }
-      location.reload();   // the page as the build wrote it: the book's weights
-    });
-  }
-
-  // ------------------------------------------------------------ a matrix is one Tab stop
-
-  const MOVES = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
-  const CELL = "td.nano-cell[tabindex]";
-
-  /** The arrow keys move within a matrix (Home, End: to the ends of the
-   *  row); the cell reached becomes the matrix's one Tab stop. */
-  function onMatrixKey(event) {
-    const cell = event.target.closest && event.target.closest(CELL);
-    if (!cell || event.altKey || event.ctrlKey || event.metaKey) return;
-    const table = cell.closest("table"), row = cell.parentElement;
-    let target = null;
-    if (MOVES[event.key]) {
-      const [dr, dc] = MOVES[event.key];
-      let r = row.rowIndex + dr, c = cell.cellIndex + dc;
-      while (r >= 0 && r < table.rows.length && c >= 0 && c < table.rows[r].cells.length) {
-        const next = table.rows[r].cells[c];
-        if (next.matches(CELL)) { target = next; break; }
-        r += dr; c += dc;
-      }
-    } else if (event.key === "Home" || event.key === "End") {
-      const cells = row.querySelectorAll(CELL);
-      target = cells[event.key === "Home" ? 0 : cells.length - 1];
-    }
-    if (!target) return;
+/** The follow form's listeners; the letters followed on an earlier page, followed again. */
+function listenToFollow(f, go) {
+  f.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    target.focus();
-  }
+    go(f.input.value, true);
+  });
+  f.back.addEventListener("click", () => {
+    f.input.value = "";
+    go(null, true).then(() => f.input.focus());
+  });
+  f.input.addEventListener("focus", () => model().catch(() => {}), { once: true });
+  const saved = stored("get");
+  if (saved) f.input.value = saved;
+  if (saved || followedWeights()) go(saved, false);   // the page drawn again for them
+}
 
-  function onMatrixFocus(event) {
-    const cell = event.target.closest && event.target.closest(CELL);
-    if (!cell) return;
-    cell.closest("table").querySelectorAll(`${CELL}[tabindex="0"]`).forEach((c) => c.setAttribute("tabindex", "-1"));
-    cell.setAttribute("tabindex", "0");
-  }
+// ------------------------------------------------------------ following the reader's trained weights
 
-  function setUp() {
-    document.querySelectorAll("[data-nano-sort]").forEach(setUpSorter);
-    document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);
-    setUpFollow();
-    setUpWeightsNote();
-    if (!self.nanogptKeys) {   // once: instant navigation runs this script again on each page
-      self.nanogptKeys = true;
-      document.addEventListener("keydown", onMatrixKey);
-      document.addEventListener("focusin", onMatrixFocus);
+/** After the first paragraph, while the chapter follows the reader's trained
+ *  weights: which, and the way back; what the build alone computes
+ *  (BOOK_WEIGHTS in toycalc/book/nano_gpt/shared.py) marked as the book's. */
+function setUpWeightsNote() {
+  const about = followedWeights(), title = document.querySelector("article h1");
+  if (!about || !title || document.querySelector(".nano-weights-note") || /\/print_page\/$/.test(location.pathname)) return;
+  const books = document.querySelectorAll("[data-nano-book-weights]");
+  books.forEach((part) => {
+    part.classList.add("nano-book-weights--marked");
+    if (!part.matches("span")) part.before(el("p", { class: "nano-book-weights-note" }, [
+      el("span", { class: "nano-example-note", text: "the book's weights, not yours:" })]));
+    else part.title = "computed from the book's weights, not yours";
+  });
+  const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
+  const live = document.querySelector("[data-nano-live]");
+  const note = el("div", { class: "nano-weights-note", role: "note" });
+  lead(title).after(note);
+  note.append(
+    el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
+                      : "The chapter follows ",
+      el("strong", { text: "the weights you trained" }),
+      ` (seed ${about.seed}, ${about.steps} step${about.steps === 1 ? "" : "s"}, ${about.sorted} of ${about.inputs} ` +
+      "inputs sorted)" + (live ? ", not from the book's" : "") +
+      (books.length ? `; the ${books.length} parts marked “the book's weights” stay the book's (facts over all ` +
+                      `${about.inputs} inputs, or how the book's weights were made).` : ".")]),
+    el("p", {}, [back]));
+  if (live && !document.querySelector(".nano-follow")) {   // no letters to follow here: drawn again for the weights
+    model().then((m) => redraw(nanoGpt.chapter(m, nanoGpt.exampleIds(m, exampleText())), true))
+      .catch((e) => { note.firstChild.append(` (Your weights could not run: ${e.message}.)`); });
+  }
+  back.addEventListener("click", () => {
+    try {
+      sessionStorage.removeItem(WEIGHTS);
+      sessionStorage.removeItem(WEIGHTS_ABOUT);
+    } catch (e) { /* nothing was stored */ }
+    location.reload();   // the page as the build wrote it: the book's weights
+  });
+}
+
+// ------------------------------------------------------------ a matrix is one Tab stop
+
+const MOVES = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+const CELL = "td.nano-cell[tabindex]";
+
+/** The arrow keys move within a matrix (Home, End: to the ends of the
+ *  row); the cell reached becomes the matrix's one Tab stop. */
+function onMatrixKey(event) {
+  const cell = event.target.closest && event.target.closest(CELL);
+  if (!cell || event.altKey || event.ctrlKey || event.metaKey) return;
+  const table = cell.closest("table"), row = cell.parentElement;
+  let target = null;
+  if (MOVES[event.key]) {
+    const [dr, dc] = MOVES[event.key];
+    let r = row.rowIndex + dr, c = cell.cellIndex + dc;
+    while (r >= 0 && r < table.rows.length && c >= 0 && c < table.rows[r].cells.length) {
+      const next = table.rows[r].cells[c];
+      if (next.matches(CELL)) { target = next; break; }
+      r += dr; c += dc;
     }
+  } else if (event.key === "Home" || event.key === "End") {
+    const cells = row.querySelectorAll(CELL);
+    target = cells[event.key === "Home" ? 0 : cells.length - 1];
   }
+  if (!target) return;
+  event.preventDefault();
+  target.focus();
+}
 
-  /** In a page: the weights sit beside this script. */
-  function start(script) {
-    weightsUrl = new URL("nanogpt-weights.json", script ? script.src : document.baseURI).href;
-    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp);
-    else setUp();
-  }
+function onMatrixFocus(event) {
+  const cell = event.target.closest && event.target.closest(CELL);
+  if (!cell) return;
+  cell.closest("table").querySelectorAll(`${CELL}[tabindex="0"]`).forEach((c) => c.setAttribute("tabindex", "-1"));
+  cell.setAttribute("tabindex", "0");
+}
 
-  return { start, followWeights };
-});
+// once for the whole visit: the document outlives instant navigation's pages
+document.addEventListener("keydown", onMatrixKey);
+document.addEventListener("focusin", onMatrixFocus);
+
+/** Each page view (book.js): the page's live parts. */
+function start() {
+  count = 0;
+  document.querySelectorAll("[data-nano-sort]").forEach(setUpSorter);
+  document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);
+  setUpFollow();
+  setUpWeightsNote();
+}
+
+export { start, followWeights };

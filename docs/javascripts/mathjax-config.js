@@ -1,7 +1,8 @@
-// mathjax-config.js: a page script, on every page: MathJax's settings
-// (toycalc/site/publish_mathjax.py publishes MathJax itself).
+// mathjax-config.js: on every page (book.js imports it first): MathJax's
+// settings (toycalc/site/publish_mathjax.py publishes MathJax itself).
 //
-// MathJax reads this before it loads. Formulas are typeset from the
+// MathJax reads this before it loads: book.js is a module, which runs
+// before the deferred MathJax script after it in the page (mkdocs.yml). Formulas are typeset from the
 // \( \) and \[ \] that arithmatex leaves; TeX errors are recorded so the
 // browser tests can tell a formula that failed.
 //
@@ -10,7 +11,9 @@
 // hidden heads variant or a closed question is display:none, so its
 // formulas wait until it is shown (and scrolled to). The first screen is
 // typeset first, instead of after every formula of the page.
-window.mathjaxErrors = [];
+// the TeX errors of this visit, for the browser tests
+const errors = [];
+
 window.MathJax = {
   tex: {
     inlineMath: [["\\(", "\\)"]],
@@ -18,7 +21,7 @@ window.MathJax = {
     processEscapes: true,
     processEnvironments: true,
     formatError: (jax, err) => {
-      window.mathjaxErrors.push(err.message);
+      errors.push(err.message);
       return jax.formatError(err);
     }
   },
@@ -40,15 +43,14 @@ window.MathJax = {
 
 // The fonts nearly every formula uses are fetched now, beside MathJax,
 // rather than once the first formula is laid out.
-(function preloadFonts(script) {
-  if (!document.querySelector(".arithmatex")) return;
+if (document.querySelector(".arithmatex")) {
   for (const name of ["Zero", "Main-Regular", "Math-Italic"]) {
     const link = document.createElement("link");
     Object.assign(link, { rel: "preload", as: "font", type: "font/woff", crossOrigin: "anonymous",
-      href: new URL(`mathjax/output/chtml/fonts/woff-v2/MathJax_${name}.woff`, script.src).href });
+      href: new URL(`mathjax/output/chtml/fonts/woff-v2/MathJax_${name}.woff`, import.meta.url).href });
     document.head.appendChild(link);
   }
-})(document.currentScript);
+}
 
 // body[data-mathjax=done]: every formula seen so far is typeset.
 function mark(state) {
@@ -130,3 +132,5 @@ function typesetAll() {
 window.addEventListener("beforeprint", () => {
   if (window.MathJax && MathJax.typesetPromise) typesetAll();
 });
+
+export { errors };

@@ -12,610 +12,598 @@
 // All on gpt.js's model (nothing of it is written again here), render.js's
 // numbers and draw.js's figures. `args` are the data-nano-args the build
 // wrote: every option of the Python function, defaults filled in. Pure
-// functions, no page: a CommonJS module in Node, toycalc.nanoGpt in a page
+// functions, no page: the same ES module in Node and in a page
 // (letters.js wires it to the page).
-(function (root, name, needs, factory) {   // the wrapper of every module: see gpt.js
-  "use strict";
-  if (typeof module === "object" && module.exports) {
-    module.exports = factory(...needs.map((n) => require(`./${n}.js`)));
-    return;
+
+import * as gpt from "./gpt.js";
+import * as render from "./render.js";
+import * as draw from "./draw.js";
+import * as charts from "./charts.js";
+
+const { fixed, tex, count, htmlTable, inlineMath: im, mathBlock, aligned, alignedRows } = render;
+
+// ------------------------------------------------------------ the reader's letters
+
+class InputError extends Error {}
+
+/** The reader's text as ids: any case, spaces allowed, exactly `length`
+ *  letters of the vocabulary; else an InputError that says what to type. */
+function parseLetters(text, vocab, length) {
+  const letters = Array.from(text).filter((ch) => !/\s/.test(ch));
+  const known = vocab.join(", ").replace(/, ([^,]*)$/, " or $1");
+  const foreign = letters.find((ch) => !vocab.includes(ch.toUpperCase()));
+  if (foreign !== undefined) {
+    throw new InputError(`"${foreign}" is not a letter nano-gpt knows: type ${length} letters, each ${known}.`);
   }
-  const t = (root.toycalc = root.toycalc || { waiting: [] }), ready = (w) => w.needs.every((n) => t[n]);
-  t.waiting.push({ name, needs, factory, script: document.currentScript });
-  for (let w; (w = t.waiting.find(ready));) {
-    t.waiting.splice(t.waiting.indexOf(w), 1);
-    if (!t[w.name] || t[w.name].start) t[w.name] = w.factory(...w.needs.map((n) => t[n]));
-    if (t[w.name].start) t[w.name].start(w.script);
+  if (letters.length !== length) {
+    throw new InputError(`${letters.length} letter${letters.length === 1 ? "" : "s"}: ` +
+                         `nano-gpt sorts exactly ${length}, each ${known}.`);
   }
-})(typeof self !== "undefined" ? self : this, "nano_gpt", ["gpt", "render", "draw", "charts"], function (gpt, render, draw, charts) {
-  "use strict";
+  return letters.map((ch) => vocab.indexOf(ch.toUpperCase()));
+}
 
-  const { fixed, tex, count, htmlTable, inlineMath: im, mathBlock, aligned, alignedRows } = render;
+/** The ids of the chapter's example, as a table's data-example names them. */
+function exampleIds(model, text) {
+  return parseLetters(text, model.vocab, Array.from(text).filter((ch) => !/\s/.test(ch)).length);
+}
 
-  // ------------------------------------------------------------ the reader's letters
+/** Run.steps: the generation loop, `length` greedy steps, each with the
+ *  ids read, p of every letter, and the id appended. */
+function sortLetters(model, ids, length) {
+  const run = gpt.greedy(model, ids, length);
+  return run.probabilities.map((p, k) => ({ ids: run.ids.slice(0, ids.length + k), p, next: run.ids[ids.length + k] }));
+}
 
-  class InputError extends Error {}
+/** Run: the chapter's input, its forward pass and its generation loop,
+ *  with what every output below reads. */
+function nanoRun(model, ids) {
+  const tr = gpt.forward(model, ids), d = model.d, V = model.vocab;
+  const letters = ids.map((i) => V[i]);
+  return { model, ids, tr, T: ids.length, d, H: tr.heads, Ah: d / tr.heads, V, letters, text: letters.join(" "),
+           steps: sortLetters(model, ids, ids.length) };
+}
 
-  /** The reader's text as ids: any case, spaces allowed, exactly `length`
-   *  letters of the vocabulary; else an InputError that says what to type. */
-  function parseLetters(text, vocab, length) {
-    const letters = Array.from(text).filter((ch) => !/\s/.test(ch));
-    const known = vocab.join(", ").replace(/, ([^,]*)$/, " or $1");
-    const foreign = letters.find((ch) => !vocab.includes(ch.toUpperCase()));
-    if (foreign !== undefined) {
-      throw new InputError(`"${foreign}" is not a letter nano-gpt knows: type ${length} letters, each ${known}.`);
+// ------------------------------------------------------------ helpers
+
+const MINUS = render.MINUS;
+// cells.kind_words: what a matrix's caption says of its cells
+const ACT = "activations, computed from this input: blue negative, orange positive";
+const WEIGHT = "learned weights, framed: the same for every input; blue negative, orange positive";
+const PROB = "computed from this input, each from 0 to 1: the stronger the purple, the larger";
+const MLP_NAMES = { mlp_pre: "MLP hidden layer before GELU", mlp_post: "MLP hidden layer after GELU",
+                    m: "MLP output", y: "Block output", h: "After attention" };
+const QKV_NAMES = { Q: "Queries", K: "Keys", V: "Values" };
+
+const range = (n) => Array.from({ length: n }, (_, i) => i);
+const transpose = (M) => Array.from(M[0], (_, c) => Array.from(M, (row) => row[c]));
+const norm = (x) => Math.sqrt(Array.from(x).reduce((s, v) => s + v * v, 0));
+const sum = (x) => Array.from(x).reduce((s, v) => s + v, 0);
+const maxOf = (x) => Math.max(...Array.from(x));
+const mean = (x) => sum(x) / x.length;
+const variance = (x) => { const m = mean(x); return mean(Array.from(x, (v) => (v - m) * (v - m))); };
+const argmax = (x) => gpt.argmax(Array.from(x));
+const dots = (n) => Array(n).fill("⋮");
+const blk = (r, a) => r.tr.blocks[Number(a.block) - 1];
+const params = (r, a) => r.model.blocks[Number(a.block) - 1];
+
+function valuesRange(M) {
+  let lo = Infinity, hi = -Infinity;
+  for (const row of M) for (const v of row) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  return `from ${fixed(lo)} to ${fixed(hi)}`;
+}
+
+/** Where a row of attention weights looks most, up to t. */
+function look(r, row, t) {
+  const j = argmax(Array.from(row).slice(0, t + 1));
+  return `${r.V[r.ids[j]]} at j = ${j} (${fixed(row[j])})`;
+}
+
+/** An axis tick: the value in as few places as it needs. */
+const tick = (v) => (v ? (v.toFixed(2).replace(/0+$/, "").replace(/\.$/, "").replace(/-/g, MINUS)) : "0");
+
+/** The first cell is the matrix's one Tab stop (one_tab_stop). */
+const oneTabStop = (markup) => markup.replace('tabindex="-1"', 'tabindex="0"');
+
+/** cells.tone: purple for a share, else the sign of what the cell prints. */
+function tone(value, text, kind) {
+  if (kind === "prob") return "nano-prob";
+  return text === fixed(0) ? "nano-zero" : value > 0 ? "nano-pos" : "nano-neg";
+}
+
+/** One coloured cell: its value printed, in its title and aria-label; a weight's framed. */
+function cell(value, kind, label, scale) {
+  const text = fixed(value);
+  const alpha = scale > 0 ? 0.08 + 0.55 * Math.min(Math.abs(value) / scale, 1) : 0.08;
+  const said = draw.esc(`${label}: ${text}`);
+  const framed = kind === "weight" ? " nano-weight" : "";
+  return `<td class="nano-cell ${tone(value, text, kind)}${framed}" tabindex="-1" title="${said}" ` +
+         `aria-label="${said}" style="--shade:${fixed(alpha, 2)}">${text}</td>`;
+}
+
+/** The largest |value| of a matrix (rows of numbers); a share's scale is 1. */
+function scaleOf(M, kind) {
+  if (kind === "prob") return 1;
+  let scale = 0;
+  for (const row of M) for (const v of row) scale = Math.max(scale, Math.abs(v));
+  return scale;
+}
+
+/** A matrix as coloured cells; M indexed [row][col] as displayed. */
+function heat(id, M, kind, rows, rowNames, cols, colNames, label, caption, blank, moreRows, moreCols) {
+  blank = blank || (() => false);
+  const scale = scaleOf(M, kind);
+  let head = colNames.map((n) => `<th scope="col">${n}</th>`).join("");
+  if (moreCols) head += `<th scope="col">… ${moreCols} more</th>`;
+  const lines = [`<table id="${draw.esc(id)}" class="nano-matrix nano-matrix--${kind}">`,
+                 `<caption>${caption}</caption>`, `<thead><tr><td></td>${head}</tr></thead>`, "<tbody>"];
+  rows.forEach((r, k) => {
+    let cells = cols.map((c) => (blank(r, c) ? '<td class="nano-cell nano-masked"></td>'
+                                             : cell(M[r][c], kind, label(r, c), scale))).join("");
+    if (moreCols) cells += '<td class="nano-more">…</td>';
+    lines.push(`<tr><th scope="row">${rowNames[k]}</th>${cells}</tr>`);
+  });
+  if (moreRows) {
+    lines.push(`<tr><th scope="row">⋮</th><td class="nano-more" colspan="${cols.length + (moreCols ? 1 : 0)}">` +
+               `${moreRows} more rows</td></tr>`);
+  }
+  lines.push("</tbody></table>");
+  return oneTabStop(lines.join("\n"));
+}
+
+/** Activations drawn with one column per time step; M is T x n; kind "prob" for shares. */
+function activations(r, id, M, what, symbol, rows, rowNames, rowPicks, moreRows, kind = "act") {
+  const n = M[0].length, picks = rowPicks || range(Math.min(rows, n)), T = r.T;
+  const names = rowNames || picks.map((c) => `c = ${c}`);
+  const shown = picks.length === n ? `all ${n} rows` : `${picks.length} of its ${n} rows`;
+  const caption = `${what} ${im(symbol)}: ${T} × ${n}, drawn with one column per time step; ` +
+                  `${shown}, its ${count(T * n)} values run ${valuesRange(M)} (${kind === "prob" ? PROB : ACT})`;
+  const more = moreRows === undefined ? (rowPicks ? 0 : n - picks.length) : moreRows;
+  return heat(id, transpose(M), kind, picks, names, range(T), r.letters.map((l, t) => `t = ${t}<br>${l}`),
+              (c, t) => `${what}, channel ${c}, t = ${t} (${r.letters[t]})`, caption, null, more);
+}
+
+// ------------------------------------------------------------ a matrix in full (openable)
+
+/** What `spec` (a table's data attributes) names, computed on the trace
+ *  tr of the chapter's example: the matrix as displayed (rows x columns),
+ *  its kind, the names of its rows and columns and label(r, c), the
+ *  words of a cell, as the chapter's matrix functions give them. */
+function matrixOf(model, tr, spec) {
+  const vocab = model.vocab, b = Number(spec.block || 1), head = Number(spec.head || 1);
+  const letters = tr.ids.map((i) => vocab[i]);
+  const blk = tr.blocks[b - 1];
+  const channels = (M) => M.map((_, c) => `c = ${c}`);
+  // activations: one column per time step, one row per channel
+  const act = (A, what) => {
+    const M = transpose(A);
+    return { M, kind: "act", rowNames: channels(M), colNames: letters.map((l, t) => `t = ${t}<br>${l}`),
+             label: (r, c) => `${what}, channel ${r}, t = ${c} (${letters[c]})` };
+  };
+  // weights: as stored
+  const weights = (W, what, colNames) => ({
+    M: W.map((row) => Array.from(row)), kind: "weight", rowNames: W.map((_, i) => String(i)),
+    colNames: colNames || Array.from(W[0], (_, j) => String(j)),
+    label: (i, j) => `${what}, row ${i}, column ${j}`,
+  });
+  switch (spec.nanoFull) {
+    case "E": {
+      const M = transpose(model.E);
+      return { M, kind: "weight", rowNames: channels(M), colNames: vocab.map((l, i) => `${l} (${i})`),
+               label: (c, i) => `token embedding of ${vocab[i]}, channel ${c}` };
     }
-    if (letters.length !== length) {
-      throw new InputError(`${letters.length} letter${letters.length === 1 ? "" : "s"}: ` +
-                           `nano-gpt sorts exactly ${length}, each ${known}.`);
+    case "P": {
+      const M = transpose(model.P);
+      return { M, kind: "weight", rowNames: channels(M), colNames: M[0].map((_, t) => `t = ${t}`),
+               label: (c, t) => `position embedding of t = ${t}, channel ${c}` };
     }
-    return letters.map((ch) => vocab.indexOf(ch.toUpperCase()));
-  }
-
-  /** The ids of the chapter's example, as a table's data-example names them. */
-  function exampleIds(model, text) {
-    return parseLetters(text, model.vocab, Array.from(text).filter((ch) => !/\s/.test(ch)).length);
-  }
-
-  /** Run.steps: the generation loop, `length` greedy steps, each with the
-   *  ids read, p of every letter, and the id appended. */
-  function sortLetters(model, ids, length) {
-    const run = gpt.greedy(model, ids, length);
-    return run.probabilities.map((p, k) => ({ ids: run.ids.slice(0, ids.length + k), p, next: run.ids[ids.length + k] }));
-  }
-
-  /** Run: the chapter's input, its forward pass and its generation loop,
-   *  with what every output below reads. */
-  function nanoRun(model, ids) {
-    const tr = gpt.forward(model, ids), d = model.d, V = model.vocab;
-    const letters = ids.map((i) => V[i]);
-    return { model, ids, tr, T: ids.length, d, H: tr.heads, Ah: d / tr.heads, V, letters, text: letters.join(" "),
-             steps: sortLetters(model, ids, ids.length) };
-  }
-
-  // ------------------------------------------------------------ helpers
-
-  const MINUS = render.MINUS;
-  // cells.kind_words: what a matrix's caption says of its cells
-  const ACT = "activations, computed from this input: blue negative, orange positive";
-  const WEIGHT = "learned weights, framed: the same for every input; blue negative, orange positive";
-  const PROB = "computed from this input, each from 0 to 1: the stronger the purple, the larger";
-  const MLP_NAMES = { mlp_pre: "MLP hidden layer before GELU", mlp_post: "MLP hidden layer after GELU",
-                      m: "MLP output", y: "Block output", h: "After attention" };
-  const QKV_NAMES = { Q: "Queries", K: "Keys", V: "Values" };
-
-  const range = (n) => Array.from({ length: n }, (_, i) => i);
-  const transpose = (M) => Array.from(M[0], (_, c) => Array.from(M, (row) => row[c]));
-  const norm = (x) => Math.sqrt(Array.from(x).reduce((s, v) => s + v * v, 0));
-  const sum = (x) => Array.from(x).reduce((s, v) => s + v, 0);
-  const maxOf = (x) => Math.max(...Array.from(x));
-  const mean = (x) => sum(x) / x.length;
-  const variance = (x) => { const m = mean(x); return mean(Array.from(x, (v) => (v - m) * (v - m))); };
-  const argmax = (x) => gpt.argmax(Array.from(x));
-  const dots = (n) => Array(n).fill("⋮");
-  const blk = (r, a) => r.tr.blocks[Number(a.block) - 1];
-  const params = (r, a) => r.model.blocks[Number(a.block) - 1];
-
-  function valuesRange(M) {
-    let lo = Infinity, hi = -Infinity;
-    for (const row of M) for (const v of row) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-    return `from ${fixed(lo)} to ${fixed(hi)}`;
-  }
-
-  /** Where a row of attention weights looks most, up to t. */
-  function look(r, row, t) {
-    const j = argmax(Array.from(row).slice(0, t + 1));
-    return `${r.V[r.ids[j]]} at j = ${j} (${fixed(row[j])})`;
-  }
-
-  /** An axis tick: the value in as few places as it needs. */
-  const tick = (v) => (v ? (v.toFixed(2).replace(/0+$/, "").replace(/\.$/, "").replace(/-/g, MINUS)) : "0");
-
-  /** The first cell is the matrix's one Tab stop (one_tab_stop). */
-  const oneTabStop = (markup) => markup.replace('tabindex="-1"', 'tabindex="0"');
-
-  /** cells.tone: purple for a share, else the sign of what the cell prints. */
-  function tone(value, text, kind) {
-    if (kind === "prob") return "nano-prob";
-    return text === fixed(0) ? "nano-zero" : value > 0 ? "nano-pos" : "nano-neg";
-  }
-
-  /** One coloured cell: its value printed, in its title and aria-label; a weight's framed. */
-  function cell(value, kind, label, scale) {
-    const text = fixed(value);
-    const alpha = scale > 0 ? 0.08 + 0.55 * Math.min(Math.abs(value) / scale, 1) : 0.08;
-    const said = draw.esc(`${label}: ${text}`);
-    const framed = kind === "weight" ? " nano-weight" : "";
-    return `<td class="nano-cell ${tone(value, text, kind)}${framed}" tabindex="-1" title="${said}" ` +
-           `aria-label="${said}" style="--shade:${fixed(alpha, 2)}">${text}</td>`;
-  }
-
-  /** The largest |value| of a matrix (rows of numbers); a share's scale is 1. */
-  function scaleOf(M, kind) {
-    if (kind === "prob") return 1;
-    let scale = 0;
-    for (const row of M) for (const v of row) scale = Math.max(scale, Math.abs(v));
-    return scale;
-  }
-
-  /** A matrix as coloured cells; M indexed [row][col] as displayed. */
-  function heat(id, M, kind, rows, rowNames, cols, colNames, label, caption, blank, moreRows, moreCols) {
-    blank = blank || (() => false);
-    const scale = scaleOf(M, kind);
-    let head = colNames.map((n) => `<th scope="col">${n}</th>`).join("");
-    if (moreCols) head += `<th scope="col">… ${moreCols} more</th>`;
-    const lines = [`<table id="${draw.esc(id)}" class="nano-matrix nano-matrix--${kind}">`,
-                   `<caption>${caption}</caption>`, `<thead><tr><td></td>${head}</tr></thead>`, "<tbody>"];
-    rows.forEach((r, k) => {
-      let cells = cols.map((c) => (blank(r, c) ? '<td class="nano-cell nano-masked"></td>'
-                                               : cell(M[r][c], kind, label(r, c), scale))).join("");
-      if (moreCols) cells += '<td class="nano-more">…</td>';
-      lines.push(`<tr><th scope="row">${rowNames[k]}</th>${cells}</tr>`);
-    });
-    if (moreRows) {
-      lines.push(`<tr><th scope="row">⋮</th><td class="nano-more" colspan="${cols.length + (moreCols ? 1 : 0)}">` +
-                 `${moreRows} more rows</td></tr>`);
+    case "X": return act(tr.X, "Input embedding");
+    case "u": return act(blk.u, `Normalised input of block ${b}`);
+    case "qkv": {
+      const A = model.d / tr.heads, c0 = (head - 1) * A;
+      return act(blk[spec.which].map((row) => row.slice(c0, c0 + A)),
+                 `${QKV_NAMES[spec.which]} of head ${head}, block ${b},`);
     }
-    lines.push("</tbody></table>");
-    return oneTabStop(lines.join("\n"));
+    case "mlp": return act(blk[spec.which], `${MLP_NAMES[spec.which]}, block ${b}`);
+    case "A": {
+      const m = act(blk.A, `Heads stacked, block ${b}`), A = model.d / tr.heads;
+      m.rowNames = m.M.map((_, c) => `head ${Math.floor(c / A) + 1}, c = ${c}`);
+      return m;
+    }
+    case "W":
+      if (spec.name === "W_U") return weights(model.W_U, "Output matrix", vocab.map((l, i) => `${l} (${i})`));
+      return weights(model.blocks[b - 1][spec.name], `Block ${b}'s weight matrix`);
+    default:
+      throw new RangeError(`data-nano-full="${spec.nanoFull}": no such matrix`);
   }
+}
 
-  /** Activations drawn with one column per time step; M is T x n; kind "prob" for shares. */
-  function activations(r, id, M, what, symbol, rows, rowNames, rowPicks, moreRows, kind = "act") {
-    const n = M[0].length, picks = rowPicks || range(Math.min(rows, n)), T = r.T;
-    const names = rowNames || picks.map((c) => `c = ${c}`);
-    const shown = picks.length === n ? `all ${n} rows` : `${picks.length} of its ${n} rows`;
-    const caption = `${what} ${im(symbol)}: ${T} × ${n}, drawn with one column per time step; ` +
-                    `${shown}, its ${count(T * n)} values run ${valuesRange(M)} (${kind === "prob" ? PROB : ACT})`;
-    const more = moreRows === undefined ? (rowPicks ? 0 : n - picks.length) : moreRows;
-    return heat(id, transpose(M), kind, picks, names, range(T), r.letters.map((l, t) => `t = ${t}<br>${l}`),
-                (c, t) => `${what}, channel ${c}, t = ${t} (${r.letters[t]})`, caption, null, more);
-  }
+/** The head and body of the whole matrix, in `heat`'s markup: the same
+ *  cells (value, title, aria-label, shade) for every row and column. */
+function fullMarkup(model, tr, spec) {
+  const { M, kind, rowNames, colNames, label } = matrixOf(model, tr, spec);
+  const scale = scaleOf(M, kind);
+  const lines = [`<thead><tr><td></td>${colNames.map((n) => `<th scope="col">${n}</th>`).join("")}</tr></thead>`,
+                 "<tbody>"];
+  M.forEach((row, r) => {
+    lines.push(`<tr><th scope="row">${rowNames[r]}</th>${row.map((v, c) => cell(v, kind, label(r, c), scale)).join("")}</tr>`);
+  });
+  lines.push("</tbody>");
+  return oneTabStop(lines.join("\n"));
+}
 
-  // ------------------------------------------------------------ a matrix in full (openable)
+// ------------------------------------------------------------ the live outputs, by the chapter's names
 
-  /** What `spec` (a table's data attributes) names, computed on the trace
-   *  tr of the chapter's example: the matrix as displayed (rows x columns),
-   *  its kind, the names of its rows and columns and label(r, c), the
-   *  words of a cell, as the chapter's matrix functions give them. */
-  function matrixOf(model, tr, spec) {
-    const vocab = model.vocab, b = Number(spec.block || 1), head = Number(spec.head || 1);
-    const letters = tr.ids.map((i) => vocab[i]);
-    const blk = tr.blocks[b - 1];
-    const channels = (M) => M.map((_, c) => `c = ${c}`);
-    // activations: one column per time step, one row per channel
-    const act = (A, what) => {
-      const M = transpose(A);
-      return { M, kind: "act", rowNames: channels(M), colNames: letters.map((l, t) => `t = ${t}<br>${l}`),
-               label: (r, c) => `${what}, channel ${r}, t = ${c} (${letters[c]})` };
+/** cells.weights: a weight matrix's top-left corner, with its shape and range. */
+function weightCorner(id, W, what, symbol, rows, cols, colNames) {
+  const n = W.length, m = W[0].length, r = Math.min(rows, n), c = Math.min(cols, m);
+  const shown = r === n && c === m ? "all of it" : `rows 0 to ${r - 1} and columns 0 to ${c - 1}`;
+  const caption = `${what} ${im(symbol)}: ${n} × ${m}, ${shown}; its ${count(n * m)} values run ` +
+                  `${valuesRange(W)} (${WEIGHT})`;
+  return heat(id, W, "weight", range(r), range(r).map(String), range(c), colNames || range(c).map(String),
+              (i, j) => `${what}, row ${i}, column ${j}`, caption, null, n - r, m - c);
+}
+
+/** An embedding (E or P) with one column per letter or position, its first rows. */
+function embedding(r, id, M, symbol, per, colNames, label, rows) {
+  return heat(id, transpose(M), "weight", range(rows), range(rows).map((c) => `c = ${c}`), range(colNames.length),
+              colNames, label, `${per[0]} ${im(symbol)}: one column of ${r.d} per ${per[1]}, ${rows} of its ${r.d} rows; ` +
+              `its values run ${valuesRange(M)} (${WEIGHT})`, null, r.d - rows);
+}
+
+const MATRICES = {
+  // the weights: they change only when the reader follows weights trained in the page
+  E: (r, a) => embedding(r, "nano-E", r.model.E, "E", ["Token embedding", "letter"], r.V.map((l, i) => `${l} (${i})`),
+                         (c, i) => `token embedding of ${r.V[i]}, channel ${c}`, a.rows),
+  P: (r, a) => embedding(r, "nano-P", r.model.P, "P", ["Position embedding", "position"],
+                         range(r.model.P.length).map((t) => `t = ${t}`),
+                         (c, t) => `position embedding of t = ${t}, channel ${c}`, a.rows),
+  W(r, a) {
+    if (a.name === "W_U") {
+      return weightCorner("nano-W_U", r.model.W_U, "Output matrix", "W_U", a.rows, a.cols, r.V.map((l, i) => `${l} (${i})`));
+    }
+    return weightCorner(`nano-${a.name}-${a.block}`, params(r, a)[a.name], `Block ${a.block}'s weight matrix`, a.name,
+                        a.rows, a.cols);
+  },
+  X: (r, a) => activations(r, "nano-X", r.tr.X, "Input embedding", "x", a.rows),
+  u: (r, a) => activations(r, `nano-u-${a.block}`, blk(r, a).u, `Normalised input of block ${a.block}`,
+                           "u = \\mathrm{LN}(x)", a.rows),
+  qkv: (r, a) => activations(r, `nano-${a.which}-${a.block}-${a.head}`,
+                             blk(r, a)[a.which].map((row) => Array.from(row).slice((a.head - 1) * r.Ah, a.head * r.Ah)),
+                             `${QKV_NAMES[a.which]} of head ${a.head}, block ${a.block},`, a.which.toLowerCase(), a.rows),
+  attention(r, a) {
+    const w = blk(r, a).weights[a.head - 1], T = r.T;
+    const caption = `Attention weights of head ${a.head}, block ${a.block}: row t is the query at time t, ` +
+                    "column j the key it reads; the hatched cells are the future, masked " + `(${PROB})`;
+    return heat(`nano-attention-${a.block}-${a.head}`, w, "prob", range(T), r.letters.map((l, t) => `t = ${t} ${l}`),
+                range(T), r.letters.map((l, j) => `j = ${j}<br>${l}`), (t, j) => `weight of t = ${t} on j = ${j}`,
+                caption, (t, j) => j > t);
+  },
+  A(r, a) {
+    const picks = [];
+    for (let h = 0; h < r.H; h++) for (let i = 0; i < Math.min(a.per_head, r.Ah); i++) picks.push(h * r.Ah + i);
+    return activations(r, `nano-A-${a.block}`, blk(r, a).A, `Heads stacked, block ${a.block}`, "a", 0,
+                       picks.map((c) => `head ${Math.floor(c / r.Ah) + 1}, c = ${c}`), picks, r.d - picks.length);
+  },
+  mlp(r, a) {
+    const symbols = { mlp_pre: "u' W_1 + b_1", mlp_post: "\\mathrm{GELU}(u' W_1 + b_1)", m: "m", y: "y", h: "h" };
+    return activations(r, `nano-${a.which}-${a.block}`, blk(r, a)[a.which], `${MLP_NAMES[a.which]}, block ${a.block}`,
+                       symbols[a.which], a.rows);
+  },
+  p: (r) => activations(r, "nano-p", r.tr.p, "Output probabilities", "p", r.V.length, r.V.map((l) => `p(${l})`), [0, 1, 2],
+                       undefined, "prob"),
+};
+
+const TABLES = {
+  training(r) {
+    const rec = recordOf(r), opt = rec.optimizer || {};
+    if (!Object.keys(rec).length) return "<p><em>No training record beside the weights file.</em></p>";
+    const betas = (opt.betas || []).map(pyStr);
+    const rows = [["seed", String(rec.seed)], ["batch", String(rec.batch)],
+      ["optimiser", plain(`${opt.name}, learning rate ${pyStr(opt.lr)}, betas (${betas.join(", ")}${betas.length === 1 ? "," : ""}), ` +
+                          `weight decay ${pyStr(opt.weight_decay)}`)],
+      ["steps", count(rec.steps || 0)],
+      ["final training loss", plain(`${fixed(rec.final_loss, 4)} (${rec.final_loss_means || ""})`)],
+      ["loss on all 729 inputs", fixed(rec.loss_on_729, 4)],
+      ["inputs sorted by greedy decoding", `${rec.accuracy_on_729} of 729`]];
+    if ("stored_as" in rec) rows.splice(3, 0, ["computed in", plain(String(rec.dtype))], ["weights stored as", plain(String(rec.stored_as))]);
+    return htmlTable("nano-training", ["", "this model"], rows);
+  },
+  legend({ model, tr, T, V }) {
+    // index.legend_table: the smallest, a zero and the largest of x and of E, then p at the last t
+    const signed = (M, kind, what, where) => {
+      const s = scaleOf(M, kind);
+      let lo = [0, 0], hi = [0, 0];
+      M.forEach((row, i) => Array.from(row).forEach((v, c) => {
+        if (v < M[lo[0]][lo[1]]) lo = [i, c];
+        if (v > M[hi[0]][hi[1]]) hi = [i, c];
+      }));
+      return [cell(M[lo[0]][lo[1]], kind, `${what}, the smallest: ${where(...lo)}`, s), cell(0, kind, `${what}, zero`, s),
+              cell(M[hi[0]][hi[1]], kind, `${what}, the largest: ${where(...hi)}`, s)].join("");
     };
-    // weights: as stored
-    const weights = (W, what, colNames) => ({
-      M: W.map((row) => Array.from(row)), kind: "weight", rowNames: W.map((_, i) => String(i)),
-      colNames: colNames || Array.from(W[0], (_, j) => String(j)),
-      label: (i, j) => `${what}, row ${i}, column ${j}`,
-    });
-    switch (spec.nanoFull) {
-      case "E": {
-        const M = transpose(model.E);
-        return { M, kind: "weight", rowNames: channels(M), colNames: vocab.map((l, i) => `${l} (${i})`),
-                 label: (c, i) => `token embedding of ${vocab[i]}, channel ${c}` };
-      }
-      case "P": {
-        const M = transpose(model.P);
-        return { M, kind: "weight", rowNames: channels(M), colNames: M[0].map((_, t) => `t = ${t}`),
-                 label: (c, t) => `position embedding of t = ${t}, channel ${c}` };
-      }
-      case "X": return act(tr.X, "Input embedding");
-      case "u": return act(blk.u, `Normalised input of block ${b}`);
-      case "qkv": {
-        const A = model.d / tr.heads, c0 = (head - 1) * A;
-        return act(blk[spec.which].map((row) => row.slice(c0, c0 + A)),
-                   `${QKV_NAMES[spec.which]} of head ${head}, block ${b},`);
-      }
-      case "mlp": return act(blk[spec.which], `${MLP_NAMES[spec.which]}, block ${b}`);
-      case "A": {
-        const m = act(blk.A, `Heads stacked, block ${b}`), A = model.d / tr.heads;
-        m.rowNames = m.M.map((_, c) => `head ${Math.floor(c / A) + 1}, c = ${c}`);
-        return m;
-      }
-      case "W":
-        if (spec.name === "W_U") return weights(model.W_U, "Output matrix", vocab.map((l, i) => `${l} (${i})`));
-        return weights(model.blocks[b - 1][spec.name], `Block ${b}'s weight matrix`);
-      default:
-        throw new RangeError(`data-nano-full="${spec.nanoFull}": no such matrix`);
+    const rowX = signed(tr.X, "act", "an activation", (t, c) => `x at t = ${t}, channel ${c}`);
+    const rowW = signed(model.E, "weight", "a weight", (i, c) => `E of ${V[i]}, channel ${c}`);
+    const t = T - 1;
+    const rowP = V.map((l, i) => cell(tr.p[t][i], "prob", `a share, p(${l}) at t = ${t}`, 1)).join("");
+    return oneTabStop(['<table id="nano-legend" class="nano-matrix nano-legend">',
+      "<caption>How the chapter draws numbers: blue negative, grey zero, orange positive, the shade " +
+      "by the size against the largest of its matrix; a learned weight framed; a share from 0 to 1 " +
+      "purple</caption>",
+      '<thead><tr><td></td><th scope="col">negative</th><th scope="col">zero</th>' +
+      '<th scope="col">positive</th></tr></thead>', "<tbody>",
+      `<tr><th scope="row">an activation, computed from this input</th>${rowX}</tr>`,
+      `<tr><th scope="row">a learned weight (framed), the same for every input</th>${rowW}</tr>`,
+      `<tr><td></td>${V.map((l) => `<th scope="col">p(${l})</th>`).join("")}</tr>`,
+      `<tr><th scope="row">a share from 0 to 1: an attention weight, a probability</th>${rowP}</tr>`,
+      "</tbody></table>"].join("\n"));
+  },
+  embed({ ids, tr, V, d }, a) {
+    const t = a.t, i = ids[t];
+    const body = range(a.rows).map((c) => [String(c), fixed(tr.E_ids[t][c]), fixed(tr.P_t[t][c]), fixed(tr.X[t][c])]);
+    body.push(dots(4));
+    return htmlTable(`nano-embed-${t}`, ["channel", `token ${V[i]}: ${im(`E[${i}]`)}`, `position: ${im(`P[${t}]`)}`,
+                                         im(`x_${t}`)], body, `The column of t = ${t}, first ${a.rows} of ${d} channels`);
+  },
+  layernorm(r, a) {
+    const t = a.t, b = blk(r, a), p = params(r, a), x = b.X[t], mu = b.mu[t], sigma = b.sigma[t];
+    const body = range(a.rows).map((c) => [String(c), fixed(x[c]), fixed(x[c] - mu), fixed((x[c] - mu) / sigma),
+                                           fixed(p.gamma_1[c]), fixed(p.beta_1[c]), fixed(b.u[t][c])]);
+    body.push(dots(7));
+    return htmlTable(`nano-layernorm-${a.block}-${t}`,
+      ["channel", im(`x_${t}`), im("x - \\mu"), im("\\hat x"), im("\\gamma"), im("\\beta"), im("u")], body,
+      `LayerNorm of the column t = ${t} in block ${a.block}, first ${a.rows} of ${r.d} channels: ` +
+      im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"));
+  },
+  attention_row(r, a) {
+    const t = a.t, b = blk(r, a), h = a.head - 1;
+    const dt = b.dots[h][t], s = b.scores[h][t], w = b.weights[h][t];
+    const m = maxOf(Array.from(s).slice(0, t + 1)), e = Array.from(s).slice(0, t + 1).map((v) => Math.exp(v - m));
+    const body = range(t + 1).map((j) => [String(j), r.V[r.ids[j]], fixed(dt[j]), fixed(s[j]), fixed(s[j] - m),
+                                          fixed(e[j]), fixed(w[j])]);
+    body.push(["<strong>sum</strong>", "", "", "", "", `<strong>${fixed(sum(e))}</strong>`,
+               `<strong>${fixed(sum(Array.from(w).slice(0, t + 1)))}</strong>`]);
+    return htmlTable(`nano-attention-row-${a.block}-${a.head}-${t}`,
+      [im("j"), "letter", im(`q_${t} \\cdot k_j`), im("s"), im("s - \\max s"), im("e^{s - \\max s}"), im(`a_{${t},j}`)],
+      body, `Head ${a.head} of block ${a.block}, the query of t = ${t} against every key up to it, ` +
+            im(`s = q_${t} \\cdot k_j / \\sqrt{${r.Ah}}`) + `: max of the scores ${fixed(m)}, ` +
+            `sum of the exponentials ${fixed(sum(e))}`);
+  },
+  residual(r, a) {
+    const t = a.t, b = blk(r, a);
+    const body = range(a.rows).map((c) => [String(c), fixed(b.A[t][c]), fixed(b.attn[t][c]), fixed(b.X[t][c]), fixed(b.h[t][c])]);
+    body.push(dots(5));
+    return htmlTable(`nano-residual-${a.block}-${t}`,
+      ["channel", im(`a_${t}`) + " (heads stacked)", im(`a_${t} W_O + b_O`), im(`x_${t}`) + " (block input)",
+       im(`h_${t} = x_${t} + a_${t} W_O + b_O`)], body,
+      `Projection and residual at t = ${t}, block ${a.block}, first ${a.rows} of ${r.d} channels`);
+  },
+  mlp_hidden(r, a) {
+    const t = a.t, b = blk(r, a);
+    const body = range(a.rows).map((c) => [String(c), fixed(b.mlp_pre[t][c]), fixed(b.mlp_post[t][c])]);
+    body.push(dots(3));
+    return htmlTable(`nano-mlp-hidden-${a.block}-${t}`, ["channel", im(`u'_${t} W_1 + b_1`), im("\\mathrm{GELU}(\\cdot)")],
+      body, `The MLP's hidden layer at t = ${t}, block ${a.block}, first ${a.rows} of ${b.mlp_pre[t].length} channels`);
+  },
+  mlp_out(r, a) {
+    const t = a.t, b = blk(r, a);
+    const body = range(a.rows).map((c) => [String(c), fixed(b.h[t][c]), fixed(b.u2[t][c]), fixed(b.m[t][c]), fixed(b.y[t][c])]);
+    body.push(dots(5));
+    return htmlTable(`nano-mlp-out-${a.block}-${t}`,
+      ["channel", im(`h_${t}`), im(`u'_${t} = \\mathrm{LN}(h_${t})`), im(`m_${t}`), im(`y_${t} = h_${t} + m_${t}`)], body,
+      `In and out of the MLP at t = ${t}, block ${a.block}, first ${a.rows} of ${r.d} channels`);
+  },
+  blocks({ tr }, a) {
+    const t = a.t;
+    const body = tr.blocks.map((b, k) => [String(k + 1), fixed(norm(b.X[t])), fixed(norm(b.attn[t])), fixed(norm(b.m[t])),
+                                          fixed(norm(b.y[t]))]);
+    return htmlTable(`nano-blocks-${t}`, ["block", im(`\\lVert x_${t} \\rVert`) + " in", im("\\lVert a W_O + b_O \\rVert"),
+                                          im("\\lVert m \\rVert"), im(`\\lVert y_${t} \\rVert`) + " out"], body,
+      `The column t = ${t} through the blocks (${im("\\lVert\\cdot\\rVert")}: its length)`);
+  },
+  looks(r, a) {
+    const t = a.t;
+    const body = r.tr.blocks.map((b, k) => [String(k + 1)].concat(range(r.H).map((h) => look(r, b.weights[h][t], t))));
+    return htmlTable(`nano-looks-${t}`, ["block"].concat(range(r.H).map((h) => `head ${h + 1}`)), body,
+      `Where each head looks most from t = ${t}: the letter, its time step and its weight`);
+  },
+  softmax({ tr, V }, a) {
+    const t = a.t, z = Array.from(tr.z[t]), p = Array.from(tr.p[t]), m = maxOf(z), e = z.map((v) => Math.exp(v - m));
+    const body = V.map((l, i) => [l, fixed(z[i]), fixed(z[i] - m), fixed(e[i]), fixed(p[i])]);
+    body.push(["<strong>sum</strong>", "", "", `<strong>${fixed(sum(e))}</strong>`, `<strong>${fixed(sum(p))}</strong>`]);
+    return htmlTable(`nano-softmax-${t}`, ["letter", im("z"), im(`z - ${tex(fixed(m))}`), im("e^{z - \\max z}"), im("p")],
+      body, `The softmax of the column t = ${t}: max ${fixed(m)}, sum ${fixed(sum(e))}`);
+  },
+  generate: ({ steps, V }) => htmlTable("nano-generate", ["step", "the model reads", "p(A)", "p(B)", "p(C)", "appends"],
+    steps.map((s, k) => [String(k + 1), s.ids.map((i) => V[i]).join(" ")].concat(s.p.map((v) => fixed(v)),
+                                                                                 [`<strong>${V[s.next]}</strong>`])),
+    "Greedy decoding: the probabilities of the last column, and the letter appended"),
+};
+
+const FORMULAS = {
+  layernorm(r, a) {
+    const t = a.t, b = blk(r, a), d = r.d;
+    return aligned([
+      ["\\mu", `\\frac{1}{${d}}\\sum_{c=0}^{${d - 1}} x_{${t},c} = ${tex(fixed(b.mu[t], 5))}`],
+      ["\\sigma", `\\sqrt{\\mathrm{Var}[x_${t}] + \\varepsilon} = \\sqrt{${tex(fixed(variance(b.X[t]), 6))} + 10^{-5}}` +
+                  ` = ${tex(fixed(b.sigma[t], 5))}`]]);
+  },
+  q_cell(r, a) {
+    const t = a.t, c = a.c, b = blk(r, a), p = params(r, a), u = b.u[t];
+    const parts = range(a.terms).map((i) => `(${tex(fixed(u[i]))})(${tex(fixed(p.W_Q[i][c]))})`).join(" + ");
+    return aligned([[`Q_{${t},${c}}`, `\\sum_{i=0}^{${r.d - 1}} u_{${t},i} (W_Q)_{i,${c}} + (b_Q)_{${c}}`],
+                    ["", `${parts} + \\dots + (${tex(fixed(p.b_Q[c]))})`], ["", tex(fixed(b.Q[t][c]))]]);
+  },
+  head_output(r, a) {
+    const t = a.t, b = blk(r, a), w = b.weights[a.head - 1][t], o = Array.from(b.outputs[a.head - 1][t]);
+    const terms = range(t + 1).map((j) => `${tex(fixed(w[j]))}\\, v_${j}`);
+    const lines = [`o_${t} &= ` + terms.slice(0, 3).join(" + ")];
+    for (let k = 3; k < terms.length; k += 3) lines.push("&\\quad + " + terms.slice(k, k + 3).join(" + "));
+    lines.push(`&= [${o.slice(0, a.channels).map((x) => tex(fixed(x))).join(", ")}, \\dots]` +
+               `\\quad (${o.length} \\text{ values})`);
+    return alignedRows(lines);
+  },
+  gelu(r, a) {
+    const b = blk(r, a);
+    return aligned([["\\mathrm{GELU}(x)", "\\tfrac12 x\\left(1 + \\tanh\\left(\\sqrt{2/\\pi}\\,(x + 0.044715\\, x^3)\\right)\\right)"],
+                    [`\\mathrm{GELU}(${tex(fixed(b.mlp_pre[a.t][a.c]))})`, tex(fixed(b.mlp_post[a.t][a.c]))]]);
+  },
+  logit({ model, tr, V }, a) {
+    const t = a.t, i = V.indexOf(a.letter), f = tr.f[t];
+    const parts = range(a.terms).map((k) => `(${tex(fixed(f[k]))})(${tex(fixed(model.W_U[k][i]))})`).join(" + ");
+    return aligned([[`z_{${t},\\mathrm{${a.letter}}}`, `f_${t} \\cdot W_U^{(${a.letter})}`], ["", `${parts} + \\dots`],
+                    ["", tex(fixed(tr.z[t][i]))]]);
+  },
+  softmax({ tr }, a) {
+    const z = Array.from(tr.z[a.t]), m = maxOf(z), e = z.map((v) => Math.exp(v - m));
+    return mathBlock(`p_i = \\frac{e^{z_i - ${tex(fixed(m))}}}{${tex(fixed(sum(e)))}},\\quad p = ` +
+                     tex(render.vector(tr.p[a.t])));
+  },
+};
+
+/** The letter's id; "top": the most probable letter at position t. */
+const letterAt = (r, a) => (a.letter === "top" ? argmax(r.tr.p[a.t]) : r.V.indexOf(a.letter));
+const chosen = (s) => s.p[s.next];
+
+// ------------------------------------------------------------ the weights' training record (model.record)
+
+const PLAIN = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+/** render.plain: a string from a file, HTML-escaped, Markdown's signs as character references. */
+const plain = (value) => Array.from(String(value), (c) => PLAIN[c] ||
+  ("\\`*_{}[]()#!|$".includes(c) ? `&#${c.codePointAt(0)};` : c)).join("");
+/** Python's str() of a number read from JSON: 1e-05 and 0.0005 as Python writes them. */
+function pyStr(v) {
+  if (typeof v !== "number" || v === 0 || !Number.isFinite(v)) return String(v);
+  const e = Math.floor(Math.log10(Math.abs(v)));
+  return e < -4 || e >= 16 ? v.toExponential().replace(/e([+-])(\d)$/, "e$10$2") : String(v);
+}
+const recordOf = (r) => r.model.record || {};
+
+/** The live outputs that depend on the weights alone, not on the input
+ *  (toycalc/book/nano_gpt/shared.py's WEIGHTS_ONLY). */
+const WEIGHTS_ONLY = ["matrix:E", "matrix:P", "matrix:W", "number:largest", "number:record", "table:training",
+                      "figure:loss"];
+
+const NUMBERS = {
+  largest(r, a) {
+    const W = gpt.parameters(r.model)[a.name];
+    let m = 0;
+    for (const row of ArrayBuffer.isView(W) || !W[0].length ? [W] : W) for (const v of row) m = Math.max(m, Math.abs(v));
+    return fixed(m);
+  },
+  record(r, a) {
+    const v = recordOf(r)[a.key];
+    if (a.key === "final_loss" || a.key === "loss_on_729") return fixed(v, 4);
+    return plain(Number.isInteger(v) ? count(v) : pyStr(v));
+  },
+  text: (r) => draw.esc(r.text),
+  ids: (r) => r.ids.join(" "),
+  answer: (r) => r.steps.map((s) => r.V[s.next]).join(" "),
+  sorted: (r) => r.ids.slice().sort((x, y) => x - y).map((i) => r.V[i]).join(" "),
+  letter: (r, a) => r.V[r.ids[a.t]],
+  id: (r, a) => String(r.ids[a.t]),
+  mu: (r, a) => fixed(blk(r, a).mu[a.t], a.places),
+  sigma: (r, a) => fixed(blk(r, a).sigma[a.t], a.places),
+  variance: (r, a) => fixed(variance(blk(r, a).X[a.t]), a.places),
+  look: (r, a) => look(r, blk(r, a).weights[a.head - 1][a.t], a.t),
+  strongest_look: (r, a) => fixed(Math.max(...r.tr.blocks.map((b) => Math.max(...b.weights.map((w) => maxOf(w[a.t]))))),
+                                  a.places),
+  p: (r, a) => fixed(r.tr.p[a.t][letterAt(r, a)], a.places),
+  percent: (r, a) => `${fixed(100 * r.tr.p[a.t][letterAt(r, a)], 1)} %`,
+  top: (r, a) => r.V[argmax(r.tr.p[a.t])],
+  min_step_p: (r, a) => fixed(Math.min(...r.steps.map(chosen)), a.places),
+  untrained_top: (r, a) => fixed(Math.min(...a.ignored.map((t) => maxOf(r.tr.p[t])))),
+};
+
+const FIGURES = {
+  loss(r) {
+    const rec = recordOf(r), curve = rec.loss_curve;
+    if (!curve || !curve.length) {
+      return "<p><em>No loss curve in the training record beside the weights file; " +
+             "<code>python -m toycalc train</code> writes one.</em></p>";
     }
-  }
-
-  /** The head and body of the whole matrix, in `heat`'s markup: the same
-   *  cells (value, title, aria-label, shade) for every row and column. */
-  function fullMarkup(model, tr, spec) {
-    const { M, kind, rowNames, colNames, label } = matrixOf(model, tr, spec);
-    const scale = scaleOf(M, kind);
-    const lines = [`<thead><tr><td></td>${colNames.map((n) => `<th scope="col">${n}</th>`).join("")}</tr></thead>`,
-                   "<tbody>"];
-    M.forEach((row, r) => {
-      lines.push(`<tr><th scope="row">${rowNames[r]}</th>${row.map((v, c) => cell(v, kind, label(r, c), scale)).join("")}</tr>`);
-    });
-    lines.push("</tbody>");
-    return oneTabStop(lines.join("\n"));
-  }
-
-  // ------------------------------------------------------------ the live outputs, by the chapter's names
-
-
-  /** cells.weights: a weight matrix's top-left corner, with its shape and range. */
-  function weightCorner(id, W, what, symbol, rows, cols, colNames) {
-    const n = W.length, m = W[0].length, r = Math.min(rows, n), c = Math.min(cols, m);
-    const shown = r === n && c === m ? "all of it" : `rows 0 to ${r - 1} and columns 0 to ${c - 1}`;
-    const caption = `${what} ${im(symbol)}: ${n} × ${m}, ${shown}; its ${count(n * m)} values run ` +
-                    `${valuesRange(W)} (${WEIGHT})`;
-    return heat(id, W, "weight", range(r), range(r).map(String), range(c), colNames || range(c).map(String),
-                (i, j) => `${what}, row ${i}, column ${j}`, caption, null, n - r, m - c);
-  }
-
-  /** An embedding (E or P) with one column per letter or position, its first rows. */
-  function embedding(r, id, M, symbol, per, colNames, label, rows) {
-    return heat(id, transpose(M), "weight", range(rows), range(rows).map((c) => `c = ${c}`), range(colNames.length),
-                colNames, label, `${per[0]} ${im(symbol)}: one column of ${r.d} per ${per[1]}, ${rows} of its ${r.d} rows; ` +
-                `its values run ${valuesRange(M)} (${WEIGHT})`, null, r.d - rows);
-  }
-
-  const MATRICES = {
-    // the weights: they change only when the reader follows weights trained in the page
-    E: (r, a) => embedding(r, "nano-E", r.model.E, "E", ["Token embedding", "letter"], r.V.map((l, i) => `${l} (${i})`),
-                           (c, i) => `token embedding of ${r.V[i]}, channel ${c}`, a.rows),
-    P: (r, a) => embedding(r, "nano-P", r.model.P, "P", ["Position embedding", "position"],
-                           range(r.model.P.length).map((t) => `t = ${t}`),
-                           (c, t) => `position embedding of t = ${t}, channel ${c}`, a.rows),
-    W(r, a) {
-      if (a.name === "W_U") {
-        return weightCorner("nano-W_U", r.model.W_U, "Output matrix", "W_U", a.rows, a.cols, r.V.map((l, i) => `${l} (${i})`));
-      }
-      return weightCorner(`nano-${a.name}-${a.block}`, params(r, a)[a.name], `Block ${a.block}'s weight matrix`, a.name,
-                          a.rows, a.cols);
-    },
-    X: (r, a) => activations(r, "nano-X", r.tr.X, "Input embedding", "x", a.rows),
-    u: (r, a) => activations(r, `nano-u-${a.block}`, blk(r, a).u, `Normalised input of block ${a.block}`,
-                             "u = \\mathrm{LN}(x)", a.rows),
-    qkv: (r, a) => activations(r, `nano-${a.which}-${a.block}-${a.head}`,
-                               blk(r, a)[a.which].map((row) => Array.from(row).slice((a.head - 1) * r.Ah, a.head * r.Ah)),
-                               `${QKV_NAMES[a.which]} of head ${a.head}, block ${a.block},`, a.which.toLowerCase(), a.rows),
-    attention(r, a) {
-      const w = blk(r, a).weights[a.head - 1], T = r.T;
-      const caption = `Attention weights of head ${a.head}, block ${a.block}: row t is the query at time t, ` +
-                      "column j the key it reads; the hatched cells are the future, masked " + `(${PROB})`;
-      return heat(`nano-attention-${a.block}-${a.head}`, w, "prob", range(T), r.letters.map((l, t) => `t = ${t} ${l}`),
-                  range(T), r.letters.map((l, j) => `j = ${j}<br>${l}`), (t, j) => `weight of t = ${t} on j = ${j}`,
-                  caption, (t, j) => j > t);
-    },
-    A(r, a) {
-      const picks = [];
-      for (let h = 0; h < r.H; h++) for (let i = 0; i < Math.min(a.per_head, r.Ah); i++) picks.push(h * r.Ah + i);
-      return activations(r, `nano-A-${a.block}`, blk(r, a).A, `Heads stacked, block ${a.block}`, "a", 0,
-                         picks.map((c) => `head ${Math.floor(c / r.Ah) + 1}, c = ${c}`), picks, r.d - picks.length);
-    },
-    mlp(r, a) {
-      const symbols = { mlp_pre: "u' W_1 + b_1", mlp_post: "\\mathrm{GELU}(u' W_1 + b_1)", m: "m", y: "y", h: "h" };
-      return activations(r, `nano-${a.which}-${a.block}`, blk(r, a)[a.which], `${MLP_NAMES[a.which]}, block ${a.block}`,
-                         symbols[a.which], a.rows);
-    },
-    p: (r) => activations(r, "nano-p", r.tr.p, "Output probabilities", "p", r.V.length, r.V.map((l) => `p(${l})`), [0, 1, 2],
-                         undefined, "prob"),
-  };
-
-  const TABLES = {
-    training(r) {
-      const rec = recordOf(r), opt = rec.optimizer || {};
-      if (!Object.keys(rec).length) return "<p><em>No training record beside the weights file.</em></p>";
-      const betas = (opt.betas || []).map(pyStr);
-      const rows = [["seed", String(rec.seed)], ["batch", String(rec.batch)],
-        ["optimiser", plain(`${opt.name}, learning rate ${pyStr(opt.lr)}, betas (${betas.join(", ")}${betas.length === 1 ? "," : ""}), ` +
-                            `weight decay ${pyStr(opt.weight_decay)}`)],
-        ["steps", count(rec.steps || 0)],
-        ["final training loss", plain(`${fixed(rec.final_loss, 4)} (${rec.final_loss_means || ""})`)],
-        ["loss on all 729 inputs", fixed(rec.loss_on_729, 4)],
-        ["inputs sorted by greedy decoding", `${rec.accuracy_on_729} of 729`]];
-      if ("stored_as" in rec) rows.splice(3, 0, ["computed in", plain(String(rec.dtype))], ["weights stored as", plain(String(rec.stored_as))]);
-      return htmlTable("nano-training", ["", "this model"], rows);
-    },
-    legend({ model, tr, T, V }) {
-      // index.legend_table: the smallest, a zero and the largest of x and of E, then p at the last t
-      const signed = (M, kind, what, where) => {
-        const s = scaleOf(M, kind);
-        let lo = [0, 0], hi = [0, 0];
-        M.forEach((row, i) => Array.from(row).forEach((v, c) => {
-          if (v < M[lo[0]][lo[1]]) lo = [i, c];
-          if (v > M[hi[0]][hi[1]]) hi = [i, c];
-        }));
-        return [cell(M[lo[0]][lo[1]], kind, `${what}, the smallest: ${where(...lo)}`, s), cell(0, kind, `${what}, zero`, s),
-                cell(M[hi[0]][hi[1]], kind, `${what}, the largest: ${where(...hi)}`, s)].join("");
-      };
-      const rowX = signed(tr.X, "act", "an activation", (t, c) => `x at t = ${t}, channel ${c}`);
-      const rowW = signed(model.E, "weight", "a weight", (i, c) => `E of ${V[i]}, channel ${c}`);
-      const t = T - 1;
-      const rowP = V.map((l, i) => cell(tr.p[t][i], "prob", `a share, p(${l}) at t = ${t}`, 1)).join("");
-      return oneTabStop(['<table id="nano-legend" class="nano-matrix nano-legend">',
-        "<caption>How the chapter draws numbers: blue negative, grey zero, orange positive, the shade " +
-        "by the size against the largest of its matrix; a learned weight framed; a share from 0 to 1 " +
-        "purple</caption>",
-        '<thead><tr><td></td><th scope="col">negative</th><th scope="col">zero</th>' +
-        '<th scope="col">positive</th></tr></thead>', "<tbody>",
-        `<tr><th scope="row">an activation, computed from this input</th>${rowX}</tr>`,
-        `<tr><th scope="row">a learned weight (framed), the same for every input</th>${rowW}</tr>`,
-        `<tr><td></td>${V.map((l) => `<th scope="col">p(${l})</th>`).join("")}</tr>`,
-        `<tr><th scope="row">a share from 0 to 1: an attention weight, a probability</th>${rowP}</tr>`,
-        "</tbody></table>"].join("\n"));
-    },
-    embed({ ids, tr, V, d }, a) {
-      const t = a.t, i = ids[t];
-      const body = range(a.rows).map((c) => [String(c), fixed(tr.E_ids[t][c]), fixed(tr.P_t[t][c]), fixed(tr.X[t][c])]);
-      body.push(dots(4));
-      return htmlTable(`nano-embed-${t}`, ["channel", `token ${V[i]}: ${im(`E[${i}]`)}`, `position: ${im(`P[${t}]`)}`,
-                                           im(`x_${t}`)], body, `The column of t = ${t}, first ${a.rows} of ${d} channels`);
-    },
-    layernorm(r, a) {
-      const t = a.t, b = blk(r, a), p = params(r, a), x = b.X[t], mu = b.mu[t], sigma = b.sigma[t];
-      const body = range(a.rows).map((c) => [String(c), fixed(x[c]), fixed(x[c] - mu), fixed((x[c] - mu) / sigma),
-                                             fixed(p.gamma_1[c]), fixed(p.beta_1[c]), fixed(b.u[t][c])]);
-      body.push(dots(7));
-      return htmlTable(`nano-layernorm-${a.block}-${t}`,
-        ["channel", im(`x_${t}`), im("x - \\mu"), im("\\hat x"), im("\\gamma"), im("\\beta"), im("u")], body,
-        `LayerNorm of the column t = ${t} in block ${a.block}, first ${a.rows} of ${r.d} channels: ` +
-        im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"));
-    },
-    attention_row(r, a) {
-      const t = a.t, b = blk(r, a), h = a.head - 1;
-      const dt = b.dots[h][t], s = b.scores[h][t], w = b.weights[h][t];
-      const m = maxOf(Array.from(s).slice(0, t + 1)), e = Array.from(s).slice(0, t + 1).map((v) => Math.exp(v - m));
-      const body = range(t + 1).map((j) => [String(j), r.V[r.ids[j]], fixed(dt[j]), fixed(s[j]), fixed(s[j] - m),
-                                            fixed(e[j]), fixed(w[j])]);
-      body.push(["<strong>sum</strong>", "", "", "", "", `<strong>${fixed(sum(e))}</strong>`,
-                 `<strong>${fixed(sum(Array.from(w).slice(0, t + 1)))}</strong>`]);
-      return htmlTable(`nano-attention-row-${a.block}-${a.head}-${t}`,
-        [im("j"), "letter", im(`q_${t} \\cdot k_j`), im("s"), im("s - \\max s"), im("e^{s - \\max s}"), im(`a_{${t},j}`)],
-        body, `Head ${a.head} of block ${a.block}, the query of t = ${t} against every key up to it, ` +
-              im(`s = q_${t} \\cdot k_j / \\sqrt{${r.Ah}}`) + `: max of the scores ${fixed(m)}, ` +
-              `sum of the exponentials ${fixed(sum(e))}`);
-    },
-    residual(r, a) {
-      const t = a.t, b = blk(r, a);
-      const body = range(a.rows).map((c) => [String(c), fixed(b.A[t][c]), fixed(b.attn[t][c]), fixed(b.X[t][c]), fixed(b.h[t][c])]);
-      body.push(dots(5));
-      return htmlTable(`nano-residual-${a.block}-${t}`,
-        ["channel", im(`a_${t}`) + " (heads stacked)", im(`a_${t} W_O + b_O`), im(`x_${t}`) + " (block input)",
-         im(`h_${t} = x_${t} + a_${t} W_O + b_O`)], body,
-        `Projection and residual at t = ${t}, block ${a.block}, first ${a.rows} of ${r.d} channels`);
-    },
-    mlp_hidden(r, a) {
-      const t = a.t, b = blk(r, a);
-      const body = range(a.rows).map((c) => [String(c), fixed(b.mlp_pre[t][c]), fixed(b.mlp_post[t][c])]);
-      body.push(dots(3));
-      return htmlTable(`nano-mlp-hidden-${a.block}-${t}`, ["channel", im(`u'_${t} W_1 + b_1`), im("\\mathrm{GELU}(\\cdot)")],
-        body, `The MLP's hidden layer at t = ${t}, block ${a.block}, first ${a.rows} of ${b.mlp_pre[t].length} channels`);
-    },
-    mlp_out(r, a) {
-      const t = a.t, b = blk(r, a);
-      const body = range(a.rows).map((c) => [String(c), fixed(b.h[t][c]), fixed(b.u2[t][c]), fixed(b.m[t][c]), fixed(b.y[t][c])]);
-      body.push(dots(5));
-      return htmlTable(`nano-mlp-out-${a.block}-${t}`,
-        ["channel", im(`h_${t}`), im(`u'_${t} = \\mathrm{LN}(h_${t})`), im(`m_${t}`), im(`y_${t} = h_${t} + m_${t}`)], body,
-        `In and out of the MLP at t = ${t}, block ${a.block}, first ${a.rows} of ${r.d} channels`);
-    },
-    blocks({ tr }, a) {
-      const t = a.t;
-      const body = tr.blocks.map((b, k) => [String(k + 1), fixed(norm(b.X[t])), fixed(norm(b.attn[t])), fixed(norm(b.m[t])),
-                                            fixed(norm(b.y[t]))]);
-      return htmlTable(`nano-blocks-${t}`, ["block", im(`\\lVert x_${t} \\rVert`) + " in", im("\\lVert a W_O + b_O \\rVert"),
-                                            im("\\lVert m \\rVert"), im(`\\lVert y_${t} \\rVert`) + " out"], body,
-        `The column t = ${t} through the blocks (${im("\\lVert\\cdot\\rVert")}: its length)`);
-    },
-    looks(r, a) {
-      const t = a.t;
-      const body = r.tr.blocks.map((b, k) => [String(k + 1)].concat(range(r.H).map((h) => look(r, b.weights[h][t], t))));
-      return htmlTable(`nano-looks-${t}`, ["block"].concat(range(r.H).map((h) => `head ${h + 1}`)), body,
-        `Where each head looks most from t = ${t}: the letter, its time step and its weight`);
-    },
-    softmax({ tr, V }, a) {
-      const t = a.t, z = Array.from(tr.z[t]), p = Array.from(tr.p[t]), m = maxOf(z), e = z.map((v) => Math.exp(v - m));
-      const body = V.map((l, i) => [l, fixed(z[i]), fixed(z[i] - m), fixed(e[i]), fixed(p[i])]);
-      body.push(["<strong>sum</strong>", "", "", `<strong>${fixed(sum(e))}</strong>`, `<strong>${fixed(sum(p))}</strong>`]);
-      return htmlTable(`nano-softmax-${t}`, ["letter", im("z"), im(`z - ${tex(fixed(m))}`), im("e^{z - \\max z}"), im("p")],
-        body, `The softmax of the column t = ${t}: max ${fixed(m)}, sum ${fixed(sum(e))}`);
-    },
-    generate: ({ steps, V }) => htmlTable("nano-generate", ["step", "the model reads", "p(A)", "p(B)", "p(C)", "appends"],
-      steps.map((s, k) => [String(k + 1), s.ids.map((i) => V[i]).join(" ")].concat(s.p.map((v) => fixed(v)),
-                                                                                   [`<strong>${V[s.next]}</strong>`])),
-      "Greedy decoding: the probabilities of the last column, and the letter appended"),
-  };
-
-  const FORMULAS = {
-    layernorm(r, a) {
-      const t = a.t, b = blk(r, a), d = r.d;
-      return aligned([
-        ["\\mu", `\\frac{1}{${d}}\\sum_{c=0}^{${d - 1}} x_{${t},c} = ${tex(fixed(b.mu[t], 5))}`],
-        ["\\sigma", `\\sqrt{\\mathrm{Var}[x_${t}] + \\varepsilon} = \\sqrt{${tex(fixed(variance(b.X[t]), 6))} + 10^{-5}}` +
-                    ` = ${tex(fixed(b.sigma[t], 5))}`]]);
-    },
-    q_cell(r, a) {
-      const t = a.t, c = a.c, b = blk(r, a), p = params(r, a), u = b.u[t];
-      const parts = range(a.terms).map((i) => `(${tex(fixed(u[i]))})(${tex(fixed(p.W_Q[i][c]))})`).join(" + ");
-      return aligned([[`Q_{${t},${c}}`, `\\sum_{i=0}^{${r.d - 1}} u_{${t},i} (W_Q)_{i,${c}} + (b_Q)_{${c}}`],
-                      ["", `${parts} + \\dots + (${tex(fixed(p.b_Q[c]))})`], ["", tex(fixed(b.Q[t][c]))]]);
-    },
-    head_output(r, a) {
-      const t = a.t, b = blk(r, a), w = b.weights[a.head - 1][t], o = Array.from(b.outputs[a.head - 1][t]);
-      const terms = range(t + 1).map((j) => `${tex(fixed(w[j]))}\\, v_${j}`);
-      const lines = [`o_${t} &= ` + terms.slice(0, 3).join(" + ")];
-      for (let k = 3; k < terms.length; k += 3) lines.push("&\\quad + " + terms.slice(k, k + 3).join(" + "));
-      lines.push(`&= [${o.slice(0, a.channels).map((x) => tex(fixed(x))).join(", ")}, \\dots]` +
-                 `\\quad (${o.length} \\text{ values})`);
-      return alignedRows(lines);
-    },
-    gelu(r, a) {
-      const b = blk(r, a);
-      return aligned([["\\mathrm{GELU}(x)", "\\tfrac12 x\\left(1 + \\tanh\\left(\\sqrt{2/\\pi}\\,(x + 0.044715\\, x^3)\\right)\\right)"],
-                      [`\\mathrm{GELU}(${tex(fixed(b.mlp_pre[a.t][a.c]))})`, tex(fixed(b.mlp_post[a.t][a.c]))]]);
-    },
-    logit({ model, tr, V }, a) {
-      const t = a.t, i = V.indexOf(a.letter), f = tr.f[t];
-      const parts = range(a.terms).map((k) => `(${tex(fixed(f[k]))})(${tex(fixed(model.W_U[k][i]))})`).join(" + ");
-      return aligned([[`z_{${t},\\mathrm{${a.letter}}}`, `f_${t} \\cdot W_U^{(${a.letter})}`], ["", `${parts} + \\dots`],
-                      ["", tex(fixed(tr.z[t][i]))]]);
-    },
-    softmax({ tr }, a) {
-      const z = Array.from(tr.z[a.t]), m = maxOf(z), e = z.map((v) => Math.exp(v - m));
-      return mathBlock(`p_i = \\frac{e^{z_i - ${tex(fixed(m))}}}{${tex(fixed(sum(e)))}},\\quad p = ` +
-                       tex(render.vector(tr.p[a.t])));
-    },
-  };
-
-  /** The letter's id; "top": the most probable letter at position t. */
-  const letterAt = (r, a) => (a.letter === "top" ? argmax(r.tr.p[a.t]) : r.V.indexOf(a.letter));
-  const chosen = (s) => s.p[s.next];
-
-  // ------------------------------------------------------------ the weights' training record (model.record)
-
-  const PLAIN = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-  /** render.plain: a string from a file, HTML-escaped, Markdown's signs as character references. */
-  const plain = (value) => Array.from(String(value), (c) => PLAIN[c] ||
-    ("\\`*_{}[]()#!|$".includes(c) ? `&#${c.codePointAt(0)};` : c)).join("");
-  /** Python's str() of a number read from JSON: 1e-05 and 0.0005 as Python writes them. */
-  function pyStr(v) {
-    if (typeof v !== "number" || v === 0 || !Number.isFinite(v)) return String(v);
-    const e = Math.floor(Math.log10(Math.abs(v)));
-    return e < -4 || e >= 16 ? v.toExponential().replace(/e([+-])(\d)$/, "e$10$2") : String(v);
-  }
-  const recordOf = (r) => r.model.record || {};
-
-  /** The live outputs that depend on the weights alone, not on the input
-   *  (toycalc/book/nano_gpt/shared.py's WEIGHTS_ONLY). */
-  const WEIGHTS_ONLY = ["matrix:E", "matrix:P", "matrix:W", "number:largest", "number:record", "table:training",
-                        "figure:loss"];
-
-  const NUMBERS = {
-    largest(r, a) {
-      const W = gpt.parameters(r.model)[a.name];
-      let m = 0;
-      for (const row of ArrayBuffer.isView(W) || !W[0].length ? [W] : W) for (const v of row) m = Math.max(m, Math.abs(v));
-      return fixed(m);
-    },
-    record(r, a) {
-      const v = recordOf(r)[a.key];
-      if (a.key === "final_loss" || a.key === "loss_on_729") return fixed(v, 4);
-      return plain(Number.isInteger(v) ? count(v) : pyStr(v));
-    },
-    text: (r) => draw.esc(r.text),
-    ids: (r) => r.ids.join(" "),
-    answer: (r) => r.steps.map((s) => r.V[s.next]).join(" "),
-    sorted: (r) => r.ids.slice().sort((x, y) => x - y).map((i) => r.V[i]).join(" "),
-    letter: (r, a) => r.V[r.ids[a.t]],
-    id: (r, a) => String(r.ids[a.t]),
-    mu: (r, a) => fixed(blk(r, a).mu[a.t], a.places),
-    sigma: (r, a) => fixed(blk(r, a).sigma[a.t], a.places),
-    variance: (r, a) => fixed(variance(blk(r, a).X[a.t]), a.places),
-    look: (r, a) => look(r, blk(r, a).weights[a.head - 1][a.t], a.t),
-    strongest_look: (r, a) => fixed(Math.max(...r.tr.blocks.map((b) => Math.max(...b.weights.map((w) => maxOf(w[a.t]))))),
-                                    a.places),
-    p: (r, a) => fixed(r.tr.p[a.t][letterAt(r, a)], a.places),
-    percent: (r, a) => `${fixed(100 * r.tr.p[a.t][letterAt(r, a)], 1)} %`,
-    top: (r, a) => r.V[argmax(r.tr.p[a.t])],
-    min_step_p: (r, a) => fixed(Math.min(...r.steps.map(chosen)), a.places),
-    untrained_top: (r, a) => fixed(Math.min(...a.ignored.map((t) => maxOf(r.tr.p[t])))),
-  };
-
-  const FIGURES = {
-    loss(r) {
-      const rec = recordOf(r), curve = rec.loss_curve;
-      if (!curve || !curve.length) {
-        return "<p><em>No loss curve in the training record beside the weights file; " +
-               "<code>python -m toycalc train</code> writes one.</em></p>";
-      }
-      const steps = curve.length, points = curve.map((v, k) => [k + 1, v]);
-      const titles = points.map(([s, v]) => `step ${s}: loss ${fixed(v)}`);
-      const xs = charts.niceTicks(0, steps, 4), ys = charts.niceTicks(0, maxOf(curve), 4);
-      const drawing = charts.lineChartSvg([["loss", points, titles]],
-        `A line: the training loss of each of the ${count(steps)} steps, from ${fixed(curve[0])} ` +
-        `at the first to ${fixed(curve[steps - 1])} at the last`, xs.map((v) => [v, tick(v)]), ys.map((v) => [v, tick(v)]),
-        "training step", "loss on the step's batch", 336, 220);
-      return draw.figure("nano-loss", drawing,
-        `The loss on each step's batch of ${rec.batch === undefined ? "?" : rec.batch} inputs` +
-        '<span class="screen-only">; point at or tap a dot for its value</span>');
-    },
-    attention(r) {
-      const { T, H, letters, tr } = r, B = tr.blocks.length, size = 14, gap = 14, left = 70, top = 32;
-      let body = "";
+    const steps = curve.length, points = curve.map((v, k) => [k + 1, v]);
+    const titles = points.map(([s, v]) => `step ${s}: loss ${fixed(v)}`);
+    const xs = charts.niceTicks(0, steps, 4), ys = charts.niceTicks(0, maxOf(curve), 4);
+    const drawing = charts.lineChartSvg([["loss", points, titles]],
+      `A line: the training loss of each of the ${count(steps)} steps, from ${fixed(curve[0])} ` +
+      `at the first to ${fixed(curve[steps - 1])} at the last`, xs.map((v) => [v, tick(v)]), ys.map((v) => [v, tick(v)]),
+      "training step", "loss on the step's batch", 336, 220);
+    return draw.figure("nano-loss", drawing,
+      `The loss on each step's batch of ${rec.batch === undefined ? "?" : rec.batch} inputs` +
+      '<span class="screen-only">; point at or tap a dot for its value</span>');
+  },
+  attention(r) {
+    const { T, H, letters, tr } = r, B = tr.blocks.length, size = 14, gap = 14, left = 70, top = 32;
+    let body = "";
+    for (let h = 0; h < H; h++) {
+      const x = left + h * (T * size + gap);
+      body += draw.label(x + Math.floor(T * size / 2), 11, `head ${h + 1}`, "middle", "hdr");
+      body += letters.map((l, j) => draw.label(x + j * size + Math.floor(size / 2), top - 5, l, "middle", "val")).join("");
+    }
+    for (let b = 0; b < B; b++) {
+      const y = top + b * (T * size + gap);
+      body += draw.label(0, y + Math.floor(T * size / 2) + 4, `block ${b + 1}`, "start", "hdr");
+      body += letters.map((l, i) => draw.label(left - 4, y + i * size + 11, l, "end", "val")).join("");
       for (let h = 0; h < H; h++) {
-        const x = left + h * (T * size + gap);
-        body += draw.label(x + Math.floor(T * size / 2), 11, `head ${h + 1}`, "middle", "hdr");
-        body += letters.map((l, j) => draw.label(x + j * size + Math.floor(size / 2), top - 5, l, "middle", "val")).join("");
+        const w = tr.blocks[b].weights[h];
+        const M = range(T).map((t) => range(T).map((j) => (j <= t ? w[t][j] : null)));
+        const titles = range(T).map((t) => range(T).map((j) =>
+          `block ${b + 1}, head ${h + 1}: t = ${t} (${letters[t]}) reads j = ${j} (${letters[j]})`));
+        body += draw.grid(M, titles, size, left + h * (T * size + gap), y, 1, "prob");
       }
-      for (let b = 0; b < B; b++) {
-        const y = top + b * (T * size + gap);
-        body += draw.label(0, y + Math.floor(T * size / 2) + 4, `block ${b + 1}`, "start", "hdr");
-        body += letters.map((l, i) => draw.label(left - 4, y + i * size + 11, l, "end", "val")).join("");
-        for (let h = 0; h < H; h++) {
-          const w = tr.blocks[b].weights[h];
-          const M = range(T).map((t) => range(T).map((j) => (j <= t ? w[t][j] : null)));
-          const titles = range(T).map((t) => range(T).map((j) =>
-            `block ${b + 1}, head ${h + 1}: t = ${t} (${letters[t]}) reads j = ${j} (${letters[j]})`));
-          body += draw.grid(M, titles, size, left + h * (T * size + gap), y, 1, "prob");
-        }
+    }
+    const width = left + H * T * size + (H - 1) * gap + 2, height = top + B * T * size + (B - 1) * gap + 2;
+    const drawing = draw.svg(width, height, `The attention weights of the ${H} heads (columns) of the ${B} blocks (rows): ` +
+      "in each small map a row per time step t reading a column per earlier step j, the darker the larger; the future is hatched", body);
+    return draw.figure("nano-attention", drawing + draw.probKey("weight", true), `The ${B * H} attention matrices on ${draw.esc(r.text)}: rows are the queries ` +
+      `t = 0 to ${T - 1}, columns the keys j, both labelled with their letters`);
+  },
+  residual({ tr }, a) {
+    const t = a.t, NORM = "\u2016", points = [norm(tr.blocks[0].X[t])];
+    const names = [[`t = ${t}, entering block 1: ${NORM}x${NORM}`, "x"]];
+    tr.blocks.forEach((b, k) => {
+      for (const [name, where] of [["h", "attention"], ["y", "MLP"]]) {
+        points.push(norm(b[name][t]));
+        names.push([`t = ${t}, after block ${k + 1}'s ${where}: ${NORM}${name}${NORM}`, name + "₀₁₂₃₄₅₆₇₈₉"[k + 1]]);
       }
-      const width = left + H * T * size + (H - 1) * gap + 2, height = top + B * T * size + (B - 1) * gap + 2;
-      const drawing = draw.svg(width, height, `The attention weights of the ${H} heads (columns) of the ${B} blocks (rows): ` +
-        "in each small map a row per time step t reading a column per earlier step j, the darker the larger; the future is hatched", body);
-      return draw.figure("nano-attention", drawing + draw.probKey("weight", true), `The ${B * H} attention matrices on ${draw.esc(r.text)}: rows are the queries ` +
-        `t = 0 to ${T - 1}, columns the keys j, both labelled with their letters`);
-    },
-    residual({ tr }, a) {
-      const t = a.t, NORM = "\u2016", points = [norm(tr.blocks[0].X[t])];
-      const names = [[`t = ${t}, entering block 1: ${NORM}x${NORM}`, "x"]];
-      tr.blocks.forEach((b, k) => {
-        for (const [name, where] of [["h", "attention"], ["y", "MLP"]]) {
-          points.push(norm(b[name][t]));
-          names.push([`t = ${t}, after block ${k + 1}'s ${where}: ${NORM}${name}${NORM}`, name + "₀₁₂₃₄₅₆₇₈₉"[k + 1]]);
-        }
-      });
-      const titles = names.map(([n], k) => `${n} = ${fixed(points[k])}`);
-      const ys = charts.niceTicks(0, maxOf(points), 4);
-      const drawing = charts.lineChartSvg([["length", points.map((v, k) => [k, v]), titles]],
-        `A line: the length of the column t = ${t} on entering the first block (${fixed(points[0])}), ` +
-        `after each block's attention and after each MLP, to ${fixed(points[points.length - 1])} on leaving the last`,
-        names.map(([, s], k) => [k, s]), ys.map((v) => [v, tick(v)]),
-        "h, y: after attention, after the MLP", `length of the column t = ${t}`, 336, 220);
-      return draw.figure("nano-residual", drawing,
-        `The length of the column t = ${t} after each part of each block` +
-        '<span class="screen-only">; point at or tap a dot for its value</span>');
-    },
-    generate({ steps, V }) {
-      const labels = steps.map((_, k) => `step ${k + 1}`), rows = steps.map((s) => s.p.slice());
-      const titles = rows.map((row, k) => row.map((v, i) => `step ${k + 1}, p(${V[i]}) = ${fixed(v)}`));
-      const drawing = charts.stackedBarsSvg(labels, V, rows, titles,
-        `Stacked bars, one per step of the generation loop: the probabilities of ${V.join(", ")} cut one bar, ` +
-        "and the letter appended after it", steps.map((s) => `→ ${V[s.next]}`));
-      return draw.figure("nano-generate", drawing,
-        "Each bar is one step's probabilities, adding up to 1; the arrow gives the letter appended");
+    });
+    const titles = names.map(([n], k) => `${n} = ${fixed(points[k])}`);
+    const ys = charts.niceTicks(0, maxOf(points), 4);
+    const drawing = charts.lineChartSvg([["length", points.map((v, k) => [k, v]), titles]],
+      `A line: the length of the column t = ${t} on entering the first block (${fixed(points[0])}), ` +
+      `after each block's attention and after each MLP, to ${fixed(points[points.length - 1])} on leaving the last`,
+      names.map(([, s], k) => [k, s]), ys.map((v) => [v, tick(v)]),
+      "h, y: after attention, after the MLP", `length of the column t = ${t}`, 336, 220);
+    return draw.figure("nano-residual", drawing,
+      `The length of the column t = ${t} after each part of each block` +
+      '<span class="screen-only">; point at or tap a dot for its value</span>');
+  },
+  generate({ steps, V }) {
+    const labels = steps.map((_, k) => `step ${k + 1}`), rows = steps.map((s) => s.p.slice());
+    const titles = rows.map((row, k) => row.map((v, i) => `step ${k + 1}, p(${V[i]}) = ${fixed(v)}`));
+    const drawing = charts.stackedBarsSvg(labels, V, rows, titles,
+      `Stacked bars, one per step of the generation loop: the probabilities of ${V.join(", ")} cut one bar, ` +
+      "and the letter appended after it", steps.map((s) => `→ ${V[s.next]}`));
+    return draw.figure("nano-generate", drawing,
+      "Each bar is one step's probabilities, adding up to 1; the arrow gives the letter appended");
+  },
+};
+
+/** The chapter's LIVE registry: kind -> name -> function(run, args). */
+const LIVE = { matrix: MATRICES, table: TABLES, formula: FORMULAS, number: NUMBERS, figure: FIGURES };
+
+/** The chapter on the input `ids`: render(kind, name, args) gives what
+ *  the chapter's function gives for a Run on them. */
+function chapter(model, ids) {
+  const r = nanoRun(model, ids);
+  return {
+    text: r.text, ids, tr: r.tr, steps: r.steps,
+    render(kind, name, args) {
+      const f = LIVE[kind] && Object.prototype.hasOwnProperty.call(LIVE[kind], name) && LIVE[kind][name];
+      if (!f) throw new RangeError(`data-nano-live="${kind}:${name}": not drawn in the browser`);
+      return f(r, args || {});
     },
   };
+}
 
-  /** The chapter's LIVE registry: kind -> name -> function(run, args). */
-  const LIVE = { matrix: MATRICES, table: TABLES, formula: FORMULAS, number: NUMBERS, figure: FIGURES };
-
-  /** The chapter on the input `ids`: render(kind, name, args) gives what
-   *  the chapter's function gives for a Run on them. */
-  function chapter(model, ids) {
-    const r = nanoRun(model, ids);
-    return {
-      text: r.text, ids, tr: r.tr, steps: r.steps,
-      render(kind, name, args) {
-        const f = LIVE[kind] && Object.prototype.hasOwnProperty.call(LIVE[kind], name) && LIVE[kind][name];
-        if (!f) throw new RangeError(`data-nano-live="${kind}:${name}": not drawn in the browser`);
-        return f(r, args || {});
-      },
-    };
-  }
-
-  return { InputError, parseLetters, exampleIds, sortLetters, cell, heat, oneTabStop, matrixOf, fullMarkup, LIVE,
-           WEIGHTS_ONLY, chapter };
-});
+export { InputError, parseLetters, exampleIds, sortLetters, cell, heat, oneTabStop, matrixOf, fullMarkup, LIVE,
+         WEIGHTS_ONLY, chapter };

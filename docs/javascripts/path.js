@@ -1,4 +1,4 @@
-// path.js: a page script: the path of End to End (toycalc/book/path.py
+// path.js: on every page (book.js starts it): the path of End to End (toycalc/book/path.py
 // writes it) and the heads chooser of every page with one.
 //
 // Without this script every step is shown and the default heads count is
@@ -6,187 +6,183 @@
 // #step-6), its panel under the drawing, and the chooser switches every
 // heads-dependent number at once (the drawing is redrawn by the simulator's
 // run, with model_drawing.js).
-// Material's instant navigation swaps pages without reloading: everything
-// hangs on document$ and is safe to run twice.
-(function () {
-  "use strict";
-  const HEADS_KEY = "toycalc.heads";
+// Material's instant navigation swaps pages without reloading: book.js
+// calls start on each page view, and it is safe to run twice.
+const HEADS_KEY = "toycalc.heads";
 
-  function showHeads(heads) {
-    document.querySelectorAll(".heads-variant").forEach((el) => {
-      el.hidden = el.dataset.heads !== heads;
-    });
-    document.querySelectorAll(".heads-chooser input").forEach((input) => {
-      input.checked = input.value === heads;
-    });
-    try { localStorage.setItem(HEADS_KEY, heads); } catch (e) { /* private mode */ }
-  }
-
-  function setUpChoosers() {
-    const choosers = document.querySelectorAll(".heads-chooser");
-    choosers.forEach((chooser) => {
-      chooser.hidden = false;
-      if (chooser.dataset.ready) return;
-      chooser.dataset.ready = "1";
-      chooser.addEventListener("change", (event) => showHeads(event.target.value));
-    });
-    let stored = null;
-    try { stored = localStorage.getItem(HEADS_KEY); } catch (e) { /* private mode */ }
-    // the choices offered: the chooser's, or on a page without one (the
-    // toy's first pages, whose map has a variant per choice) the variants'
-    const offered = choosers.length ? [...choosers[0].querySelectorAll("input")].map((i) => i.value)
-      : [...document.querySelectorAll(".heads-variant")].map((v) => v.dataset.heads);
-    if (stored && offered.includes(stored)) showHeads(stored);
-  }
-
-  function setUpPath() {
-    const path = document.getElementById("path");
-    if (!path || path.dataset.ready) return;
-    path.dataset.ready = "1";
-    path.classList.add("path--js");
-    const figure = path.querySelector(".path-figure");
-    let current = null;   // the open step's number, as a string
-    const panels = placeable(path, figure);
-
-    // Every mark of a step (its bars, its parts) and its panel say whether it is open.
-    function mark() {
-      path.querySelectorAll("[data-step]").forEach((el) => el.classList.toggle("is-open", el.dataset.step === current));
-      path.querySelectorAll("[role=button][data-step]").forEach((b) => {
-        b.setAttribute("aria-expanded", String(b.dataset.step === current));
-      });
-      path.querySelectorAll(".path-panel").forEach((p) => p.classList.toggle("is-open", p.id === `step-${current}`));
-      panels.place(current);
-    }
-
-    function open(n, scroll) {
-      current = n;
-      mark();
-      const hash = n ? `#step-${n}` : "";
-      if (location.hash !== hash) {
-        history.replaceState(history.state, "", location.pathname + location.search + hash);
-      }
-      const panel = n && document.getElementById(`step-${n}`);
-      if (panel && scroll) panel.scrollIntoView({ block: "start" });
-      // opened under the drawing, out of sight: the page scrolls to show its
-      // top, the drawing keeps its place on the page; it glides there, or
-      // jumps for a reader whose system asks for less motion
-      else if (panel && panel.getBoundingClientRect().top > innerHeight - 120) {
-        const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
-        scrollBy({ top: panel.getBoundingClientRect().top - innerHeight + 240, behavior: still ? "instant" : "smooth" });
-      }
-    }
-
-    const toggle = (n) => open(n === current ? null : n, false);
-
-    // a step is a region of the drawing: a click anywhere in it, or Enter
-    // or Space on its numbered bar (the part of it that takes the focus)
-    // (on the way down: the step is open before the simulator hears the click)
-    figure.addEventListener("click", (event) => {
-      const region = event.target.closest("[data-step]");
-      if (region) toggle(region.dataset.step);
-    }, true);
-    figure.addEventListener("keydown", (event) => {
-      const button = event.target.closest("[role=button][data-step]");
-      if (!button || (event.key !== "Enter" && event.key !== " ")) return;
-      event.preventDefault();
-      toggle(button.dataset.step);
-    });
-
-    function fromHash() {
-      const m = /^#step-([1-9])$/.exec(location.hash);
-      if (m) open(m[1], true);
-    }
-    window.addEventListener("hashchange", fromHash);
-    window.addEventListener("resize", () => panels.place(current));
-    fromHash();
-
-    followRuns(path, figure, mark, panels);
-  }
-
-  /** Where the open step's panel goes. On a wide screen, under the
-   *  drawing, which then never moves. On a phone, where the drawing's
-   *  bands stand one under another, right under the step's last band
-   *  (the bands after it move down, as a phone's page does), and
-   *  back to its place among the panels when it closes: the panels keep
-   *  their order in the page (simulator.js reads them by their ids). */
-  function placeable(path, figure) {
-    const home = new Map();
-    path.querySelectorAll(".path-panel").forEach((panel) => {
-      home.set(panel, document.createComment(panel.id));
-      panel.before(home.get(panel));
-    });
-    const back = () => figure.querySelectorAll(".path-panel").forEach((panel) => home.get(panel).after(panel));
-    function place(n) {
-      const panel = n && document.getElementById(`step-${n}`);
-      // not the tokens' labels: every band repeats them
-      const parts = n ? figure.querySelectorAll(`.model-band [data-step="${n}"]:not([data-part="tokens"])`) : [];
-      const bands = figure.querySelector(".model-bands"), band = parts.length && parts[parts.length - 1].closest(".model-band");
-      // one band a row: the column is narrower than two of them
-      const stacked = band && bands.clientWidth < 2 * band.getBoundingClientRect().width;
-      figure.querySelectorAll(".path-panel").forEach((p) => { if (p !== panel || !stacked) home.get(p).after(p); });
-      if (stacked && band.nextElementSibling !== panel) band.after(panel);
-    }
-    return { place, back };
-  }
-
-  /** The simulator's runs (simulator.js): the drawing is the run's. The
-   *  build drew the book's sentence with the default heads; any other run
-   *  is drawn here by model_drawing.js, in the same place and markup,
-   *  fetched the first time it is needed (a reader who changes nothing
-   *  does not download it). mark: puts the open step back on the marks
-   *  (and its panel in place); panels: placeable's. */
-  function followRuns(path, figure, mark, panels) {
-    let drawn = "book", last = null;
-    function redraw() {
-      const run = last, t = self.toycalc || {};
-      figure.classList.toggle("is-stale", !run.tr);   // a sentence that cannot run: the last drawing, greyed
-      if (!run.tr || !t.gpt) return;
-      const key = run.book && String(run.heads) === figure.dataset.heads ? "book"
-        : [run.heads, run.temperature, ...run.tr.ids].join(" ");
-      if (key === drawn) return;
-      if (!t.model_drawing) return fetchDrawing(redraw);
-      drawn = key;
-      const focused = figure.contains(document.activeElement) ? document.activeElement.id : "";
-      const tokens = Array.from(run.tr.ids, (i) => t.gpt.show(run.vocab[i]));
-      panels.back();     // out of the bands before they go
-      figure.querySelector(".model-bands").outerHTML = t.model_drawing.modelSvg(run.tr, tokens, run.vocab, {}, [], 1, true);
-      mark();
-      if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
-    }
-    path.addEventListener("toycalc:run", (event) => {
-      last = event.detail;
-      redraw();
-    });
-  }
-
-  /** model_drawing.js, beside the simulator's script, then `then`. */
-  function fetchDrawing(then) {
-    let script = document.getElementById("model-drawing-js");
-    if (!script) {
-      const simulator = document.querySelector('script[src$="simulator.js"]');
-      if (!simulator) return;
-      script = document.createElement("script");
-      script.id = "model-drawing-js";
-      script.src = simulator.src.replace(/simulator\.js$/, "model_drawing.js");
-      document.head.append(script);
-    }
-    script.addEventListener("load", then, { once: true });
-  }
-
-  // Two fixes for axe, to Material's markup: the search dialog has no
-  // name, and a table too wide for the screen scrolls but takes no focus.
-  function fixMaterialA11y() {
-    document.querySelectorAll(".md-search[role=dialog]:not([aria-label])").forEach((el) => {
-      el.setAttribute("aria-label", "Search");
-    });
-    document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset div.arithmatex").forEach((el) => {
-      if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
-    });
-  }
-
-  document$.subscribe(() => {
-    setUpChoosers();
-    setUpPath();
-    fixMaterialA11y();
+function showHeads(heads) {
+  document.querySelectorAll(".heads-variant").forEach((el) => {
+    el.hidden = el.dataset.heads !== heads;
   });
-})();
+  document.querySelectorAll(".heads-chooser input").forEach((input) => {
+    input.checked = input.value === heads;
+  });
+  try { localStorage.setItem(HEADS_KEY, heads); } catch (e) { /* private mode */ }
+}
+
+function setUpChoosers() {
+  const choosers = document.querySelectorAll(".heads-chooser");
+  choosers.forEach((chooser) => {
+    chooser.hidden = false;
+    if (chooser.dataset.ready) return;
+    chooser.dataset.ready = "1";
+    chooser.addEventListener("change", (event) => showHeads(event.target.value));
+  });
+  let stored = null;
+  try { stored = localStorage.getItem(HEADS_KEY); } catch (e) { /* private mode */ }
+  // the choices offered: the chooser's, or on a page without one (the
+  // toy's first pages, whose map has a variant per choice) the variants'
+  const offered = choosers.length ? [...choosers[0].querySelectorAll("input")].map((i) => i.value)
+    : [...document.querySelectorAll(".heads-variant")].map((v) => v.dataset.heads);
+  if (stored && offered.includes(stored)) showHeads(stored);
+}
+
+function setUpPath() {
+  const path = document.getElementById("path");
+  if (!path || path.dataset.ready) return;
+  path.dataset.ready = "1";
+  path.classList.add("path--js");
+  const figure = path.querySelector(".path-figure");
+  let current = null;   // the open step's number, as a string
+  const panels = placeable(path, figure);
+
+  // Every mark of a step (its bars, its parts) and its panel say whether it is open.
+  function mark() {
+    path.querySelectorAll("[data-step]").forEach((el) => el.classList.toggle("is-open", el.dataset.step === current));
+    path.querySelectorAll("[role=button][data-step]").forEach((b) => {
+      b.setAttribute("aria-expanded", String(b.dataset.step === current));
+    });
+    path.querySelectorAll(".path-panel").forEach((p) => p.classList.toggle("is-open", p.id === `step-${current}`));
+    panels.place(current);
+  }
+
+  function open(n, scroll) {
+    current = n;
+    mark();
+    const hash = n ? `#step-${n}` : "";
+    if (location.hash !== hash) {
+      history.replaceState(history.state, "", location.pathname + location.search + hash);
+    }
+    const panel = n && document.getElementById(`step-${n}`);
+    if (panel && scroll) panel.scrollIntoView({ block: "start" });
+    // opened under the drawing, out of sight: the page scrolls to show its
+    // top, the drawing keeps its place on the page; it glides there, or
+    // jumps for a reader whose system asks for less motion
+    else if (panel && panel.getBoundingClientRect().top > innerHeight - 120) {
+      const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
+      scrollBy({ top: panel.getBoundingClientRect().top - innerHeight + 240, behavior: still ? "instant" : "smooth" });
+    }
+  }
+
+  const toggle = (n) => open(n === current ? null : n, false);
+
+  // a step is a region of the drawing: a click anywhere in it, or Enter
+  // or Space on its numbered bar (the part of it that takes the focus)
+  // (on the way down: the step is open before the simulator hears the click)
+  figure.addEventListener("click", (event) => {
+    const region = event.target.closest("[data-step]");
+    if (region) toggle(region.dataset.step);
+  }, true);
+  figure.addEventListener("keydown", (event) => {
+    const button = event.target.closest("[role=button][data-step]");
+    if (!button || (event.key !== "Enter" && event.key !== " ")) return;
+    event.preventDefault();
+    toggle(button.dataset.step);
+  });
+
+  function fromHash() {
+    const m = /^#step-([1-9])$/.exec(location.hash);
+    if (m) open(m[1], true);
+  }
+  window.addEventListener("hashchange", fromHash);
+  window.addEventListener("resize", () => panels.place(current));
+  fromHash();
+
+  followRuns(path, figure, mark, panels);
+}
+
+/** Where the open step's panel goes. On a wide screen, under the
+ *  drawing, which then never moves. On a phone, where the drawing's
+ *  bands stand one under another, right under the step's last band
+ *  (the bands after it move down, as a phone's page does), and
+ *  back to its place among the panels when it closes: the panels keep
+ *  their order in the page (simulator.js reads them by their ids). */
+function placeable(path, figure) {
+  const home = new Map();
+  path.querySelectorAll(".path-panel").forEach((panel) => {
+    home.set(panel, document.createComment(panel.id));
+    panel.before(home.get(panel));
+  });
+  const back = () => figure.querySelectorAll(".path-panel").forEach((panel) => home.get(panel).after(panel));
+  function place(n) {
+    const panel = n && document.getElementById(`step-${n}`);
+    // not the tokens' labels: every band repeats them
+    const parts = n ? figure.querySelectorAll(`.model-band [data-step="${n}"]:not([data-part="tokens"])`) : [];
+    const bands = figure.querySelector(".model-bands"), band = parts.length && parts[parts.length - 1].closest(".model-band");
+    // one band a row: the column is narrower than two of them
+    const stacked = band && bands.clientWidth < 2 * band.getBoundingClientRect().width;
+    figure.querySelectorAll(".path-panel").forEach((p) => { if (p !== panel || !stacked) home.get(p).after(p); });
+    if (stacked && band.nextElementSibling !== panel) band.after(panel);
+  }
+  return { place, back };
+}
+
+/** The simulator's runs (simulator.js): the drawing is the run's. The
+ *  build drew the book's sentence with the default heads; any other run
+ *  is drawn here by model_drawing.js, in the same place and markup,
+ *  fetched the first time it is needed (a reader who changes nothing
+ *  does not download it). mark: puts the open step back on the marks
+ *  (and its panel in place); panels: placeable's. */
+function followRuns(path, figure, mark, panels) {
+  let drawn = "book", last = null;
+  function redraw() {
+    const run = last;
+    figure.classList.toggle("is-stale", !run.tr);   // a sentence that cannot run: the last drawing, greyed
+    if (!run.tr) return;
+    const key = run.book && String(run.heads) === figure.dataset.heads ? "book"
+      : [run.heads, run.temperature, ...run.tr.ids].join(" ");
+    if (key === drawn) return;
+    if (!drawing.modelSvg) return loadDrawing().then(redraw);
+    drawn = key;
+    const focused = figure.contains(document.activeElement) ? document.activeElement.id : "";
+    const tokens = Array.from(run.tr.ids, (i) => drawing.show(run.vocab[i]));
+    panels.back();     // out of the bands before they go
+    figure.querySelector(".model-bands").outerHTML = drawing.modelSvg(run.tr, tokens, run.vocab, {}, [], 1, true);
+    mark();
+    if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
+  }
+  path.addEventListener("toycalc:run", (event) => {
+    last = event.detail;
+    redraw();
+  });
+}
+
+// model_drawing.js and gpt.js's show, imported the first time a run
+// differs from the book's
+const drawing = { modelSvg: null, show: null, loading: null };
+
+function loadDrawing() {
+  drawing.loading = drawing.loading || Promise.all([import("./model_drawing.js"), import("./gpt.js")])
+    .then(([m, gpt]) => Object.assign(drawing, { modelSvg: m.modelSvg, show: gpt.show }));
+  return drawing.loading;
+}
+
+// Two fixes for axe, to Material's markup: the search dialog has no
+// name, and a table too wide for the screen scrolls but takes no focus.
+function fixMaterialA11y() {
+  document.querySelectorAll(".md-search[role=dialog]:not([aria-label])").forEach((el) => {
+    el.setAttribute("aria-label", "Search");
+  });
+  document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset div.arithmatex").forEach((el) => {
+    if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+  });
+}
+
+/** Each page view (book.js). */
+function start() {
+  setUpChoosers();
+  setUpPath();
+  fixMaterialA11y();
+}
+
+export { start };

@@ -1,4 +1,4 @@
-// tips.js: a page script, on every page: a mark's number on a touch screen.
+// tips.js: on every page (book.js starts it): a mark's number on a touch screen.
 //
 // A figure's mark says its number in its SVG <title>, a nano-gpt cell in
 // its title attribute: the browser shows them when a mouse points at the
@@ -6,62 +6,61 @@
 // on one) shows the same words in a small box beside it, until the next
 // tap, a scroll or another page. No number is made here: the words are the
 // title's, as the build or the page's script wrote them.
-(function () {
-  "use strict";
-  if (window.toycalcTips) return;   // instant navigation runs the page's scripts again
-  window.toycalcTips = true;
+let tip = null;
 
-  let tip = null;
-
-  /** The mark under `node` that has a title: an SVG element of a figure with
-   *  a <title> child, or a nano-gpt cell. */
-  function markOf(node) {
-    for (let n = node; n && n.nodeType === 1; n = n.parentNode) {
-      if (n.matches("td.nano-cell[title]")) return { node: n, text: n.getAttribute("title") };
-      if (n instanceof SVGElement && n.closest("svg.fig")) {
-        const title = [...n.children].find((c) => c.tagName.toLowerCase() === "title");
-        if (title && title.textContent.trim()) return { node: n, text: title.textContent.trim() };
-      } else if (!(n instanceof SVGElement)) {
-        return null;
-      }
+/** The mark under `node` that has a title: an SVG element of a figure with
+ *  a <title> child, or a nano-gpt cell. */
+function markOf(node) {
+  for (let n = node; n && n.nodeType === 1; n = n.parentNode) {
+    if (n.matches("td.nano-cell[title]")) return { node: n, text: n.getAttribute("title") };
+    if (n instanceof SVGElement && n.closest("svg.fig")) {
+      const title = [...n.children].find((c) => c.tagName.toLowerCase() === "title");
+      if (title && title.textContent.trim()) return { node: n, text: title.textContent.trim() };
+    } else if (!(n instanceof SVGElement)) {
+      return null;
     }
-    return null;
   }
+  return null;
+}
 
-  function hide() {
-    if (tip) tip.remove();
-    tip = null;
-  }
+function hide() {
+  if (tip) tip.remove();
+  tip = null;
+}
 
-  /** The words in a box under the mark (above it when the screen ends there). */
-  function show(mark) {
-    hide();
-    tip = document.createElement("div");
-    tip.className = "fig-tip";
-    tip.setAttribute("role", "status");
-    tip.textContent = mark.text;
-    document.body.append(tip);
-    const r = mark.node.getBoundingClientRect(), w = tip.offsetWidth, h = tip.offsetHeight;
-    const left = Math.max(4, Math.min(r.left + r.width / 2 - w / 2, document.documentElement.clientWidth - w - 4));
-    const below = r.bottom + 6 + h < innerHeight;
-    tip.style.left = `${left + scrollX}px`;
-    tip.style.top = `${(below ? r.bottom + 6 : r.top - h - 6) + scrollY}px`;
-  }
+/** The words in a box under the mark (above it when the screen ends there). */
+function show(mark) {
+  hide();
+  tip = document.createElement("div");
+  tip.className = "fig-tip";
+  tip.setAttribute("role", "status");
+  tip.textContent = mark.text;
+  document.body.append(tip);
+  const r = mark.node.getBoundingClientRect(), w = tip.offsetWidth, h = tip.offsetHeight;
+  const left = Math.max(4, Math.min(r.left + r.width / 2 - w / 2, document.documentElement.clientWidth - w - 4));
+  const below = r.bottom + 6 + h < innerHeight;
+  tip.style.left = `${left + scrollX}px`;
+  tip.style.top = `${(below ? r.bottom + 6 : r.top - h - 6) + scrollY}px`;
+}
 
-  // a tap: a pointer that is a finger or a pen (a mouse has the browser's own tooltip)
-  document.addEventListener("pointerup", (event) => {
-    if (event.pointerType === "mouse") return;
-    const mark = markOf(event.target);
-    if (mark) show(mark);
-    else if (!(tip && tip.contains(event.target))) hide();
-  });
-  document.addEventListener("focusin", (event) => {
-    const mark = markOf(event.target);
-    if (mark && event.target.matches(":focus-visible")) show(mark);
-  });
-  document.addEventListener("focusout", (event) => {
-    if (!event.relatedTarget || !markOf(event.relatedTarget)) hide();
-  });
-  addEventListener("scroll", hide, { passive: true });
-  if (window.document$) document$.subscribe(hide);   // Material's instant navigation: a new page
-})();
+// a tap: a pointer that is a finger or a pen (a mouse has the browser's own tooltip)
+document.addEventListener("pointerup", (event) => {
+  if (event.pointerType === "mouse") return;
+  const mark = markOf(event.target);
+  if (mark) show(mark);
+  else if (!(tip && tip.contains(event.target))) hide();
+});
+document.addEventListener("focusin", (event) => {
+  const mark = markOf(event.target);
+  if (mark && event.target.matches(":focus-visible")) show(mark);
+});
+document.addEventListener("focusout", (event) => {
+  if (!event.relatedTarget || !markOf(event.relatedTarget)) hide();
+});
+addEventListener("scroll", hide, { passive: true });
+
+// The listeners above are the document's, set once (a module runs once);
+// each page view (book.js) takes the last page's tip away.
+const start = hide;
+
+export { start };

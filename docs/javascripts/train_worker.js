@@ -1,4 +1,4 @@
-// train_worker.js: a page helper: the Web Worker of the page "Train it
+// train_worker.js: a Web Worker (a module): nano-gpt's trainer on "Train it
 // yourself" (docs/nano-gpt/train.md, wired by train_page.js), so that the
 // page stays responsive while nano-gpt trains. It runs train.js's batches
 // and AdamW on batched.js's loss and gradients (float32, the whole batch
@@ -21,11 +21,11 @@
 // few steps runs batched.js's forward pass (float32, quick); a count of
 // 729, and the last one, is confirmed by gpt.js's (float64, as the build
 // counts), which the record keeps.
-/* global importScripts */
-"use strict";
-importScripts("gpt.js", "train.js", "batched.js");
-const { gpt, train, batched } = self.toycalc;
-const loaded = fetch("kernels.wasm").then((r) => {
+import * as gpt from "./gpt.js";
+import * as train from "./train.js";
+import * as batched from "./batched.js";
+
+const loaded = fetch(new URL("kernels.wasm", import.meta.url)).then((r) => {
   if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
   return r.arrayBuffer();
 }).then((bytes) => batched.init(bytes));
@@ -62,7 +62,7 @@ function start(recipe, seed, limit, threads) {
               losses: [], sorted: 0, lossOn729: null, started: performance.now(), busy: 0, paused: false,
               helper: null, answer: null, shipped: train.initModel(recipe, gpt.rng(0)) };
   if (typeof Worker === "function" && threads === 2) {
-    r.helper = new Worker("train_worker.js?helper");
+    r.helper = new Worker(new URL("train_worker.js?helper", import.meta.url), { type: "module" });
     r.helper.onmessage = (event) => r.answer(event.data);
     r.helper.postMessage({ type: "init", recipe });
   }
@@ -184,5 +184,5 @@ function work(m) {
 }
 
 // every message once kernels.wasm is in, in the order they came; without it, a word to the page, once
-self.onmessage = (event) => loaded.then(() => (self.location.search.includes("helper") ? help : work)(event.data), () => {});
+addEventListener("message", (event) => loaded.then(() => (self.location.search.includes("helper") ? help : work)(event.data), () => {}));
 loaded.catch((error) => postMessage({ type: "error", message: `The trainer could not start: ${error.message}` }));

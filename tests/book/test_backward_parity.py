@@ -19,7 +19,7 @@ JS_CASES = ["backward.js:lossAndGrads", "backward.js:backward", "backward.js:cro
             "backward.js:layernormBackward", "backward.js:attentionBackward", "backward.js:mlpBackward"]
 
 RUNNER = r"""
-const g = js("gpt"), b = js("backward");
+const g = (await js("gpt")), b = (await js("backward"));
 const model = g.load(job.weights);
 const out = b.lossAndGrads(model, job.ids, job.targets, job.heads);
 // the first text alone, through backward and crossEntropy themselves

@@ -20,7 +20,7 @@ SENTENCES = ["the cat climbed the", "the dog climbed the", "the", "the cat climb
 JS_CASES = ["end_to_end.js:attentionFigure", "end_to_end.js:probabilitiesFigure"]
 
 RUNNER = r"""
-const g = js("gpt"), draw = js("draw"), e2e = js("end_to_end");
+const g = (await js("gpt")), draw = (await js("draw")), e2e = (await js("end_to_end"));
 const model = g.load(job.weights);
 const show = (i) => g.show(model.vocab[i]);
 const vocab = model.vocab.map((t) => g.show(t));
@@ -131,7 +131,8 @@ PRIMITIVES = [
 JS_CASES += sorted({f"{file}:{name}" for file, name, _, _ in PRIMITIVES})
 
 PRIMITIVES_RUNNER = r"""
-process.stdout.write(JSON.stringify(job.map(([file, name, args]) => js(file.replace(/\.js$/, ""))[name](...args))));
+const modules = await Promise.all(job.map(([file]) => js(file.replace(/\.js$/, ""))));
+process.stdout.write(JSON.stringify(job.map(([, name, args], k) => modules[k][name](...args))));
 """
 
 

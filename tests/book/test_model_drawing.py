@@ -165,7 +165,7 @@ def test_home_opens_with_the_whole_model_for_every_heads_choice(site, toy):
 JS_CASES = ["model_drawing.js:modelSvg", "model_drawing.js:modelFigure"]
 
 RUNNER = r"""
-const g = js("gpt"), m = js("model_drawing");
+const g = (await js("gpt")), m = (await js("model_drawing"));
 const model = g.load(job.weights);
 process.stdout.write(JSON.stringify(job.runs.map((r) => {
   const own = g.run(model, r.text, r.heads, 1);

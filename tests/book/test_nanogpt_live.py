@@ -21,11 +21,9 @@ from toycalc.site.export import nano_weights_json
 
 # the twins the runners run (tests/test_mirrors.py)
 JS_CASES = ["nano_gpt.js:exampleIds", "nano_gpt.js:parseLetters", "nano_gpt.js:fullMarkup", "nano_gpt.js:sortLetters"]
-# the scripts of a page with a live part, in order (toycalc/site/publish_weights.py's NANO_ASSETS)
-NANO_SCRIPTS = ["render.js", "gpt.js", "draw.js", "charts.js", "nano_gpt.js", "dom.js", "letters.js"]
 
 RUNNER = r"""
-const n = js("nano_gpt"), g = js("gpt");
+const n = (await js("nano_gpt")), g = (await js("gpt"));
 const model = g.load(job.weights);
 const tr = g.forward(model, n.exampleIds(model, job.example));
 const parsed = job.letters.map((text) => {
@@ -118,7 +116,7 @@ def test_the_readers_letters(run, node):
 def test_the_sort_is_toycalcs(run):
     """sortLetters' steps, in Node, against toycalc's generation loop."""
     script = r"""
-    const n = js("nano_gpt"), m = js("gpt").load(job.weights);
+    const n = (await js("nano_gpt")), m = (await js("gpt")).load(job.weights);
     process.stdout.write(JSON.stringify(job.inputs.map((ids) => n.sortLetters(m, ids, 6))));
     """
     inputs = [nanogpt.encode(t) for t in ("C B A B B C", "A A A A A A", "C C B B A A", "B C A C B A")]
@@ -131,7 +129,7 @@ def test_the_sort_is_toycalcs(run):
             assert max(abs(a - b) for a, b in zip(s["p"], w["p"])) < 1e-9
 
 
-def test_the_field_is_hidden_without_javascript_and_the_scripts_only_where_needed(site):
+def test_the_field_is_hidden_without_javascript_and_the_code_only_where_needed(site):
     for name in ("nano-gpt", "nano-gpt/output"):
         soup = page(site, name)
         field = soup.select("[data-nano-sort]")
@@ -140,9 +138,11 @@ def test_the_field_is_hidden_without_javascript_and_the_scripts_only_where_neede
     # Preliminaries: for its record's numbers, marked as the book's while the reader's weights are followed
     for name in ("nano-gpt", "nano-gpt/preliminaries", "nano-gpt/embedding", "nano-gpt/mlp", "nano-gpt/softmax",
                  "nano-gpt/output"):
-        scripts = [s["src"] for s in page(site, name).select("article script[src]")]
-        assert [s.rsplit("/", 1)[-1] for s in scripts] == NANO_SCRIPTS, name
+        soup = page(site, name)
+        assert not soup.select("article script"), name   # the page's code comes through book.js
+        live = soup.select("[data-nano-live], [data-nano-sort], table[data-nano-full], [data-nano-book-weights]")
+        assert live and all("letters" in part["data-module"].split() for part in live), name
     for name in ("end-to-end", "toy/attention", "contributing"):
-        assert not page(site, name).select('script[src*="nano_gpt.js"], script[src*="letters.js"]'), name
+        assert not page(site, name).select('[data-module~="letters"]'), name
     # the weights are fetched by the script when a reader asks, never linked from a page
     assert not [p for p in site.rglob("*.html") if "nanogpt-weights.json" in p.read_text(encoding="utf-8")]

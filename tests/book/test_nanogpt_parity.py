@@ -17,7 +17,7 @@ from toycalc.site.export import nano_weights_data, nano_weights_json, packed
 JS_CASES = ["gpt.js:load", "gpt.js:greedy", "gpt.js:forward", "gpt.js:unpack"]
 
 RUNNER = r"""
-const g = js("gpt");
+const g = (await js("gpt"));
 const model = g.load(job.weights);
 const out = job.inputs.map((ids) => {
   const run = g.greedy(model, ids, 6);
@@ -55,7 +55,7 @@ def test_the_browsers_logits_are_toycalcs(nano, browser_runs):
 
 def unpacked(data: dict) -> dict:
     """gpt.js's `unpack` of export's data, run in Node."""
-    script = ('process.stdout.write(JSON.stringify(js("gpt").unpack(job), (k, v) => Number.isNaN(v) ? "NaN" : '
+    script = ('process.stdout.write(JSON.stringify((await js("gpt")).unpack(job), (k, v) => Number.isNaN(v) ? "NaN" : '
               'v === Infinity ? "Inf" : v === -Infinity ? "-Inf" : Object.is(v, -0) ? "-0" : v));')
     return run_json(script, data)
 

@@ -33,8 +33,8 @@ INPUTS = ["C B A B B C", "A A B C C A", "C C C C C C", "A B B C C C", "C C B A A
 JS_CASES = ["nano_gpt.js:chapter", "nano_gpt.js:LIVE", "nano_gpt.js:exampleIds"]
 
 RUNNER = r"""
-const n = js("nano_gpt");
-const model = Object.assign(js("gpt").load(job.weights), { record: job.weights.record });
+const n = (await js("nano_gpt"));
+const model = Object.assign((await js("gpt")).load(job.weights), { record: job.weights.record });
 process.stdout.write(JSON.stringify(job.inputs.map((text) => {
   const ch = n.chapter(model, n.exampleIds(model, text));
   return job.calls.map(([kind, name, args]) => ch.render(kind, name, args));
@@ -125,6 +125,6 @@ def test_the_inputs_give_different_numbers(run, drawn):
 def test_the_browser_knows_what_depends_on_the_weights_alone():
     """nano_gpt.js's WEIGHTS_ONLY (the live outputs a page of letters does
     not follow) is the chapter's, and each is live."""
-    got = run_json('process.stdout.write(JSON.stringify(js("nano_gpt").WEIGHTS_ONLY));', None)
+    got = run_json('process.stdout.write(JSON.stringify((await js("nano_gpt")).WEIGHTS_ONLY));', None)
     assert {tuple(k.split(":")) for k in got} == WEIGHTS_ONLY
     assert all(name in nano_gpt.live[kind] for kind, name in WEIGHTS_ONLY)

@@ -13,6 +13,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from conftest import ROOT, fresh_page, page, page_error
+from tests.browser.probes import MATHJAX_ERRORS
 from toycalc.book import end_to_end
 from toycalc.book.toy import attention, generation, home as toy_home, output, positions, tokens, toy
 from toycalc.model import gpt, sizes
@@ -425,7 +426,7 @@ def test_one_heads_choice_holds_across_the_chapter(visit, toy):
     want = fragment_tables(end_to_end.softmax_table(ex))["table-softmax"][1]
     assert first_row == want
     v.typeset_shown()
-    assert p.evaluate("window.mathjaxErrors") == []
+    assert p.evaluate(MATHJAX_ERRORS) == []
 
 
 def test_longest_names_every_longest_piece(ex):

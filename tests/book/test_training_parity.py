@@ -18,9 +18,9 @@ JS_CASES = ["train.js:AdamW", "train.js:decays", "train.js:examples", "train.js:
             "backward.js:lossAndGrads", "batched.js:lossAndGrads", "batched.js:evaluate"]
 
 STEP = r"""
-const g = js("gpt"), tr = js("train");
+const g = (await js("gpt")), tr = (await js("train"));
 // backward.js's float64 step, text by text, or batched.js's float32 one (the page's)
-const lossAndGrads = job.batched ? js("batched").lossAndGrads : js("backward").lossAndGrads;
+const lossAndGrads = job.batched ? (await js("batched")).lossAndGrads : (await js("backward")).lossAndGrads;
 const model = g.load(job.weights), params = g.parameters(model);
 const opt = new tr.AdamW(params, job.recipe);
 const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v.map(plain));
@@ -36,7 +36,7 @@ process.stdout.write(JSON.stringify({ steps, decayed }));
 """
 
 SORTED = r"""
-const g = js("gpt"), tr = js("train"), b = js("batched");
+const g = (await js("gpt")), tr = (await js("train")), b = (await js("batched"));
 const model = g.load(job.weights), quick = b.evaluate(model, 6);      // float32, the worker's check between steps
 const halves = [0, 1].map((part) => b.evaluate(model, 6, part, 2).sorted);    // the worker's and its helper's
 process.stdout.write(JSON.stringify({ sorted: tr.accuracy(model, 6), loss: tr.evalLoss(model, 6), float32: quick, halves }));
@@ -88,9 +88,9 @@ def test_the_sorted_count_is_greedy_decodings(nano):
 
 
 NPZ = r"""
-const g = js("gpt"), tr = js("train");
+const g = (await js("gpt")), tr = (await js("train"));
 const model = g.load(job.weights);
-require("fs").writeFileSync(job.out, tr.npz(model));
+fs.writeFileSync(job.out, tr.npz(model));
 process.stdout.write("{}");
 """
 
@@ -106,7 +106,7 @@ def test_the_download_is_an_npz_that_toycalc_loads(tmp_path, nano):
 
 
 HALF = r"""
-const tr = js("train");
+const tr = (await js("train"));
 process.stdout.write(JSON.stringify({ values: job.values.map(tr.half), bits: job.halves.map(tr.halfBits) }));
 """
 
@@ -124,7 +124,7 @@ def test_float16_rounding_is_numpys():
 
 
 REFUSED = r"""
-const g = js("gpt"), b = js("batched");
+const g = (await js("gpt")), b = (await js("batched"));
 try { b.lossAndGrads(g.load(job.weights), job.ids, job.ids); process.stdout.write("{}"); }
 catch (e) { process.stdout.write(JSON.stringify({ message: e.message })); }
 """

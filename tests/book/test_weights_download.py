@@ -16,9 +16,9 @@ from toycalc.site.export import editor_data, weights_data
 JS_CASES = ["gpt.js:load", "weights_editor.js:toYaml"]
 
 RUNNER = r"""
-const model = Object.assign(js("gpt").load(job.weights), job.editor);   // as simulator.js assembles it
+const model = Object.assign((await js("gpt")).load(job.weights), job.editor);   // as simulator.js assembles it
 for (const [name, r, c, v] of job.edits) model[name][r][c] = v;
-process.stdout.write(js("weights_editor").toYaml(model, new Set(job.edits.map((e) => e[0]))));
+process.stdout.write((await js("weights_editor")).toYaml(model, new Set(job.edits.map((e) => e[0]))));
 """
 
 

@@ -277,3 +277,17 @@ NANO_FIGURES = {"/nano-gpt/self-attention/": ["nano-attention"], "/nano-gpt/tran
 # on every page in both schemes (CONTRASTS).
 MAIN_PAGES = ["/", "/toy/attention/", "/toy/training/", "/nano-gpt/", "/nano-gpt/self-attention/",
               "/nano-gpt/train/", "/end-to-end/", "/simulator/", "/what-changed/", "/glossary/", "/contributing/"]
+
+
+def our_module(name: str) -> str:
+    """A JavaScript expression: the promise of docs/javascripts/NAME.js's
+    exports, the very module the page runs (a module is one per address,
+    found beside the page's one script, book.js, as the browser fetched it:
+    after instant navigation the script's relative src reads against
+    another page)."""
+    return ("import(new URL('" + name + ".js', performance.getEntriesByType('resource')"
+            ".find((e) => e.name.endsWith('/javascripts/book.js')).name).href)")
+
+
+# the TeX errors MathJax reported on this visit (mathjax-config.js)
+MATHJAX_ERRORS = "() => " + our_module("mathjax-config") + ".then((m) => m.errors)"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import axe_violations
+from tests.browser.probes import MATHJAX_ERRORS, our_module
 
 from toycalc.book.example import Example
 from toycalc.book import end_to_end
@@ -132,11 +133,11 @@ def test_every_formula_is_typeset(visit):
             v.typeset_shown()
     page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
     v.typeset_shown()
-    result = page.evaluate(r"""() => {
+    result = page.evaluate(r"""async () => {
         const all = [...document.querySelectorAll('.arithmatex')];
         return {count: all.length,
                 untypeset: all.filter(m => !m.querySelector('mjx-container')).length,
-                errors: window.mathjaxErrors,
+                errors: (await """ + our_module("mathjax-config") + r""").errors,
                 // every text node, hidden heads variants and closed steps included
                 raw: [...(function* walk(n) { for (const c of n.childNodes) {
                         if (c.nodeType === 3) yield c.data;
@@ -177,7 +178,7 @@ def test_mathjax_after_instant_navigation(visit):
     assert page.locator("#step-4").is_visible()
     v.typeset_shown("#step-4")
     assert page.locator("#step-4 .arithmatex mjx-container").count() > 0
-    assert page.evaluate("window.mathjaxErrors") == []
+    assert page.evaluate(MATHJAX_ERRORS) == []
 
 
 def test_no_serious_accessibility_violation(visit):

@@ -131,7 +131,7 @@ def read_page(v, site, path, width, tokens) -> tuple[dict, dict | None]:
     figures = has_figure(site, path)
     v.typeset_shown()      # a formula is typeset when it comes into view: bring each there
     seen["raw tex"] = page.evaluate(probes.RAW_TEX)
-    seen["mathjax errors"] = page.evaluate("window.mathjaxErrors")
+    seen["mathjax errors"] = page.evaluate(probes.MATHJAX_ERRORS)
     if path in probes.NANO_FIGURES:
         seen["nano figures"] = figures_in_column(page, probes.NANO_FIGURES[path])
     seen["page width"] = page.evaluate("document.documentElement.scrollWidth")

@@ -106,7 +106,7 @@ def test_without_its_kernels_the_trainer_says_it_cannot_start(visit):
 
 STEPS_ON = """async ([threads, steps]) => {
   const recipe = JSON.parse(document.querySelector('[data-nano-train]').dataset.nanoTrain);
-  const w = new Worker(new URL("../../javascripts/train_worker.js", location.href));
+  const w = new Worker(new URL("../../javascripts/train_worker.js", location.href), { type: "module" });
   const next = () => new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); });
   let answer = next();
   w.postMessage({ type: "start", recipe, seed: recipe.seed, limit: 1e9, stepwise: true, threads });
@@ -124,7 +124,7 @@ STEPS_ON = """async ([threads, steps]) => {
 
 RUN_ON = """async ([threads, limit]) => {
   const recipe = JSON.parse(document.querySelector('[data-nano-train]').dataset.nanoTrain);
-  const w = new Worker(new URL("../../javascripts/train_worker.js", location.href)), checks = [];
+  const w = new Worker(new URL("../../javascripts/train_worker.js", location.href), { type: "module" }), checks = [];
   const record = await new Promise((resolve) => {
     w.onmessage = (e) => (e.data.type === "check" ? checks.push(e.data) : e.data.type === "done" && resolve(e.data.record));
     w.postMessage({ type: "start", recipe, seed: recipe.seed, limit, threads });

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from tests.browser.probes import MATHJAX_ERRORS
 from tests.conftest import Visit
 
 
@@ -67,7 +68,7 @@ def test_every_formula_has_a_width_and_is_its_pages(printed, site):
     """The zero widths (407 of 586 once, #24) were MathJax's cache, cleared
     while the print page was still being typeset: the formulas kept their
     markup and lost their characters."""
-    assert printed.evaluate("window.mathjaxErrors") == []
+    assert printed.evaluate(MATHJAX_ERRORS) == []
     sections = printed.evaluate(FORMULAS, own_pages(site))
     assert None not in sections.values(), [k for k, v in sections.items() if v is None]
     total = shown = 0

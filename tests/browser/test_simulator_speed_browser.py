@@ -6,6 +6,7 @@ into view, and is right once shown (benchmarks/simulator_speed.py times
 the frame)."""
 from __future__ import annotations
 
+from tests.browser.probes import our_module
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 
@@ -78,7 +79,7 @@ def test_idle_time_builds_the_rest_where_the_reader_does_not_look(visit, toy):
     assert page.locator("#sim-scores-4").evaluate(
         "t => [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent))") == [
         [t] + [fixed(s[i, j]) if j <= i else "−∞" for j in range(len(tokens))] for i, t in enumerate(tokens)]
-    assert page.evaluate("toycalc.later.pending()") == 0
+    assert page.evaluate("() => " + our_module("later") + ".then((m) => m.pending())") == 0
 
 
 # each drawing of the page as [its markup's length, whether the page holds

@@ -76,7 +76,7 @@ def test_a_bad_choice_is_named(ex, args, message):
 JS_CASES = ["descent.js:descend"]
 
 RUNNER = r"""
-const g = js("gpt"), d = js("descent");
+const g = (await js("gpt")), d = (await js("descent"));
 const model = g.load(job.weights);
 const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v.map(plain));
 const out = job.runs.map((r) => d.descend(model, r.ids, r.target, r.eta, r.learns, r.steps, r.heads).map((s) => ({

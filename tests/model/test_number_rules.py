@@ -41,7 +41,7 @@ def loader_verdict(tmp_path, typed: str):
 
 def editor_verdicts(cases: list[str]) -> list:
     runner = r"""
-const { readNumber } = js("weights_editor");
+const { readNumber } = (await js("weights_editor"));
 process.stdout.write(JSON.stringify(job.cases.map((t) => {
   const read = readNumber(t, job.numbers);
   return read.why ? null : read.value;
@@ -68,7 +68,7 @@ def test_the_editor_reads_each_case_as_the_loader_does(tmp_path):
 ])
 def test_the_editor_says_why(typed, why):
     runner = r"""
-process.stdout.write(JSON.stringify(js("weights_editor").readNumber(job.typed, job.numbers)));
+process.stdout.write(JSON.stringify((await js("weights_editor")).readNumber(job.typed, job.numbers)));
 """
     read = run_json(runner, {"typed": typed, "numbers": editor_data(load_toy(DEFAULT_TOY))["numbers"]})
     assert why in read["why"]

@@ -1,14 +1,12 @@
 """MkDocs hook: publish the weights the macros read, for the browser's
 runs (export.py writes them as JSON): the toy's for the simulator and the
-weights editor, nano-gpt's for its pages' live parts, whose scripts go
-only on the pages that have such a part (NANO_ASSETS)."""
+weights editor, nano-gpt's for its pages' live parts. (The pages' code
+is not this hook's: each part names its module, data-module, and
+docs/javascripts/book.js imports it.)"""
 from __future__ import annotations
-
-import re
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
-from mkdocs.utils import get_relative_url
 
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.model.weights import WeightsError, load_toy
@@ -52,34 +50,3 @@ def nano_weights(config) -> str:
     except NanoWeightsError as e:
         raise PluginError(str(e)) from None
     return nano_weights_json(nano)
-
-
-# The pages with a live part of nano-gpt (the "Letters to sort" field, a
-# matrix that opens in full, numbers that can follow the reader's letters,
-# or what stays the book's while the reader's trained weights are followed)
-# and only those load the browser GPT, inside
-# the page's content, so that instant navigation runs them too.
-NANO_LIVE = re.compile(r"<(?:div|table|span|figure|p)\b[^>]*\sdata-nano-(?:sort|full|live|book-weights)\b")   # a tag, not words about it
-NANO_ASSETS = ('<link rel="stylesheet" href="{0}stylesheets/nanogpt.css">\n'
-               '<script src="{0}javascripts/render.js"></script>\n'
-               '<script src="{0}javascripts/gpt.js"></script>\n'
-               '<script src="{0}javascripts/draw.js"></script>\n'
-               '<script src="{0}javascripts/charts.js"></script>\n'
-               '<script src="{0}javascripts/nano_gpt.js"></script>\n'
-               '<script src="{0}javascripts/dom.js"></script>\n'
-               '<script src="{0}javascripts/letters.js"></script>\n')
-
-
-# The page "Train it yourself" adds its own script (the worker it starts,
-# train_worker.js, loads gpt.js, train.js, batched.js and kernels.wasm by itself).
-NANO_TRAIN = re.compile(r"<div\b[^>]*\sdata-nano-train\b")
-TRAIN_ASSETS = '<script src="{0}javascripts/train_page.js"></script>\n'
-
-
-def on_page_content(html, page, config, files):
-    trainer = NANO_TRAIN.search(html)
-    if not (trainer or NANO_LIVE.search(html)):
-        return html
-    root = get_relative_url(".", page.url)
-    root = "" if root == "." else root + "/"
-    return html + "\n" + NANO_ASSETS.format(root) + (TRAIN_ASSETS.format(root) if trainer else "")

@@ -94,6 +94,10 @@ def tick(v: float) -> str:
 
 # ---------------------------------------------------------------- for the browser
 
+# Every part the browser draws again names its code, docs/javascripts/letters.js
+# (book.js imports it on the pages that have such a part).
+LETTERS = ' data-module="letters"'
+
 
 def openable(name: str, function):
     """`function`, whose table, when it stops at "N more rows" (or columns),
@@ -117,7 +121,7 @@ def openable(name: str, function):
             data["block"], data["head"] = follow(run, data.get("block"), "best")
         data.update(zip(("rows", "cols"), full_shape(out)))
         attrs = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in data.items())
-        return out.replace("<table ", f"<table{attrs} ", 1)
+        return out.replace("<table ", f"<table{attrs}{LETTERS} ", 1)
     return drawn
 
 
@@ -172,6 +176,7 @@ def live(kind: str, name: str, function):
                  f'data-nano-example="{html.escape(run.text)}"')
         if (kind, name) not in WEIGHTS_ONLY:   # it follows the reader's letters: the page gets their box (book.css)
             attrs += " data-nano-input"
+        attrs += LETTERS
         if kind == "number":
             return f'<span class="nano-live"{attrs}>{out}</span>'
         return re.sub(r"^<(table|div|figure|p)\b", lambda m: f"<{m.group(1)}{attrs}", out, count=1)
@@ -190,8 +195,8 @@ def book_weights(kind: str, function):
     def marked(run: Run, **options) -> str:
         out = function(run, **options)
         if kind == "number":
-            return f'<span data-nano-book-weights>{out}</span>'
-        return re.sub(r"^<(table|figure|p)\b", lambda m: f"<{m.group(1)} data-nano-book-weights", out, count=1)
+            return f'<span data-nano-book-weights{LETTERS}>{out}</span>'
+        return re.sub(r"^<(table|figure|p)\b", lambda m: f"<{m.group(1)} data-nano-book-weights{LETTERS}", out, count=1)
     return marked
 
 

@@ -38,7 +38,8 @@ def trainer_figure(run: Run) -> str:
     """Where the page's trainer goes: the recipe for the browser, and what
     a reader without JavaScript reads instead."""
     data = html.escape(json.dumps(recipe(run)))
-    return (f'<div class="nano-trainer" data-nano-train="{data}">'
+    # the page's code: the trainer's, and letters.js's for what the chapter follows
+    return (f'<div class="nano-trainer" data-module="letters train_page" data-nano-train="{data}">'
             "<p><em>Training runs in your browser and needs JavaScript; without it, the page "
             "Preliminaries shows the book's own run.</em></p></div>")
 

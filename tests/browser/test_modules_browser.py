@@ -1,0 +1,54 @@
+"""The page's code, as native ES modules under Material's instant
+navigation: a page reached by the site's own links (no reload) starts its
+code once for that view, and each module is fetched once in the visit."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+FOLLOW = """(path) => [...document.querySelectorAll('a')]
+  .find((a) => new URL(a.href).pathname === path && a.getClientRects().length).click()"""
+FETCHED = """() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
+  .filter((p) => /^\\/javascripts\\/[\\w-]+\\.js$/.test(p))"""
+
+
+def follow(page, path: str) -> None:
+    """A click on a shown link of the page to `path`, as a reader's."""
+    page.evaluate(FOLLOW, path)
+    page.wait_for_url(re.compile(re.escape(path) + "$"))
+
+
+def test_a_page_viewed_again_starts_its_code_once_and_fetches_nothing_again(visit):
+    v = visit()
+    page = v.open("/simulator/")
+    page.wait_for_selector("#toy-training-details")
+    page.evaluate("window.__sameDocument = true")      # gone if a link reloaded the page
+    follow(page, "/end-to-end/")
+    page.wait_for_selector("#path.path--js")
+    page.wait_for_selector("#sim-text")
+    follow(page, "/simulator/")
+    page.wait_for_selector("#toy-training-details")
+    assert page.evaluate("window.__sameDocument") is True
+    # one simulator, one editor, one trainer: the view's parts set up once each
+    for part in ("#sim-text", "#sim-editor", "#toy-training-details", "#sim-next"):
+        assert page.locator(part).count() == 1, part
+    before = page.locator("#sim-next").text_content()
+    page.fill("#sim-text", "the dog")          # and it runs
+    page.wait_for_function("(before) => document.querySelector('#sim-next').textContent !== before", arg=before)
+    fetched = Counter(page.evaluate(FETCHED))
+    assert {"/javascripts/book.js", "/javascripts/simulator.js", "/javascripts/toy_training.js",
+            "/javascripts/weights_editor.js"} <= set(fetched)
+    assert [name for name, n in fetched.items() if n > 1] == []
+
+
+def test_nano_gpts_pages_start_their_parts_on_each_view(visit):
+    v = visit()
+    page = v.open("/nano-gpt/")
+    page.wait_for_selector("[data-nano-sort]:not([hidden]) input")
+    follow(page, "/nano-gpt/output/")
+    page.wait_for_selector("[data-nano-sort]:not([hidden]) input")
+    follow(page, "/nano-gpt/")
+    page.wait_for_selector("[data-nano-sort]:not([hidden]) input")
+    assert page.locator("[data-nano-sort] input").count() == 1
+    fetched = Counter(page.evaluate(FETCHED))
+    assert fetched["/javascripts/letters.js"] == 1 and fetched["/javascripts/simulator.js"] == 0
