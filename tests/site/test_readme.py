@@ -1,14 +1,17 @@
 """The README is a newcomer's page: short, and every file, link and
 command it names is there. The figures and their history live in
-benchmarks/README.md, which names every benchmark script."""
+benchmarks/README.md, which names every benchmark script; the weights
+files' rules in full in toycalc/weights/README.md."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from conftest import ROOT
 
 README = ROOT / "README.md"
 BENCHMARKS = ROOT / "benchmarks" / "README.md"
+WEIGHTS = ROOT / "toycalc" / "weights" / "README.md"
 MAX_LINES = 200
 MAX_IMAGE_BYTES = 150_000
 
@@ -28,7 +31,7 @@ def test_the_readme_is_short():
 
 def test_every_file_the_readmes_link_to_is_there():
     assert "screenshot.png" in relative_targets(README)
-    for markdown_file in (README, BENCHMARKS):
+    for markdown_file in (README, BENCHMARKS, WEIGHTS):
         targets = relative_targets(markdown_file)
         missing = [t for t in targets if not (markdown_file.parent / t).is_file()]
         assert missing == [], f"{markdown_file.relative_to(ROOT)} links to missing files: {missing}"
@@ -55,3 +58,18 @@ def test_the_benchmarks_readme_names_every_benchmark():
     scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")} - {"served_site.py"}
     assert scripts
     assert [name for name in sorted(scripts) if f"`{name}" not in text] == []
+
+
+def test_the_readmes_state_the_limits_the_loader_enforces():
+    """weights.py's limits are stated in words in README.md and in full in
+    toycalc/weights/README.md: a limit changed in the code must be changed
+    there too."""
+    from toycalc.model import nanogpt, weights, yamlfile
+    limits = [weights.MAX_BYTES, weights.MAX_V, weights.MAX_TOKEN, weights.MAX_D,
+              weights.MAX_POSITIONS, weights.MAX_WIDTH, int(weights.MAX_WEIGHT)]
+    full = limits + [nanogpt.MAX_RECORD_BYTES, yamlfile.MAX_DEPTH]
+    for markdown_file, stated in ((README, limits), (WEIGHTS, full)):
+        # two limits may share a value (256 tokens, an MLP width of 256): each is stated
+        written = Counter(re.findall(r"\d+(?:,\d{3})*", markdown_file.read_text(encoding="utf-8")))
+        missing = Counter(f"{n:,}" for n in stated) - written
+        assert not missing, f"{markdown_file.relative_to(ROOT)} does not state {sorted(missing.elements())}"
