@@ -135,19 +135,24 @@ def test_end_to_ends_steps_are_regions_of_the_drawing(toy, text, heads):
 
 
 def test_home_opens_with_the_whole_model_for_every_heads_choice(site, toy):
-    """On the built Home page: the drawing comes before any prose, once per
-    heads choice (the default shown), each part a link to a page that exists."""
+    """On the built Home page: the drawing is on the first screen, beside
+    what the book is, once per heads choice (the default shown), with no
+    control before it (the heads chooser follows it); each part a link to
+    a page that exists."""
     from conftest import page
     home = page(site, "")
     content = home.select_one("article")
     figures = content.select('figure[data-figure="model"]')
     assert [f.find_parent(attrs={"data-heads": True})["data-heads"] for f in figures] == ["1", "2", "4"]
-    before = []                                   # what the reader meets before the drawing
-    for el in content.select_one("h1").find_next_siblings():
-        if el.select_one('figure[data-figure="model"]'):
+    before = []                                   # the controls the reader meets before the drawing
+    for el in content.descendants:
+        if el is figures[0]:
             break
-        before.append(el)
-    assert [el.name for el in before] == ["fieldset"] and "heads-chooser" in before[0]["class"]
+        if getattr(el, "name", None) in ("input", "select", "button", "textarea", "fieldset"):
+            before.append(el.name)
+    assert before == []
+    box = figures[0].find_parent(class_="home-figure-box")
+    assert box.select_one("fieldset.heads-chooser") and box.select("figure") == figures
     shown = [f for f in figures if not f.find_parent(attrs={"hidden": True})]
     assert len(shown) == 1 and shown[0].find_parent(attrs={"data-heads": True})["data-heads"] == str(toy.heads)
     for figure in figures:

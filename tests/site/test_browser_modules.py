@@ -82,11 +82,11 @@ def test_each_page_loads_one_module_of_ours_and_names_its_code(site):
                 named.add(module)
                 assert f"{module}.js" in files, f"{where}: data-module names {module}, not in docs/javascripts"
                 assert "start" in exported(files[f"{module}.js"]), f"{module}.js exports no start"
-    assert named == {"simulator", "toy_training", "letters", "train_page"}
+    assert named == {"simulator", "toy_training", "letters", "train_page", "story"}
 
 
 def test_the_pages_with_code_name_it(site):
-    needs = {"simulator": {"simulator", "toy_training"}, "end-to-end": {"simulator"},
+    needs = {"": {"story"}, "simulator": {"simulator", "toy_training"}, "end-to-end": {"simulator"},
              "toy/training": {"toy_training"}, "nano-gpt/train": {"letters", "train_page"},
              "nano-gpt/output": {"letters"}, "glossary": set(), "toy/attention": set()}
     for name, modules in needs.items():

@@ -1,0 +1,82 @@
+"""Home's first minute (docs/index.md): the first screen says what the
+book is, gives its answer as toycalc computes it and a way in, with the
+model's drawing and no control above it; the story of the path below
+marks, part by part, what the reader is reading (story.js)."""
+from __future__ import annotations
+
+import pytest
+
+from toycalc.book.example import Example
+from toycalc.book.model_drawing import PARTS
+from toycalc.book.render import fixed, token_text
+
+SCREENS = [(1280, 800, "light"), (375, 740, "dark")]
+FIRST_SCREEN = """(height) => {
+  const top = (el) => el.getBoundingClientRect().top + scrollY;
+  const shown = (el) => el.getClientRects().length > 0;
+  const drawing = [...document.querySelectorAll('.home-figure svg.model-band')].find(shown);
+  const lead = document.querySelector('.home-intro p');
+  const prediction = document.querySelector('.home-prediction');
+  const start = [...document.querySelectorAll('.home-intro a')].find((a) => a.textContent.trim() === 'Start reading');
+  const controls = [...document.querySelectorAll('article input, article select, article button, article textarea')]
+    .filter(shown).filter((c) => top(c) < top(drawing));
+  return {lead: lead.textContent.trim().length, leadBottom: lead.getBoundingClientRect().bottom,
+          prediction: prediction.innerText.trim(), predictionBottom: prediction.getBoundingClientRect().bottom,
+          start: start && new URL(start.href).pathname, startBottom: start && start.getBoundingClientRect().bottom,
+          drawingTop: drawing.getBoundingClientRect().top, drawingBottom: drawing.closest('.model-bands').getBoundingClientRect().bottom,
+          controls: controls.map((c) => c.outerHTML.slice(0, 80)), scrollY};
+}"""
+
+
+@pytest.mark.parametrize("width,height,scheme", SCREENS)
+def test_the_first_screen_says_what_the_book_is_its_answer_and_the_way_in(visit, toy, width, height, scheme):
+    v = visit(width, scheme, own_context=True)
+    page = v.open("/")
+    page.set_viewport_size({"width": width, "height": height})
+    seen = page.evaluate(FIRST_SCREEN, height)
+    ex = Example(toy)
+    assert seen["scrollY"] == 0
+    assert seen["lead"] > 150 and seen["leadBottom"] < height
+    assert seen["prediction"] == f"“{ex.text}” → {token_text(ex.model.vocab[ex.top_id])}, p = {fixed(ex.p_last.max())}"
+    assert seen["predictionBottom"] < height
+    assert seen["start"] == "/toy/" and seen["startBottom"] < height
+    assert seen["controls"] == []                       # the heads chooser comes after the drawing
+    assert seen["drawingTop"] < height                  # a phone sees its start
+    if width == 1280:
+        assert seen["drawingBottom"] <= height          # the whole drawing
+
+
+STORY = """() => [...document.querySelectorAll('.story-part')].map((p) => ({
+  names: p.dataset.part.split(' '), link: p.querySelector('a:last-child') && new URL(p.querySelector('a:last-child').href).pathname}))"""
+TOLD = """(k) => {
+  const p = document.querySelectorAll('.story-part')[k], r = p.getBoundingClientRect();
+  scrollBy(0, r.top + r.height / 2 - innerHeight / 2);
+}"""
+CURRENT = """() => ({
+  parts: [...document.querySelectorAll('.home-figure [data-part]')]
+    .filter((g) => g.closest('svg').getClientRects().length)
+    .map((g) => [g.dataset.part, g.getAttribute('aria-current')]),
+  marked: document.querySelectorAll('[aria-current]:not(.md-nav__link, .md-nav__link *)').length})"""
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_the_story_marks_the_part_it_tells_as_the_reader_scrolls(visit, width):
+    page = visit(width).open("/")
+    story = page.evaluate(STORY)
+    told = [name for paragraph in story for name in paragraph["names"]]
+    # the whole path, in the drawing's own names and order, each part told once
+    assert told == PARTS
+    for k, paragraph in enumerate(story):
+        assert paragraph["link"] and paragraph["link"].startswith("/toy/"), paragraph
+        page.evaluate(TOLD, k)
+        page.wait_for_function("(names) => names.every((n) => document.querySelector("
+                               "`.home-figure [data-part='${n}'][aria-current=step]`))", arg=paragraph["names"])
+        now = page.evaluate(CURRENT)
+        # its parts alone (the tokens stand at the head of every band)
+        assert {name for name, mark in now["parts"] if mark == "step"} == set(paragraph["names"])
+        assert all(mark in (None, "step") for _, mark in now["parts"])
+    page.evaluate("scrollTo(0, 0)")     # at the top again, none is told
+    page.wait_for_function("() => !document.querySelector('.home-figure [aria-current]')")
+    if width == 375:   # the strip of the told band is a copy, hidden from screen readers, and links nowhere
+        strip = page.locator(".story-band")
+        assert strip.get_attribute("aria-hidden") == "true" and strip.locator("a").count() == 0
