@@ -133,10 +133,11 @@ function bands(parts, labelWidth) {
 }
 
 function tokenNames(tokens, labelWidth, links, steps) {
-  const names = `<g data-part="tokens"${stepAttr("tokens", steps)}>` + tokens.map((tok, t) =>
+  let names = tokens.map((tok, t) =>
     `<text x="${labelWidth - 6}" y="${TOP + t * PITCH + 10}" class="lbl" text-anchor="end">${esc(tok)}` +
-    `<title>token ${t + 1}: ${esc(tok)}</title></text>`).join("") + "</g>";
-  return links.tokens ? `<a data-page="${esc(links.tokens)}">${names}</a>` : names;
+    `<title>token ${t + 1}: ${esc(tok)}</title></text>`).join("");
+  if (links.tokens) names = `<a data-page="${esc(links.tokens)}">${names}</a>`;   // the labels of their rows
+  return `<g data-part="tokens"${stepAttr("tokens", steps)}>${names}</g>`;
 }
 
 /** The block's frame and the branches' boxes, drawn under the parts. */
@@ -166,10 +167,6 @@ function frames(placed, centre, bottom, nBlocks, firstBlock, steps) {
 
 function partGroup(p, px, centre, bottom, links, here, steps) {
   let inner = "";
-  if (links[p.name]) {
-    const top = p.stream ? STREAM_Y - 18 : LABEL_Y - 12;
-    inner += `<rect class="hit" x="${px - 2}" y="${top}" width="${p.width + 4}" height="${bottom - top + 2}"/>`;
-  }
   if (p.stream) {
     const mid = centre[p.name];
     inner += `<path class="tap" d="M${mid} ${STREAM_Y}V${TOP - 2}"/>`;
@@ -178,9 +175,14 @@ function partGroup(p, px, centre, bottom, links, here, steps) {
                `<path class="add-cross" d="M${mid - 3} ${STREAM_Y}h6M${mid} ${STREAM_Y - 3}v6"/>`;
     }
   }
-  inner += `<text x="${px}" y="${p.stream ? STREAM_Y - 8 : LABEL_Y}" class="hdr">${sub(p.label)}</text>` + p.drawAt(px);
-  const group = `<g data-part="${p.name}"${here.includes(p.name) ? ' class="here"' : ""}${stepAttr(p.name, steps)}>${inner}</g>`;
-  return links[p.name] ? `<a data-page="${esc(links[p.name])}">${group}</a>` : group;
+  const labelY = p.stream ? STREAM_Y - 8 : LABEL_Y;
+  let label = `<text x="${px}" y="${labelY}" class="hdr">${sub(p.label)}</text>`;
+  if (links[p.name]) {     // the label is the link; a tap on a cell shows its number
+    label = `<a data-page="${esc(links[p.name])}"><rect class="hit" x="${px - 2}" y="${labelY - 12}" ` +
+            `width="${textWidth(p.label.replace(/_/g, ""), 8) + 4}" height="16"/>${label}</a>`;
+  }
+  inner += label + p.drawAt(px);
+  return `<g data-part="${p.name}"${here.includes(p.name) ? ' class="here"' : ""}${stepAttr(p.name, steps)}>${inner}</g>`;
 }
 
 function stepAttr(name, steps) {
@@ -248,14 +250,16 @@ function modelSvg(tr, tokens, vocab, links, here, nBlocks, steps) {
 /** The drawing in its <figure>, its key as the caption. */
 function modelFigure(tr, tokens, vocab, links) {
   return `<figure class="toy-figure model-figure" data-figure="model">${modelSvg(tr, tokens, vocab, links)}` +
-         `<figcaption>${modelKey()}</figcaption></figure>`;
+         `<figcaption>${modelKey(false, Object.keys(links || {}).length > 0)}</figcaption></figure>`;
 }
 
-/** What the drawing's marks mean; steps: End to End's way in. */
-function modelKey(steps) {
+/** What the drawing's marks mean; steps: End to End's way in; linked:
+ *  the parts' names are links. */
+function modelKey(steps, linked) {
   // screen-only: the print page has no pointer and prints every step
   const how = '<span class="screen-only">' + (steps ? "Click or tap a numbered step, or press Enter on it, and its " +
-    "numbers open under the drawing." : "Point at or tap a cell to read its number.") + "</span>";
+    "numbers open under the drawing." : "Point at or tap a cell to read its number" +
+    (linked ? "; a part's name opens its page." : ".")) + "</span>";
   return '<p class="fig-legend model-key">Each row is a token of the sentence, followed from its ' +
     'row of E (top left) to the token the model guesses after it (bottom right). ' +
     '<span class="swatch v-neg"></span> negative ' +

@@ -109,7 +109,8 @@ def test_links_and_the_highlight_follow_the_caller(toy):
     soup = BeautifulSoup(model_drawing.model_svg(ex.trace, tokens, toy.vocab, links={"E": "toy/embedding/"},
                                                  here=("ln1",)), "html.parser")
     assert [a["data-page"] for a in soup.select("a")] == ["toy/embedding/"]
-    assert soup.select_one("a > g")["data-part"] == "E"
+    # the label is the link, inside its part; the cells are not in it
+    assert soup.select_one("a").find_parent("g")["data-part"] == "E" and not soup.select("a rect[class^=v-]")
     assert [g["data-part"] for g in soup.select("g.here")] == ["ln1"]
     assert re.search(r"the block", soup.get_text())
 
@@ -159,7 +160,7 @@ def test_home_opens_with_the_whole_model_for_every_heads_choice(site, toy):
         heads = int(figure.find_parent(attrs={"data-heads": True})["data-heads"])
         ex = Example(toy, heads=heads)
         assert titles(figure, "softmax") == titles(drawn(ex), "softmax")
-        links = {a.g["data-part"]: a["xlink:href"] for a in figure.select("a")}
+        links = {a.find_parent("g")["data-part"]: a["xlink:href"] for a in figure.select("a")}
         assert set(links) == set(model_drawing.PARTS)
         for href in links.values():
             assert (site / href / "index.html").is_file(), href

@@ -80,3 +80,23 @@ def test_the_story_marks_the_part_it_tells_as_the_reader_scrolls(visit, width):
     if width == 375:   # the strip of the told band is a copy, hidden from screen readers, and links nowhere
         strip = page.locator(".story-band")
         assert strip.get_attribute("aria-hidden") == "true" and strip.locator("a").count() == 0
+
+
+@pytest.mark.parametrize("where,marks", [
+    ("/", '.home-figure g[data-part="softmax"] rect:has(> title)'),
+    ("/toy/attention/", 'figure[data-figure="minimap"] g[data-part="softmax"] rect.strip:has(> title)')])
+def test_a_tap_on_a_mark_of_the_drawing_shows_its_number_and_stays(visit, where, marks):
+    """Home's drawing and a chapter's map: a mark's number on a tap, and
+    the page stays; the part's name is the link."""
+    v = visit(375, touch=True)
+    page = v.open(where)
+    mark = page.locator(marks).locator("visible=true").first
+    mark.scroll_into_view_if_needed()
+    title = mark.locator("title").text_content().strip()
+    mark.tap()
+    tip = page.locator(".fig-tip")
+    assert tip.is_visible() and tip.text_content() == title
+    page.wait_for_timeout(300)          # a link would have left by now
+    assert page.evaluate("location.pathname") == where
+    part = mark.locator("xpath=ancestor::*[local-name()='g'][@data-part][1]")
+    assert part.locator("a").count() == 1 and part.locator("a text").count() == 1

@@ -33,9 +33,9 @@ def test_the_toys_map_follows_the_heads_choice_on_every_page(visit, toy):
     ("/toy/attention/", "next", "/toy/generation/", "Generation"),
     ("/nano-gpt/embedding/", "mlp", "/nano-gpt/mlp/", "MLP"),
     ("/nano-gpt/", "softmax", "/nano-gpt/softmax/", "Softmax")])
-def test_a_click_on_a_part_opens_its_page(visit, start, part, target, title):
+def test_a_click_on_a_parts_name_opens_its_page(visit, start, part, target, title):
     page = visit(375).open(start)
-    page.locator(f'{SHOWN} g[data-part="{part}"]').locator("visible=true").first.click()
+    page.locator(f'{SHOWN} g[data-part="{part}"] a').locator("visible=true").first.click()
     page.wait_for_url(f"**{target}")
     page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
     assert title.lower() in page.locator("article h1").first.text_content().lower()

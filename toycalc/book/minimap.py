@@ -234,10 +234,17 @@ def band_svg(band: list[Part], links: dict, here: list[str], block_name: str) ->
 
 def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: bool) -> str:
     """A part: its outline when the page explains it, its label, its
-    strips; the whole of it a link to its page."""
+    strips. Its label (for the tokens, which have none, their text) is the
+    link to its page, named in words that start with what it shows; a tap
+    on a strip shows its number and stays on the page."""
     top = 1 if part.stream else LABEL_Y - 11
-    inner = [f'<rect class="{"here-box" if here else "hit"}" x="{px - 2}" y="{top}" width="{part.width + 4}" '
-             f'height="{bottom - top + 3}" rx="3"/>']
+    inner = [f'<rect class="here-box" x="{px - 2}" y="{top}" width="{part.width + 4}" '
+             f'height="{bottom - top + 3}" rx="3"/>'] if here else []
+    current = ' aria-current="page"' if here else ""
+
+    def linked(text: str, shown: str, y: int) -> str:
+        return (f'<a data-page="{esc(links[part.name])}" aria-label="{esc(shown)}, {esc(WORDS[part.name])}"{current}>'
+                f'<rect class="hit" x="{px - 2}" y="{y - 9}" width="{text_width(shown, 6) + 4}" height="12"/>{text}</a>')
     if part.stream:
         mid = centre[part.name]
         inner.append(f'<path class="tap" d="M{mid} {STREAM_Y}V{TOP - 1}"/>')
@@ -245,15 +252,16 @@ def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: 
             inner.append(f'<circle class="add" cx="{mid}" cy="{STREAM_Y}" r="4"/>'
                          f'<path class="add-cross" d="M{mid - 2.5} {STREAM_Y}h5M{mid} {STREAM_Y - 2.5}v5"/>')
     if part.label:
-        inner.append(f'<text x="{px}" y="{STREAM_Y - 5 if part.stream else LABEL_Y}" class="hdr">'
-                     f'{sub(part.label)}</text>')
+        y = STREAM_Y - 5 if part.stream else LABEL_Y
+        inner.append(linked(f'<text x="{px}" y="{y}" class="hdr">{sub(part.label)}</text>',
+                            part.label.replace("_", ""), y))
     if part.text:
         cls = ' class="answer"' if part.name == "next" else ""
-        inner.append(f'<text x="{px}" y="{TOP + ROW}"{cls}>{esc(part.text[0])}<title>{esc(part.text[1])}</title></text>')
+        text = f'<text x="{px}" y="{TOP + ROW}"{cls}>{esc(part.text[0])}<title>{esc(part.text[1])}</title></text>'
+        inner.append(text if part.label else linked(text, part.text[0], TOP + ROW))
     inner.append(strip_titles(part, px))
-    current, cls = (' aria-current="page"', ' class="here"') if here else ("", "")
-    return (f'<a data-page="{esc(links[part.name])}" aria-label="{esc(WORDS[part.name])}"{current}>'
-            f'<g data-part="{part.name}"{cls}>{"".join(inner)}</g></a>')
+    cls = ' class="here"' if here else ""
+    return f'<g data-part="{part.name}"{cls}>{"".join(inner)}</g>'
 
 
 def map_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict, here: list[str],

@@ -185,10 +185,11 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
     """One band: the token labels, the stream, the branches' boxes, the
     block's frame, then the parts."""
     bottom = TOP + len(tokens) * PITCH
-    names = (f'<g data-part="tokens"{step_attr("tokens", steps)}>' + "".join(
-        f'<text x="{label_width - 6}" y="{TOP + t * PITCH + 10}" class="lbl" text-anchor="end">{esc(tok)}'
-        f'<title>token {t + 1}: {esc(tok)}</title></text>' for t, tok in enumerate(tokens)) + "</g>")
-    body = [f'<a data-page="{esc(links["tokens"])}">{names}</a>' if "tokens" in links else names]
+    names = "".join(f'<text x="{label_width - 6}" y="{TOP + t * PITCH + 10}" class="lbl" text-anchor="end">{esc(tok)}'
+                    f'<title>token {t + 1}: {esc(tok)}</title></text>' for t, tok in enumerate(tokens))
+    if "tokens" in links:                      # the tokens are the labels of their rows
+        names = f'<a data-page="{esc(links["tokens"])}">{names}</a>'
+    body = [f'<g data-part="tokens"{step_attr("tokens", steps)}>{names}</g>']
     x, placed = label_width, []
     for part in band:
         placed.append((part, x))
@@ -225,17 +226,15 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
                 mid = centre[part.name]
                 inner.append(f'<circle class="add" cx="{mid}" cy="{STREAM_Y}" r="5"/>'
                              f'<path class="add-cross" d="M{mid - 3} {STREAM_Y}h6M{mid} {STREAM_Y - 3}v6"/>')
-        inner.append(f'<text x="{px}" y="{STREAM_Y - 8 if part.stream else LABEL_Y}" class="hdr">'
-                     f'{sub(part.label)}</text>' + part.draw(px))
+        label_y = STREAM_Y - 8 if part.stream else LABEL_Y
+        label = f'<text x="{px}" y="{label_y}" class="hdr">{sub(part.label)}</text>'
+        if part.name in links:                 # the label is the link (the site makes data-page an address,
+            # site/blocks.py); a tap on a cell shows its number and stays on the page
+            label = (f'<a data-page="{esc(links[part.name])}"><rect class="hit" x="{px - 2}" y="{label_y - 12}" '
+                     f'width="{text_width(part.label.replace("_", ""), 8) + 4}" height="16"/>{label}</a>')
+        inner.append(label + part.draw(px))
         cls = ' class="here"' if part.name in here else ""
-        if part.name in links:                 # the whole of the part answers a click, not its cells alone
-            top = STREAM_Y - 18 if part.stream else LABEL_Y - 12
-            inner.insert(0, f'<rect class="hit" x="{px - 2}" y="{top}" width="{part.width + 4}" '
-                            f'height="{bottom - top + 2}"/>')
-        group = f'<g data-part="{part.name}"{cls}{step_attr(part.name, steps)}>{"".join(inner)}</g>'
-        if part.name in links:                 # a page of the docs; the site makes it a link (site/blocks.py)
-            group = f'<a data-page="{esc(links[part.name])}">{group}</a>'
-        body.append(group)
+        body.append(f'<g data-part="{part.name}"{cls}{step_attr(part.name, steps)}>{"".join(inner)}</g>')
     height = bottom + (24 if framed else 8)
     role = "img"
     if steps is not None:                      # End to End: the steps' bars, under the rows
@@ -307,14 +306,16 @@ def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | No
 def model_figure(trace: dict, tokens: list[str], vocab: list[str], links: dict | None = None) -> str:
     """The drawing in its <figure>, its key as the caption."""
     return (f'<figure class="toy-figure model-figure" data-figure="model">{model_svg(trace, tokens, vocab, links)}'
-            f'<figcaption>{model_key()}</figcaption></figure>')
+            f'<figcaption>{model_key(linked=bool(links))}</figcaption></figure>')
 
 
-def model_key(steps: bool = False) -> str:
-    """What the drawing's marks mean, beside it; steps: End to End's way in."""
+def model_key(steps: bool = False, linked: bool = False) -> str:
+    """What the drawing's marks mean, beside it; steps: End to End's way
+    in; linked: the parts' names are links."""
     # screen-only: the print page has no pointer and prints every step
     how = ('<span class="screen-only">' + ("Click or tap a numbered step, or press Enter on it, and its "
-           "numbers open under the drawing." if steps else "Point at or tap a cell to read its number.")
+           "numbers open under the drawing." if steps else "Point at or tap a cell to read its number"
+           + ("; a part's name opens its page." if linked else "."))
            + "</span>")
     return ('<p class="fig-legend model-key">Each row is a token of the sentence, followed from its '
             'row of E (top left) to the token the model guesses after it (bottom right). '
