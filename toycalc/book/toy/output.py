@@ -10,7 +10,7 @@ import numpy as np
 
 from ...model import gpt
 from ..draw import bars_svg, figure
-from ..end_to_end import token_id
+from ..example_checks import token_id
 from ..example import Example
 from ..render import (fixed, html_table, inline_math as im, math_block, short, tex, token_code, token_tex,
                       token_text, vector)
