@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,10 +40,15 @@ def registered():
 
 
 def test_each_name_is_on_the_line_above_its_definition():
+    """Or, for a constant (Part.constant), on the line that registers it."""
     for part_name, macro, name, function in registered():
-        lines, _ = inspect.getsourcelines(function)
-        decorator = next(k for k, line in enumerate(lines) if line.startswith("def "))
-        assert f'("{name}"' in lines[decorator - 1], (macro, name, function.__qualname__)
+        if getattr(function, "constant", False):
+            lines = inspect.getsource(sys.modules[function.__module__]).splitlines()
+            assert any(f'.constant("{name}", ' in line for line in lines), (macro, name, function.__module__)
+        else:
+            lines, _ = inspect.getsourcelines(function)
+            decorator = next(k for k, line in enumerate(lines) if line.startswith("def "))
+            assert f'("{name}"' in lines[decorator - 1], (macro, name, function.__qualname__)
         if part_name != "claims":
             assert function.__module__.startswith(HOMES[part_name]), (macro, name, function.__module__)
 
@@ -157,3 +163,13 @@ def test_a_name_registered_twice_or_of_a_kind_the_part_lacks_is_refused():
     with pytest.raises(ValueError, match="p_matrix: no such kind in this part; its kinds are table, formula"):
         part.matrix("m")
     assert list(part.macros()) == ["p_table", "p_formula", "p_number", "p_figure"]
+
+
+def test_a_constant_is_a_number_of_the_module_that_registers_it():
+    part = Part("p_")
+    part.constant("seed", "1337", "The seed of every sampled run.")
+    function = part.registries["number"]["seed"]
+    assert function(None) == "1337" and inspect.getdoc(function) == "The seed of every sampled run."
+    assert function.__module__ == __name__
+    with pytest.raises(ValueError, match=r"p_number\('seed'\) is registered twice"):
+        part.constant("seed", "1", "Again.")

@@ -386,10 +386,8 @@ def share_number(ex: Example, model: str = "gpt2") -> str:
     return f"{100 * (c['biases'] + c['layernorm']) / c['total']:.1f}"
 
 
-@steps.number("parity_places")
-def parity_places(ex: Example) -> str:
-    """The decimal places to which the browser's forward pass agrees with toycalc's (its parity test's tolerance)."""
-    return str(PARITY_PLACES)
+steps.constant("parity_places", str(PARITY_PLACES), "The decimal places to which the browser's forward pass "
+               "agrees with toycalc's (its parity test's tolerance).")
 
 
 # ---------------------------------------------------------------- helpers

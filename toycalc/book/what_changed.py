@@ -383,10 +383,7 @@ def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
     return count(sizes.cache_per_token(cfgs[model], ex.n_heads if model == "toy" else None))
 
 
-@what_changed.number("kv_heads")
-def kv_heads_number(ex: Example) -> str:
-    """The number of key/value heads in the grouped-query run."""
-    return str(KV_HEADS_RUN)
+what_changed.constant("kv_heads", str(KV_HEADS_RUN), "The number of key/value heads in the grouped-query run.")
 
 
 # ---------------------------------------------------------------- helpers

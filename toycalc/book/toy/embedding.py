@@ -55,13 +55,6 @@ def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
                     ("", tex(weights_vector(ex.model.params['E'][i])))])
 
 
-@steps.number("init_std")
-def init_std(ex: Example) -> str:
-    """The standard deviation of GPT-2's fresh weights, which the random row of E is drawn with."""
-    return str(INIT_STD)
-
-
-@steps.number("init_seed")
-def init_seed(ex: Example) -> str:
-    """The seed of the random row drawn for E."""
-    return str(INIT_SEED)
+steps.constant("init_std", str(INIT_STD),
+               "The standard deviation of GPT-2's fresh weights, which the random row of E is drawn with.")
+steps.constant("init_seed", str(INIT_SEED), "The seed of the random row drawn for E.")

@@ -108,10 +108,7 @@ def shift_formula(ex: Example) -> str:
                       f"{{e^{{{c}}} \\sum_j e^{{z_j}}}} = {tex(fixed(ex.p_last[i]))}")
 
 
-@toy.number("shift")
-def shift_number(ex: Example) -> str:
-    """The constant the Output page adds to every logit."""
-    return short(SHIFT)
+toy.constant("shift", short(SHIFT), "The constant the Output page adds to every logit.")
 
 
 @toy.number("shift_diff")
