@@ -9,14 +9,14 @@ Each part has one `Part`, whose methods are decorators:
         ...
 
 so that a contributor who reads a macro call in a page finds its function
-with one search for its name. A number that is a setting of the code,
-the same for every run (a seed, top-k's k), is registered in one line:
-
-    toy.constant("seed", str(SAMPLE_SEED), "The seed of every sampled run.")
- The macro of a kind is the part's prefix and
+with one search for its name. The macro of a kind is the part's prefix and
 the kind (toy_ + table); site/macros.py registers `macros()` for the pages.
 A decorator returns the function itself: the registry may hold it wrapped
-(see `wrap`), a test or another module calls it plain.
+(see `wrap`), a test or another module calls it plain. A number that is a
+setting of the code, the same for every run (a seed, top-k's k), is
+registered in one line, which names it as well:
+
+    toy.constant("seed", str(SAMPLE_SEED), "The seed of every sampled run.")
 """
 from __future__ import annotations
 
