@@ -1,6 +1,7 @@
 """The package shows the flow: model <- book <- site. Every import of every
-module, those inside functions included, goes one way, and no two modules
-import each other, however indirectly."""
+module, those inside functions and those by name through importlib
+included, goes one way, and no two modules import each other, however
+indirectly."""
 from __future__ import annotations
 
 import ast
@@ -27,9 +28,22 @@ def modules(package: Path) -> dict[str, Path]:
     return found
 
 
+def imported_by_name(node: ast.AST) -> str | None:
+    """The module a call `importlib.import_module("a.b")` (or
+    `import_module`, `__import__`) imports, when named by a literal."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    function = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    name = node.args[0]
+    if function in ("import_module", "__import__") and isinstance(name, ast.Constant) and isinstance(name.value, str):
+        return name.value
+    return None
+
+
 def imports(name: str, path: Path, known: set[str]) -> list[tuple[str, int]]:
     """The package's modules that `name` imports, with the line, wherever
-    the import statement sits (top level or inside a function)."""
+    the import sits (top level or inside a function), an import by name
+    through importlib included."""
     is_package = path.name == "__init__.py"
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -44,6 +58,8 @@ def imports(name: str, path: Path, known: set[str]) -> list[tuple[str, int]]:
                 module = node.module or ""
             # `from . import gpt` imports the module gpt, `from .gpt import x` the module .gpt
             targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in known else module for a in node.names]
+        elif by_name := imported_by_name(node):
+            targets = [by_name]
         else:
             continue
         for target in targets:
@@ -74,7 +90,9 @@ def problems(package: Path) -> list[str]:
         state[name] = "open"
         for target, _ in graph[name]:
             if state.get(target) == "open":
-                cycles.append(" -> ".join(stack[stack.index(target):] + [target]))
+                cycle = " -> ".join(stack[stack.index(target):] + [target])
+                if cycle not in cycles:     # two names imported from one module are two edges
+                    cycles.append(cycle)
             elif target not in state:
                 visit(target, stack + [target])
         state[name] = "done"
@@ -138,3 +156,13 @@ def test_the_checker_finds_a_lazy_import_against_the_direction(tree):
 def test_the_checker_finds_a_cycle_through_a_function(tree):
     (tree / "book" / "a.py").write_text("def f():\n    from .b import x\n")
     assert problems(tree) == ["cycle: pkg.book.a -> pkg.book.b -> pkg.book.a"]
+
+
+def test_the_checker_finds_a_cycle_through_importlib(tree):
+    (tree / "book" / "a.py").write_text('import importlib\n\ndef f():\n    return importlib.import_module("pkg.book.b")\n')
+    assert problems(tree) == ["cycle: pkg.book.a -> pkg.book.b -> pkg.book.a"]
+
+
+def test_the_checker_finds_an_import_by_name_against_the_direction(tree):
+    (tree / "model" / "gpt.py").write_text('from importlib import import_module\nbook = import_module("pkg.book.a.f")\n')
+    assert problems(tree)[0] == "pkg/model/gpt.py:2: model imports pkg.book.a (book)"

@@ -8,6 +8,7 @@ from conftest import fresh_page, page
 from toycalc.book import end_to_end
 from toycalc.book.example import Example
 from toycalc.book.render import token_text
+from toycalc.book.toy import embedding  # its steps (tables E, E_ids) are on end_to_end.steps too
 from toycalc.model.weights import load_toy
 
 M = "\u2212"
@@ -95,7 +96,7 @@ def test_step2_random_row_says_what_it_draws(e2e, toy):
     assert f"Drawing {d} numbers the same way" in para, para
     assert f"\\mathcal{{N}}(0,\\ {INIT_STD}^2)" in para, para
     row = next(m for m in maths(e2e) if m.startswith("\\[[") or m.startswith("\\[\\left["))
-    assert row.count(",") == d - 1 and len(random_row(d, end_to_end.INIT_SEED)) == d, row
+    assert row.count(",") == d - 1 and len(random_row(d, embedding.INIT_SEED)) == d, row
 
 
 def test_step2_training_step(e2e):

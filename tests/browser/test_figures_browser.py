@@ -40,13 +40,19 @@ def type_sentence(page, text):
     page.wait_for_function("!document.querySelector('.sim-pending')")
 
 
+def typed_with_heads(visit, toy, path: str, ready: str, chooser: str, heads: int):
+    """The page at path, once `ready` shows, with `heads` chosen in the
+    radio buttons `chooser` and DOG typed; and toycalc's run of the same."""
+    page = visit().open(path)
+    page.wait_for_selector(ready)
+    page.locator(f'{chooser}[value="{heads}"]').check()
+    type_sentence(page, DOG)
+    return page, Example(toy, text=DOG, heads=heads)
+
+
 @pytest.mark.parametrize("heads", [1, 4])
 def test_the_simulator_redraws_with_the_browsers_numbers(visit, toy, heads):
-    page = visit().open("/simulator/")
-    page.wait_for_selector("#sim-softmax")
-    page.locator(f'input[name=sim-heads][value="{heads}"]').check()
-    type_sentence(page, DOG)
-    ex = Example(toy, text=DOG, heads=heads)
+    page, ex = typed_with_heads(visit, toy, "/simulator/", "#sim-softmax", "input[name=sim-heads]", heads)
     results = "#sim-results"
     got = drawn_titles(page, f'{results} figure[data-figure="attention"] svg:first-of-type rect title')
     assert set(got) == attention_want(ex)
@@ -57,11 +63,7 @@ def test_the_simulator_redraws_with_the_browsers_numbers(visit, toy, heads):
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
 def test_the_path_redraws_with_the_readers_sentence(visit, toy, heads):
-    page = visit().open("/end-to-end/")
-    page.wait_for_selector("#sim-text")
-    page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
-    type_sentence(page, DOG)
-    ex = Example(toy, text=DOG, heads=heads)
+    page, ex = typed_with_heads(visit, toy, "/end-to-end/", "#sim-text", ".heads-chooser input[name=path]", heads)
     page.locator("#path-step-6").click()
     got = drawn_titles(page, '#step-6 .path-live figure[data-figure="attention"] rect title')
     assert set(got) == attention_want(ex)
@@ -179,11 +181,8 @@ def test_each_part_of_the_model_on_home_opens_its_page(visit):
 
 @pytest.mark.parametrize("heads", [1, 4])
 def test_the_simulator_redraws_the_whole_model_for_the_readers_sentence(visit, toy, heads):
-    page = visit().open("/simulator/")
-    page.wait_for_selector('#sim-results figure[data-figure="model"]')
-    page.locator(f'input[name=sim-heads][value="{heads}"]').check()
-    type_sentence(page, DOG)
-    ex = Example(toy, text=DOG, heads=heads)
+    page, ex = typed_with_heads(visit, toy, "/simulator/", '#sim-results figure[data-figure="model"]',
+                                "input[name=sim-heads]", heads)
     figure = '#sim-results figure[data-figure="model"]'
     assert page.locator(f'{figure} g[data-part="heads"]').count() == heads
     shown = [show(v) for v in toy.vocab]

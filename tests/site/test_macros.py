@@ -18,7 +18,7 @@ from toycalc.model.weights import DEFAULT_TOY
 
 
 @pytest.mark.parametrize("call, message", [
-    ('{{ table("nope") }}', "bad.md, line 3: table('nope'): no such table; the tables are: pieces, ids, E,"),
+    ('{{ table("nope") }}', "bad.md, line 3: table('nope'): no such table; the tables are: pieces, ids, grad_E,"),
     ('{{ number("p", tokn="␣roof") }}', "bad.md, line 3: number('p'): unknown argument 'tokn'; it takes token, places, heads, temperature"),
     ('{{ number("p", token="␣moon") }}', "bad.md, line 3: number('p'): token = '␣moon' is not in the vocabulary"),
     ('{{ table("attention", head=3, heads=2) }}', "bad.md, line 3: table('attention'): head = 3: this run has heads 1 to 2"),
@@ -65,7 +65,7 @@ def test_a_bad_macro_call_stops_the_build(project):
     """The wiring of the above: the build stops, says it in one line, publishes no error page."""
     result = build_with_page(project, '# Bad\n\nA page with a mistake: {{ table("nope") }}\n')
     assert result.returncode != 0
-    assert "bad.md, line 3: table('nope'): no such table; the tables are: pieces, ids, E," in result.stderr
+    assert "bad.md, line 3: table('nope'): no such table; the tables are: pieces, ids, grad_E," in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert not (project / "site" / "bad" / "index.html").exists()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.tokenizer import SPACE_SIGN, TokenizerError, tokenize
-from .end_to_end import check_head, token_id
+from .example_checks import check_head, token_id
 from .example import Example
 from .render import fixed, token_text
 from .toy.positions import order_number

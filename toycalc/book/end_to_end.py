@@ -5,7 +5,9 @@ Simulator call again.
 Registered on `steps`, the part whose macros have no prefix: table(...)
 (HTML tables with stable ids), formula(...) (display TeX with the numbers
 in), number(...) (one value or token for the prose) and figure(...).
-Positions and heads are counted from 1, as the book counts them.
+Positions and heads are counted from 1, as the book counts them. The
+Embedding page's steps (table("E"), formula("one_hot"), ...) are in its
+own module, toy/embedding.py, registered on this part too.
 """
 from __future__ import annotations
 
@@ -15,26 +17,20 @@ import numpy as np
 from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
 from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend, prob_key
-from .example import INIT_STD, Example, random_row
+from .example import Example
+from .example_checks import check_head, check_position, token_id
 from . import model_drawing
-from .render import (aligned, aligned_rows, approx_count, count, fixed, html_table, inline_math as im,
-                     math_block, plain, short, signed_sum, tex, tex_vector, token_code, token_tex,
-                     token_text, vector, weights_vector)
-from ..model.tokenizer import SPACE_SIGN, show
+from .render import (aligned, aligned_rows, approx_count, column_header, count, fixed, html_table,
+                     inline_math as im, math_block, plain, short, signed_sum, tex, tex_vector, token_code,
+                     token_tex, token_text, vector, weights_vector)
 from ..model.mirror import PARITY_PLACES, mirrored
 from .part import Part
-
-INIT_SEED = 2019  # the seed of the random row shown in step 2
 
 steps = Part("")   # {{ table(...) }}, formula, number, figure
 
 
 def _rows_of(ex: Example, matrix) -> list[list[str]]:
     return [[token_code(t)] + [fixed(v) for v in row] for t, row in zip(ex.tokens, matrix)]
-
-
-def _column_header(symbol: str, d: int) -> list[str]:
-    return [im(f"{symbol}_{{{c + 1}}}") for c in range(d)]
 
 
 def _without_biases(counts: dict) -> int:
@@ -73,28 +69,11 @@ def ids_table(ex: Example) -> str:
                       [["id"] + [str(i) for i in ex.ids]])
 
 
-@steps.table("E")
-def E_table(ex: Example) -> str:
-    """The whole embedding table, the sentence's rows in bold."""
-    E = ex.model.params["E"]
-    rows = [[str(i), token_code(t)] + [short(v) for v in E[i]] for i, t in enumerate(ex.model.vocab)]
-    return html_table("table-E", ["id", "token"] + _column_header("c", ex.model.cfg.d), rows,
-                      bold_rows=set(ex.ids))
-
-
 @steps.table("grad_E")
 def grad_E_table(ex: Example) -> str:
     """dL/dE for the rows of the sentence (each row once)."""
     rows = [[str(i), token_code(ex.model.vocab[i]), vector(ex.grads["E"][i])] for i in ex.sentence_rows]
     return html_table("table-grad-E", ["id", "token", im("\\partial L / \\partial E_{i}")], rows)
-
-
-@steps.table("E_ids")
-def E_ids_table(ex: Example) -> str:
-    """The row of E that each token of the sentence reads, with its id."""
-    E = ex.model.params["E"]
-    rows = [[token_code(t), str(i), weights_vector(E[i])] for t, i in zip(ex.tokens, ex.ids)]
-    return html_table("table-E-ids", ["token", "id", im("E[\\text{id}]")], rows)
 
 
 @steps.table("X")
@@ -110,7 +89,7 @@ def X_table(ex: Example) -> str:
 @steps.table("u")
 def u_table(ex: Example) -> str:
     """The LayerNorm output u, one row per token of the sentence."""
-    return html_table("table-u", ["token"] + _column_header("u", ex.model.cfg.d),
+    return html_table("table-u", ["token"] + column_header("u", ex.model.cfg.d),
                       _rows_of(ex, ex.block["u"]))
 
 
@@ -183,12 +162,6 @@ def softmax_table(ex: Example) -> str:
 
 # ---------------------------------------------------------------- formulas
 
-@steps.formula("random_row")
-def random_row_formula(ex: Example) -> str:
-    """A row of E drawn as GPT-2 draws it, N(0, 0.02²), from a fixed seed."""
-    return math_block(tex_vector(random_row(ex.model.cfg.d, INIT_SEED)))
-
-
 @steps.formula("loss")
 def loss_formula(ex: Example) -> str:
     """The loss L = −ln p(target) of the sentence, with its numbers."""
@@ -204,21 +177,6 @@ def update_formula(ex: Example, token: str = "") -> str:
     eta = short(ex.eta)
     return aligned([(f"{tex(short(o, True))} - {eta} \\cdot ({tex(fixed(gc))})", tex(fixed(n)))
                     for o, gc, n in zip(old, g, new)])
-
-
-@steps.formula("one_hot")
-def one_hot_formula(ex: Example, token: str = "", compact: bool = False) -> str:
-    """Reading a row of E as a product with a one-hot row.
-
-    compact=True writes the zeros after the one as an ellipsis (for the
-    path's narrow box)."""
-    i = token_id(ex, token) if token else ex.ids[-1]
-    entries = ["1" if j == i else "0" for j in range(ex.model.cfg.vocab_size)]
-    if compact and len(entries) - i > 3:
-        entries = entries[:i + 2] + ["\\ldots", "0"]
-    onehot = ", ".join(entries)
-    return aligned([(f"E[{i}]", f"[{onehot}]\\, E"),
-                    ("", tex(weights_vector(ex.model.params['E'][i])))])
 
 
 @steps.formula("layernorm")
@@ -312,8 +270,7 @@ def attention_number(ex: Example, head: int, keys: str, places: int = 3) -> str:
 def attention_row(ex: Example, head: int, position: int) -> str:
     """One row of a head's attention weights, mask included."""
     check_head(ex, head)
-    if not 1 <= position <= len(ex.ids):
-        raise ValueError(f"position = {position}: the sentence has positions 1 to {len(ex.ids)}")
+    check_position(ex, position)
     return vector(ex.block["weights"][head - 1, position - 1])
 
 
@@ -329,8 +286,7 @@ def heads_summary(ex: Example) -> str:
 @steps.number("token")
 def token_number(ex: Example, position: int) -> str:
     """The token at a position of the sentence (positions count from 1)."""
-    if not 1 <= position <= len(ex.tokens):
-        raise ValueError(f"position = {position}: the sentence has positions 1 to {len(ex.tokens)}")
+    check_position(ex, position)
     return token_text(ex.tokens[position - 1])
 
 
@@ -430,44 +386,17 @@ def share_number(ex: Example, model: str = "gpt2") -> str:
     return f"{100 * (c['biases'] + c['layernorm']) / c['total']:.1f}"
 
 
-@steps.number("parity_places")
-def parity_places(ex: Example) -> str:
-    """The decimal places to which the browser's forward pass agrees with toycalc's (its parity test's tolerance)."""
-    return str(PARITY_PLACES)
-
-
-@steps.number("init_std")
-def init_std(ex: Example) -> str:
-    """The standard deviation of GPT-2's fresh weights, which the random row of E is drawn with."""
-    return str(INIT_STD)
-
-
-@steps.number("init_seed")
-def init_seed(ex: Example) -> str:
-    """The seed of the random row drawn for E."""
-    return str(INIT_SEED)
+steps.constant("parity_places", str(PARITY_PLACES), "The decimal places to which the browser's forward pass "
+               "agrees with toycalc's (its parity test's tolerance).")
 
 
 # ---------------------------------------------------------------- helpers
-
-def token_id(ex: Example, token: str) -> int:
-    t = token.replace(SPACE_SIGN, " ")
-    if t not in ex.model.vocab:
-        raise ValueError(f"token = {token!r} is not in the vocabulary: "
-                         f"{', '.join(show(v) for v in ex.model.vocab)}")
-    return ex.model.vocab.index(t)
-
 
 def _config(ex: Example, model: str) -> gpt.Config:
     configs = {"toy": ex.model.cfg, "gpt2": GPT2_SMALL}
     if model not in configs:
         raise ValueError(f"model = {model!r}: expected one of {', '.join(configs)}")
     return configs[model]
-
-
-def check_head(ex: Example, head: int) -> None:
-    if not 1 <= head <= ex.n_heads:
-        raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
 
 
 # ---------------------------------------------------------------- figures

@@ -12,10 +12,15 @@ so that a contributor who reads a macro call in a page finds its function
 with one search for its name. The macro of a kind is the part's prefix and
 the kind (toy_ + table); site/macros.py registers `macros()` for the pages.
 A decorator returns the function itself: the registry may hold it wrapped
-(see `wrap`), a test or another module calls it plain.
+(see `wrap`), a test or another module calls it plain. A number that is a
+setting of the code, the same for every run (a seed, top-k's k), is
+registered in one line, which names it as well:
+
+    toy.constant("seed", str(SAMPLE_SEED), "The seed of every sampled run.")
 """
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 KINDS = ("table", "formula", "number", "figure")
@@ -71,3 +76,14 @@ class Part:
 
     def matrix(self, name: str, live: bool = False) -> Callable:
         return self.register("matrix", name, live)
+
+    def constant(self, name: str, text: str, doc: str) -> None:
+        """Register the number `name`: `text` whatever the run. Its function
+        belongs to the module that calls this (as collections.namedtuple's
+        classes do), where the page's code is."""
+        def number(run) -> str:
+            return text
+        number.__name__ = number.__qualname__ = f"{name}_constant"
+        number.__doc__, number.__module__ = doc, sys._getframe(1).f_globals["__name__"]
+        number.constant = True      # (its name is on the line of this call, not above a def)
+        self.register("number", name)(number)

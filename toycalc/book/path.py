@@ -14,6 +14,7 @@ import re
 
 from . import end_to_end as t
 from . import model_drawing
+from .toy import embedding
 from .example import Example
 from .render import by_heads, fixed, inline_math as im, plain, token_text, weights_vector
 
@@ -37,10 +38,10 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
             "vocabulary that fits, and replaces each by its row number.",
             f"“{plain(ex.text)}” gives {T} pieces.")
     if step == 2:
-        return t.E_table(ex), _box(
+        return embedding.E_table(ex), _box(
             f"One row of {t.shape_number(ex, 'd')} weights per token; the rows of the sentence are "
             "in bold. Reading a row is a product with a one-hot vector.",
-            f"For the last token, {token_text(last)}:", t.one_hot_formula(ex, compact=True))
+            f"For the last token, {token_text(last)}:", embedding.one_hot_formula(ex, compact=True))
     if step == 3:
         x = ex.trace
         return t.X_table(ex), _box(

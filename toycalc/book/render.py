@@ -157,6 +157,11 @@ def inline_math(body: str) -> str:
     return f'<span class="arithmatex">\\({html.escape(body, quote=False)}\\)</span>'
 
 
+def column_header(symbol: str, d: int) -> list[str]:
+    """The headers of a row's d columns: symbol_1 … symbol_d, as inline math."""
+    return [inline_math(f"{symbol}_{{{c + 1}}}") for c in range(d)]
+
+
 def prose_math(text: str) -> str:
     """A macro's output for a Markdown paragraph: inline math as plain
     \\( \\), which arithmatex marks itself (marked already, it would be

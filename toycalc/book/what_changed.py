@@ -18,6 +18,7 @@ import numpy as np
 from ..model import gpt, inference, nanogpt, sizes
 from .draw import arrows_svg, figure, line_chart_svg, stacked_bars_svg
 from .example import Example
+from .example_checks import check_head
 from .part import Part
 from .render import (aligned, count, fixed, html_table, inline_math as im, tex, tex_vector, tiny,
                      token_code, token_text, vector)
@@ -382,10 +383,7 @@ def cache_number(ex: Example, model: str = "Llama 2 7B") -> str:
     return count(sizes.cache_per_token(cfgs[model], ex.n_heads if model == "toy" else None))
 
 
-@what_changed.number("kv_heads")
-def kv_heads_number(ex: Example) -> str:
-    """The number of key/value heads in the grouped-query run."""
-    return str(KV_HEADS_RUN)
+what_changed.constant("kv_heads", str(KV_HEADS_RUN), "The number of key/value heads in the grouped-query run.")
 
 
 # ---------------------------------------------------------------- helpers
@@ -507,8 +505,7 @@ def rope_figure(ex: Example, head: int = 1) -> str:
     turns fastest), placed at each (m, n) of ROPE_PAIRS: before the turn
     (dashed) and after. At the same distance m − n the turned q and k make
     the same angle."""
-    if not 1 <= head <= ex.n_heads:
-        raise ValueError(f"head = {head}: this run has heads 1 to {ex.n_heads}")
+    check_head(ex, head)
     b, cols = run(ex, positions="rope")["blocks"][0], ex.head_columns(head)
     q, k = b["Q"][-1, cols], b["K"][0, cols]
     d_head, base, last = len(q), ex.model.cfg.rope_base, len(ex.ids)

@@ -1,9 +1,9 @@
 """`mkdocs serve` rebuilds in one process and would keep the old code in
 sys.modules: macros.define_env asks `stale()` and, after an edit of
-toycalc, imports every toycalc module anew (`fresh_macros`)."""
+toycalc, forgets every toycalc module (`forget_toycalc`) and imports
+itself anew, which reads every file again."""
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
 
@@ -21,9 +21,8 @@ def stale() -> bool:
     return newest_source() > LOADED_AT
 
 
-def fresh_macros():
-    """Forget every toycalc module, so that this import and the plugin's
-    next ones read the files again; the macros module, imported anew."""
+def forget_toycalc() -> None:
+    """Drop every toycalc module from sys.modules, so that the next import
+    of any of them (this one's included) reads its file again."""
     for name in [n for n in sys.modules if n == "toycalc" or n.startswith("toycalc.")]:
         del sys.modules[name]
-    return importlib.import_module("toycalc.site.macros")

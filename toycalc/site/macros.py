@@ -30,6 +30,8 @@ reloads every module (fresh.py).
 """
 from __future__ import annotations
 
+import importlib
+
 from mkdocs.exceptions import PluginError
 from threadpoolctl import threadpool_limits
 
@@ -44,7 +46,7 @@ from .blocks import kept
 from .arguments import check_arguments
 from .errors import (LOGGED, BookError, claims_log, claims_mode, failing, located, report, sentence_at,
                      template_line)
-from .fresh import fresh_macros, stale
+from .fresh import forget_toycalc, stale
 from .page_checks import on_post_page_macros  # noqa: F401 (the plugin calls it from this module)
 from .reference import macro_reference
 from .runs import nano_run, toy_examples
@@ -119,7 +121,8 @@ MACRO_NAMES = [*TOY_KINDS, *WHAT_CHANGED_KINDS, *NANO_GPT_KINDS, "path_diagram",
 
 def define_env(env):
     if stale():
-        return fresh_macros().define_env(env)
+        forget_toycalc()    # then this module anew, and through it every other
+        return importlib.import_module(__name__).define_env(env)
     LOGGED.clear()
     env.toycalc_runs = None
     # The book's products are tiny (d = 4, 48): BLAS threads only cost time

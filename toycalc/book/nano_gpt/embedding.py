@@ -6,33 +6,35 @@ import numpy as np
 
 from ...model import nanogpt
 from ..nano_example import Run
-from ..render import fixed, html_table, inline_math as im
+from ..render import fixed, inline_math as im
 from .cells import activations, heat, value_range, kind_words
-from .shared import ROWS, check_t, nano_gpt
+from .shared import ROWS, by_channel, check_t, nano_gpt
+
+
+def embedding_heat(run: Run, name: str, what: str, per: str, columns: list[str], of: list[str], rows: int) -> str:
+    """E or P as a grid of cells, as the walkthrough lays them out: one
+    column per letter or position (headed `columns`, a cell's words naming
+    `of` it), the first `rows` channels shown."""
+    W = run.params[name]
+    return heat(f"nano-{name}", W.T, "weight", list(range(rows)), [f"c = {c}" for c in range(rows)],
+                list(range(len(columns))), columns, lambda c, j: f"{what} of {of[j]}, channel {c}",
+                f"{what.capitalize()} {im(name)}: one column of {run.cfg.d} per {per}, "
+                f"{rows} of its {run.cfg.d} rows; its values run {value_range(W)} "
+                f"({kind_words('weight')})", more_rows=run.cfg.d - rows)
 
 
 @nano_gpt.matrix("E", live=True)
 def E_matrix(run: Run, rows: int = ROWS) -> str:
     """The token embedding, one column per letter (the walkthrough's layout)."""
-    return heat("nano-E", run.params["E"].T, "weight", list(range(rows)),
-                [f"c = {c}" for c in range(rows)], [0, 1, 2],
-                [f"{l} ({i})" for i, l in enumerate(nanogpt.VOCAB)],
-                lambda c, i: f"token embedding of {nanogpt.VOCAB[i]}, channel {c}",
-                f"Token embedding {im('E')}: one column of {run.cfg.d} per letter, "
-                f"{rows} of its {run.cfg.d} rows; its values run {value_range(run.params['E'])} "
-                f"({kind_words('weight')})", more_rows=run.cfg.d - rows)
+    return embedding_heat(run, "E", "token embedding", "letter",
+                          [f"{l} ({i})" for i, l in enumerate(nanogpt.VOCAB)], nanogpt.VOCAB, rows)
 
 
 @nano_gpt.matrix("P", live=True)
 def P_matrix(run: Run, rows: int = ROWS) -> str:
     """nano-gpt's position embedding P as a grid of cells, first rows shown."""
-    n = run.cfg.n_ctx
-    return heat("nano-P", run.params["P"].T, "weight", list(range(rows)),
-                [f"c = {c}" for c in range(rows)], list(range(n)), [f"t = {t}" for t in range(n)],
-                lambda c, t: f"position embedding of t = {t}, channel {c}",
-                f"Position embedding {im('P')}: one column of {run.cfg.d} per position, "
-                f"{rows} of its {run.cfg.d} rows; its values run {value_range(run.params['P'])} "
-                f"({kind_words('weight')})", more_rows=run.cfg.d - rows)
+    positions = [f"t = {t}" for t in range(run.cfg.n_ctx)]
+    return embedding_heat(run, "P", "position embedding", "position", positions, positions, rows)
 
 
 @nano_gpt.matrix("X", live=True)
@@ -46,13 +48,9 @@ def embed_table(run: Run, t: int = 3, rows: int = ROWS) -> str:
     """The embedding of time t: token column + position column = input column."""
     check_t(run, t)
     i, tr = run.ids[t], run.trace
-    body = [[str(c), fixed(tr["E_ids"][t, c]), fixed(tr["P_t"][t, c]), fixed(tr["X"][t, c])]
-            for c in range(rows)]
-    body.append(["⋮", "⋮", "⋮", "⋮"])
-    letter = nanogpt.VOCAB[i]
-    return html_table(f"nano-embed-{t}", ["channel", f"token {letter}: {im(f'E[{i}]')}",
-                                          f"position: {im(f'P[{t}]')}", im(f"x_{t}")], body,
-                      caption=f"The column of t = {t}, first {rows} of {run.cfg.d} channels")
+    return by_channel(f"nano-embed-{t}", {f"token {nanogpt.VOCAB[i]}: {im(f'E[{i}]')}": tr["E_ids"][t],
+                                          f"position: {im(f'P[{t}]')}": tr["P_t"][t], im(f"x_{t}"): tr["X"][t]},
+                      rows, f"The column of t = {t}, first {rows} of {run.cfg.d} channels")
 
 
 @nano_gpt.number("letter", live=True)

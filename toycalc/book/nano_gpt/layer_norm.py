@@ -3,9 +3,9 @@ one column normalised channel by channel, its mean and spread."""
 from __future__ import annotations
 
 from ..nano_example import Run
-from ..render import aligned, fixed, html_table, inline_math as im, tex
+from ..render import aligned, fixed, inline_math as im, tex
 from .cells import activations
-from .shared import ROWS, block_trace, check_t, nano_gpt
+from .shared import ROWS, block_trace, by_channel, check_t, nano_gpt
 
 
 @nano_gpt.matrix("u", live=True)
@@ -23,16 +23,11 @@ def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> s
     b, B = block_trace(run, block), block - 1
     x, mu = b["X"][t], b["mu"][t]
     g, beta = run.params[f"blocks.{B}.gamma_1"], run.params[f"blocks.{B}.beta_1"]
-    xhat = b["ln1"]["xhat"][t]
-    body = [[str(c), fixed(x[c]), fixed(x[c] - mu), fixed(xhat[c]), fixed(g[c]), fixed(beta[c]),
-             fixed(b["u"][t, c])] for c in range(rows)]
-    body.append(["⋮"] * 7)
-    return html_table(f"nano-layernorm-{block}-{t}",
-                      ["channel", im(f"x_{t}"), im("x - \\mu"), im("\\hat x"),
-                       im("\\gamma"), im("\\beta"), im("u")], body,
-                      caption=f"LayerNorm of the column t = {t} in block {block}, "
-                              f"first {rows} of {run.cfg.d} channels: "
-                              + im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"))
+    columns = {im(f"x_{t}"): x, im("x - \\mu"): x - mu, im("\\hat x"): b["ln1"]["xhat"][t],
+               im("\\gamma"): g, im("\\beta"): beta, im("u"): b["u"][t]}
+    return by_channel(f"nano-layernorm-{block}-{t}", columns, rows,
+                      f"LayerNorm of the column t = {t} in block {block}, first {rows} of {run.cfg.d} channels: "
+                      + im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"))
 
 
 @nano_gpt.formula("layernorm", live=True)

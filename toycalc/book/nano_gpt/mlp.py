@@ -3,9 +3,9 @@ before and after GELU, and the block's way out."""
 from __future__ import annotations
 
 from ..nano_example import Run
-from ..render import aligned, fixed, html_table, inline_math as im, tex
+from ..render import aligned, fixed, inline_math as im, tex
 from .cells import activations
-from .shared import ROWS, block_trace, check_t, nano_gpt
+from .shared import ROWS, block_trace, by_channel, check_t, nano_gpt
 
 
 @nano_gpt.matrix("mlp", live=True)
@@ -26,12 +26,9 @@ def mlp_hidden_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> 
     """The MLP's hidden layer at one position, before and after GELU."""
     check_t(run, t)
     b = block_trace(run, block)
-    body = [[str(c), fixed(b["mlp_pre"][t, c]), fixed(b["mlp_post"][t, c])] for c in range(rows)]
-    body.append(["⋮"] * 3)
-    return html_table(f"nano-mlp-hidden-{block}-{t}",
-                      ["channel", im(f"u'_{t} W_1 + b_1"), im("\\mathrm{GELU}(\\cdot)")], body,
-                      caption=f"The MLP's hidden layer at t = {t}, block {block}, first {rows} "
-                              f"of {run.cfg.mlp_width} channels")
+    return by_channel(f"nano-mlp-hidden-{block}-{t}",
+                      {im(f"u'_{t} W_1 + b_1"): b["mlp_pre"][t], im("\\mathrm{GELU}(\\cdot)"): b["mlp_post"][t]}, rows,
+                      f"The MLP's hidden layer at t = {t}, block {block}, first {rows} of {run.cfg.mlp_width} channels")
 
 
 @nano_gpt.table("mlp_out", live=True)
@@ -39,14 +36,10 @@ def mlp_out_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str
     """The MLP's way out at one position: h, u', m and y."""
     check_t(run, t)
     b = block_trace(run, block)
-    body = [[str(c), fixed(b["h"][t, c]), fixed(b["u2"][t, c]), fixed(b["m"][t, c]),
-             fixed(b["y"][t, c])] for c in range(rows)]
-    body.append(["⋮"] * 5)
-    return html_table(f"nano-mlp-out-{block}-{t}",
-                      ["channel", im(f"h_{t}"), im(f"u'_{t} = \\mathrm{{LN}}(h_{t})"),
-                       im(f"m_{t}"), im(f"y_{t} = h_{t} + m_{t}")], body,
-                      caption=f"In and out of the MLP at t = {t}, block {block}, first {rows} "
-                              f"of {run.cfg.d} channels")
+    return by_channel(f"nano-mlp-out-{block}-{t}",
+                      {im(f"h_{t}"): b["h"][t], im(f"u'_{t} = \\mathrm{{LN}}(h_{t})"): b["u2"][t],
+                       im(f"m_{t}"): b["m"][t], im(f"y_{t} = h_{t} + m_{t}"): b["y"][t]}, rows,
+                      f"In and out of the MLP at t = {t}, block {block}, first {rows} of {run.cfg.d} channels")
 
 
 @nano_gpt.formula("gelu", live=True)

@@ -3,9 +3,9 @@ heads stacked, W_O, and the first residual sum."""
 from __future__ import annotations
 
 from ..nano_example import Run
-from ..render import fixed, html_table, inline_math as im
+from ..render import inline_math as im
 from .cells import activations
-from .shared import ROWS, block_trace, check_t, nano_gpt
+from .shared import ROWS, block_trace, by_channel, check_t, nano_gpt
 
 
 @nano_gpt.matrix("A", live=True)
@@ -25,11 +25,7 @@ def residual_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> st
     """The residual sum at one position: heads joined, W_O, x and h."""
     check_t(run, t)
     b = block_trace(run, block)
-    body = [[str(c), fixed(b["A"][t, c]), fixed(b["attn"][t, c]), fixed(b["X"][t, c]),
-             fixed(b["h"][t, c])] for c in range(rows)]
-    body.append(["⋮"] * 5)
-    return html_table(f"nano-residual-{block}-{t}",
-                      ["channel", im(f"a_{t}") + " (heads stacked)", im(f"a_{t} W_O + b_O"),
-                       im(f"x_{t}") + " (block input)", im(f"h_{t} = x_{t} + a_{t} W_O + b_O")], body,
-                      caption=f"Projection and residual at t = {t}, block {block}, "
-                              f"first {rows} of {run.cfg.d} channels")
+    return by_channel(f"nano-residual-{block}-{t}",
+                      {im(f"a_{t}") + " (heads stacked)": b["A"][t], im(f"a_{t} W_O + b_O"): b["attn"][t],
+                       im(f"x_{t}") + " (block input)": b["X"][t], im(f"h_{t} = x_{t} + a_{t} W_O + b_O"): b["h"][t]},
+                      rows, f"Projection and residual at t = {t}, block {block}, first {rows} of {run.cfg.d} channels")

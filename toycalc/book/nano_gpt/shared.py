@@ -23,7 +23,7 @@ import numpy as np
 from ...model import gpt, nanogpt, sizes
 from ..nano_example import Run
 from ..part import Part
-from ..render import fixed
+from ..render import fixed, html_table
 
 ROWS = 8          # rows of a big matrix shown by default
 MINGPT_LEAVES_OUT = ("W_U",)   # minGPT counts transformer.parameters(), not lm_head
@@ -45,6 +45,14 @@ def check_t(run: Run, t: int) -> None:
     """A time step t of the example, or a ValueError that says which exist."""
     if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < run.T:
         raise ValueError(f"t = {t!r}: the example has time steps 0 to {run.T - 1}")
+
+
+def by_channel(table_id: str, columns: dict, rows: int, caption: str) -> str:
+    """Vectors side by side, one row per channel: the first `rows`, then ⋮.
+    columns maps each column's header to its vector."""
+    body = [[str(c)] + [fixed(v[c]) for v in columns.values()] for c in range(rows)]
+    body.append(["⋮"] * (len(columns) + 1))
+    return html_table(table_id, ["channel", *columns], body, caption=caption)
 
 
 def block_trace(run: Run, block: int) -> dict:

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...model import gpt
-from ..end_to_end import check_head
+from ..example_checks import check_head
 from ..example import Example
 from ..render import (MINUS, signed_sum, fixed, html_table, inline_math as im, math_block, short, tex,
                       token_code, token_text)

@@ -193,28 +193,10 @@ def sample_formula(ex: Example) -> str:
                       f"\\ \\Rightarrow\\ \\text{{{t}}}")
 
 
-@toy.number("eot")
-def eot_number(ex: Example) -> str:
-    """The end-of-text token."""
-    return token_code(EOT)
-
-
-@toy.number("seed")
-def seed_number(ex: Example) -> str:
-    """The seed of every sampled run."""
-    return str(SAMPLE_SEED)
-
-
-@toy.number("k")
-def k_number(ex: Example) -> str:
-    """k of top-k."""
-    return str(TOP_K)
-
-
-@toy.number("top_p")
-def top_p_number(ex: Example) -> str:
-    """p of top-p."""
-    return short(TOP_P)
+toy.constant("eot", token_code(EOT), "The end-of-text token.")
+toy.constant("seed", str(SAMPLE_SEED), "The seed of every sampled run.")
+toy.constant("k", str(TOP_K), "k of top-k.")
+toy.constant("top_p", short(TOP_P), "p of top-p.")
 
 
 @toy.number("kept")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ...model import gpt, nanogpt, sizes
 from ...model.configs import GPT2_SMALL
-from ...model.tokenizer import SPACE_SIGN
 from ..example import Example
+from ..example_checks import token_id
 from ..render import count, html_table, short, token_text, vector
 from .shared import toy
 
@@ -46,5 +46,5 @@ def model_count(ex: Example, model: str = "toy") -> str:
 @toy.number("typed_row")
 def typed_row(ex: Example, token: str = "") -> str:
     """One row of E as typed (default: the sentence's second token)."""
-    i = ex.model.vocab.index(token.replace(SPACE_SIGN, " ")) if token else ex.ids[min(1, len(ex.ids) - 1)]
+    i = token_id(ex, token) if token else ex.ids[min(1, len(ex.ids) - 1)]
     return f"{token_text(ex.model.vocab[i])}: {vector(ex.model.params['E'][i], short)}"

@@ -10,6 +10,7 @@ import numpy as np
 from ...model import gpt
 from ..draw import figure, number_line_svg
 from ..example import Example
+from ..example_checks import check_position
 from ..render import aligned, fixed, html_table, inline_math as im, tex, tex_vector, token_code, vector
 from .shared import toy
 
@@ -51,8 +52,7 @@ def layernorm_figure(ex: Example, t: int = 0) -> str:
     before heads are met."""
     ex = ex.with_heads(ex.model.heads)
     t = t or len(ex.ids)
-    if not 1 <= t <= len(ex.ids):
-        raise ValueError(f"t = {t}: the sentence has positions 1 to {len(ex.ids)}")
+    check_position(ex, t, name="t")
     b = ex.block
     h, u2 = b["h"][t - 1], b["u2"][t - 1]
     return figure("layernorm", number_line_svg(

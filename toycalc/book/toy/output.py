@@ -10,7 +10,7 @@ import numpy as np
 
 from ...model import gpt
 from ..draw import bars_svg, figure
-from ..end_to_end import token_id
+from ..example_checks import token_id
 from ..example import Example
 from ..render import (fixed, html_table, inline_math as im, math_block, short, tex, token_code, token_tex,
                       token_text, vector)
@@ -108,10 +108,7 @@ def shift_formula(ex: Example) -> str:
                       f"{{e^{{{c}}} \\sum_j e^{{z_j}}}} = {tex(fixed(ex.p_last[i]))}")
 
 
-@toy.number("shift")
-def shift_number(ex: Example) -> str:
-    """The constant the Output page adds to every logit."""
-    return short(SHIFT)
+toy.constant("shift", short(SHIFT), "The constant the Output page adds to every logit.")
 
 
 @toy.number("shift_diff")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import gpt
-from ..end_to_end import token_id
+from ..example_checks import token_id
 from ..example import Example
 from ..render import (aligned, fixed, html_table, inline_math as im, tex, tex_vector, token_code, token_tex,
                       vector, weights_vector)
