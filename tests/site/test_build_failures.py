@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
-from conftest import ROOT, interruptible
+from conftest import ROOT, build_with_page, interruptible
 from toycalc.model.weights import DEFAULT_TOY
 
 TOY = DEFAULT_TOY.read_text(encoding="utf-8")
@@ -121,6 +121,18 @@ def test_a_false_claim_fails_the_build_in_one_line_and_keeps_the_site(tmp_path):
                     f"not the identity matrix: rewrite the sentence or the weights ({path})")
     assert snapshot(site) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "toy.yaml"]
+
+
+def test_a_build_strict_fails_for_a_warning_keeps_the_site(project):
+    """--strict fails a build for its warnings only after every plugin ran
+    (staged_build.py): a link to a page that does not exist."""
+    site = previous_site(project)
+    before = snapshot(site)
+    result = build_with_page(project, "# Bad\n\nSee [a page](nowhere.md).\n")
+    assert result.returncode != 0
+    assert "nowhere.md" in result.stderr and "in strict mode" in result.stdout
+    assert snapshot(site) == before
+    assert not [p.name for p in project.iterdir() if p.name.startswith(".site.")]
 
 
 @pytest.mark.build
