@@ -5,7 +5,6 @@ weights file is checked in process (conftest.macros); real builds prove
 the one line and the staging."""
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -15,14 +14,14 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
-from conftest import ROOT, build_with_page, interruptible
+from conftest import ROOT, build_with_page, interruptible, mkdocs_env
 from toycalc.model.weights import DEFAULT_TOY
 
 TOY = DEFAULT_TOY.read_text(encoding="utf-8")
 
 
 def quiet_build(site_dir: Path, weights: Path | None = None, wait=True):
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    env = mkdocs_env()
     for name in ("TOYCALC_WEIGHTS", "TOYCALC_NANOGPT"):
         env.pop(name, None)
     if weights is not None:

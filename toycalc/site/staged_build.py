@@ -24,22 +24,13 @@ import os
 import shutil
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 STAGED = False       # set once per process: a hook module outlives serve's rebuilds
-
-
-class Staging:
-    """A build's hidden folder, what it stands for, and whether it is whole."""
-
-    def __init__(self, target: Path, final: Path, config):
-        self.target, self.final, self.config = target, final, config   # final: site_dir as given
-        self.built = False
-
-
-STAGING: dict[str, Staging] = {}   # staging folder -> its Staging
+STAGING: dict = {}   # staging folder -> its build: target, final (site_dir as given), config, built
 
 
 def on_startup(command, dirty):
@@ -55,7 +46,7 @@ def on_config(config):
         remove_leftovers(target)
         staging = target.parent / f".{target.name}.building-{os.getpid()}"
         remove(staging)
-        STAGING[str(staging)] = Staging(target, final, config)
+        STAGING[str(staging)] = SimpleNamespace(target=target, final=final, config=config, built=False)
         config.site_dir = str(staging)
     return config
 
