@@ -227,7 +227,15 @@ def page_error(env: FakeEnv, text: str, src_path: str = "bad.md", source: str | 
 # What `make check` leaves out (pyproject.toml lists the markers): a test
 # that builds a site of its own (marked build, or using project, server,
 # served or altered), a test in a browser (using chromium), a retraining
-# (marked train).
+# (marked train), and the tests named in LONG (marked long): nano-gpt's
+# JavaScript on all 729 inputs in Node, greedy decoding one input after
+# another, which took a quarter of make check's time. `make test` runs
+# them all.
+LONG = {
+    "book/test_nanogpt_parity.py": ["test_the_browser_sorts_all_729_as_toycalc_does",
+                                    "test_the_browsers_logits_are_toycalcs"],    # the same Node run (browser_runs)
+    "book/test_training_parity.py": ["test_the_sorted_count_is_greedy_decodings"],
+}
 #
 # The files that take longest, longest first (a whole run on 2 cores,
 # measured with --durations): the Makefile hands whole files to the two
@@ -255,12 +263,15 @@ LONG_FIRST = [
 
 
 def pytest_collection_modifyitems(items):
+    long = {f"tests/{path}::{name}" for path, names in LONG.items() for name in names}
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         if "chromium" in used:
             item.add_marker(pytest.mark.browser)
         if used & {"project", "server", "served", "altered"}:
             item.add_marker(pytest.mark.build)
+        if item.nodeid.split("[")[0] in long:
+            item.add_marker(pytest.mark.long)
     rank = {f"tests/{name}": k for k, name in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))   # stable: a file's order kept
 

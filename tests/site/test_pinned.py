@@ -102,7 +102,7 @@ def test_every_copied_partial_is_listed_and_material_still_has_it():
 # what only pinned.py may name: private attributes, replaced functions, internal names
 PRIVATE = re.compile(r"\._rebuild_cond|\._want_rebuild|\._env\b|format_error|update_anchor_ids\s*=|"
                      r"fix_href_links\s*=|\.get_env\s*=|\.builder\s*=|CountHandler|mkdocs_macros\.util|"
-                     r"\.compile\s*=|__jinja_template__|<template>|mkdocs_print_site_plugin")
+                     r"\.compile\s*=|__jinja_template__|<template>|(?:from|import) mkdocs_print_site_plugin")
 
 
 def test_no_other_module_reaches_inside_a_dependency():

@@ -194,6 +194,7 @@ def test_serve_survives_a_broken_weights_file_and_watches_only_the_file(served):
     assert "Traceback" not in served.output()
 
 
+@pytest.mark.build        # a server of its own
 def test_serve_started_without_the_weights_file_builds_once_it_is_saved(tmp_path):
     served = Served(tmp_path, weights=None)
     try:

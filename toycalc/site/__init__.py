@@ -1,4 +1,2 @@
-"""The site: the module mkdocs-macros loads (macros.py), the MkDocs hooks
-(mkdocs.yml's `hooks:`) and what they share. Which file is glue to the
-platform, which patches its internals and which is plain Python of ours:
-docs/contributing.md, "When the platform ends" (reference.site_files)."""
+"""The site: macros.py (mkdocs-macros loads it), the MkDocs hooks and what they
+share; which is glue, which patches internals, which is ours: docs/contributing.md."""
