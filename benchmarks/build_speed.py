@@ -40,7 +40,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RATIO_GOAL, REBUILD_GOAL = 1.2, 1.5
 sys.path.insert(0, str(ROOT))   # this checkout's toycalc, which the hooks and macros import
 from toycalc.site.blocks import put_back  # noqa: E402
-os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 
 def timed_build(config_file: Path, site: Path, cold: bool = True) -> float:

@@ -30,6 +30,8 @@ def served_site():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with tempfile.TemporaryDirectory() as site:
+        # NO_MKDOCS_2_WARNING: Material's end-of-life notice (eight lines on
+        # stderr) would sit among the figures this prints (tests/conftest.py)
         env = dict(os.environ, TOYCALC_SITE_URL=f"http://127.0.0.1:{port}/", NO_MKDOCS_2_WARNING="1")
         subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", site],
                        cwd=ROOT, env=env, check=True)

@@ -29,14 +29,31 @@ ROOT = Path(__file__).resolve().parent.parent
 
 ADDRESS = ("TOYCALC_SITE_URL", "TOYCALC_REPO_URL", "TOYCALC_EDIT_BRANCH")
 
+# Material 9.8.1 starts every `mkdocs` command with eight lines on stderr:
+# it reaches its end of life in May 2027 (docs/contributing.md, "When the
+# platform ends"). NO_MKDOCS_2_WARNING, named for the MkDocs 2.0 notice it
+# first silenced, turns them off. The tests' mkdocs commands set it because
+# they read what a command prints (one error line, no warning at all), not
+# to hide the notice from anyone: `make build` and `make serve` still print
+# it. A build in the tests' own process prints nothing (Material prints it
+# only under the `mkdocs` command). tests/site/test_platform.py holds that
+# this variable still silences it.
+QUIET_PLATFORM = {"NO_MKDOCS_2_WARNING": "1"}
+
+
+def mkdocs_env(**variables) -> dict:
+    """The environment for an `mkdocs` command the tests run: this one's,
+    with these variables, without Material's end-of-life notice."""
+    return dict(os.environ, **variables, **QUIET_PLATFORM)
+
 
 def build_site(site_dir: Path, weights: Path | None = None, address: dict | None = None,
                nano: Path | None = None) -> subprocess.CompletedProcess:
     """mkdocs build --strict into site_dir, optionally with other weights
     files (toy, nano-gpt); address: the site's and its repository's (else a
     local build's none), as the Pages workflow sets them."""
-    env = {k: v for k, v in os.environ.items() if k not in (*ADDRESS, "TOYCALC_WEIGHTS", "TOYCALC_NANOGPT")}
-    env |= dict(address or {}, NO_MKDOCS_2_WARNING="1")
+    env = {k: v for k, v in mkdocs_env().items() if k not in (*ADDRESS, "TOYCALC_WEIGHTS", "TOYCALC_NANOGPT")}
+    env |= address or {}
     if weights is not None:
         env["TOYCALC_WEIGHTS"] = str(weights)
     if nano is not None:
@@ -116,7 +133,7 @@ def project(tmp_path):
 def build_with_page(project: Path, text: str, weights: Path = DEFAULT_TOY) -> subprocess.CompletedProcess:
     """Build the copy with docs/bad.md holding text, on the shipped nano-gpt."""
     (project / "docs" / "bad.md").write_text(text, encoding="utf-8")
-    env = dict(os.environ, TOYCALC_WEIGHTS=str(weights), NO_MKDOCS_2_WARNING="1")
+    env = mkdocs_env(TOYCALC_WEIGHTS=str(weights))
     env.pop("TOYCALC_NANOGPT", None)
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project / "site")],
                           cwd=project, env=env, capture_output=True, text=True, timeout=300)
@@ -210,7 +227,15 @@ def page_error(env: FakeEnv, text: str, src_path: str = "bad.md", source: str | 
 # What `make check` leaves out (pyproject.toml lists the markers): a test
 # that builds a site of its own (marked build, or using project, server,
 # served or altered), a test in a browser (using chromium), a retraining
-# (marked train).
+# (marked train), and the tests named in LONG (marked long): nano-gpt's
+# JavaScript on all 729 inputs in Node, greedy decoding one input after
+# another, which took a quarter of make check's time. `make test` runs
+# them all.
+LONG = {
+    "book/test_nanogpt_parity.py": ["test_the_browser_sorts_all_729_as_toycalc_does",
+                                    "test_the_browsers_logits_are_toycalcs"],    # the same Node run (browser_runs)
+    "book/test_training_parity.py": ["test_the_sorted_count_is_greedy_decodings"],
+}
 #
 # The files that take longest, longest first (a whole run on 2 cores,
 # measured with --durations): the Makefile hands whole files to the two
@@ -238,12 +263,15 @@ LONG_FIRST = [
 
 
 def pytest_collection_modifyitems(items):
+    long = {f"tests/{path}::{name}" for path, names in LONG.items() for name in names}
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         if "chromium" in used:
             item.add_marker(pytest.mark.browser)
         if used & {"project", "server", "served", "altered"}:
             item.add_marker(pytest.mark.build)
+        if item.nodeid.split("[")[0] in long:
+            item.add_marker(pytest.mark.long)
     rank = {f"tests/{name}": k for k, name in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))   # stable: a file's order kept
 

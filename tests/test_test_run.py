@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import LONG_FIRST, ROOT, built_once, fresh_page, page
+from conftest import LONG, LONG_FIRST, ROOT, built_once, fresh_page, page
 
 
 def test_the_long_files_first_are_test_files_named_once():
@@ -22,6 +22,18 @@ def test_the_long_files_first_are_test_files_named_once():
 def test_the_makefile_keeps_that_order():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "--dist loadfile --no-loadscope-reorder" in makefile
+
+
+def test_the_long_tests_are_tests_that_are_there_and_only_make_check_leaves_them_out():
+    """A test renamed in its file would drop out of LONG without a word, and
+    make check would take its time again."""
+    for path, names in LONG.items():
+        text = (ROOT / "tests" / path).read_text(encoding="utf-8")
+        assert [n for n in names if f"def {n}(" not in text] == [], path
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    check = makefile.split("\ncheck:", 1)[1].split("\n\n", 1)[0]
+    test = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert "not long" in check and "-m" not in test
 
 
 @pytest.mark.parametrize("worker", ["", "gw1"])

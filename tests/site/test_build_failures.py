@@ -5,7 +5,6 @@ weights file is checked in process (conftest.macros); real builds prove
 the one line and the staging."""
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -15,14 +14,14 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
-from conftest import ROOT, interruptible
+from conftest import ROOT, build_with_page, interruptible, mkdocs_env
 from toycalc.model.weights import DEFAULT_TOY
 
 TOY = DEFAULT_TOY.read_text(encoding="utf-8")
 
 
 def quiet_build(site_dir: Path, weights: Path | None = None, wait=True):
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    env = mkdocs_env()
     for name in ("TOYCALC_WEIGHTS", "TOYCALC_NANOGPT"):
         env.pop(name, None)
     if weights is not None:
@@ -124,6 +123,18 @@ def test_a_false_claim_fails_the_build_in_one_line_and_keeps_the_site(tmp_path):
     assert line == (f"end-to-end.md, line {call}: the text (“The heads' results are set side by side, "
                     "and \\(W_O = I\\) passes them on unchanged”) claims identity(name='W_O'), but W_O is "
                     f"not the identity matrix: rewrite the sentence or the weights ({path})")
+
+
+def test_a_build_strict_fails_for_a_warning_keeps_the_site(project):
+    """--strict fails a build for its warnings only after every plugin ran
+    (staged_build.py): a link to a page that does not exist."""
+    site = previous_site(project)
+    before = snapshot(site)
+    result = build_with_page(project, "# Bad\n\nSee [a page](nowhere.md).\n")
+    assert result.returncode != 0
+    assert "nowhere.md" in result.stderr and "in strict mode" in result.stdout
+    assert snapshot(site) == before
+    assert not [p.name for p in project.iterdir() if p.name.startswith(".site.")]
 
 
 @pytest.mark.build

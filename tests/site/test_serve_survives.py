@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, interruptible
+from conftest import ROOT, interruptible, mkdocs_env
 from toycalc.model.weights import DEFAULT_TOY
 
 GOOD = DEFAULT_TOY.read_text(encoding="utf-8")
@@ -59,15 +59,16 @@ def wait_for(what, timeout=180):
 class Served:
     """mkdocs serve on a free port with TOYCALC_WEIGHTS in a folder of its own."""
 
-    def __init__(self, tmp_path, cwd=ROOT):
+    def __init__(self, tmp_path, cwd=ROOT, weights: str | None = GOOD):
+        """weights: the weights file's text, None to start without the file."""
         self.folder = tmp_path / "mine"
         self.folder.mkdir()
         self.weights = self.folder / "toy.yaml"
-        self.weights.write_text(GOOD, encoding="utf-8")
+        if weights is not None:
+            self.weights.write_text(weights, encoding="utf-8")
         self.log = tmp_path / "serve.log"
         self.port = free_port()
-        env = dict(os.environ, TOYCALC_WEIGHTS=str(self.weights), NO_MKDOCS_2_WARNING="1",
-                   TOYCALC_SITE_URL=f"http://127.0.0.1:{self.port}/")
+        env = mkdocs_env(TOYCALC_WEIGHTS=str(self.weights), TOYCALC_SITE_URL=f"http://127.0.0.1:{self.port}/")
         self.out = open(self.log, "w", encoding="utf-8")
         self.since = 0
         self.process = subprocess.Popen(
@@ -184,7 +185,27 @@ def test_serve_survives_a_broken_weights_file_and_watches_only_the_file(served):
     served.weights.write_text(GOOD, encoding="utf-8")
     good_page(served)
     assert served.builds() == builds + 1
+
+    # an editor's save: a new file renamed over the old one
+    saved = served.folder / "toy.yaml.tmp"
+    saved.write_text(GOOD.replace("heads: 2 ", "heads: 3 "), encoding="utf-8")
+    os.replace(saved, served.weights)
+    assert message in error_shown(served)
     assert "Traceback" not in served.output()
+
+
+@pytest.mark.build        # a server of its own
+def test_serve_started_without_the_weights_file_builds_once_it_is_saved(tmp_path):
+    served = Served(tmp_path, weights=None)
+    try:
+        assert str(served.weights) in error_shown(served)
+        assert served.process.poll() is None, served.output()
+        served.weights.write_text(GOOD, encoding="utf-8")
+        good_page(served)
+        assert served.process.poll() is None
+        assert "Traceback" not in served.output()
+    finally:
+        served.close()
 
 
 def test_serve_shows_a_bad_macro_call_and_any_other_error_and_recovers(project, tmp_path):

@@ -5,7 +5,6 @@ the theme's templates compiled once per process, as `mkdocs serve`
 rebuilds, yet anew when one is edited."""
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -85,9 +84,8 @@ for site in sys.argv[1:3]:
 
 
 def test_two_builds_in_one_process_compile_each_template_once_and_an_edited_one_again(project, tmp_path):
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     out = subprocess.run([sys.executable, "-c", TWO_BUILDS, str(tmp_path / "a"), str(tmp_path / "b")],
-                         cwd=project, env=env, capture_output=True, text=True, timeout=600)
+                         cwd=project, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     first, second = [tuple(map(int, line.split())) for line in out.stdout.split("\n") if line.strip()][-2:]
     # base.html once for the pages and once for the print page's environment, then never again;

@@ -12,15 +12,22 @@ import pytest
 from toycalc.site import staged_build
 
 
-def build(site: Path, pages: dict) -> SimpleNamespace:
-    """What a successful build does with the hook: on_config, the files written, on_post_build."""
+def build(site: Path, pages: dict, ends=("post_build", "shutdown")) -> SimpleNamespace:
+    """What a build does with the hook: on_config, the files written, then
+    the events that end it (a successful build's by default)."""
     staged_build.on_startup("build", dirty=False)
     config = SimpleNamespace(site_dir=str(site))
     staged_build.on_config(config)
     Path(config.site_dir).mkdir()                  # as mkdocs does before it writes
     for name, text in pages.items():
         (Path(config.site_dir) / name).write_text(text, encoding="utf-8")
-    staged_build.on_post_build(config)
+    for event in ends:
+        if event == "post_build":
+            staged_build.on_post_build(config)
+        elif event == "build_error":
+            staged_build.on_build_error(Exception("Aborted with 1 warnings in strict mode!"))
+        else:
+            staged_build.on_shutdown()
     return config
 
 
@@ -80,3 +87,29 @@ def test_a_first_build_and_a_system_that_cannot_swap(tmp_path, monkeypatch, can_
     build(site, {"index.html": "second"})
     assert (site / "index.html").read_text(encoding="utf-8") == "second"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+@pytest.mark.parametrize("ends", [
+    ("post_build", "build_error", "shutdown"),   # --strict fails it for its warnings, after on_post_build
+    ("shutdown",),                               # a macro's exit or Ctrl-C, before on_post_build
+], ids=["strict warnings", "stopped"])
+def test_a_build_that_fails_at_its_end_leaves_the_previous_site(tmp_path, ends):
+    site = tmp_path / "site"
+    build(site, {"index.html": "old"})
+    config = build(site, {"index.html": "new"}, ends)
+    assert (site / "index.html").read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert staged_build.STAGING == {}
+    assert config.site_dir != str(site)        # nothing pushes the failed one (gh-deploy reads site_dir)
+
+
+def test_the_site_moves_only_when_the_command_ends(tmp_path):
+    """After on_post_build --strict may still fail the build: until
+    on_shutdown the previous site is the one in place."""
+    site = tmp_path / "site"
+    build(site, {"index.html": "old"})
+    config = build(site, {"index.html": "new"}, ends=("post_build",))
+    assert (site / "index.html").read_text(encoding="utf-8") == "old"
+    staged_build.on_shutdown()
+    assert (site / "index.html").read_text(encoding="utf-8") == "new"
+    assert config.site_dir == str(site)

@@ -60,7 +60,6 @@ def test_a_rebuild_reads_changed_code_again(tmp_path, monkeypatch):
     import sys
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
-    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
     monkeypatch.delenv("TOYCALC_WEIGHTS", raising=False)
     for name in [n for n in sys.modules if n == "toycalc" or n.startswith("toycalc.")]:
         monkeypatch.setitem(sys.modules, name, sys.modules[name])  # restored afterwards

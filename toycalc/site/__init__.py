@@ -1,2 +1,2 @@
-"""MkDocs glue, one concern a file: the macros module that registers every part's
-functions, the hooks (MathJax, weights, staged build, serve, speedups, pages, blocks)."""
+"""The site: macros.py (mkdocs-macros loads it), the MkDocs hooks and what they
+share; which is glue, which patches internals, which is ours: docs/contributing.md."""

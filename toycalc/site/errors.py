@@ -5,7 +5,6 @@ text. A false claim (book/claims.py) is one of these mistakes, or, with
 TOYCALC_CLAIMS=warn, a warning and a note on its page."""
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 import re
@@ -45,15 +44,9 @@ def located(env) -> str:
 
 
 def template_line() -> int | None:
-    """The line of the page's Markdown whose macro call is running. Jinja's
-    compiled page keeps its template in __jinja_template__, which maps the
-    running Python line back to the page's line."""
-    frame = inspect.currentframe()
-    while frame is not None and "__jinja_template__" not in frame.f_globals:
-        frame = frame.f_back
-    if frame is None:
-        return None
-    return frame.f_globals["__jinja_template__"].get_corresponding_lineno(frame.f_lineno)
+    """The line of the page's Markdown whose macro call is running (Jinja
+    maps the running code back to the page's line: pinned.py)."""
+    return pinned.running_template_line()
 
 
 def front_matter_lines(page) -> int:
@@ -109,12 +102,9 @@ def _book_error(error, markdown, page) -> str:
 
 def failed_at(error, page) -> str:
     """"page.md, line N" for an error raised while the page rendered: Jinja
-    rewrites the traceback so that the page's own frames carry its lines."""
-    line, tb = None, error.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == "<template>":
-            line = tb.tb_lineno
-        tb = tb.tb_next
+    rewrites the traceback so that the page's own frames carry its lines
+    (pinned.py)."""
+    line = pinned.failed_template_line(error)
     where = page.file.src_path
     return where if line is None else f"{where}, line {line + front_matter_lines(page)}"
 

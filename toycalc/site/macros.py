@@ -31,6 +31,7 @@ reloads every module (fresh.py).
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from threadpoolctl import threadpool_limits
@@ -48,7 +49,7 @@ from .errors import (LOGGED, BookError, claims_log, claims_mode, failing, locate
                      template_line)
 from .fresh import forget_toycalc, stale
 from .page_checks import on_post_page_macros  # noqa: F401 (the plugin calls it from this module)
-from .reference import macro_reference
+from .reference import macro_reference, site_files, site_files_table
 from .runs import nano_run, toy_examples
 
 
@@ -116,7 +117,7 @@ NANO_GPT_KINDS = nano_gpt.macros()
 
 
 MACRO_NAMES = [*TOY_KINDS, *WHAT_CHANGED_KINDS, *NANO_GPT_KINDS, "path_diagram", "heads_chooser",
-               "macro_reference", "claim"]
+               "macro_reference", "site_files", "claim"]
 
 
 def define_env(env):
@@ -198,7 +199,14 @@ def define_env(env):
         """This list: every macro the pages may call."""
         return macro_reference(env.macros)
 
+    def site_files_macro():
+        """Each file of toycalc/site/ and overrides/: its kind to the platform and its lines."""
+        custom = env.conf["theme"].custom_dir
+        rows = site_files(Path(__file__).parent, Path(custom) if custom else None)
+        return kept(env.page, site_files_table(rows))
+
     env.macro(path_diagram_macro, "path_diagram")
     env.macro(heads_chooser_macro, "heads_chooser")
     env.macro(macro_reference_macro, "macro_reference")
+    env.macro(site_files_macro, "site_files")
     env.macro(claim, "claim")

@@ -9,7 +9,6 @@ way, on every page, and printed once; the server keeps answering.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from mkdocs.exceptions import BuildError
@@ -82,15 +81,16 @@ def on_serve(server, config, builder):
 def watch_the_weights(server, config) -> None:
     """Watch a weights file kept outside the watched folders (TOYCALC_WEIGHTS):
     the file itself, not its folder, which may hold anything (a log written
-    there would rebuild forever). Its folder is watched without descending,
-    and only events on the file count, so that an editor's save by rename
-    is seen too."""
+    there would rebuild the site each time). MkDocs watches a file as it
+    watches mkdocs.yml (server.watch, the on_serve event's documented use),
+    an editor's save by rename included. A file that does not exist yet
+    cannot be watched: then its folder is, and anything saved there
+    rebuilds the site."""
     path = weights_files(config).toy.resolve()
     watched = [Path(config.docs_dir).resolve()] + [Path(w).resolve() for w in config.watch]
     if any(path.is_relative_to(w) for w in watched):
         return
-
-    def on_the_file(event) -> bool:
-        touched = {os.fsdecode(event.src_path), os.fsdecode(getattr(event, "dest_path", "") or "")}
-        return str(path) in touched
-    pinned.rebuild_on(server, str(path.parent), on_the_file)
+    if path.is_file():
+        server.watch(str(path))
+    elif path.parent.is_dir():
+        server.watch(str(path.parent), recursive=False)

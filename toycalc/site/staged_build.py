@@ -3,12 +3,15 @@
 `mkdocs build` empties site_dir before it starts, so a failing or
 interrupted build would leave no site at all. Here it builds into a
 hidden folder beside site_dir and moves that into place only when the
-whole build succeeded (strict warnings included); otherwise the folder
-goes and the previous site stays as it was. The new site and the old one
-swap places in one step (Linux's renameat2 with RENAME_EXCHANGE), so
-there is no moment without a site, even if the build is killed then. A
-site_dir that is a symbolic link (to a web root) keeps its link: the
-folder it points to is the one replaced. Folders that killed builds left
+whole build succeeded; otherwise the folder goes and the previous site
+stays as it was. Success is known only at the end: `--strict` fails a
+build for its warnings after on_post_build (through on_build_error), so
+the move waits for on_shutdown, the last event of an `mkdocs` command,
+and happens only if on_post_build came and on_build_error did not. The
+new site and the old one swap places in one step (Linux's renameat2 with
+RENAME_EXCHANGE), so there is no moment without a site, even if the
+build is killed then. A site_dir that is a symbolic link (to a web root)
+keeps its link: the folder it points to is the one replaced. Folders that killed builds left
 behind are removed by the next build. `mkdocs serve` (which builds into a
 temporary folder of its own) and `--dirty` builds are left alone.
 """
@@ -21,14 +24,13 @@ import os
 import shutil
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from toycalc.site import pinned
-
 STAGED = False       # set once per process: a hook module outlives serve's rebuilds
-STAGING: dict = {}   # staging folder -> the site_dir it stands for
+STAGING: dict = {}   # staging folder -> its build: target, final (site_dir as given), config, built
 
 
 def on_startup(command, dirty):
@@ -44,7 +46,7 @@ def on_config(config):
         remove_leftovers(target)
         staging = target.parent / f".{target.name}.building-{os.getpid()}"
         remove(staging)
-        STAGING[str(staging)] = (target, final)
+        STAGING[str(staging)] = SimpleNamespace(target=target, final=final, config=config, built=False)
         config.site_dir = str(staging)
     return config
 
@@ -70,22 +72,28 @@ def alive(pid: int) -> bool:
 
 @event_priority(-100)  # after every other plugin has written its files
 def on_post_build(config):
-    staging = config.site_dir
-    if staging not in STAGING:
-        return
-    if pinned.strict_will_fail():
-        return   # --strict will fail this build: on_build_error removes the folder
-    target, final = STAGING.pop(staging)
-    for _ in range(10):      # another build may be moving its own site into place
-        try:
-            put_in_place(Path(staging), target)
-            break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        remove(Path(staging))
-        raise PluginError(f"{final}: could not move the new site into place; the previous one stays")
-    config.site_dir = str(final)
+    if config.site_dir in STAGING:
+        STAGING[config.site_dir].built = True   # whole, unless --strict now fails it (on_build_error)
+
+
+def on_shutdown():
+    """Put each whole build in place; remove what an interrupted or failed
+    one left (a macro's exit and Ctrl-C skip on_build_error, not this)."""
+    for staging, build in list(STAGING.items()):
+        del STAGING[staging]
+        if not build.built:
+            remove(Path(staging))
+            continue
+        for _ in range(10):      # another build may be moving its own site into place
+            try:
+                put_in_place(Path(staging), build.target)
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            remove(Path(staging))
+            raise PluginError(f"{build.final}: could not move the new site into place; the previous one stays")
+        build.config.site_dir = str(build.final)   # what gh-deploy pushes, after this event
 
 
 def put_in_place(new: Path, target: Path) -> None:
@@ -125,7 +133,7 @@ def on_build_error(error):
         del STAGING[staging]
 
 
-@atexit.register     # an interrupted build (Ctrl-C) or a macro's exit: never run on_build_error
+@atexit.register     # should on_shutdown not come (it is "best effort" in MkDocs' words)
 def _leftovers():
     on_build_error(None)
 
