@@ -22,6 +22,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
+import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -122,11 +124,36 @@ def record_path(npz: Path) -> Path:
 
 
 def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
+    """Write the weights to path (.npz) and their record beside it (.json).
+    Each goes to a temporary file in the same folder, renamed over the old
+    one only once both are complete: a failure or a kill while writing
+    leaves the files that were there. A record holding NaN or Infinity is
+    refused (ValueError) before anything is written: JSON has no such
+    numbers, and the browser could not read it."""
     path = Path(path)
+    record_file = record_path(path)
+    if record_file == path:
+        raise ValueError(f"{path}: the weights path must not end in .json, where their record goes")
+    text = json.dumps(record, indent=2, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as f:
-        np.savez(f, **{name: params[name] for name in sizes.param_shapes(CONFIG)})
-    record_path(path).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    parts = []
+    try:
+        for target, write in ((path, lambda f: np.savez(f, **{name: params[name] for name in
+                                                              sizes.param_shapes(CONFIG)})),
+                              (record_file, lambda f: f.write(text.encode("utf-8")))):
+            fd, part = tempfile.mkstemp(dir=path.parent, prefix=f".{target.name}.", suffix=".part")
+            parts.append(part)
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(part, 0o644)   # mkstemp's 0600 would hide the weights from the web server
+        os.replace(parts[0], path)
+        os.replace(parts[1], record_file)
+    finally:
+        for part in parts:
+            if os.path.exists(part):
+                os.unlink(part)
 
 
 MAX_RECORD_BYTES = 100_000     # nanogpt.json, the record
