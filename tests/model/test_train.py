@@ -156,11 +156,15 @@ def test_a_failed_write_leaves_the_old_files(monkeypatch, shipped, nano):
     assert files(shipped.parent) == before and len(list(shipped.parent.iterdir())) == 2
 
 
-@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
-def test_a_record_with_a_number_json_lacks_is_not_written(shipped, nano, value):
+@pytest.mark.parametrize("value, shown", [(float("nan"), "NaN"), (float("inf"), "Infinity"),
+                                          (-float("inf"), "-Infinity")])
+def test_a_record_with_a_number_json_lacks_is_not_written(shipped, nano, value, shown):
+    """What the loader would refuse (nanogpt_record) is not written either."""
     before = files(shipped.parent)
-    with pytest.raises(ValueError, match="not JSON compliant"):
+    with pytest.raises(ValueError) as err:
         nanogpt.save(dict(nano.params), dict(nano.record, final_loss=value), shipped)
+    assert str(err.value) == (f"{shipped.with_suffix('.json')}: not written: field 'final_loss': expected a "
+                              f"finite number of at least 0, found {shown}")
     assert files(shipped.parent) == before and len(list(shipped.parent.iterdir())) == 2
 
 

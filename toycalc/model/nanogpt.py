@@ -15,7 +15,8 @@ The weights come from `python -m toycalc train` (see train.py) and live in
     gamma_f beta_f (48,)  W_U (48, 3)
 
 and `weights/nanogpt.json` says how they were made (config, seed, steps,
-final loss, accuracy on all 729 inputs). The build only loads them.
+final loss, accuracy on all 729 inputs; its fields: nanogpt_record.py).
+The build only loads them.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import gpt, sizes
+from . import gpt, nanogpt_record, sizes
 from .configs import NANO_GPT
 from .files import not_regular
 from .mirror import mirrored
@@ -127,13 +128,17 @@ def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
     """Write the weights to path (.npz) and their record beside it (.json).
     Each goes to a temporary file in the same folder, renamed over the old
     one only once both are complete: a failure or a kill while writing
-    leaves the files that were there. A record holding NaN or Infinity is
-    refused (ValueError) before anything is written: JSON has no such
-    numbers, and the browser could not read it."""
+    leaves the files that were there. A record the loader would refuse
+    (one holding NaN, say: JSON has no such number, and the browser could
+    not read it) is refused (ValueError) before anything is written."""
     path = Path(path)
     record_file = record_path(path)
     if record_file == path:
         raise ValueError(f"{path}: the weights path must not end in .json, where their record goes")
+    try:
+        nanogpt_record.check(record)
+    except nanogpt_record.RecordError as e:
+        raise ValueError(f"{record_file}: not written: {e}") from None
     text = json.dumps(record, indent=2, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     parts = []
@@ -160,9 +165,10 @@ MAX_RECORD_BYTES = 100_000     # nanogpt.json, the record
 
 
 def load(path: str | Path = DEFAULT_NPZ) -> Nano:
-    """Read and validate the weights (and their record, if present); a
+    """Read and validate the weights and their record beside them; a
     missing, extra or misshapen array gets a message naming the file, the
-    array and the shape it must have. Each array's size and header are
+    array and the shape it must have, a field of the record its file and
+    the field (read_record). Each array's size and header are
     checked before its numbers are read, so a small archive that would
     expand to gigabytes is refused at once. Parameters come back in float64."""
     path = Path(path)
@@ -200,19 +206,31 @@ def load(path: str | Path = DEFAULT_NPZ) -> Nano:
             raise NanoWeightsError(f"{where}: array '{name}': holds a value that is not finite "
                                    f"(at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])})")
         params[name] = a.astype(np.float64)
-    record = {}
+    return Nano(path=path, params=params, record=read_record(path))
+
+
+def read_record(path: Path) -> dict:
+    """The record beside the weights at path, checked field by field
+    (nanogpt_record); a missing one is refused: the chapter prints its facts."""
     rec = record_path(path)
     kind = not_regular(rec)
     if kind:
         raise NanoWeightsError(f"{rec}: the record is {kind}; expected a regular file")
-    if rec.is_file():
-        try:
-            if rec.stat().st_size > MAX_RECORD_BYTES:
-                raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
-            record = json.loads(rec.read_text(encoding="utf-8"))
-        except (ValueError, OSError, RecursionError) as e:
-            raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
-    return Nano(path=path, params=params, record=record)
+    if not rec.exists():
+        raise NanoWeightsError(f"{rec}: the record of the weights {path.name} is missing; the chapter "
+                               "prints its facts. python -m toycalc train writes both files, and so "
+                               "does the page Train it yourself: keep them in one folder")
+    try:
+        if rec.stat().st_size > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
+        record = json.loads(rec.read_text(encoding="utf-8"))
+    except (ValueError, OSError, RecursionError) as e:
+        raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
+    try:
+        nanogpt_record.check(record)
+    except nanogpt_record.RecordError as e:
+        raise NanoWeightsError(f"{rec}: {e}") from None
+    return record
 
 
 def read_arrays(archive: zipfile.ZipFile, shapes: dict, where: str) -> dict:

@@ -45,6 +45,7 @@ from . import blas, gpt, nanogpt, sizes
 from .files import not_regular
 from .mirror import mirrored
 from .nanogpt import CONFIG
+from .nanogpt_record import MAX_SEED, MAX_STEPS   # the most a run may take: the record keeps every step's loss
 
 SEED = 1337
 BATCH = 64
@@ -52,9 +53,7 @@ LR = 5e-4
 BETAS = (0.9, 0.95)
 ADAM_EPS = 1e-8
 WEIGHT_DECAY = 0.1
-MAX_STEPS = 5000   # also the most a run may take: the record keeps every step's loss
 EVERY = 100
-MAX_SEED = 2 ** 32 - 1   # the seeds the page Train it yourself takes, too
 DTYPE = np.float32
 
 
