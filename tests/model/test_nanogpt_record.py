@@ -78,6 +78,9 @@ SEED = "expected a whole number from 0 to 4,294,967,295, found"
     (changed(config=dict(SHIPPED["config"], d=64)), "field 'config.d': expected 48, nano-gpt's, found 64"),
     (changed(config=dict(SHIPPED["config"], bias=1)), "field 'config.bias': expected True, nano-gpt's, found 1"),
     (changed(parameters=1000), "field 'parameters': expected a whole number from 85,728 to 85,728, found 1,000"),
+    (changed(final_loss_means="the loss"), "field 'final_loss_means': expected 'mean training loss of the last N steps', found 'the loss'"),
+    (changed(final_loss_means="mean training loss of the last 201 steps"),
+     "field 'final_loss_means': the last 201 steps, of 200 (steps)"),
     (changed(what="x" * 501), "field 'what': 501 characters, more than the limit of 500"),
     # fields
     (changed(sead=1), "field 'sead': unknown field; the fields are what, config, parameters, seed,"),

@@ -12,6 +12,7 @@ raises RecordError naming the field; nanogpt.load adds the file.
 from __future__ import annotations
 
 import math
+import re
 
 from . import sizes
 from .configs import NANO_GPT
@@ -121,6 +122,17 @@ def losses(field, value):
             raise RecordError(field, f"step {step}: {str(e).split(': ', 1)[1]}") from None
 
 
+# what final_loss is the mean of, as train and the browser write it
+FINAL_LOSS_MEANS = re.compile(r"mean training loss of the last (\d+) steps?")
+
+
+def final_loss_means(field, value):
+    text(field, value)
+    last = FINAL_LOSS_MEANS.fullmatch(value)
+    if not last or int(last[1]) < 1:
+        raise RecordError(field, f"expected 'mean training loss of the last N steps', found {_found(value)}")
+
+
 def config(field, value):
     """The model's shape: nano-gpt's, whose arrays the loader has checked."""
     names = NANO_GPT.__dataclass_fields__
@@ -163,7 +175,7 @@ RECORD = {
     "random_numbers": text,                        # browser
     "steps": whole(1, MAX_STEPS),
     "final_loss": number(0),
-    "final_loss_means": text,
+    "final_loss_means": final_loss_means,
     "loss_on_729": number(0),
     "loss_curve": losses,
     "accuracy_on_729": whole(0, INPUTS),
@@ -183,6 +195,9 @@ def check(record) -> None:
         raise RecordError("", f"expected a JSON object with the fields {', '.join(REQUIRED)}, "
                           f"found {_found(record)}")
     fields(RECORD, REQUIRED)("", record)
+    last = int(FINAL_LOSS_MEANS.fullmatch(record["final_loss_means"])[1])
+    if last > record["steps"]:
+        raise RecordError("final_loss_means", f"the last {last:,} steps, of {record['steps']:,} (steps)")
     curve = record.get("loss_curve")
     if curve is not None and len(curve) != record["steps"]:
         raise RecordError("loss_curve", f"expected one loss per step, {record['steps']:,} (steps), "
