@@ -1,11 +1,14 @@
 """Command line: check a weights file without building the site, or train nano-gpt.
 
     python -m toycalc check toycalc/weights/toy.yaml ["the cat climbed the"] [--heads N]
-    python -m toycalc train [--seed 1337] [--max-steps 5000] [--every 100] [--out PATH]
+    python -m toycalc train [--seed 1337] [--max-steps 5000] [--every 100] [--out PATH.npz | --force]
 
 `check` prints the model's shape and, for the sentence, the prediction of
 each heads choice; a bad file or sentence prints one line and exits with 1.
-`train` is toycalc.model.train: it writes weights/nanogpt.npz and .json.
+`train` is toycalc.model.train: once a run sorts all 729 inputs it writes
+the weights --out names (.npz) and their record beside them (.json); the
+book's own (weights/nanogpt.npz) only with --force or --out naming them.
+A bad argument prints one line and exits with 2, before any training.
 """
 from __future__ import annotations
 

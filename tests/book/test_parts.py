@@ -35,7 +35,7 @@ def registered():
         for macro, registry in part.macros().items():
             for name, function in registry.items():
                 yield part_name, macro, name, inspect.unwrap(function)
-    for name, function in claims.CLAIMS.items():
+    for name, function in {**claims.CLAIMS, **claims.NANO_CLAIMS}.items():
         yield "claims", "claim", name, function
 
 

@@ -28,7 +28,7 @@ def hostile_weights(tmp_path, nano):
     path = altered_nano(nano, tmp_path / "nano.npz")
     record = path.with_suffix(".json")
     rec = json.loads(record.read_text(encoding="utf-8"))
-    rec["dtype"], rec["stored_as"] = RECORD, RECORD
+    rec["optimizer"]["name"] = RECORD     # free text (dtype and stored_as are read as float names)
     record.write_text(json.dumps(rec), encoding="utf-8")
     return toy, path
 

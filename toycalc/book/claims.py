@@ -2,30 +2,40 @@
 model's behaviour, checked on every build by the `claim` macro.
 
 A claim returns None when what the prose says holds, else what is true.
-The claim macro checks it on the call's heads, or else on every heads
-choice, and stops the build when it is false.
+The claim macro checks a toy claim (CLAIMS) on the call's heads, or else
+on every heads choice, and a nano-gpt claim (NANO_CLAIMS) on nano-gpt's
+example run; it stops the build when the claim is false.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..model.tokenizer import SPACE_SIGN, TokenizerError, tokenize
+from ..model import nanogpt
 from .example_checks import check_head, token_id
 from .example import Example
+from .nano_example import Run
+from .nano_gpt.shared import block_trace, check_t, follow, head_slice
 from .render import fixed, token_text
 from .toy.positions import order_number
 
-CLAIMS: dict = {}   # name -> check, each registered by @claim beside it
+CLAIMS: dict = {}        # name -> check of the toy's Example, each registered by @claim beside it
+NANO_CLAIMS: dict = {}   # name -> check of nano-gpt's Run, each registered by @nano_claim
 
 
-def claim(name: str):
+def claim(name: str, registry: dict = CLAIMS):
     """Register a check as the claim `name`: {{ claim(name, ...) }} on a page."""
     def register(check):
-        if name in CLAIMS:
+        if name in CLAIMS or name in NANO_CLAIMS:
             raise ValueError(f"claim({name!r}) is registered twice")
-        CLAIMS[name] = check
+        registry[name] = check
         return check
     return register
+
+
+def nano_claim(name: str):
+    """Register a check of nano-gpt's example run as the claim `name`."""
+    return claim(name, NANO_CLAIMS)
 
 
 @claim("identity")
@@ -171,3 +181,39 @@ def no_prefix_claim(ex: Example) -> str | None:
             if a != b and b.startswith(a):
                 return f"{token_text(a)} is the start of {token_text(b)}"
     return None
+
+
+# ---------------------------------------------------------------- nano-gpt's
+
+@nano_claim("writes_sorted")
+def writes_sorted_claim(run: Run) -> str | None:
+    """Greedy decoding writes the example's letters sorted."""
+    want = sorted(run.ids)
+    if run.answer == want:
+        return None
+    return (f"the model writes {nanogpt.letters(run.answer)} for {nanogpt.letters(run.ids)}, "
+            f"whose letters sorted are {nanogpt.letters(want)}")
+
+
+@nano_claim("sorts_all")
+def sorts_all_claim(run: Run) -> str | None:
+    """Greedy decoding sorts every one of the 729 possible inputs."""
+    n = run.sorted_count
+    return None if n == len(nanogpt.all_inputs()) else f"greedy decoding sorts {n} of the 729 inputs"
+
+
+@nano_claim("looks_at_smallest")
+def looks_at_smallest_claim(run: Run, t: int = 5, head="best", block: int = 1) -> str | None:
+    """Row t of a head's attention (head="best": the one the Self
+    Attention page follows) puts its largest weight on a copy of the
+    smallest letter of the input so far."""
+    block, head = follow(run, block, head)
+    check_t(run, t)
+    head_slice(run, head)
+    row = block_trace(run, block)["weights"][head - 1, t, : t + 1]
+    j = int(np.argmax(row))
+    smallest = min(run.ids[: t + 1])
+    if run.ids[j] == smallest:
+        return None
+    return (f"head {head} of block {block} puts its largest weight, {fixed(row[j])}, on "
+            f"{nanogpt.VOCAB[run.ids[j]]} at j = {j}, not on the smallest letter, {nanogpt.VOCAB[smallest]}")

@@ -15,13 +15,16 @@ The weights come from `python -m toycalc train` (see train.py) and live in
     gamma_f beta_f (48,)  W_U (48, 3)
 
 and `weights/nanogpt.json` says how they were made (config, seed, steps,
-final loss, accuracy on all 729 inputs). The build only loads them.
+final loss, accuracy on all 729 inputs; its fields: nanogpt_record.py).
+The build only loads them.
 """
 from __future__ import annotations
 
 import itertools
 import json
 import math
+import os
+import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -29,10 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import gpt, sizes
+from . import gpt, nanogpt_record, sizes
 from .configs import NANO_GPT
 from .files import not_regular
 from .mirror import mirrored
+from .weights import MAX_WEIGHT
 from .yamlfile import excerpt
 
 CONFIG = NANO_GPT
@@ -122,22 +126,68 @@ def record_path(npz: Path) -> Path:
 
 
 def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
+    """Write the weights to path (.npz) and their record beside it (.json).
+    Each goes to a temporary file in the same folder, renamed over the old
+    one only once both are complete: a failure or a kill while writing
+    leaves the files that were there. A record the loader would refuse
+    (one holding NaN, say: JSON has no such number, and the browser could
+    not read it) is refused (ValueError) before anything is written."""
     path = Path(path)
+    record_file = record_path(path)
+    if record_file == path:
+        raise ValueError(f"{path}: the weights path must not end in .json, where their record goes")
+    try:
+        nanogpt_record.check(record)
+    except nanogpt_record.RecordError as e:
+        raise ValueError(f"{record_file}: not written: {e}") from None
+    text = json.dumps(record, indent=2, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as f:
-        np.savez(f, **{name: params[name] for name in sizes.param_shapes(CONFIG)})
-    record_path(path).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    parts = []
+    try:
+        for target, write in ((path, lambda f: np.savez(f, **{name: params[name] for name in
+                                                              sizes.param_shapes(CONFIG)})),
+                              (record_file, lambda f: f.write(text.encode("utf-8")))):
+            fd, part = tempfile.mkstemp(dir=path.parent, prefix=f".{target.name}.", suffix=".part")
+            parts.append(part)
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(part, 0o644)   # mkstemp's 0600 would hide the weights from the web server
+        os.replace(parts[0], path)
+        os.replace(parts[1], record_file)
+    finally:
+        for part in parts:
+            if os.path.exists(part):
+                os.unlink(part)
 
 
 MAX_RECORD_BYTES = 100_000     # nanogpt.json, the record
+ENCRYPTED = 0x1                # bit 0 of a zip member's flags
+METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+
+
+def max_array_bytes(shape) -> int:
+    """The most one array may take, expanded: float64 numbers and the .npy header."""
+    return math.prod(shape) * 8 + 4096
+
+
+def max_npz_bytes(shapes: dict) -> int:
+    """The most a weights file may take: its arrays' limits and 1 KiB of
+    zip headers for each (savez_compressed's deflate adds a few bytes)."""
+    return sum(max_array_bytes(shape) + 1024 for shape in shapes.values())
 
 
 def load(path: str | Path = DEFAULT_NPZ) -> Nano:
-    """Read and validate the weights (and their record, if present); a
+    """Read and validate the weights and their record beside them; a
     missing, extra or misshapen array gets a message naming the file, the
-    array and the shape it must have. Each array's size and header are
-    checked before its numbers are read, so a small archive that would
-    expand to gigabytes is refused at once. Parameters come back in float64."""
+    array and the shape it must have, a field of the record its file and
+    the field (read_record). The file's size, and each member's name,
+    flags and method, are checked before zipfile reads a number, and each
+    array's size and header before its numbers are read, so a small
+    archive that would expand to gigabytes is refused at once. Every
+    weight is finite and within ±MAX_WEIGHT, the toy's limit.
+    Parameters come back in float64."""
     path = Path(path)
     where = str(path)
     shapes = sizes.param_shapes(CONFIG)
@@ -147,11 +197,21 @@ def load(path: str | Path = DEFAULT_NPZ) -> Nano:
     try:
         with open(path, "rb") as f:
             start = f.read(6)
-        archive = zipfile.ZipFile(path)
+            size = os.fstat(f.fileno()).st_size
     except OSError as e:
         reason = e.strerror or str(e)
         raise NanoWeightsError(f"{where}: cannot read the nano-gpt weights ({reason}); "
                                "make them with: python -m toycalc train") from None
+    # before zipfile reads the archive's list of members, which costs
+    # memory and time in proportion to their number, whatever their size
+    limit = max_npz_bytes(shapes)
+    if size > limit:
+        raise NanoWeightsError(f"{where}: {size:,} bytes, more than the {limit:,} that nano-gpt's "
+                               f"{len(shapes)} arrays take in float64 with their headers")
+    try:
+        archive = zipfile.ZipFile(path)
+    except OSError as e:
+        raise NanoWeightsError(f"{where}: cannot read the nano-gpt weights ({e.strerror or e})") from None
     except (zipfile.BadZipFile, ValueError, EOFError):
         what = ("the file is empty" if not start else
                 "a single .npy array, not an .npz archive" if start == b"\x93NUMPY" else
@@ -172,26 +232,60 @@ def load(path: str | Path = DEFAULT_NPZ) -> Nano:
         if not np.isfinite(a).all():
             raise NanoWeightsError(f"{where}: array '{name}': holds a value that is not finite "
                                    f"(at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])})")
-        params[name] = a.astype(np.float64)
-    record = {}
+        a = a.astype(np.float64)
+        beyond = np.abs(a) > MAX_WEIGHT          # the toy's limit: no sum of the forward pass overflows
+        if beyond.any():
+            at = tuple(int(i) for i in np.argwhere(beyond)[0])
+            raise NanoWeightsError(f"{where}: array '{name}': holds {a[at]:g} at index {at}, beyond "
+                                   f"the limit of a weight, ±{MAX_WEIGHT:,.0f}")
+        params[name] = a
+    return Nano(path=path, params=params, record=read_record(path))
+
+
+def read_record(path: Path) -> dict:
+    """The record beside the weights at path, checked field by field
+    (nanogpt_record); a missing one is refused: the chapter prints its facts."""
     rec = record_path(path)
     kind = not_regular(rec)
     if kind:
         raise NanoWeightsError(f"{rec}: the record is {kind}; expected a regular file")
-    if rec.is_file():
-        try:
-            if rec.stat().st_size > MAX_RECORD_BYTES:
-                raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
-            record = json.loads(rec.read_text(encoding="utf-8"))
-        except (ValueError, OSError, RecursionError) as e:
-            raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
-    return Nano(path=path, params=params, record=record)
+    if not rec.exists():
+        raise NanoWeightsError(f"{rec}: the record of the weights {path.name} is missing; the chapter "
+                               "prints its facts. python -m toycalc train writes both files, and so "
+                               "does the page Train it yourself: keep them in one folder")
+    try:
+        if rec.stat().st_size > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
+        record = json.loads(rec.read_text(encoding="utf-8"))
+    except (ValueError, OSError, RecursionError) as e:
+        raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
+    try:
+        nanogpt_record.check(record)
+    except nanogpt_record.RecordError as e:
+        raise NanoWeightsError(f"{rec}: {e}") from None
+    return record
 
 
 def read_arrays(archive: zipfile.ZipFile, shapes: dict, where: str) -> dict:
     """The archive's arrays, each checked by name, stored size, shape and
-    type before its numbers are read."""
-    members = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
+    type before its numbers are read; first, each member is one array
+    (no name twice), neither encrypted nor compressed by a method other
+    than np.savez's and np.savez_compressed's, whose reading would fail
+    deep in zipfile."""
+    members = {}
+    for info in archive.infolist():
+        name = info.filename.removesuffix(".npy")
+        if name in members:
+            raise NanoWeightsError(f"{where}: array {excerpt(name)} appears twice in the archive; "
+                                   "np.savez writes each array once")
+        if info.flag_bits & ENCRYPTED:
+            raise NanoWeightsError(f"{where}: array {excerpt(name)} is encrypted; expected the plain "
+                                   "arrays np.savez writes")
+        if info.compress_type not in METHODS:
+            raise NanoWeightsError(f"{where}: array {excerpt(name)} is compressed by method "
+                                   f"{info.compress_type}; expected {' or '.join(METHODS.values())}, "
+                                   "as np.savez and np.savez_compressed write them")
+        members[name] = info
     missing = [n for n in shapes if n not in members]
     if missing:
         raise NanoWeightsError(f"{where}: array '{missing[0]}' is missing: expected shape "
@@ -199,12 +293,13 @@ def read_arrays(archive: zipfile.ZipFile, shapes: dict, where: str) -> dict:
                                f"named as sizes.param_shapes names them ({', '.join(list(shapes)[:3])}, ...)")
     unknown = [n for n in members if n not in shapes]
     if unknown:
-        raise NanoWeightsError(f"{where}: unknown array {excerpt(unknown[0])}; the arrays are "
-                               f"{', '.join(shapes)}")
+        raise NanoWeightsError(f"{where}: unknown array {excerpt(unknown[0])}; the file holds exactly "
+                               f"{len(shapes)} arrays, named as sizes.param_shapes names them "
+                               f"({', '.join(list(shapes)[:3])}, ...)")
     arrays = {}
     for name, shape in shapes.items():
         info = members[name]
-        limit = math.prod(shape) * 8 + 4096          # float64 numbers and the .npy header
+        limit = max_array_bytes(shape)
         if info.file_size > limit:
             raise NanoWeightsError(f"{where}: array '{name}' expands to {info.file_size:,} bytes, "
                                    f"more than the {limit:,} of shape {_shape(shape)} in float64")

@@ -1,6 +1,7 @@
 """Train nano-gpt to sort six letters, with toycalc's own numpy GPT.
 
-    python -m toycalc train [--seed 1337] [--max-steps 5000] [--every 100] [--out PATH]
+    python -m toycalc train [--seed 1337] [--max-steps 5000] [--every 100]
+                            [--out PATH.npz | --force]
 
 minGPT's sort demo, in numpy: random batches of 64 inputs of six letters
 from {A, B, C}, the loss only on the six sorted positions (see
@@ -11,9 +12,14 @@ gpt.forward and gpt.backward, the same code that runs the toy model;
 training runs them in float32 for speed. Every `--every` steps it prints a
 progress line and checks greedy decoding on all 729 inputs, with the
 weights rounded to half precision (float16) as they are shipped; it stops
-when all 729 come out sorted (or after --max-steps), then writes
-weights/nanogpt.npz (float16) and weights/nanogpt.json (the record, with
-the loss of every step: the chapter draws it).
+when all 729 come out sorted (or after --max-steps). Only a run that sorts
+all 729 writes anything: the weights to --out (.npz, float16) and beside
+them their record (.json, with the loss of every step: the chapter draws
+it), each to a temporary file renamed over the old one (nanogpt.save), so
+no failed, stopped or interrupted run loses the weights already there.
+The book's own, weights/nanogpt.npz, are replaced only when --out names
+them or with --force. Every argument is checked before training starts,
+and a bad one is refused in one line.
 
 Why float16: the reader's browser downloads the weights to run the model,
 and 85,728 float32 numbers do not compress (their low bits are noise); in
@@ -26,6 +32,7 @@ What it leaves out: dropout, a learning-rate schedule, gradient clipping.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -35,8 +42,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from . import blas, gpt, nanogpt, sizes
+from .files import not_regular
 from .mirror import mirrored
 from .nanogpt import CONFIG
+from .nanogpt_record import MAX_SEED, MAX_STEPS   # the most a run may take: the record keeps every step's loss
 
 SEED = 1337
 BATCH = 64
@@ -44,7 +53,6 @@ LR = 5e-4
 BETAS = (0.9, 0.95)
 ADAM_EPS = 1e-8
 WEIGHT_DECAY = 0.1
-MAX_STEPS = 5000
 EVERY = 100
 DTYPE = np.float32
 
@@ -127,9 +135,10 @@ def eval_loss(params) -> float:
 
 
 def train(seed: int = SEED, max_steps: int = MAX_STEPS, every: int = EVERY,
-          out: Path | None = nanogpt.DEFAULT_NPZ, log=print) -> dict:
+          out: Path | None = None, log=print) -> dict:
     """Train until greedy decoding sorts all 729 inputs; return the record.
-    The BLAS threads are pinned meanwhile (see blas.py)."""
+    The weights and the record are written to out (if given) only when all
+    729 are sorted. The BLAS threads are pinned meanwhile (see blas.py)."""
     with threadpool_limits(limits=blas.THREADS, user_api="blas"):
         return _train(seed, max_steps, every, out, log)
 
@@ -182,21 +191,82 @@ def _train(seed, max_steps, every, out, log) -> dict:
         "made_with": machine,
     }
     log(f"{record['accuracy_on_729']}/729 sorted after {step} steps, {seconds:.0f} s")
-    if out is not None:
-        nanogpt.save(shipped, record, out)
-        log(f"wrote {out} and {nanogpt.record_path(out)}")
+    if out is None:
+        return record
+    if record["accuracy_on_729"] < 729:
+        log(f"nothing written: only weights that sort all 729 inputs are written "
+            f"({out} is as it was); raise --max-steps (at most {MAX_STEPS:,}) or try another --seed")
+        return record
+    nanogpt.save(shipped, record, out)
+    log(f"wrote {out} and {nanogpt.record_path(out)}")
     return record
 
 
+class Arguments(argparse.ArgumentParser):
+    """argparse, with each refusal in one line (no usage block above it)."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message}\n")
+
+
+def weights_path(out: Path | None, force: bool) -> Path:
+    """Where a run will write its weights (the record goes beside them),
+    checked before any training: a weights path (.npz) in a folder that
+    exists and can be written; the book's own weights only when --out names
+    them or with --force. Raises ValueError with the one line to print."""
+    if out is None:
+        out = nanogpt.DEFAULT_NPZ
+        if out.exists() and not force:
+            raise ValueError(f"{out} holds the book's weights: replace them with --force "
+                             f"(or --out naming them), or write elsewhere with --out PATH.npz")
+    if out.is_dir():
+        raise ValueError(f"--out {out}: is a folder; expected the path of the weights, "
+                         f"such as {out / 'nanogpt.npz'}")
+    if out.suffix != ".npz":
+        raise ValueError(f"--out {out}: expected the path of the weights, ending in .npz "
+                         f"(their record goes beside them, as {out.with_suffix('.json').name})")
+    folder = out.parent
+    if not folder.exists():
+        raise ValueError(f"--out {out}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise ValueError(f"--out {out}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: cannot write in the folder {folder}")
+    for path in (out, nanogpt.record_path(out)):
+        kind = not_regular(path)
+        if kind:
+            raise ValueError(f"--out {out}: {path} is {kind}; expected a regular file or none")
+    return out
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m toycalc train", description="Train nano-gpt to sort six letters.")
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--max-steps", type=int, default=MAX_STEPS)
-    parser.add_argument("--every", type=int, default=EVERY, help="steps between progress lines")
-    parser.add_argument("--out", type=Path, default=nanogpt.DEFAULT_NPZ)
+    parser = Arguments(prog="python -m toycalc train", description="Train nano-gpt to sort six letters.")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"0 to {MAX_SEED:,} (default {SEED})")
+    parser.add_argument("--max-steps", type=int, default=MAX_STEPS,
+                        help=f"stop after this many steps, 1 to {MAX_STEPS:,} (default {MAX_STEPS:,})")
+    parser.add_argument("--every", type=int, default=EVERY,
+                        help=f"steps between progress lines and checks on all 729 inputs (default {EVERY})")
+    parser.add_argument("--out", type=Path, help="the weights to write (PATH.npz); the record goes "
+                        "beside them (PATH.json). Default: the book's, toycalc/weights/nanogpt.npz, "
+                        "which needs --force")
+    parser.add_argument("--force", action="store_true", help="replace the book's weights")
     args = parser.parse_args(argv)
-    record = train(args.seed, args.max_steps, args.every, args.out,
-                   log=lambda s: print(s, flush=True))
+    if not 0 <= args.seed <= MAX_SEED:
+        parser.error(f"--seed {args.seed}: expected a whole number from 0 to {MAX_SEED:,}")
+    if not 1 <= args.max_steps <= MAX_STEPS:
+        parser.error(f"--max-steps {args.max_steps}: expected a whole number from 1 to {MAX_STEPS:,} "
+                     "(the record keeps every step's loss)")
+    if args.every < 1:
+        parser.error(f"--every {args.every}: expected a whole number of steps, at least 1")
+    try:
+        out = weights_path(args.out, args.force)
+    except ValueError as e:
+        parser.error(str(e))
+    try:
+        record = train(args.seed, args.max_steps, args.every, out, log=lambda s: print(s, flush=True))
+    except KeyboardInterrupt:
+        print(f"interrupted: nothing written ({out} is as it was)", file=sys.stderr)
+        return 130
     return 0 if record["accuracy_on_729"] == 729 else 1
 
 

@@ -64,7 +64,7 @@ def front_matter_lines(page) -> int:
 def sentence_at(markdown: str, line: int | None) -> str:
     """The sentence a claim on this line of the page's Markdown follows: its
     paragraph up to the call, the last sentence of it, macro calls as "…",
-    at most 100 characters."""
+    HTML tags left out, at most 100 characters."""
     lines = markdown.splitlines()
     if line is None or not 0 < line <= len(lines):
         return ""
@@ -73,7 +73,8 @@ def sentence_at(markdown: str, line: int | None) -> str:
     while k > 0 and lines[k - 1].strip() and not lines[k - 1].lstrip().startswith(("#", "<", "{{")):
         k -= 1
         paragraph.insert(0, lines[k])
-    text = re.sub(r"\{\{.*?\}\}", "…", " ".join(part.strip() for part in paragraph)).strip()
+    text = re.sub(r"\{\{.*?\}\}", "…", " ".join(part.strip() for part in paragraph))
+    text = re.sub(r"<[^>]*>", "", text).strip()       # a span the browser marks: its words only
     sentence = re.split(r"(?<=[.!?])\s+", text)[-1]
     return sentence if len(sentence) <= 100 else "…" + sentence[-99:]
 

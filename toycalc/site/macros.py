@@ -167,18 +167,23 @@ def define_env(env):
 
     def claim(what, heads=None, **options):
         """Nothing on the page; stops the build when the prose's claim is false.
-        Without `heads` it must hold for every heads choice, since the reader
-        may pick any of them."""
+        Without `heads` a toy claim must hold for every heads choice, since the
+        reader may pick any of them; a nano-gpt claim takes no heads."""
         page = located(env)
-        if what not in claims.CLAIMS:
+        if what not in claims.CLAIMS and what not in claims.NANO_CLAIMS:
             raise BookError(f"{page}: claim({what!r}): no such claim; the claims are: "
-                            f"{', '.join(claims.CLAIMS)}")
-        function = claims.CLAIMS[what]
+                            f"{', '.join([*claims.CLAIMS, *claims.NANO_CLAIMS])}")
+        nano_claim = what in claims.NANO_CLAIMS
+        function = (claims.NANO_CLAIMS if nano_claim else claims.CLAIMS)[what]
         try:
-            check_arguments(function, options, ("heads",))
-            check_choices({"heads": heads})
-            choices = [heads] if heads is not None else example().heads_choices
-            false = next(filter(None, (function(example(h), **options) for h in choices)), None)
+            if nano_claim:
+                check_arguments(function, dict(options, **({"heads": heads} if heads is not None else {})))
+                false = function(nano, **options)
+            else:
+                check_arguments(function, options, ("heads",))
+                check_choices({"heads": heads})
+                choices = [heads] if heads is not None else example().heads_choices
+                false = next(filter(None, (function(example(h), **options) for h in choices)), None)
         except (ValueError, TypeError) as e:
             raise BookError(f"{page}: claim({what!r}): {e}") from None
         if false:
@@ -186,14 +191,14 @@ def define_env(env):
             sentence = sentence_at(env.markdown or "", template_line())
             quoted = f" (“{sentence}”)" if sentence else ""
             message = (f"{page}: the text{quoted} claims {what}({args}), but {false}: "
-                       f"rewrite the sentence or the weights ({model.path})")
+                       f"rewrite the sentence or the weights ({(nano.model if nano_claim else model).path})")
             if mode == "strict":
                 raise BookError(message)
             claims_log.warning(message)
             return ('<span class="claim-broken" role="note">This sentence was written for the book\'s '
                     f"weights and does not hold for these: {plain(false)}.</span>")
         return ""
-    claim.registry = claims.CLAIMS
+    claim.registry = {**claims.CLAIMS, **claims.NANO_CLAIMS}
 
     def macro_reference_macro():
         """This list: every macro the pages may call."""

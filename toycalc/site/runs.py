@@ -82,6 +82,7 @@ def nano_run(config) -> Run:
         return NANO_RUNS[key]
     try:
         run = Run(load_nano(path))
+        run.check_record()
     except ValueError as e:   # NanoWeightsError names the file; a failing run needs it too
         message = str(e)
         raise PluginError(message if isinstance(e, NanoWeightsError) else
