@@ -3,7 +3,7 @@
 // module, toycalc/book/nano_gpt/shared.py). It wires the page to nano_gpt.js and gpt.js, on the
 // weights the build exports (javascripts/nanogpt-weights.json, fetched
 // the first time a reader asks for something, never before):
-//  - the field "Letters for the model to sort here" ([data-nano-sort]): six letters of the
+//  - the field "Letters for nano-gpt to sort" ([data-nano-sort]): six letters of the
 //    reader's, sorted by the model, with p(A), p(B), p(C) at each step;
 //  - every matrix that stops at "N more rows" ([data-nano-full], added by
 //    the chapter's `openable`) gets a button that shows it whole
@@ -90,15 +90,15 @@ function setUpSorter(root) {
   const input = el("input", { type: "text", id, autocomplete: "off", spellcheck: "false",
                               placeholder: root.dataset.example || "", "aria-describedby": `${id}-hint ${id}-message` });
   const message = el("p", { id: `${id}-message`, class: "nano-message", role: "alert" });
-  const intro = el("p", { text: "Sort letters of your own, here: the same model runs in your browser, " +
-                                "on the weights every number of this chapter comes from, and its answer " +
-                                "shows under the field. (To have the chapter's pages follow your letters " +
-                                "instead, use the field “Letters for this chapter to follow” at the top of the page.)" });
+  const intro = el("p", { text: "Type letters of your own and nano-gpt sorts them, in your browser, on " +
+                                "the weights every number of this chapter comes from." });
   const form = el("form", { class: "nano-sorter-form" }, [
-    el("label", { for: id, text: "Letters for the model to sort here" }), " ", input, " ",
+    el("label", { for: id, text: "Letters for nano-gpt to sort" }), " ", input, " ",
     el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Sort" }),
     el("p", { id: `${id}-hint`, class: "nano-hint",
-              text: `${length} letters, each A, B or C (any case; spaces are ignored).` }),
+              text: `${length} letters, each A, B or C (any case; spaces are ignored). The answer shows ` +
+                    "under this field, and the rest of the page stays as it is: to have the chapter's numbers " +
+                    "computed for your letters, use the other field, “Letters for this chapter to follow”." }),
     message]);
   // only the answer's sentence is announced, not the table under it
   const answer = el("p", { class: "nano-answer", "aria-live": "polite" });
@@ -288,8 +288,9 @@ function followForm(book, length) {
     el("label", { for: id, text: "Letters for this chapter to follow" }), " ", f.input, " ",
     el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Follow" }), " ", f.back,
     el("p", { id: `${id}-hint`, class: "nano-hint",
-              text: `${length} letters, each A, B or C. Every number that depends on the input is computed ` +
-                    "again in your browser, here and on the chapter's next pages; sizes and weights stay." }),
+              text: `${length} letters, each A, B or C. Not a sort: every number of this page that depends on ` +
+                    "the input is computed again for them in your browser, and on the chapter's next pages too; " +
+                    "sizes and weights stay." }),
     f.message]);
   f.box = el("div", { class: "nano-follow" }, [f.now, f.form]);
   return f;
@@ -297,10 +298,14 @@ function followForm(book, length) {
 
 /** Where a box about the page's input or weights goes: after the page's
  *  first paragraph (before it, the box and the note took ~400 px of a
- *  phone's first screen before any prose), else under the title. The
- *  room is kept there until it comes (book.css, data-nano-input). */
+ *  phone's first screen before any prose), else under the title; after
+ *  the sorter when it comes right after that paragraph (the
+ *  Introduction opens on its tool). The room is kept there until it
+ *  comes (book.css, data-nano-input). */
 function lead(title) {
-  return title.parentElement.querySelector(":scope > p") || title;
+  const first = title.parentElement.querySelector(":scope > p");
+  const next = first && first.nextElementSibling;
+  return next && next.matches("[data-nano-sort]") ? next : first || title;
 }
 
 /** After the page's first paragraph, on a page with per-input numbers:

@@ -113,7 +113,7 @@ function toYaml(model, changed) {
 const NOTE = "Every weight of the toy, as the weights file holds it, labelled as the book's tables are. " +
   "Type a new number and every table and figure of this page follows at once; a changed cell is " +
   "marked. A cell that does not hold a number the weights file accepts says why, and the model keeps " +
-  "its last number. Download the weights to build the whole book from them (TOYCALC_WEIGHTS).";
+  "its last number. Download the weights to build the whole book from them.";
 
 /** One matrix as a table of inputs with the book's row and column
  *  labels, folded under its name and size. */

@@ -5,6 +5,8 @@ with its answers open (formulas typeset, axe, no overflow): the tour of
 every page, test_every_page_browser.py. Fixtures: conftest.py."""
 import pytest
 
+from toycalc.model import nanogpt
+
 
 def test_a_cell_says_its_value_on_focus(visit):
     page = visit().open("/nano-gpt/self-attention/")
@@ -42,17 +44,21 @@ def test_matrix_captions_are_as_wide_as_the_column(visit, width):
 
 
 def test_the_introductions_two_fields_say_what_each_does(visit):
-    """nano-gpt's Introduction has two fields: one at the top, for the
-    chapter to follow the reader's letters, one in "The task", that sorts
-    them right there; their labels say which is which."""
+    """nano-gpt's Introduction opens on its tool: the field that sorts the
+    reader's letters right there comes after the first paragraph, the one
+    for the chapter to follow them after it; their labels and hints say
+    which is which, and each names the other."""
     page = visit().open("/nano-gpt/")
+    sort = page.get_by_label("Letters for nano-gpt to sort", exact=True)
     follow = page.get_by_label("Letters for this chapter to follow", exact=True)
-    sort = page.get_by_label("Letters for the model to sort here", exact=True)
     assert follow.is_visible() and sort.is_visible()
-    title = page.locator("article h1").bounding_box()
+    first = page.locator("article > p").first.bounding_box()
     task = page.locator("article h2", has_text="The task").bounding_box()
-    assert title["y"] < follow.bounding_box()["y"] < task["y"] < sort.bounding_box()["y"]
-    assert "use the field “Letters for this chapter to follow” at the top" in page.locator("[data-nano-sort]").inner_text()
+    assert first["y"] < sort.bounding_box()["y"] < follow.bounding_box()["y"] < task["y"]
+    sort_hint = page.locator("[data-nano-sort] .nano-hint").inner_text()
+    follow_hint = page.locator(".nano-follow .nano-hint").inner_text()
+    assert "the rest of the page stays as it is" in sort_hint and "“Letters for this chapter to follow”" in sort_hint
+    assert follow_hint.startswith(f"{nanogpt.LENGTH} letters, each A, B or C. Not a sort:") and "next pages" in follow_hint
 
 
 # Where the box is: the element before it, whether that is the article's

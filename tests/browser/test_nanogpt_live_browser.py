@@ -1,5 +1,5 @@
 """nano-gpt live in a real browser (fixtures chromium, server and visit in
-conftest.py): the field "Letters for the model to sort here" sorts the reader's letters with
+conftest.py): the field "Letters for nano-gpt to sort" sorts the reader's letters with
 toycalc's probabilities; a bad entry gets its message and the page keeps
 working; a matrix opens in full with toycalc's values; axe finds nothing
 serious or moderate; without JavaScript the pages read as the build wrote
@@ -50,7 +50,7 @@ def assert_sorted_as_toycalc(page, nano, letters: str):
 @pytest.mark.parametrize("path", FIELD_PAGES)
 def test_cbabbc_sorts_to_ABBBCC_with_toycalcs_probabilities(visit, nano, path):
     page = visit().open(path)
-    field = page.get_by_label("Letters for the model to sort here")
+    field = page.get_by_label("Letters for nano-gpt to sort")
     field.fill("cbabbc")
     field.press("Enter")
     page.wait_for_selector(".nano-answer-letters")
@@ -60,7 +60,7 @@ def test_cbabbc_sorts_to_ABBBCC_with_toycalcs_probabilities(visit, nano, path):
 
 def test_bad_entries_get_their_message_and_the_page_keeps_working(visit, nano):
     page = visit().open("/nano-gpt/output/")
-    field, message = page.get_by_label("Letters for the model to sort here"), page.locator("[data-nano-sort] [role=alert]")
+    field, message = page.get_by_label("Letters for nano-gpt to sort"), page.locator("[data-nano-sort] [role=alert]")
     sort(page, "a a b c c b")
     shown_steps(page)
     for text, said in [("abd", '"d" is not a letter nano-gpt knows'), ("ab", "2 letters: nano-gpt sorts exactly 6"),
