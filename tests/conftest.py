@@ -48,12 +48,16 @@ def mkdocs_env(**variables) -> dict:
 
 
 def build_site(site_dir: Path, weights: Path | None = None, address: dict | None = None,
-               nano: Path | None = None) -> subprocess.CompletedProcess:
+               nano: Path | None = None, claims: str | None = None) -> subprocess.CompletedProcess:
     """mkdocs build --strict into site_dir, optionally with other weights
     files (toy, nano-gpt); address: the site's and its repository's (else a
-    local build's none), as the Pages workflow sets them."""
-    env = {k: v for k, v in mkdocs_env().items() if k not in (*ADDRESS, "TOYCALC_WEIGHTS", "TOYCALC_NANOGPT")}
+    local build's none), as the Pages workflow sets them; claims: "warn"
+    builds with the prose's false claims marked (TOYCALC_CLAIMS)."""
+    env = {k: v for k, v in mkdocs_env().items()
+           if k not in (*ADDRESS, "TOYCALC_WEIGHTS", "TOYCALC_NANOGPT", "TOYCALC_CLAIMS")}
     env |= address or {}
+    if claims is not None:
+        env["TOYCALC_CLAIMS"] = claims
     if weights is not None:
         env["TOYCALC_WEIGHTS"] = str(weights)
     if nano is not None:

@@ -69,7 +69,7 @@ def test_each_page_module_is_named_as_its_page():
 BY_NAME = {macro: registry for part in PARTS.values() for macro, registry in part.macros().items()} | {
     "claim": claims.CLAIMS}
 WITHOUT_NAME = {"path_diagram": path.path_diagram, "heads_chooser": path.heads_chooser,
-                "macro_reference": reference.macro_reference}
+                "macro_reference": reference.macro_reference, "site_files": reference.site_files_table}
 # What any page may call beside its own: the claims' checks and the heads chooser.
 SHARED = {"claim", "heads_chooser"}
 CALL = re.compile(r'\{\{-?\s*(\w+)\((?:\s*"([^"]*)")?')

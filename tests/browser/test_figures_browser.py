@@ -171,9 +171,9 @@ def test_home_follows_the_heads_choice(visit, toy):
         assert answer == ex.model.show(ex.top_id)
 
 
-def test_each_part_of_the_model_on_home_opens_its_page(visit):
+def test_each_parts_name_on_home_opens_its_page(visit):
     page = visit().open("/")
-    page.locator(f'{SHOWN_MODEL} g[data-part="heads"]').first.click()
+    page.locator(f'{SHOWN_MODEL} g[data-part="heads"] a').first.click()
     page.wait_for_url("**/toy/attention/")
     page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
     assert "Attention" in page.locator("h1").first.text_content()

@@ -64,8 +64,15 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
     assert len(mine.record["loss_curve"]) == mine.record["steps"]
     assert mine.record["loss_on_729"] == pytest.approx(train.eval_loss(mine.params), abs=1e-6)
 
-    result = build_site(tmp_path / "site", nano=npz)
+    # the book builds on them; a sentence of the prose written for the book's
+    # weights may not hold for these (a head may look elsewhere), which a
+    # strict build refuses: with TOYCALC_CLAIMS=warn it builds and marks each
+    result = build_site(tmp_path / "site", nano=npz, claims="warn")
     assert result.returncode == 0, result.stderr
+    warned = [line for line in result.stderr.splitlines() if " claims " in line]
+    marked = sum(p.read_text(encoding="utf-8").count('class="claim-broken"')
+                 for p in (tmp_path / "site").rglob("*.html") if p.parent.name != "print_page")
+    assert marked == len(warned), result.stderr
     rows = {r.find_all(["td", "th"])[0].get_text(): r.find_all(["td", "th"])[1].get_text()
             for r in built_page(tmp_path / "site", "nano-gpt/preliminaries").select("#nano-training tr")[1:]}
     assert rows["steps"] == f"{mine.record['steps']:,}" and rows["weights stored as"] == "float16"
