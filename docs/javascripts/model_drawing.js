@@ -202,7 +202,6 @@ function stepBars(placed, labelWidth, bottom, steps) {
     const label = STEPS[n - 1][1];
     const words = textWidth(label) + 24 < x1 - x0 ? `${n}  ${label}`
       : textWidth(SHORT[n]) + 18 < x1 - x0 ? `${n} ${SHORT[n]}` : String(n);
-    // the name holds the words the bar shows (label in name: voice control)
     const shown = words === String(n) || words === `${n}  ${label}` ? "" : `, ${SHORT[n]}`;
     const attrs = steps.has(n) ? ' aria-hidden="true"'
       : ` id="path-step-${n}" role="button" tabindex="0" aria-controls="step-${n}" aria-expanded="false" ` +
