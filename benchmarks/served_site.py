@@ -22,10 +22,10 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def served_site():
-    """Yields (the base URL, the built site's folder, a headless chromium)."""
-    from playwright.sync_api import sync_playwright
-
+def built_and_served(handler=Quiet):
+    """Yields (the base URL, the built site's folder): the site built for a
+    free local port (navigation.instant needs the site's address) and
+    served there by `handler` until the block ends."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -36,16 +36,24 @@ def served_site():
         subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", site],
                        cwd=ROOT, env=env, check=True)
         httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port),
-                                                functools.partial(Quiet, directory=site))
+                                                functools.partial(handler, directory=site))
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(
-                    executable_path="/usr/bin/chromium",
-                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-                try:
-                    yield f"http://127.0.0.1:{port}", Path(site), browser
-                finally:
-                    browser.close()
+            yield f"http://127.0.0.1:{port}", Path(site)
         finally:
             httpd.shutdown()
+
+
+@contextlib.contextmanager
+def served_site():
+    """Yields (the base URL, the built site's folder, a headless chromium)."""
+    from playwright.sync_api import sync_playwright
+
+    with built_and_served() as (base, site), sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            yield base, site, browser
+        finally:
+            browser.close()

@@ -204,9 +204,10 @@ function stepBars(placed, labelWidth, bottom, steps) {
     const label = STEPS[n - 1][1];
     const words = textWidth(label) + 24 < x1 - x0 ? `${n}  ${label}`
       : textWidth(SHORT[n]) + 18 < x1 - x0 ? `${n} ${SHORT[n]}` : String(n);
+    const shown = words === String(n) || words === `${n}  ${label}` ? "" : `, ${SHORT[n]}`;
     const attrs = steps.has(n) ? ' aria-hidden="true"'
       : ` id="path-step-${n}" role="button" tabindex="0" aria-controls="step-${n}" aria-expanded="false" ` +
-        `aria-label="Step ${n}: ${esc(spoken(label))}"`;
+        `aria-label="Step ${n}${esc(shown)}: ${esc(spoken(label))}"`;
     steps.add(n);
     out += `<rect class="step-area" data-step="${n}" x="${x0}" y="2" width="${x1 - x0}" ` +
            `height="${bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="${n}"${attrs}>` +

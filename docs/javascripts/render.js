@@ -74,12 +74,16 @@ function escape(text, quote) {
 }
 
 /** An HTML table with a stable id; cells arrive as safe HTML (the
- *  browser's tables need no bold rows nor wrapped columns). */
+ *  browser's tables need no bold rows nor wrapped columns). An empty first
+ *  header: the first column holds the rows' headers. */
 function htmlTable(id, header, rows, caption) {
+  const named = header[0] === "";
+  const cell = (c, k) => named && !k ? `<th scope="row">${c}</th>` : `<td>${c}</td>`;
   const lines = [`<table id="${escape(id)}">`];
   if (caption) lines.push(`<caption>${caption}</caption>`);
-  lines.push("<thead><tr>" + header.map((h) => `<th>${h}</th>`).join("") + "</tr></thead>", "<tbody>");
-  for (const row of rows) lines.push("<tr>" + row.map((c) => `<td>${c}</td>`).join("") + "</tr>");
+  lines.push("<thead><tr>" + header.map((h, k) => named && !k ? "<td></td>" : `<th>${h}</th>`).join("") +
+             "</tr></thead>", "<tbody>");
+  for (const row of rows) lines.push("<tr>" + row.map(cell).join("") + "</tr>");
   lines.push("</tbody></table>");
   return lines.join("\n");
 }

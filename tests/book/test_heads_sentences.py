@@ -121,5 +121,5 @@ def test_home_counts_the_heads_chosen(site, heads):
     own number, beside a drawing of 4 heads)."""
     art = under(page(site, ""), heads)
     table = art.select_one("table[id^=table-models]")
-    row = next(tr for tr in table.find_all("tr") if tr.find("td") and tr.find("td").get_text() == "heads")
-    assert row.find_all("td")[1].get_text() == str(heads), row
+    row = next(tr for tr in table.find_all("tr") if tr.find("th") and tr.find("th").get_text() == "heads")
+    assert row.find_all("td")[0].get_text() == str(heads), row

@@ -125,6 +125,11 @@ def test_end_to_ends_steps_are_regions_of_the_drawing(toy, text, heads):
     buttons = soup.select('[role="button"]')
     assert [b["id"] for b in buttons] == [f"path-step-{n}" for n in range(1, 10)]
     assert [b["aria-controls"] for b in buttons] == [f"step-{n}" for n in range(1, 10)]
+
+    def words(text):                                           # as axe compares them
+        return " ".join(re.sub(r"[^\w\s]", " ", text).lower().split())
+    # label in name: each button's name holds the words its bar shows
+    assert [b["id"] for b in buttons if words(b.get_text()) not in words(b["aria-label"])] == []
     for g in soup.select("g[data-part]"):
         assert g["data-step"] == str(model_drawing.STEP_OF[g["data-part"]])
     seen = set()

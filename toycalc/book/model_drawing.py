@@ -267,8 +267,11 @@ def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
                  f"{n} {SHORT[n]}" if text_width(SHORT[n]) + 18 < x1 - x0 else str(n))
         first = n not in steps
         steps.add(n)
+        # the name holds the words the bar shows, so that a reader who says
+        # what they see to a voice control reaches the button (label in name)
+        shown = "" if words in (str(n), f"{n}  {label}") else f", {SHORT[n]}"
         attrs = (f' id="path-step-{n}" role="button" tabindex="0" aria-controls="step-{n}" aria-expanded="false" '
-                 f'aria-label="Step {n}: {esc(spoken(label))}"') if first else ' aria-hidden="true"'
+                 f'aria-label="Step {n}{esc(shown)}: {esc(spoken(label))}"') if first else ' aria-hidden="true"'
         out.append(f'<rect class="step-area" data-step="{n}" x="{x0}" y="2" width="{x1 - x0}" '
                    f'height="{bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="{n}"{attrs}>'
                    f'<rect class="step-bar" x="{x0}" y="{bottom + 8}" width="{x1 - x0}" height="{STEP_H}" rx="3"/>'

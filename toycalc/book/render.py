@@ -130,16 +130,26 @@ def html_table(table_id: str, header: list[str], rows: list[list[str]],
     No class attribute, so Material styles it like a Markdown table. One
     line per row, no blank lines, so Markdown leaves the block alone.
     Cells keep to one line (book.css), but those of the columns in `wrap`
-    may break at a space, so that a wide table fits the text column."""
+    may break at a space, so that a wide table fits the text column.
+    An empty first header: the first column names the rows, so its cells
+    are the rows' headers (every cell then has a header, as a screen reader
+    needs), set as the other cells (book.css)."""
+    named_rows = header[:1] == [""]
     lines = [f'<table id="{html.escape(table_id)}">']
     if caption:
         lines.append(f"<caption>{caption}</caption>")
-    lines.append("<thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead>")
+    lines.append("<thead><tr>" + "".join("<td></td>" if named_rows and k == 0 else f"<th>{h}</th>"
+                                         for k, h in enumerate(header)) + "</tr></thead>")
     lines.append("<tbody>")
 
+    def cell(k, c):
+        attrs = ' class="wrap"' if k in wrap else ""
+        if named_rows and k == 0:
+            return f'<th scope="row"{attrs}>{c}</th>'
+        return f"<td{attrs}>{c}</td>"
+
     def cells(row):
-        return "".join(f'<td class="wrap">{c}</td>' if k in wrap else f"<td>{c}</td>"
-                       for k, c in enumerate(row))
+        return "".join(cell(k, c) for k, c in enumerate(row))
     for r, row in enumerate(rows):
         if r in bold_rows:
             row = [f"<strong>{c}</strong>" for c in row]
