@@ -268,4 +268,21 @@ function setAttributes(e, before, now) {
   for (const name of old.keys()) e.removeAttribute(name);
 }
 
-export { el, table, patchInto, notation };
+/** The stylesheet at `url` (beside this file's folder), linked once; a
+ *  promise that it has loaded (or failed), so that a page's code builds
+ *  what the sheet styles only then, and nothing moves once shown. */
+function stylesheet(url) {
+  const href = new URL(url, import.meta.url).href;
+  let link = [...document.querySelectorAll("link[rel=stylesheet]")].find((l) => l.href === href);
+  if (link && link.sheet) return Promise.resolve();
+  if (!link) {
+    link = Object.assign(document.createElement("link"), { rel: "stylesheet", href });
+    document.head.append(link);
+  }
+  return new Promise((done) => {
+    link.addEventListener("load", done, { once: true });
+    link.addEventListener("error", done, { once: true });
+  });
+}
+
+export { el, table, patchInto, notation, stylesheet };

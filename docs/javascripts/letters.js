@@ -461,13 +461,16 @@ function onMatrixFocus(event) {
 document.addEventListener("keydown", onMatrixKey);
 document.addEventListener("focusin", onMatrixFocus);
 
-/** Each page view (book.js): the page's live parts. */
+/** Each page view (book.js): the page's live parts, once their
+ *  stylesheet is there (only nano-gpt's pages need it). */
 function start() {
-  count = 0;
-  document.querySelectorAll("[data-nano-sort]").forEach(setUpSorter);
-  document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);
-  setUpFollow();
-  setUpWeightsNote();
+  return dom.stylesheet("../stylesheets/nanogpt.css").then(() => {
+    count = 0;
+    document.querySelectorAll("[data-nano-sort]").forEach(setUpSorter);
+    document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);
+    setUpFollow();
+    setUpWeightsNote();
+  });
 }
 
 export { start, followWeights };

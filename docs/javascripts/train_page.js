@@ -166,8 +166,12 @@ function headsInto(figure, attention, tokens, exampleText) {
   attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1)), 0));
 }
 
-/** Each page view (book.js): the page's trainer. */
+/** Each page view (book.js): the page's trainer, once nano-gpt's stylesheet is there. */
 function start() {
+  return dom.stylesheet("../stylesheets/nanogpt.css").then(setUp);
+}
+
+function setUp() {
   const host = document.querySelector("[data-nano-train]:not([data-ready])");
   if (!host) return;
   host.dataset.ready = "1";
