@@ -53,8 +53,7 @@ def build_site(site_dir: Path, weights: Path | None = None, address: dict | None
     files (toy, nano-gpt); address: the site's and its repository's (else a
     local build's none), as the Pages workflow sets them; claims: "warn"
     builds with the prose's false claims marked (TOYCALC_CLAIMS)."""
-    env = {k: v for k, v in mkdocs_env().items()
-           if k not in (*ADDRESS, "TOYCALC_WEIGHTS", "TOYCALC_NANOGPT", "TOYCALC_CLAIMS")}
+    env = {k: v for k, v in mkdocs_env().items() if k not in (*ADDRESS, "TOYCALC_WEIGHTS", "TOYCALC_NANOGPT")}
     env |= address or {}
     if claims is not None:
         env["TOYCALC_CLAIMS"] = claims
