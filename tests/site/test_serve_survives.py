@@ -1,9 +1,12 @@
 """mkdocs serve survives every mistake a keeper can make in the weights:
 the page shows the error, the terminal prints it once, and the next good
-edit brings the page back, from the same server."""
+edit brings the page back, from the same server. It follows every file it
+was given, wherever it is: the toy's weights, nano-gpt's and its record."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -14,7 +17,9 @@ import urllib.request
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, interruptible, mkdocs_env
+from conftest import ROOT, altered_nano, interruptible, mkdocs_env
+from toycalc.book.render import fixed
+from toycalc.model import nanogpt
 from toycalc.model.weights import DEFAULT_TOY
 
 GOOD = DEFAULT_TOY.read_text(encoding="utf-8")
@@ -59,8 +64,10 @@ def wait_for(what, timeout=180):
 class Served:
     """mkdocs serve on a free port with TOYCALC_WEIGHTS in a folder of its own."""
 
-    def __init__(self, tmp_path, cwd=ROOT, weights: str | None = GOOD):
-        """weights: the weights file's text, None to start without the file."""
+    def __init__(self, tmp_path, cwd=ROOT, weights: str | None = GOOD, nano: bool = False):
+        """weights: the weights file's text, None to start without the file;
+        nano: TOYCALC_NANOGPT too, a copy of the shipped nano-gpt (weights
+        and record) in another folder of its own (.nano, .nano_record)."""
         self.folder = tmp_path / "mine"
         self.folder.mkdir()
         self.weights = self.folder / "toy.yaml"
@@ -69,12 +76,26 @@ class Served:
         self.log = tmp_path / "serve.log"
         self.port = free_port()
         env = mkdocs_env(TOYCALC_WEIGHTS=str(self.weights), TOYCALC_SITE_URL=f"http://127.0.0.1:{self.port}/")
+        if nano:
+            (tmp_path / "nano-gpt").mkdir()
+            self.nano = tmp_path / "nano-gpt" / "sorter.npz"
+            self.nano_record = nanogpt.record_path(self.nano)
+            self.ship_nano()
+            env["TOYCALC_NANOGPT"] = str(self.nano)
         self.out = open(self.log, "w", encoding="utf-8")
         self.since = 0
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{self.port}"],
             cwd=cwd, env=env, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=interruptible)
+
+    def ship_nano(self) -> None:
+        shutil.copyfile(nanogpt.DEFAULT_NPZ, self.nano)
+        shutil.copyfile(nanogpt.record_path(nanogpt.DEFAULT_NPZ), self.nano_record)
+
+    def nano_shipped(self) -> bool:
+        return (self.nano.read_bytes() == nanogpt.DEFAULT_NPZ.read_bytes() and
+                self.nano_record.read_bytes() == nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_bytes())
 
     def page(self, path="end-to-end/") -> str:
         return fetch(f"http://127.0.0.1:{self.port}/{path}")
@@ -115,7 +136,7 @@ class Served:
 
 @pytest.fixture(scope="module")
 def server_of_the_file(tmp_path_factory):
-    s = Served(tmp_path_factory.mktemp("served"))
+    s = Served(tmp_path_factory.mktemp("served"), nano=True)
     try:
         yield s
     finally:
@@ -130,6 +151,9 @@ def served(server_of_the_file):
     s = server_of_the_file
     if s.weights.read_text(encoding="utf-8") != GOOD:
         s.weights.write_text(GOOD, encoding="utf-8")
+    if not s.nano_shipped():
+        s.ship_nano()
+        training_shows(s, nanogpt.load(nanogpt.DEFAULT_NPZ).record)
     good_page(s)
     s.start()
     return s
@@ -141,6 +165,31 @@ def good_page(served):
         page = served.page()
         return page if 'id="step-1"' in page and served.error(html=page) is None else None
     return wait_for(good)
+
+
+NANO_PAGE = "nano-gpt/preliminaries/"     # its training table shows the record
+
+
+def training(served) -> dict | None:
+    """nano-gpt's training table as its page shows it, {row: cell}; None
+    while the page shows an error."""
+    html = served.page(NANO_PAGE)
+    if served.error(html=html) is not None:
+        return None
+    table = BeautifulSoup(html, "html.parser").select_one("#nano-training")
+    return {" ".join(row.th.get_text().split()): " ".join(row.td.get_text().split())
+            for row in table.select("tbody tr")}
+
+
+def training_shows(served, record: dict) -> dict:
+    """Wait until the training table shows the record's seed and losses."""
+    def shown():
+        """the training table of the record"""
+        rows = training(served)
+        return rows if rows is not None and (
+            rows["seed"], rows["loss on all 729 inputs"], rows["final training loss"].split()[0]) == (
+            str(record["seed"]), fixed(record["loss_on_729"], 4), fixed(record["final_loss"], 4)) else None
+    return wait_for(shown)
 
 
 def error_shown(served):
@@ -191,6 +240,38 @@ def test_serve_survives_a_broken_weights_file_and_watches_only_the_file(served):
     saved.write_text(GOOD.replace("heads: 2 ", "heads: 3 "), encoding="utf-8")
     os.replace(saved, served.weights)
     assert message in error_shown(served)
+    assert "Traceback" not in served.output()
+
+
+def test_serve_follows_the_nano_gpt_file_outside_docs(served, nano):
+    """TOYCALC_NANOGPT names a file outside docs/: replaced (as `train`
+    writes, a new file renamed over it), the page follows, with no other edit."""
+    shipped = training(served)
+    assert shipped is not None and shipped["seed"] == str(nano.record["seed"])
+    altered = nanogpt.load(altered_nano(nano, served.nano)).record
+    assert fixed(altered["final_loss"], 4) != fixed(nano.record["final_loss"], 4)   # a change the page shows
+    training_shows(served, altered)
+    assert served.process.poll() is None
+    assert "Traceback" not in served.output()
+
+
+def test_serve_follows_an_edited_nano_gpt_record(served, nano):
+    """The record alone edited, its weights untouched: the page reads it
+    again (a field the build cannot check, the seed), and checks it again
+    (a sorted count the weights disagree with stops the page)."""
+    record = dict(nano.record, seed=4242)
+    served.nano_record.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    training_shows(served, record)
+
+    served.nano_record.write_text(json.dumps(dict(record, accuracy_on_729=700), indent=2), encoding="utf-8")
+    message = (f"{served.nano_record}: field 'accuracy_on_729' says the weights sort 700 of the 729 inputs; "
+               f"they sort {nano.record['accuracy_on_729']}")
+
+    def refused():
+        """the record's disagreement on the page"""
+        return message in (served.error(NANO_PAGE) or "")
+    wait_for(refused)
+    assert served.process.poll() is None
     assert "Traceback" not in served.output()
 
 

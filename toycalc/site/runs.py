@@ -1,9 +1,11 @@
 """The runs the macros read: the toy's worked example, once per heads
 choice and temperature, and nano-gpt's, kept across `mkdocs serve`'s
-rebuilds while its weights file is unchanged. A file that does not load,
-or an example that does not run on it, stops the build with one line
-naming the file (PluginError)."""
+rebuilds while its weights file and record are unchanged. A file that
+does not load, or an example that does not run on it, stops the build
+with one line naming the file (PluginError)."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
@@ -65,18 +67,26 @@ def toy_examples(config):
 
 # mkdocs serve rebuilds in one process: nano-gpt's run (its weights and
 # all that is computed from them, such as the best head over the 729
-# inputs) is kept while its file is unchanged, so that an edit of the toy's
-# weights or of a page does not compute it again.
+# inputs) is kept while neither its weights file nor its record changes,
+# so that an edit of the toy's weights or of a page does not compute it
+# again, and an edited record is read and checked again (check_record).
 NANO_RUNS: dict = {}
 
 
+def _file_version(path: Path) -> tuple:
+    """What tells a file's versions apart without reading it; ctime too,
+    since a copy that keeps its source's mtime (cp -p) still changes it."""
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size
+
+
 def nano_run(config) -> Run:
-    path = weights_files(config).nano
+    files = weights_files(config)
+    path = files.nano
     try:
-        stat = path.stat()
-        key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+        key = (str(path.resolve()), _file_version(path), _file_version(files.nano_record))
     except OSError:
-        key = None                       # load_nano says what is wrong with the path
+        key = None                       # load_nano says what is wrong with either file
     if key is not None and key in NANO_RUNS:
         _remember(config, "nano", NANO_RUNS[key].model)
         return NANO_RUNS[key]

@@ -1,5 +1,6 @@
 """MkDocs hook: keep `mkdocs serve` alive through mistakes, and rebuild
-when a weights file kept outside the watched folders changes.
+when a weights file (or nano-gpt's record) kept outside the watched
+folders changes.
 
 Under serve a mistake in a page or in the weights must not end the
 server: the macros plugin's on_error_fail is turned off, so the page
@@ -79,18 +80,20 @@ def on_serve(server, config, builder):
 
 
 def watch_the_weights(server, config) -> None:
-    """Watch a weights file kept outside the watched folders (TOYCALC_WEIGHTS):
+    """Watch every file the build reads that is kept outside the watched
+    folders (TOYCALC_WEIGHTS, TOYCALC_NANOGPT and the record beside it):
     the file itself, not its folder, which may hold anything (a log written
     there would rebuild the site each time). MkDocs watches a file as it
     watches mkdocs.yml (server.watch, the on_serve event's documented use),
     an editor's save by rename included. A file that does not exist yet
     cannot be watched: then its folder is, and anything saved there
     rebuilds the site."""
-    path = weights_files(config).toy.resolve()
     watched = [Path(config.docs_dir).resolve()] + [Path(w).resolve() for w in config.watch]
-    if any(path.is_relative_to(w) for w in watched):
-        return
-    if path.is_file():
-        server.watch(str(path))
-    elif path.parent.is_dir():
-        server.watch(str(path.parent), recursive=False)
+    for path in weights_files(config).read:
+        path = path.resolve()
+        if any(path.is_relative_to(w) for w in watched):
+            continue
+        if path.is_file():
+            server.watch(str(path))
+        elif path.parent.is_dir():
+            server.watch(str(path.parent), recursive=False)

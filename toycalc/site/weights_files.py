@@ -5,6 +5,9 @@ macros' runs (runs.py) and the hooks (publish_weights.py, serve.py).
               (relative to mkdocs.yml); a build must name one
     nano-gpt  TOYCALC_NANOGPT, else the shipped weights/nanogpt.npz
               (model/nanogpt.DEFAULT_NPZ; its record .json beside it)
+
+Every file a build reads from them (`read`): serve watches them all, and
+the runs cache (runs.py) keeps a run while none of them changes.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from typing import NamedTuple
 
 from mkdocs.exceptions import PluginError
 
-from ..model.nanogpt import DEFAULT_NPZ
+from ..model.nanogpt import DEFAULT_NPZ, record_path
 
 TOY_ENV = "TOYCALC_WEIGHTS"
 NANO_ENV = "TOYCALC_NANOGPT"
@@ -23,6 +26,15 @@ NANO_ENV = "TOYCALC_NANOGPT"
 class WeightsFiles(NamedTuple):
     toy: Path
     nano: Path
+
+    @property
+    def nano_record(self) -> Path:
+        return record_path(self.nano)
+
+    @property
+    def read(self) -> tuple[Path, Path, Path]:
+        """Every file a build reads: the toy's weights, nano-gpt's and its record."""
+        return (self.toy, self.nano, self.nano_record)
 
 
 def weights_files(config) -> WeightsFiles:
