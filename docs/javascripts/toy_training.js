@@ -155,11 +155,14 @@ function controls(model, box) {
   ui.target.setAttribute("list", "toy-training-vocab");
   ui.vocab = el("datalist", { id: "toy-training-vocab" }, model.vocab.map((tok) => el("option", { value: show(tok) })));
   ui.eta = text(box.dataset.eta || "0.1", "decimal");
-  ui.steps = text("10", "numeric");
-  ui.learns = el("fieldset", { class: "choices toy-training-learns" }, [el("legend", { text: "Weights that learn" })]);
+  // Train's defaults are the build's (descent.py's TRAIN_STEPS, TRAIN_LEARNS): enough steps of enough
+  // weights to watch p(target) rise; One step is always the book's step, E alone
+  ui.steps = text(box.dataset.steps || "1", "numeric");
+  ui.learns = el("fieldset", { class: "choices toy-training-learns" },
+                 [el("legend", { text: "Weights that Train moves (One step: E alone)" })]);
   for (const [value, label] of [["E", " E alone (the book's step)"], ["all", " every matrix"]]) {
     const input = el("input", { type: "radio", name: "toy-training-learns", value });
-    input.checked = value === "E";
+    input.checked = value === (box.dataset.learns || "E");
     ui.learns.append(el("label", {}, [input, label]));
   }
   const button = (id, label) => el("button", { type: "button", id, class: "sim-action", text: label });
@@ -209,7 +212,7 @@ function read(ui, model, withSteps) {
     steps = checked(ui.steps, n, Number.isInteger(n) && n >= 1 && n <= descent.MAX_STEPS ? "" :
       `Steps must be a whole number from 1 to ${descent.MAX_STEPS}; "${gpt.shorten(ui.steps.value)}" is not.`);
   }
-  const learns = ui.learns.querySelector("input:checked").value;
+  const learns = withSteps ? ui.learns.querySelector("input:checked").value : "E";   // One step: the book's
   return tok === null || rate === null || steps === null ? null : { target, eta, steps, learns };
 }
 
@@ -344,9 +347,11 @@ function stepTable(model, s, o, r, before) {
 
 /** The loss and p(target) after each step, as lines (charts.js's chart). */
 function chart(history, tok) {
-  const n = history.length - 1, top = Math.max(1, ...history.map((h) => h.loss));
+  const n = history.length - 1, values = history.flatMap((h) => [h.loss, h.p]);
   const xTicks = charts.niceTicks(0, Math.max(n, 1), Math.min(5, Math.max(n, 1))).map((v) => [v, String(v)]);
-  const yTicks = charts.niceTicks(0, top, 4).map((v) => [v, short(Math.round(v * 1000) / 1000)]);
+  // the axis fits what it draws: a change of a few thousandths is not lost on a fixed 0-to-1 axis
+  const yTicks = charts.niceTicks(Math.min(...values), Math.max(...values), 4)
+    .map((v) => [v, short(Math.round(v * 1000) / 1000)]);
   const series = [
     ["loss L", history.map((h, k) => [k, h.loss]), history.map((h, k) => `after step ${k}: L = ${fixed(h.loss)}`)],
     [`p(${tok})`, history.map((h, k) => [k, h.p]), history.map((h, k) => `after step ${k}: p(${tok}) = ${fixed(h.p)}`)],

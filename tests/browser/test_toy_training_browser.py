@@ -81,7 +81,8 @@ def test_one_step_shows_the_books_step(visit, toy):
         page = open_training(visit, where)
         assert page.get_by_label("Target").input_value() == tok
         assert page.get_by_label("Learning rate η").input_value() == end_to_end.eta_number(ex)
-        assert page.get_by_label("E alone (the book's step)").is_checked()
+        # Train's default is every matrix (descent.TRAIN_LEARNS); One step still moves E alone
+        assert page.get_by_label("every matrix").is_checked()
         page.get_by_role("button", name="One step").click()
         assert summary(page) == want, where
         assert step_rows(page) == expected_rows(ex, ex.grads["E"], toy.params["E"], ex.stepped_E)
@@ -113,6 +114,40 @@ def test_ten_steps_of_every_matrix_match_toycalc(visit, toy):
     assert dots == ([f"after step {k}: L = {fixed(v)}" for k, v in enumerate(losses)]
                     + [f"after step {k}: p(␣wall) = {fixed(v)}" for k, v in enumerate(ps)])
     assert page.locator('[data-toy-trainer] figure[data-figure="model"] title').all_text_contents() != drawn
+
+
+def y_ticks(page) -> list[float]:
+    """The numbers on the training chart's y axis (its labels anchored at their end)."""
+    return [float(t.replace("\u2212", "-")) for t in page.locator(
+        'figure[data-figure="training"] svg text.val[text-anchor="end"]').all_text_contents()]
+
+
+def fits(ticks: list[float], values: list[float]) -> bool:
+    """The axis spans the values and no more than a tick interval beyond them at either end."""
+    return ticks[0] <= min(values) < ticks[1] and ticks[-2] < max(values) <= ticks[-1]
+
+
+def test_train_with_its_defaults_visibly_learns(visit, toy):
+    """Train as the page opens (descent's TRAIN_STEPS of TRAIN_LEARNS at the
+    book's η and target): p(target) rises by at least 0.1, as descend's steps
+    say to the printed places, and the chart's y axis fits the loss and p
+    it draws. One step's axis fits its nearly flat lines too (not 0 to 1)."""
+    ex = Example(toy)
+    steps = descent.descend(toy.params, toy.cfg, ex.ids, ex.target_id, ex.eta, descent.TRAIN_LEARNS,
+                            descent.TRAIN_STEPS, heads=ex.n_heads)
+    page = open_training(visit)
+    assert page.get_by_label("Steps").input_value() == str(descent.TRAIN_STEPS)
+    train(page)
+    shown = re.search(r"p\(␣roof\) = ([\d.]+) → ([\d.]+)\.$", summary(page))
+    assert shown and (shown[1], shown[2]) == (fixed(steps[0]["p"]), fixed(steps[-1]["p_after"]))
+    assert float(shown[2]) - float(shown[1]) >= 0.1
+    drawn = [steps[0]["loss"], steps[0]["p"]] + [v for s in steps for v in (s["loss_after"], s["p_after"])]
+    assert fits(y_ticks(page), drawn), y_ticks(page)
+    page.get_by_role("button", name="Reset to the book's weights").click()
+    page.get_by_role("button", name="One step").click()
+    assert fits(y_ticks(page), [ex.loss, ex.stepped_loss, ex.p_last[ex.target_id],
+                                ex.stepped_trace["p"][-1, ex.target_id]]), y_ticks(page)
+    assert y_ticks(page)[0] > 0
 
 
 def worked_tables(page, heads: int) -> dict:
@@ -194,7 +229,7 @@ def test_bad_input_gets_a_message_beside_its_field(visit):
         assert summary(page) == "", "a refused choice takes no step"
         field.fill(kept)
     train(page)
-    assert summary(page).startswith("Steps 1 to 10:")
+    assert summary(page).startswith(f"Steps 1 to {descent.TRAIN_STEPS}:")
     assert page.locator(".toy-training-message:visible").count() == 0
     assert page.get_by_text(f"from 1 to {descent.MAX_STEPS}").is_visible()   # the limit, beside its field
 
@@ -214,7 +249,7 @@ def p_built(site, token: str) -> str:
     return next(r[-1] for r in rows if r[0] == token)
 
 
-def test_reset_and_the_downloads_that_build(visit, toy, tmp_path, monkeypatch):
+def test_reset_and_the_downloads_that_build(visit, toy, tmp_path):
     """Downloaded weights pass `toycalc check` and are descend's. Ten of the
     book's steps (E alone, towards ␣roof) build the book as it stands, which
     prints the trained p(␣roof); every matrix trained towards ␣wall breaks
@@ -238,9 +273,7 @@ def test_reset_and_the_downloads_that_build(visit, toy, tmp_path, monkeypatch):
             assert result.returncode == 0, result.stderr
         else:
             assert result.returncode != 0 and re.search(r"\.md, line \d+: the text .* claims \w+\(", result.stderr) and "Traceback" not in result.stderr
-            monkeypatch.setenv("TOYCALC_CLAIMS", "warn")
-            result = build_site(site, tmp_path / f"{target}.yaml")
-            monkeypatch.delenv("TOYCALC_CLAIMS")
+            result = build_site(site, tmp_path / f"{target}.yaml", claims="warn")
             assert result.returncode == 0, result.stderr
         assert p_built(site, target) == fixed(steps[-1]["p_after"])
     page.get_by_role("button", name="Reset to the book's weights").click()

@@ -41,6 +41,24 @@ def test_the_default_first_step_is_the_books(ex):
 
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
+def test_trains_defaults_visibly_teach(toy, heads):
+    """Train's defaults (TRAIN_LEARNS, TRAIN_STEPS, at the book's η and target)
+    move p(target) by at least 0.1 on the book's sentence, every step
+    lowering the loss, under every heads choice of the page. With the book's
+    heads, E alone would not, even for as many steps as the page allows
+    (why the default is not E)."""
+    ex = Example(toy, heads=heads)
+    steps = descent.descend(toy.params, toy.cfg, ex.ids, ex.target_id, ex.eta, descent.TRAIN_LEARNS,
+                            descent.TRAIN_STEPS, heads=heads)
+    assert steps[-1]["p_after"] - steps[0]["p"] >= 0.1
+    assert all(s["loss_after"] < s["loss"] for s in steps)
+    if heads == Example(toy).n_heads:
+        alone = descent.descend(toy.params, toy.cfg, ex.ids, ex.target_id, ex.eta, "E", descent.MAX_STEPS,
+                                heads=heads)
+        assert alone[-1]["p_after"] - alone[0]["p"] < 0.1
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
 def test_every_matrix_learns_and_the_loss_falls(toy, heads):
     """Ten steps on every matrix towards another target: each step starts
     where the last one ended, every matrix moves, and the loss falls."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model import gpt
+from ...model import descent, gpt
 from ..example_checks import token_id
 from ..example import Example
 from ..render import (aligned, fixed, html_table, inline_math as im, tex, tex_vector, token_code, token_tex,
@@ -16,6 +16,10 @@ from ..render import (aligned, fixed, html_table, inline_math as im, tex, tex_ve
 from .shared import toy
 
 FD_STEP = 1e-4   # the finite-difference step h of the gradient check
+
+# Train's defaults, written into the trainer's data-* (this page's and the Simulator's)
+toy.constant("train_steps", str(descent.TRAIN_STEPS), "How many steps the trainer's Train takes by default.")
+toy.constant("train_learns", descent.TRAIN_LEARNS, 'Which weights Train moves by default: "E" or "all".')
 
 
 @toy.formula("gradient")
