@@ -303,6 +303,6 @@ def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
         weights = " Thin strips: the part's weights (LayerNorm's γ and β, the biases)."
     lead = "You are here (outlined)" if here else "This page is about the whole model"
     return (f'<figure class="minimap" data-figure="minimap"><figcaption class="fig-legend">{lead}: {model} on '
-            f'“{esc(text)}” at its last token, {esc(last)}; each part links to its page'
+            f'“{esc(text)}” at its last token, {esc(last)}; each part\'s name links to its page'
             f'<span class="screen-only">; point at or tap a strip for its numbers</span>. '
             f'Colours: {KEY}.{weights}</figcaption>{drawn}</figure>')
