@@ -3,10 +3,12 @@ text (macros, render_page, page_error); builds of the site into temporary
 folders (a real build is marked `build`: `make check` leaves those out)."""
 from __future__ import annotations
 
+import ast
 import fcntl
 import functools
 import http.server
 import os
+import re
 import shutil
 import signal
 import socket
@@ -209,6 +211,25 @@ def render_page(env: FakeEnv, text: str, src_path: str = "bad.md", source: str |
     env.markdown = jinja.from_string(text).render()
     on_post_page_macros(env)
     return put_back(env.page, env.markdown)
+
+
+def claim_calls(folder: Path):
+    """(page, claim, options) for every claim(...) call in the pages of
+    `folder` (docs/toy, docs/nano-gpt), read as the macro would take them."""
+    for md in sorted(folder.glob("*.md")):
+        for call in re.findall(r"\{\{-?\s*(claim\(.*?\))\s*-?\}\}", md.read_text(encoding="utf-8")):
+            node = ast.parse(call, mode="eval").body
+            yield (md.name, ast.literal_eval(node.args[0]),
+                   {k.arg: ast.literal_eval(k.value) for k in node.keywords})
+
+
+def nano_refused(path) -> str:
+    """Why nanogpt.load refuses `path`: one line after the file's name, short."""
+    with pytest.raises(nanogpt.NanoWeightsError) as err:
+        nanogpt.load(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message and len(message) < 400, message
+    return message[len(str(path)) + 2:]
 
 
 def page_error(env: FakeEnv, text: str, src_path: str = "bad.md", source: str | None = None) -> str:

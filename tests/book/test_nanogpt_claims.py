@@ -5,17 +5,15 @@ sentence; TOYCALC_CLAIMS=warn builds and marks it), and the record's facts
 are checked against the weights."""
 from __future__ import annotations
 
-import ast
 import io
 import logging
-import re
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from mkdocs.exceptions import PluginError
 
-from conftest import ROOT, page_error, render_page
+from conftest import ROOT, claim_calls, page_error, render_page
 from toycalc.book import claims
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt, train
@@ -23,17 +21,8 @@ from toycalc.model import nanogpt, train
 CHAPTER = ROOT / "docs" / "nano-gpt"
 
 
-def chapter_claims():
-    """(page, claim, options) for every claim call in docs/nano-gpt/."""
-    for md in sorted(CHAPTER.glob("*.md")):
-        for call in re.findall(r"\{\{-?\s*(claim\(.*?\))\s*-?\}\}", md.read_text(encoding="utf-8")):
-            node = ast.parse(call, mode="eval").body
-            yield (md.name, ast.literal_eval(node.args[0]),
-                   {k.arg: ast.literal_eval(k.value) for k in node.keywords})
-
-
 def test_every_nano_claim_is_made_and_holds_for_the_shipped_weights(nano):
-    calls = list(chapter_claims())
+    calls = list(claim_calls(CHAPTER))
     assert {what for _, what, _ in calls} == set(claims.NANO_CLAIMS)
     for page, what, options in calls:
         assert claims.NANO_CLAIMS[what](Run(nano), **options) is None, (page, what, options)

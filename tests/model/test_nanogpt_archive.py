@@ -11,6 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
+from conftest import nano_refused
 from toycalc.model import nanogpt
 from toycalc.model.weights import MAX_WEIGHT
 
@@ -20,14 +21,6 @@ RECORD = nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_bytes()
 def with_record(path):
     nanogpt.record_path(path).write_bytes(RECORD)
     return path
-
-
-def refused(path) -> str:
-    with pytest.raises(nanogpt.NanoWeightsError) as err:
-        nanogpt.load(path)
-    message = str(err.value)
-    assert message.startswith(f"{path}: ") and "\n" not in message and len(message) < 400, message
-    return message[len(str(path)) + 2:]
 
 
 def weights_with(tmp_path, name, index, value, dtype=np.float64):
@@ -46,7 +39,7 @@ def weights_with(tmp_path, name, index, value, dtype=np.float64):
     ("gamma_f", (5,), 2e6, "2e+06"),
 ])
 def test_a_weight_beyond_the_toys_limit(tmp_path, name, index, value, shown):
-    message = refused(weights_with(tmp_path, name, index, value))
+    message = nano_refused(weights_with(tmp_path, name, index, value))
     assert message == (f"array '{name}': holds {shown} at index {index}, beyond the limit of a weight, "
                        "±1,000,000")
 
@@ -58,7 +51,7 @@ def test_a_weight_at_the_limit_is_read(tmp_path):
 
 def test_a_float32_infinity(tmp_path):
     """1e300 in float32 is Infinity: not finite, said as such."""
-    message = refused(weights_with(tmp_path, "E", (1, 2), 1e300, np.float32))
+    message = nano_refused(weights_with(tmp_path, "E", (1, 2), 1e300, np.float32))
     assert message == "array 'E': holds a value that is not finite (at index (1, 2))"
 
 
@@ -79,7 +72,7 @@ def test_an_archive_of_many_members_is_refused_by_its_size(tmp_path):
     size = path.stat().st_size
     limit = nanogpt.max_npz_bytes(nanogpt.sizes.param_shapes(nanogpt.CONFIG))
     assert size > limit
-    assert refused(with_record(path)) == (f"{size:,} bytes, more than the {limit:,} that nano-gpt's 53 arrays "
+    assert nano_refused(with_record(path)) == (f"{size:,} bytes, more than the {limit:,} that nano-gpt's 53 arrays "
                                           "take in float64 with their headers")
 
 
@@ -88,7 +81,7 @@ def test_a_few_extra_members_are_named(tmp_path):
     with zipfile.ZipFile(path, "w") as z:
         for name, data in shipped_members() + [(f"x{k}.npy", b"") for k in range(1000)]:
             z.writestr(name, data)
-    assert refused(with_record(path)) == ("unknown array 'x0'; the file holds exactly 53 arrays, named as "
+    assert nano_refused(with_record(path)) == ("unknown array 'x0'; the file holds exactly 53 arrays, named as "
                                           "sizes.param_shapes names them (E, P, blocks.0.W_Q, ...)")
 
 
@@ -100,7 +93,7 @@ def test_a_duplicate_member(tmp_path):
         warnings.simplefilter("ignore")              # zipfile warns of the duplicate it writes
         for name, data in members + [("blocks.2.W_V.npy", dict(members)["blocks.2.W_V.npy"])]:
             z.writestr(name, data)
-    assert refused(with_record(path)) == ("array 'blocks.2.W_V' appears twice in the archive; "
+    assert nano_refused(with_record(path)) == ("array 'blocks.2.W_V' appears twice in the archive; "
                                           "np.savez writes each array once")
 
 
@@ -127,13 +120,13 @@ def test_an_encrypted_member(tmp_path):
     path = patched(tmp_path, "blocks.0.W_K.npy", "flags", 0x1)
     with zipfile.ZipFile(path) as z:
         assert z.getinfo("blocks.0.W_K.npy").flag_bits & 0x1
-    assert refused(path) == "array 'blocks.0.W_K' is encrypted; expected the plain arrays np.savez writes"
+    assert nano_refused(path) == "array 'blocks.0.W_K' is encrypted; expected the plain arrays np.savez writes"
 
 
 @pytest.mark.parametrize("method", [99, zipfile.ZIP_BZIP2])   # 99: AES, which zipfile cannot read
 def test_a_member_compressed_by_another_method(tmp_path, method):
     path = patched(tmp_path, "W_U.npy", "method", method)
-    assert refused(path) == (f"array 'W_U' is compressed by method {method}; expected stored or deflated, "
+    assert nano_refused(path) == (f"array 'W_U' is compressed by method {method}; expected stored or deflated, "
                              "as np.savez and np.savez_compressed write them")
 
 

@@ -9,6 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
+from conftest import nano_refused
 from toycalc.book.example import Example
 from toycalc.model import gpt, inference, nanogpt, weights
 from toycalc.model.weights import DEFAULT_TOY, WeightsError, load_toy
@@ -201,14 +202,6 @@ def test_a_sentence_longer_than_P_names_P(toy):
 
 
 # ---------------------------------------------------------------- nano-gpt's .npz
-
-def nano_refused(path) -> str:
-    with pytest.raises(nanogpt.NanoWeightsError) as err:
-        nanogpt.load(path)
-    message = str(err.value)
-    assert message.startswith(f"{path}: ") and "\n" not in message and len(message) < 400, message
-    return message[len(str(path)) + 2:]
-
 
 def test_an_empty_npz(tmp_path):
     (tmp_path / "w.npz").write_bytes(b"")

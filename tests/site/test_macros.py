@@ -2,7 +2,6 @@
 page and what exists, never a traceback, never a published error page.
 The macros run in process on the page's text (conftest.macros,
 page_error); a few real builds prove the wiring."""
-import ast
 import io
 import logging
 import re
@@ -11,7 +10,7 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
-from conftest import ROOT, build_with_page, page, page_error, render_page
+from conftest import ROOT, build_with_page, claim_calls, page, page_error, render_page
 from toycalc.book import claims
 from toycalc.book.example import Example
 from toycalc.model.weights import DEFAULT_TOY
@@ -132,17 +131,8 @@ def test_claims_about_the_prediction(macros):
 
 # ---------------------------------------------------------------- the toy chapter's claims
 
-def chapter_claims():
-    """(page, claim, options) for every claim call in docs/toy/."""
-    for md in sorted((ROOT / "docs" / "toy").glob("*.md")):
-        for call in re.findall(r"\{\{-?\s*(claim\(.*?\))\s*-?\}\}", md.read_text(encoding="utf-8")):
-            node = ast.parse(call, mode="eval").body
-            yield (md.name, ast.literal_eval(node.args[0]),
-                   {k.arg: ast.literal_eval(k.value) for k in node.keywords})
-
-
 def test_the_chapter_claims_hold_for_the_shipped_weights(toy):
-    calls = list(chapter_claims())
+    calls = list(claim_calls(ROOT / "docs" / "toy"))
     assert {what for _, what, _ in calls} == set(claims.CLAIMS) - {"top_token"}
     for page, what, options in calls:
         heads = options.pop("heads", None)
