@@ -37,8 +37,16 @@ function setUpChoosers() {
   if (stored && offered.includes(stored)) showHeads(stored);
 }
 
+// The window's events go to the path of the page shown: instant navigation
+// keeps the window (and this module) from page to page, so they are
+// listened to once, here, not once per visit to End to End.
+let shown = null;   // the shown page's path: { fromHash, place }, or null
+addEventListener("hashchange", () => shown && shown.fromHash());
+addEventListener("resize", () => shown && shown.place());
+
 function setUpPath() {
   const path = document.getElementById("path");
+  if (!path) shown = null;
   if (!path || path.dataset.ready) return;
   path.dataset.ready = "1";
   path.classList.add("path--js");
@@ -94,8 +102,7 @@ function setUpPath() {
     const m = /^#step-([1-9])$/.exec(location.hash);
     if (m) open(m[1], true);
   }
-  window.addEventListener("hashchange", fromHash);
-  window.addEventListener("resize", () => panels.place(current));
+  shown = { fromHash, place: () => panels.place(current) };
   fromHash();
 
   followRuns(path, figure, mark, panels);
