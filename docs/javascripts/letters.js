@@ -26,6 +26,7 @@ import * as render from "./render.js";
 import * as draw from "./draw.js";
 import * as nanoGpt from "./nano_gpt.js";
 import * as dom from "./dom.js";
+import * as mathjax from "./mathjax-config.js";
 
 const { el } = dom, { InputError, parseLetters } = nanoGpt;
 
@@ -223,7 +224,8 @@ function stored(action, value) {
 /** MathJax typesets what it has not seen: the new formulas and captions. */
 function typeset(elements) {
   const mj = self.MathJax;
-  if (!elements.length || !(mj && mj.typesetPromise)) return;   // not started yet: it will see them
+  if (!elements.length) return;
+  if (!(mj && mj.typesetPromise)) return mathjax.load();   // when it has started, it sees them
   document.body.dataset.mathjax = "busy";
   mj.startup.promise = mj.startup.promise.then(() => mj.typesetPromise(elements))
     .then(() => { document.body.dataset.mathjax = "done"; });
@@ -320,6 +322,7 @@ function setUpFollow() {
   if (!first || !title || document.querySelector(".nano-follow") || /\/print_page\/$/.test(location.pathname)) return;
   const book = exampleText(), length = book.split(" ").length, f = followForm(book, length);
   lead(title).after(f.box);
+  title.closest("article").classList.add("follow-shown");   // its room goes (book.css)
   document.querySelectorAll("[data-nano-about]").forEach((p) => { p.hidden = false; });   // says how, where it works
   let asked = 0, followed = null;
 

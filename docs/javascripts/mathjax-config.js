@@ -1,8 +1,8 @@
 // mathjax-config.js: on every page (book.js imports it first): MathJax's
 // settings (toycalc/site/publish_mathjax.py publishes MathJax itself).
 //
-// MathJax reads this before it loads: book.js is a module, which runs
-// before the deferred MathJax script after it in the page (mkdocs.yml). Formulas are typeset from the
+// MathJax reads this before it loads: its script is added by load()
+// below, on a page that needs it. Formulas are typeset from the
 // \( \) and \[ \] that arithmatex leaves; TeX errors are recorded so the
 // browser tests can tell a formula that failed.
 //
@@ -41,9 +41,21 @@ window.MathJax = {
   }
 };
 
-// The fonts nearly every formula uses are fetched now, beside MathJax,
-// rather than once the first formula is laid out.
-if (document.querySelector(".arithmatex")) {
+// MathJax (160 KiB compressed, and its start) comes to a page only when
+// it has formulas, or when a part of it makes some (nano-gpt's, for the
+// reader's letters): a page without any, Home first, loads none. A page
+// with formulas names the file in its head (overrides/main.html), so that
+// its download starts with the page's.
+let requested = false;
+function load() {
+  if (requested) return;
+  requested = true;
+  const script = document.createElement("script");
+  script.src = new URL("mathjax/mathjax.js", import.meta.url).href;
+  script.async = true;
+  document.head.appendChild(script);
+  // the fonts nearly every formula uses, beside it, rather than once the
+  // first formula is laid out
   for (const name of ["Zero", "Main-Regular", "Math-Italic"]) {
     const link = document.createElement("link");
     Object.assign(link, { rel: "preload", as: "font", type: "font/woff", crossOrigin: "anonymous",
@@ -72,18 +84,32 @@ function typesetWhenSeen() {
     now.forEach((el) => observer.unobserve(el));
     mark("busy");
     MathJax.startup.promise = MathJax.startup.promise
-      .then(() => {
-        // by its turn a formula may be typeset already, or gone (its part redrawn)
-        const todo = now.filter((el) => el.isConnected && !el.querySelector("mjx-container"));
-        return todo.length && MathJax.typesetPromise(todo);
-      })
+      .then(() => typesetInTurns(now))
       .then(() => mark("done"));
   }, { rootMargin: "50% 0px" });
   formulas.forEach((el) => seen.observe(el));
 }
 
-// The formulas on the first screen (and half a screen below it) are typeset
-// as soon as MathJax has loaded, in one go; until then the article of a page
+// A phone typesets a screen's formulas in about a second: in one task that
+// would hold every tap meanwhile (Lighthouse's total blocking time). So
+// they are set a few at a time, about TURN_MS of work, and the page has its
+// turn between.
+const TURN_MS = 10;
+async function typesetInTurns(formulas) {
+  let next = 0;
+  while (next < formulas.length) {
+    const start = performance.now();
+    while (next < formulas.length && performance.now() - start < TURN_MS) {
+      const el = formulas[next++];
+      // by its turn a formula may be typeset already, or gone (its part redrawn)
+      if (el.isConnected && !el.querySelector("mjx-container")) MathJax.typeset([el]);
+    }
+    if (next < formulas.length) await new Promise((turn) => setTimeout(turn));
+  }
+}
+
+// The formulas on the first screen are typeset as soon as MathJax has
+// loaded, in one go; until then the article of a page
 // with formulas is laid out but not shown (book.css, html.typeset-first).
 // Shown earlier, each formula would grow from its TeX's box to its own and
 // move the lines under it (the layout shift, #24). MathJax.typeset is
@@ -93,23 +119,27 @@ function typesetOnScreen(formulas) {
   const h = innerHeight;
   const near = [...formulas].filter((el) => {
     const r = el.getBoundingClientRect();
-    return (r.width || r.height) && r.bottom > -h / 2 && r.top < 1.5 * h;
+    return (r.width || r.height) && r.bottom > 0 && r.top < h;
   });
   if (near.length) MathJax.typeset(near);
 }
 
 // Material's instant navigation swaps the content without a reload: start
-// again on each new page, as Material's own MathJax snippet does. The first
-// page is pageReady's: document$ fires for it too, at a moment that depends
-// on the page's size (on the print page, in the middle of typesetAll), and
-// clearing MathJax's cache then took the characters' CSS from every formula
-// already typeset (they kept their markup, with no width).
-let firstPage = true;
+// again on each new page, as Material's own MathJax snippet does. The page
+// MathJax loads on is pageReady's: clearing MathJax's cache there, as it
+// typeset, took the characters' CSS from every formula already typeset
+// (they kept their markup, with no width).
+if (document.querySelector(".arithmatex")) load();   // the page being loaded
+let firstView = true;
 document$.subscribe(() => {
-  if (firstPage) {
-    firstPage = false;
+  const first = firstView;
+  firstView = false;
+  if (!requested) {   // every page so far without formulas
+    if (document.querySelector(".arithmatex")) load();   // its pageReady typesets this page
+    else mark("done");
     return;
   }
+  if (first) return;   // pageReady's
   if (!(window.MathJax && MathJax.typesetPromise)) return;  // MathJax not started yet: pageReady will
   mark("busy");
   MathJax.startup.promise = MathJax.startup.promise.then(() => {
@@ -133,4 +163,4 @@ window.addEventListener("beforeprint", () => {
   if (window.MathJax && MathJax.typesetPromise) typesetAll();
 });
 
-export { errors };
+export { errors, load };

@@ -58,3 +58,18 @@ def test_nano_gpts_pages_start_their_parts_on_each_view(visit):
     assert page.locator("[data-nano-sort] input").count() == 1
     fetched = Counter(page.evaluate(FETCHED))
     assert fetched["/javascripts/letters.js"] == 1 and fetched["/javascripts/simulator.js"] == 0
+
+
+def test_mathjax_comes_to_the_pages_with_formulas_alone(visit):
+    """Home has no formula and fetches no MathJax; a page with formulas
+    reached from it by the site's own link loads it and typesets."""
+    v = visit()
+    page = v.open("/")
+    page.wait_for_selector("body[data-mathjax=done]")
+    mathjax = "() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/mathjax/mathjax.js')).length"
+    assert page.evaluate(mathjax) == 0 and page.evaluate("!window.MathJax.version")
+    follow(page, "/toy/")
+    follow(page, "/toy/tokens/")
+    page.wait_for_selector("body[data-mathjax=done] article mjx-container")
+    assert page.evaluate(mathjax) == 1
+    assert page.evaluate("getComputedStyle(document.querySelector('[data-from-first-formula]')).visibility") == "visible"

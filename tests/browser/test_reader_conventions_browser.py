@@ -128,14 +128,16 @@ def test_edit_and_view_links_ask_nothing_of_another_host(visit):
 
 
 def test_without_mathjax_the_article_shows_after_3_s(visit):
-    """A page's article waits, laid out but not shown, for MathJax's first
-    formulas (book.css); should MathJax never come, it shows after 3 s
-    (the head's script, overrides/main.html)."""
+    """A page's article from its first formula on waits, laid out but not
+    shown, for MathJax's first formulas (book.css, page_speed.py); what
+    comes before shows at once; should MathJax never come, all shows after
+    3 s (the head's script, overrides/main.html)."""
     v = visit(own_context=True)
     v.context.route("**/mathjax/mathjax.js", lambda route: route.abort())
     page = v.page
     page.goto(v.base + "/toy/attention/", wait_until="domcontentloaded")
-    shown = "() => getComputedStyle(document.querySelector('.md-content')).visibility === 'visible'"
+    shown = "() => getComputedStyle(document.querySelector('[data-from-first-formula]')).visibility === 'visible'"
+    assert page.evaluate("getComputedStyle(document.querySelector('article h1')).visibility") == "visible"
     assert not page.evaluate(shown)
     page.wait_for_function(shown, timeout=10000)
     assert page.evaluate("performance.now()") >= 3000

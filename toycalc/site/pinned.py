@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import inspect
 import logging
+import re
 
 import jinja2
+from mkdocs import exceptions
 
 # package (as pip names it) -> the version this module was written against
 WRITTEN_AGAINST = {
@@ -163,6 +165,31 @@ THEME_COPIES = {
     "partials/nav-item.html": "a section's toggle is named after its section (two unnamed landmarks otherwise)",
     "partials/source.html": "no request to api.github.com for the repository's stars",
 }
+
+
+# Material's palette stylesheet (assets/stylesheets/palette.<hash>.min.css):
+# its rule that stops transitions while the scheme switches. Material 9.8.1
+# sets and removes data-md-color-switching on the body at every page load
+# too, and with this rule each is a recalculation of every element's style
+# (page_speed.py). Without it a switch of scheme may fade a few colours
+# (Material's own transitions, 0.25 s at most) instead of changing at once.
+PALETTE_STYLESHEET = re.compile(r"assets/stylesheets/palette\.[0-9a-f]+\.min\.css")
+SWITCHING_RULE = ("[data-md-color-switching] *,[data-md-color-switching] :after,"
+                  "[data-md-color-switching] :before{transition-duration:0s!important}")
+
+
+def is_palette_stylesheet(uri: str) -> bool:
+    return PALETTE_STYLESHEET.fullmatch(uri) is not None
+
+
+def palette_without_switching_rule(css: str, path: str) -> str:
+    """Material's palette stylesheet less its switching rule; its absence
+    (another version of Material) fails the build, naming the file."""
+    if css.count(SWITCHING_RULE) != 1:
+        raise exceptions.PluginError(f"{path}: Material's rule for data-md-color-switching is not there as "
+                          f"mkdocs-material {WRITTEN_AGAINST['mkdocs-material']} writes it "
+                          "(toycalc/site/pinned.py, SWITCHING_RULE)")
+    return css.replace(SWITCHING_RULE, "")
 
 
 # ---------------------------------------------------------------- Jinja2 3.1.6

@@ -1,0 +1,157 @@
+"""MkDocs hooks for a page's speed on a phone (issue 40): what the page's
+stylesheets would otherwise ask the browser to find out again at every
+style recalculation, said once at build time.
+
+- The article names what it holds in its classes (`article_classes`):
+  `with-path` (End to End's drawing and steps: the prose keeps a measure),
+  `with-nano-input` (nano-gpt's numbers that follow the reader's letters:
+  the room for the "Follow" box is kept); and what comes from its first
+  formula on is marked `data-from-first-formula` (`from_first_formula`: book.css
+  keeps it unshown until MathJax has set the first screen's formulas, and
+  shows the rest at once). The rules read these classes in place of
+  `:has()`, which made every style recalculation of a page of 5,000
+  elements slower.
+- Material's palette stylesheet loses one rule (pinned.py,
+  `palette_without_switching_rule`): at each page load Material marks the
+  body `data-md-color-switching` and unmarks it, and the rule under that
+  mark (`[data-md-color-switching] *`) made each a recalculation of every
+  element's style, twice the style work of a page's load.
+"""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from mkdocs.structure.files import File
+
+from toycalc.site import pinned
+
+ARTICLE = '<article class="md-content__inner md-typeset">'
+# what an article's class says -> a pattern found in the page's content when it holds it
+HOLDS = {
+    "with-path": re.compile(r'<div class="path[" ]'),
+    "with-nano-input": re.compile(r"\sdata-nano-input[\s>=]"),
+}
+
+
+def article_classes(content: str) -> list[str]:
+    """The classes an article holding `content` (its HTML) carries."""
+    return [name for name, pattern in HOLDS.items() if pattern.search(content)]
+
+
+def with_article_classes(output: str) -> str:
+    """The page `output` with its article's classes (the theme's one
+    <article>; a page without it, such as 404.html, is left as it is)."""
+    start = output.find(ARTICLE)
+    if start < 0:
+        return output
+    classes = article_classes(output[start:])
+    if not classes:
+        return output
+    marked = ARTICLE[:-2] + " " + " ".join(classes) + '">'
+    return output[:start] + marked + output[start + len(ARTICLE):]
+
+
+# A formula's block: hidden from here on (below) when the formula is inside it.
+FORMULA_BLOCKS = {"p", "li", "table", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd",
+                  "figcaption", "summary", "details", "blockquote"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+# an attribute, not a class: Material styles and wraps a table:not([class]) alone
+FROM_FIRST_FORMULA = "data-from-first-formula"
+
+
+class _Tags(HTMLParser):
+    """Every start tag of an article, with its offset, its depth and its
+    parent's index (the tree, as far as the first formula needs it)."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.tags: list[dict] = []   # tag, offset, end of the start tag, parent index, classes
+        self.open: list[int] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        line, column = self.getpos()
+        offset = self.line_starts[line - 1] + column
+        classes = (dict(attrs).get("class") or "").split()
+        self.tags.append({"tag": tag, "offset": offset, "parent": self.open[-1] if self.open else None,
+                          "classes": classes, "end": offset + len(self.get_starttag_text())})
+        if tag not in VOID:
+            self.open.append(len(self.tags) - 1)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.open.pop()
+
+    def handle_endtag(self, tag):
+        # the innermost open element of that name closes (and any left open inside it)
+        for depth in range(len(self.open) - 1, -1, -1):
+            if self.tags[self.open[depth]]["tag"] == tag:
+                del self.open[depth:]
+                return
+
+
+def from_first_formula(article: str) -> list[tuple[int, int]]:
+    """Where the start tags are (start, end offsets), in `article` (an <article>'s HTML),
+    of what is hidden until MathJax has set the first screen's formulas:
+    the block of the first formula, every element after it at its level,
+    and every element after each of its ancestors at theirs, up to the
+    article. What comes before the first formula shows at once: no formula
+    can move it. (Marked one by one, not with a `~` rule, since Material
+    wraps a table in its own boxes when the page loads.)"""
+    tags = _Tags(article).tags
+    first = next((i for i, t in enumerate(tags) if "arithmatex" in t["classes"]), None)
+    if first is None:
+        return []
+    ancestors, i = [], tags[first]["parent"]
+    while i is not None:
+        ancestors.append(i)
+        i = tags[i]["parent"]
+    article_index = ancestors[-1]   # the <article> itself
+    # the formula's block: itself when a display formula, or its nearest block ancestor
+    start = first if tags[first]["tag"] == "div" else next(
+        (a for a in ancestors[:-1] if tags[a]["tag"] in FORMULA_BLOCKS), first)
+    # the start and each of its ancestors below the article: every later
+    # element beside one of them (its parent's child after it)
+    levels = [start] + [a for a in ancestors if a != article_index and tags[a]["offset"] < tags[start]["offset"]]
+    marked = [start]
+    for node in levels:
+        parent = tags[node]["parent"]
+        marked += [j for j in range(node + 1, len(tags)) if tags[j]["parent"] == parent]
+    return sorted((tags[j]["offset"], tags[j]["end"]) for j in marked)
+
+
+def with_attribute(tag_text: str, name: str) -> str:
+    """A start tag with one more attribute, without a value."""
+    closing = len(tag_text) - len(tag_text.rstrip("/> \t\n"))
+    return tag_text[:len(tag_text) - closing] + f" {name}" + tag_text[len(tag_text) - closing:]
+
+
+def with_first_formula_marked(output: str) -> str:
+    start = output.find(ARTICLE)
+    if start < 0:
+        return output
+    end = output.find("</article>", start)
+    article = output[start:end]
+    for tag_start, tag_end in reversed(from_first_formula(article)):
+        article = (article[:tag_start] + with_attribute(article[tag_start:tag_end], FROM_FIRST_FORMULA)
+                   + article[tag_end:])
+    return output[:start] + article + output[end:]
+
+
+def on_post_page(output, page, config):
+    return with_article_classes(with_first_formula_marked(output))
+
+
+def on_files(files, config):
+    for file in list(files):
+        if pinned.is_palette_stylesheet(file.src_uri):
+            source = file.content_string
+            files.remove(file)
+            files.append(File.generated(config, file.src_uri,
+                                        content=pinned.palette_without_switching_rule(source, file.abs_src_path)))
+    return files
