@@ -209,6 +209,15 @@ def test_what_the_reversed_sorter_does_is_what_the_claims_say(reversed_sorter):
     assert claims.heads_look_at_claim(run, letter="A", t=5, block=1).startswith(
         "from t = 5 head 1 of block 1 puts its largest weight")
     assert " on C at j = " in claims.heads_look_at_claim(run, letter="A", t=5, block=1)
+    least_sure_step = min(s["p"].max() for s in run.steps)
+    assert claims.untrained_as_sure_claim(run).endswith(
+        f", less than the {least_sure_step:.3f} of the least sure step of the greedy decoding")
+
+
+def test_weights_trained_one_step_are_not_sharp(one_step):
+    steps = Run(nanogpt.load(one_step)).steps
+    assert claims.untrained_as_sure_claim(Run(nanogpt.load(one_step))) == \
+        f"a step of the greedy decoding gives its letter only {min(s['p'].max() for s in steps):.3f}"
 
 
 @pytest.mark.build
