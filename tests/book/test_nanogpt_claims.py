@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from mkdocs.exceptions import PluginError
 
-from conftest import ROOT, claim_calls, page_error, render_page
+from conftest import ROOT, build_site, claim_calls, page_error, render_page
 from toycalc.book import claims
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt, train
@@ -57,6 +58,12 @@ def claim_line(name: str, what: str) -> int:
     return next(k for k, line in enumerate(page_text(name).splitlines(), 1) if f'claim("{what}"' in line)
 
 
+def only_claim(name: str, what: str) -> str:
+    """The page with its other claims turned into empty macros (lines and
+    sentences stay): what a strict build reports once those hold."""
+    return re.sub(r'\{\{ claim\("(\w+)".*?\}\}', lambda m: m[0] if m[1] == what else '{{ "" }}', page_text(name))
+
+
 @pytest.fixture(scope="module")
 def one_step_does(one_step) -> SimpleNamespace:
     """What the one-step weights do, computed the slow way (nanogpt.sort,
@@ -79,8 +86,9 @@ def test_one_step_is_not_enough(one_step, one_step_does):
      "greedy decoding sorts {sorts} of the 729 inputs"),
 ])
 def test_weights_trained_one_step_stop_a_strict_build(macros, one_step, one_step_does, name, what, sentence, false):
-    """The page, the line and the sentence; and what is true instead."""
-    line = page_error(macros(nano=one_step), page_text(name), f"nano-gpt/{name}.md")
+    """The page, the line and the sentence; and what is true instead (the
+    page's other claims made to hold: one of them may come first)."""
+    line = page_error(macros(nano=one_step), only_claim(name, what), f"nano-gpt/{name}.md")
     false = false.format(**vars(one_step_does))
     assert line == (f"nano-gpt/{name}.md, line {claim_line(name, what)}: the text (“{sentence}”) claims {what}(), "
                     f"but {false}: rewrite the sentence or the weights ({one_step})")
@@ -115,6 +123,121 @@ def test_a_head_that_looks_elsewhere(nano):
 def test_a_nano_claim_takes_no_heads(macros):
     assert "claim('writes_sorted'): unknown argument 'heads'; it takes no arguments" in \
         page_error(macros(), '# N\n\nIt sorts{{ claim("writes_sorted", heads=2) }}.\n')
+
+
+# ------------------------------------------------------------- every guarded sentence
+
+# Every sentence of the chapter that says what the model does, with its
+# claim and the sentence a build names (the page's words up to the call,
+# macros as "…"): a claim added to a page, or one taken away, fails
+# test_every_sentence_about_the_model_is_guarded until it is listed here.
+GUARDED = [
+    ("index", "starts_with_smallest",
+     "…ter, the one that has read all … of them, the model gives … to …, the letter that has to come first"),
+    ("preliminaries", "sorts_all",
+     "… It stops as soon as greedy decoding sorts every one of the … possible inputs correctly"),
+    ("layer-norm", "variance_too_coarse",
+     "…e one exception: at three places the variance would read …, far too coarse to take a square root of"),
+    ("layer-norm", "epsilon_nudges_sigma",
+     "…rly flat: its variance is small enough that \\(\\varepsilon\\), tiny as it is, still nudges \\(\\sigma\\)"),
+    ("self-attention", "looks_at_smallest", "The head puts its largest weight on …"),
+    ("self-attention", "starts_with_smallest",
+     "The answer has to start with the smallest letter of the input, here …"),
+    ("transformer", "blends",
+     "… of its weight on a single column from \\(t = 5\\), so every head hands on a blend of several letters"),
+    ("transformer", "heads_look_at",
+     "…every head hands on a blend of several letters…, and the first block's heads all lean towards the A"),
+    ("output", "untrained_as_sure",
+     "…ed columns, which learned to be sharp, and come out just as sharp about a letter that means nothing"),
+    ("output", "writes_sorted", "The model writes …: the input …, sorted"),
+]
+
+
+def test_every_sentence_about_the_model_is_guarded():
+    assert sorted((page, what) for page, what, _ in claim_calls(CHAPTER)) == \
+        sorted((f"{name}.md", what) for name, what, _ in GUARDED)
+
+
+@pytest.fixture(scope="module")
+def reversed_sorter(tmp_path_factory, nano):
+    """The book's weights changed so that every guarded sentence is false:
+    A and C swap places in E and W_U (a model that sorts C before A: it
+    writes the largest letter first, its heads look at C, and it sorts only
+    the 3 inputs of a single letter); the residual stream 100 times longer
+    (E, P and what each block adds: the LayerNorms undo the length, but the
+    column t = 3 is no longer flat); head 1 of block 1 six times sharper.
+    Stored in float16, with the facts of these weights in its record."""
+    params = {k: v.copy() for k, v in nano.params.items()}
+    params["E"], params["W_U"] = params["E"][::-1].copy(), params["W_U"][:, ::-1].copy()
+    for k in params:
+        if k in ("E", "P") or k.rsplit(".", 1)[-1] in ("W_O", "b_O", "W_2", "b_2"):
+            params[k] = params[k] * 100
+    head_1 = Run(nano).head_columns(1)
+    params["blocks.0.W_Q"][:, head_1] *= 6
+    params["blocks.0.b_Q"][head_1] *= 6
+    stored = {k: v.astype(np.float16) for k, v in params.items()}
+    path = tmp_path_factory.mktemp("reversed") / "nanogpt.npz"
+    nanogpt.save(stored, facts({k: v.astype(np.float64) for k, v in stored.items()}, nano.record), path)
+    return path
+
+
+@pytest.mark.parametrize("name, what, sentence", GUARDED)
+def test_each_guarded_sentence_stops_a_strict_build(macros, reversed_sorter, name, what, sentence):
+    """On weights that make it false: the page, the line, the sentence, and
+    what is true instead."""
+    (options,) = [o for page, w, o in claim_calls(CHAPTER) if (page, w) == (f"{name}.md", what)]
+    false = claims.NANO_CLAIMS[what](Run(nanogpt.load(reversed_sorter)), **options)
+    assert false
+    args = ", ".join(f"{k}={v!r}" for k, v in options.items())
+    line = page_error(macros(nano=reversed_sorter), only_claim(name, what), f"nano-gpt/{name}.md")
+    assert line == (f"nano-gpt/{name}.md, line {claim_line(name, what)}: the text (“{sentence}”) claims {what}({args}), "
+                    f"but {false}: rewrite the sentence or the weights ({reversed_sorter})")
+
+
+def test_what_the_reversed_sorter_does_is_what_the_claims_say(reversed_sorter):
+    """The claims' words against the weights, computed the slow way."""
+    params = nanogpt.load(reversed_sorter).params
+    run = Run(nanogpt.load(reversed_sorter))
+    writes = nanogpt.letters(nanogpt.sort(params, nanogpt.encode("C B A B B C")))
+    assert writes.startswith("C") and claims.writes_sorted_claim(run).startswith(f"the model writes {writes} ")
+    assert nanogpt.accuracy(params) == 3 and claims.sorts_all_claim(run) == "greedy decoding sorts 3 of the 729 inputs"
+    assert claims.starts_with_smallest_claim(run).startswith("after C B A B B C the most probable letter is C (")
+    x3 = (params["E"][nanogpt.encode("B")[0]] + params["P"][3])          # t = 3 is a B
+    assert claims.epsilon_nudges_sigma_claim(run).startswith(f"the column t = 3 has variance {x3.var():.6f} ")
+    assert claims.variance_too_coarse_claim(run).startswith(f"σ from the variance at three places, {x3.var():.3f}, ")
+    assert claims.blends_claim(run).startswith("from t = 5 head 1 of block 1 gives ")
+    assert claims.heads_look_at_claim(run, letter="A", t=5, block=1).startswith(
+        "from t = 5 head 1 of block 1 puts its largest weight")
+    assert " on C at j = " in claims.heads_look_at_claim(run, letter="A", t=5, block=1)
+    least_sure_step = min(s["p"].max() for s in run.steps)
+    assert claims.untrained_as_sure_claim(run).endswith(
+        f", less than the {least_sure_step:.3f} of the least sure step of the greedy decoding")
+
+
+def test_weights_trained_one_step_are_not_sharp(one_step):
+    steps = Run(nanogpt.load(one_step)).steps
+    assert claims.untrained_as_sure_claim(Run(nanogpt.load(one_step))) == \
+        f"a step of the greedy decoding gives its letter only {min(s['p'].max() for s in steps):.3f}"
+
+
+@pytest.mark.build
+def test_the_reversed_sorter_builds_with_warn_and_every_guarded_sentence_marked(reversed_sorter, tmp_path):
+    """One build with TOYCALC_CLAIMS=warn: each guarded sentence printed
+    with its page and line, and marked on its page; a strict build stops at
+    the first."""
+    result = build_site(tmp_path / "site", nano=reversed_sorter, claims="warn")
+    assert result.returncode == 0, result.stderr
+    for name, what, sentence in GUARDED:
+        assert f"nano-gpt/{name}.md, line {claim_line(name, what)}: the text (“{sentence}”) claims {what}(" \
+            in result.stderr, (name, what)
+    for name in {name for name, _, _ in GUARDED}:
+        built = tmp_path / "site" / "nano-gpt" / ("" if name == "index" else name) / "index.html"
+        marks = built.read_text(encoding="utf-8").count('<span class="claim-broken" role="note">This sentence was '
+                                                         "written for the book's weights and does not hold for these: ")
+        assert marks == sum(n == name for n, _, _ in GUARDED), name
+    strict = build_site(tmp_path / "strict", nano=reversed_sorter)
+    assert strict.returncode != 0
+    assert f"nano-gpt/index.md, line {claim_line('index', 'starts_with_smallest')}: the text" in strict.stderr
 
 
 # ------------------------------------------------------------- the record against the weights

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.tokenizer import SPACE_SIGN, TokenizerError, tokenize
-from ..model import nanogpt
+from ..model import gpt, nanogpt
 from .example_checks import check_head, token_id
 from .example import Example
 from .nano_example import Run
-from .nano_gpt.shared import block_trace, check_t, follow, head_slice
+from .nano_gpt.shared import block_trace, check_t, follow, head_slice, ignored_positions, letter_id
 from .render import fixed, token_text
 from .toy.positions import order_number
 
@@ -217,3 +217,89 @@ def looks_at_smallest_claim(run: Run, t: int = 5, head="best", block: int = 1) -
         return None
     return (f"head {head} of block {block} puts its largest weight, {fixed(row[j])}, on "
             f"{nanogpt.VOCAB[run.ids[j]]} at j = {j}, not on the smallest letter, {nanogpt.VOCAB[smallest]}")
+
+
+@nano_claim("starts_with_smallest")
+def starts_with_smallest_claim(run: Run) -> str | None:
+    """After the last input letter, the most probable letter is the
+    smallest letter of the input: the one the answer has to start with."""
+    p = run.trace["p"][run.T - 1]
+    top, smallest = int(np.argmax(p)), min(run.ids)
+    if top == smallest:
+        return None
+    return (f"after {nanogpt.letters(run.ids)} the most probable letter is {nanogpt.VOCAB[top]} "
+            f"({fixed(p[top])}), not the smallest, {nanogpt.VOCAB[smallest]}")
+
+
+def _variance(run: Run, t: int, block: int) -> tuple[float, float]:
+    """The variance of the column t entering a block's first LayerNorm, and its σ."""
+    check_t(run, t)
+    b = block_trace(run, block)
+    return float(b["X"][t].var()), float(b["sigma"][t])
+
+
+@nano_claim("variance_too_coarse")
+def variance_too_coarse_claim(run: Run, t: int = 3, block: int = 1) -> str | None:
+    """The column's variance at the book's three places is too coarse to
+    take a square root of: σ from it is wrong even at three places."""
+    var, sigma = _variance(run, t, block)
+    rough = np.sqrt(float(fixed(var).replace("\u2212", "-")) + gpt.LN_EPS)
+    if fixed(rough) != fixed(sigma):
+        return None
+    return f"σ from the variance at three places, {fixed(var)}, is {fixed(rough)}, as σ itself is"
+
+
+@nano_claim("epsilon_nudges_sigma")
+def epsilon_nudges_sigma_claim(run: Run, t: int = 3, block: int = 1) -> str | None:
+    """The column is nearly flat: its variance is so small that ε changes
+    σ in the five places the Layer Norm page prints it, and σ is below 1
+    (dividing by it blows the column up)."""
+    var, sigma = _variance(run, t, block)
+    if fixed(np.sqrt(var), 5) != fixed(sigma, 5) and sigma < 1:
+        return None
+    return f"the column t = {t} has variance {fixed(var, 6)} and σ = {fixed(sigma, 5)}, which ε leaves as it is"
+
+
+@nano_claim("blends")
+def blends_claim(run: Run, t: int = 5) -> str | None:
+    """From position t, every head of every block gives less than half of
+    its weight to any single column: each hands on a blend of letters."""
+    check_t(run, t)
+    for k, b in enumerate(run.trace["blocks"]):
+        for h, row in enumerate(b["weights"][:, t, : t + 1]):
+            j = int(np.argmax(row))
+            if row[j] >= 0.5:
+                return (f"from t = {t} head {h + 1} of block {k + 1} gives {fixed(row[j])} of its weight to "
+                        f"{nanogpt.VOCAB[run.ids[j]]} at j = {j}")
+    return None
+
+
+@nano_claim("heads_look_at")
+def heads_look_at_claim(run: Run, letter: str = "A", t: int = 5, block: int = 1) -> str | None:
+    """From position t, every head of the block puts its largest weight on
+    a copy of `letter`."""
+    check_t(run, t)
+    want = letter_id(letter)
+    for h, row in enumerate(block_trace(run, block)["weights"][:, t, : t + 1]):
+        j = int(np.argmax(row))
+        if run.ids[j] != want:
+            return (f"from t = {t} head {h + 1} of block {block} puts its largest weight, {fixed(row[j])}, "
+                    f"on {nanogpt.VOCAB[run.ids[j]]} at j = {j}")
+    return None
+
+
+@nano_claim("untrained_as_sure")
+def untrained_as_sure_claim(run: Run) -> str | None:
+    """The trained columns learned to be sharp (each step of the greedy
+    decoding gives its letter more than half), and the columns whose
+    targets training ignores are as sure of a letter: the least sure of
+    them at least as sure as the least sure step."""
+    trained = min(s["p"][s["next"]] for s in run.steps)
+    if trained <= 0.5:
+        return f"a step of the greedy decoding gives its letter only {fixed(trained)}"
+    t = min(ignored_positions(run), key=lambda t: run.trace["p"][t].max())
+    least = run.trace["p"][t].max()
+    if least >= trained:
+        return None
+    return (f"the column t = {t}, whose target training ignores, is {fixed(least)} sure of its letter, "
+            f"less than the {fixed(trained)} of the least sure step of the greedy decoding")
