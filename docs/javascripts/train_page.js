@@ -44,6 +44,17 @@ const POINTS = 100;
 const DOWNLOADS_HINT = { waiting: "The downloads and “Follow these weights” wait for a finished run: press Start.",
                          ready: "Keep both files in one folder: the build reads the record beside the weights." };
 
+/** A run stopped by its step limit before sorting every input is offered
+ *  too, said to be unfinished on each button, in the sentence under them
+ *  and in the files' names (the book's own `train` writes no such run). */
+function unfinishedHint(sorted, inputs, steps) {
+  return `This run is unfinished: its step limit stopped it after ${steps.toLocaleString("en")} ` +
+    `step${steps === 1 ? "" : "s"}, when it sorted ${sorted} of the ${inputs} inputs. The downloads ` +
+    "(nanogpt-unfinished.npz and .json) and “Follow these weights” hold these weights as they are: " +
+    "the chapter's sentences were written for a model that sorts every input, and a build on them names " +
+    "those they make false. " + DOWNLOADS_HINT.ready;
+}
+
 /** The loss chart: the book's run and the reader's, step by step (every
  *  few steps once a run is longer than POINTS). */
 function lossChart(book, mine, limit) {
@@ -104,9 +115,10 @@ function save(blob, name) {
  *  the build reads side by side; and following the weights in the chapter. */
 function downloads(ui, run, recipe) {
   followButton(ui, run, recipe);
-  ui.npz.addEventListener("click", () => save(new Blob([run.files.npz], { type: "application/octet-stream" }), "nanogpt.npz"));
+  const name = () => (run.files.unfinished ? "nanogpt-unfinished" : "nanogpt");
+  ui.npz.addEventListener("click", () => save(new Blob([run.files.npz], { type: "application/octet-stream" }), `${name()}.npz`));
   ui.record.addEventListener("click", () => save(new Blob([JSON.stringify(run.files.record, null, 2) + "\n"],
-                                                          { type: "application/json" }), "nanogpt.json"));
+                                                          { type: "application/json" }), `${name()}.json`));
 }
 
 /** The .npz of train.js's npz (a stored zip of little-endian float16
@@ -189,7 +201,13 @@ function setUp() {
     ui.pause.disabled = !(state === "running" || state === "paused");
     ui.pause.textContent = state === "paused" ? "Resume" : "Pause";
     ui.npz.disabled = ui.record.disabled = ui.follow.disabled = !run.files;
-    ui.done.textContent = DOWNLOADS_HINT[run.files ? "ready" : "waiting"];
+    const r = run.files && run.files.record, unfinished = Boolean(run.files && run.files.unfinished);
+    const said = unfinished ? ` (unfinished: sorts ${r.accuracy_on_729} of ${ui.inputs})` : "";
+    ui.npz.textContent = `Download weights${said}`;
+    ui.record.textContent = `Download the record${unfinished ? " (unfinished run)" : ""}`;
+    ui.follow.textContent = `Follow these weights${unfinished ? " (unfinished)" : ""}`;
+    ui.done.textContent = unfinished ? unfinishedHint(r.accuracy_on_729, ui.inputs, r.steps)
+                                     : DOWNLOADS_HINT[run.files ? "ready" : "waiting"];
     ui.seed.input.disabled = ui.limit.input.disabled = state !== "idle";
     host.dataset.state = state;
   };
@@ -235,7 +253,7 @@ function setUp() {
   };
   const finished = (m) => {
     const r = m.record;
-    run.files = { npz: m.npz, record: r };
+    run.files = { npz: m.npz, record: r, unfinished: r.accuracy_on_729 !== ui.inputs };
     ui.status.textContent = `${r.accuracy_on_729} of ${ui.inputs} sorted after ${r.steps} steps, ${fixed(r.seconds, 1)} s`;
     ui.detail.textContent = r.accuracy_on_729 === ui.inputs
       ? "Done: your model sorts every input. Download its weights and its record to build the book on them."
