@@ -534,6 +534,7 @@ function setUpWeightsNote() {
   const live = document.querySelector("[data-nano-live]");
   const note = el("div", { class: "nano-weights-note", role: "note" });
   lead(title).after(note);
+  title.closest("article").classList.add("nano-yours");   // the training record's curve is the reader's run (figures.css)
   note.append(
     el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
                       : "The chapter follows ",

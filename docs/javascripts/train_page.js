@@ -173,7 +173,7 @@ function headsInto(figure, attention, tokens, exampleText) {
   dom.patchInto(figure, attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
     '<div class="nano-train-map"></div></div>').join("") +
     `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
-    `(${draw.esc(exampleText)} then its sorted letters): one row per query, one column per key, darker for more weight.</figcaption>`);
+    `(${draw.esc(exampleText)} then its sorted letters): one row per query, one column per key, the stronger the purple, the more weight.</figcaption>`);
   const maps = figure.querySelectorAll(".nano-train-map");
   attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1)), 0));
 }
