@@ -111,6 +111,18 @@ function save(blob, name) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
+/** The downloads and "Follow these weights": greyed before a run ends,
+ *  said to be unfinished after a run its step limit stopped. */
+function labelDownloads(ui, files) {
+  ui.npz.disabled = ui.record.disabled = ui.follow.disabled = !files;
+  const r = files && files.record, unfinished = Boolean(files && files.unfinished);
+  ui.npz.textContent = `Download weights${unfinished ? ` (unfinished: sorts ${r.accuracy_on_729} of ${ui.inputs})` : ""}`;
+  ui.record.textContent = `Download the record${unfinished ? " (unfinished run)" : ""}`;
+  ui.follow.textContent = `Follow these weights${unfinished ? " (unfinished)" : ""}`;
+  ui.done.textContent = unfinished ? unfinishedHint(r.accuracy_on_729, ui.inputs, r.steps)
+                                   : DOWNLOADS_HINT[files ? "ready" : "waiting"];
+}
+
 /** The two downloads: the weights (.npz) and their record (.json), which
  *  the build reads side by side; and following the weights in the chapter. */
 function downloads(ui, run, recipe) {
@@ -200,14 +212,7 @@ function setUp() {
     ui.start.disabled = state !== "idle"; ui.reset.disabled = state === "idle" && !run.losses.length;
     ui.pause.disabled = !(state === "running" || state === "paused");
     ui.pause.textContent = state === "paused" ? "Resume" : "Pause";
-    ui.npz.disabled = ui.record.disabled = ui.follow.disabled = !run.files;
-    const r = run.files && run.files.record, unfinished = Boolean(run.files && run.files.unfinished);
-    const said = unfinished ? ` (unfinished: sorts ${r.accuracy_on_729} of ${ui.inputs})` : "";
-    ui.npz.textContent = `Download weights${said}`;
-    ui.record.textContent = `Download the record${unfinished ? " (unfinished run)" : ""}`;
-    ui.follow.textContent = `Follow these weights${unfinished ? " (unfinished)" : ""}`;
-    ui.done.textContent = unfinished ? unfinishedHint(r.accuracy_on_729, ui.inputs, r.steps)
-                                     : DOWNLOADS_HINT[run.files ? "ready" : "waiting"];
+    labelDownloads(ui, run.files);
     ui.seed.input.disabled = ui.limit.input.disabled = state !== "idle";
     host.dataset.state = state;
   };
