@@ -269,8 +269,9 @@ function build(box, host) {
         if (host.follow) host.follow(o);
         shown(ui, model, s, o, records, fresh, before, state);
       }
-      if (stopped) ui.summary.textContent = (records.length ? ui.summary.textContent + " " : "") +
-        stopSentence(model, stopped, records.length ? state.history.length - 1 : null, o.eta);
+      // the weight's name as the book prints it (W with a subscript O, never W_O)
+      if (stopped) ui.summary.replaceChildren(records.length ? ui.summary.textContent + " " : "",
+        dom.notation(stopSentence(model, stopped, records.length ? state.history.length - 1 : null, o.eta)));
       if (!stopped && records.length < o.steps && box.isConnected) requestAnimationFrame(frame);
       else busy(false);
     };
@@ -354,9 +355,12 @@ function shown(ui, model, s, o, records, fresh, before, state) {
   const n = state.history.length - 1, tok = show(model.vocab[o.target]);
   const from = n - records.length + 1, going = records.length < total ? ` (of ${total})` : "";
   ui.summary.textContent = `${from === n ? `Step ${n}${going}` : `Steps ${from} to ${n}${going}`}: ` +
-    `L = ${fixed(first.loss)} → ${fixed(end.lossAfter)}, p(${tok}) = ${fixed(first.p)} → ${fixed(end.pAfter)}.`;
+    `L = ${fixed(first.loss)} → ${loss(end.lossAfter)}, p(${tok}) = ${fixed(first.p)} → ${fixed(end.pAfter)}.`;
   ui.results.replaceChildren(stepTable(model, s, o, records[records.length - 1], before), chart(state.history, tok));
 }
+
+/** A loss as printed; ∞ where p(target) rounded to 0 (a huge η). */
+const loss = (v) => (Number.isFinite(v) ? fixed(v) : "∞");
 
 /** The last step on E: its loss, dL/dE for the sentence's rows and the
  *  rows after it; the other rows' derivative, exactly 0, said in words. */

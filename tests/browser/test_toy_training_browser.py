@@ -325,7 +325,7 @@ def test_a_step_beyond_the_bounds_of_a_weight_is_not_taken(visit, toy, tmp_path)
         train(page)
         said = summary(page)
         first = "the first step" if taken == 0 else f"step {taken + 1}"
-        assert f"Stopped before {first}: it would set " in said, said
+        assert f"Stopped before {first}: it would set " in said and "_" not in said, said   # W with a subscript
         assert f"a weights file holds only finite weights within ±{MAX_WEIGHT:,.0f}" in said
         assert ("as they were before it" if taken == 0 else f"as they were after step {taken}") in said
         assert said.startswith("Stopped" if taken == 0 else "Step 1 (of 20): L = ")
