@@ -14,6 +14,7 @@ import * as backward from "./backward.js";
 
 const LEARNS = ["E", "all"];   // E alone (the book's step), or every matrix
 const MAX_STEPS = 200;         // descent.py's MAX_STEPS: the page's limit
+const MAX_WEIGHT = 1e6;        // weights.py's MAX_WEIGHT: the weights file refuses a weight beyond it
 
 /** descent.targets_of: the target at the last position, none (−1) before it. */
 function targetsOf(ids, target) {
@@ -71,4 +72,23 @@ function descend(model, ids, target, eta, learns, steps, heads, temperature) {
   return records;
 }
 
-export { LEARNS, MAX_STEPS, targetsOf, withParams, descend };
+/** descent.beyond_bounds: the first weight the weights file would refuse
+ *  (not finite, or beyond ±MAX_WEIGHT) as {name, index, value}, in the
+ *  order of `params`, each one's entries in row order; null when all hold. */
+function beyondBounds(params) {
+  const bad = (v) => !(Math.abs(v) <= MAX_WEIGHT);   // NaN and ±Infinity too
+  for (const [name, w] of Object.entries(params)) {
+    if (ArrayBuffer.isView(w)) {
+      const i = w.findIndex(bad);
+      if (i >= 0) return { name, index: [i], value: w[i] };
+      continue;
+    }
+    for (let r = 0; r < w.length; r++) {
+      const c = w[r].findIndex(bad);
+      if (c >= 0) return { name, index: [r, c], value: w[r][c] };
+    }
+  }
+  return null;
+}
+
+export { LEARNS, MAX_STEPS, MAX_WEIGHT, targetsOf, withParams, descend, beyondBounds };

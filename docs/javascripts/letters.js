@@ -27,6 +27,7 @@ import * as draw from "./draw.js";
 import * as nanoGpt from "./nano_gpt.js";
 import * as dom from "./dom.js";
 import * as mathjax from "./mathjax-config.js";
+import { MAX_WEIGHT } from "./descent.js";
 
 const { el } = dom, { InputError, parseLetters } = nanoGpt;
 
@@ -45,31 +46,52 @@ function followWeights(weights, about) {
   sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
 }
 
-/** {id, seed, steps, sorted, inputs} of the reader's weights the chapter follows, or null. */
-function followedWeights() {
+/** {id, seed, steps, sorted, inputs} of the reader's weights stored for the chapter, or null. */
+function storedWeights() {
   try {
     const about = JSON.parse(sessionStorage.getItem(WEIGHTS_ABOUT) || "null");
-    return about && sessionStorage.getItem(WEIGHTS) ? about : null;
+    return about && typeof about === "object" && sessionStorage.getItem(WEIGHTS) ? about : null;
   } catch (e) {
     return null;   // storage refused, or not ours: the book's weights
   }
 }
 
+// The reader's stored weights as checked (checkFollowed), by their id:
+// {data} when the chapter may follow them, {problem} when it may not.
+const checked = {};
+
+/** The reader's weights the chapter follows ({id, seed, ...}): stored and
+ *  checked, else null (the book's weights). */
+function followedWeights() {
+  const about = storedWeights();
+  return about && checked[about.id] && checked[about.id].data ? about : null;
+}
+
 // The models fetched, kept from page to page (instant navigation keeps
 // this module): the book's, and the reader's trained weights by their id.
 const cache = {};
+let bookData = null;   // the book's weights as nanogpt-weights.json holds them (the check compares to them)
+
+function fetchBook() {
+  if (!bookData) {
+    bookData = fetch(weightsUrl).then((r) => {
+      if (!r.ok) throw new Error(`${new URL(weightsUrl).pathname}: HTTP ${r.status}`);
+      return r.json();
+    }).catch((e) => {
+      bookData = null;   // may be tried again
+      throw e;
+    });
+  }
+  return bookData;
+}
 
 /** The model, fetched once and shared by every part of every page; a
  *  failed fetch may be tried again. The reader's trained weights
- *  instead, while the chapter follows them. */
+ *  instead, as checked, while the chapter follows them. */
 function model() {
   const mine = followedWeights(), key = mine ? `followed:${mine.id}` : weightsUrl;
   if (!cache[key]) {
-    const data = mine ? Promise.resolve().then(() => JSON.parse(sessionStorage.getItem(WEIGHTS)))
-      : fetch(weightsUrl).then((r) => {
-        if (!r.ok) throw new Error(`${new URL(weightsUrl).pathname}: HTTP ${r.status}`);
-        return r.json();
-      });
+    const data = mine ? Promise.resolve(checked[mine.id].data) : fetchBook();
     // the record of its training beside it: the live training table and loss curve read it
     cache[key] = data.then((d) => Object.assign(gpt.load(d), { record: d.record || {} })).catch((e) => {
       delete cache[key];
@@ -77,6 +99,118 @@ function model() {
     });
   }
   return cache[key];
+}
+
+// ------------------------------------------------------------ checking the reader's stored weights
+
+const kind = (v) => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v);
+const shapeText = (shape) => (Array.isArray(shape) ? shape.map((n) => String(n).slice(0, 12)).join(" × ") : kind(shape));
+
+/** What is wrong with `mine`, read from session storage, measured against
+ *  the book's weights (`book`, nanogpt-weights.json's layout): the same
+ *  sizes, the same arrays with the same shapes (compared before any array
+ *  is read, so that a huge declared shape costs nothing), bytes as many as
+ *  the shape says, every weight finite and within ±MAX_WEIGHT (the weights
+ *  file's rule), a record with the book's fields of the book's kinds;
+ *  null when nothing is. One sentence naming the array and the entry. */
+function weightsProblem(mine, book) {
+  if (kind(mine) !== "object") return `they are ${kind(mine)}, not weights`;
+  for (const key of ["vocab", "heads", "d", "n_ctx", "width", "ln_eps", "gelu_c", "packed"]) {
+    if (JSON.stringify(mine[key]) !== JSON.stringify(book[key])) {
+      return `their ${key} is ${String(JSON.stringify(mine[key])).slice(0, 40)}, where the book's model has ` +
+             `${JSON.stringify(book[key])}`;
+    }
+  }
+  const arrays = (data) => {
+    const out = [];
+    for (const [k, v] of Object.entries(data)) {
+      if (k === "blocks" && Array.isArray(v)) v.forEach((b, i) => Object.entries(kind(b) === "object" ? b : {})
+        .forEach(([n, a]) => out.push([`blocks.${i}.${n}`, a])));
+      else if (kind(v) === "object" && ("shape" in v)) out.push([k, v]);
+    }
+    return out;
+  };
+  if (!Array.isArray(mine.blocks) || mine.blocks.length !== book.blocks.length) {
+    return `they have ${Array.isArray(mine.blocks) ? mine.blocks.length : "no"} blocks, where the book's model has ` +
+           `${book.blocks.length}`;
+  }
+  const want = new Map(arrays(book)), have = new Map(arrays(mine));
+  for (const name of have.keys()) if (!want.has(name)) return `${name} is not an array of the book's model`;
+  for (const [name, a] of want) {
+    if (!have.has(name)) return `${name} is missing`;
+    const shape = have.get(name).shape;
+    if (JSON.stringify(shape) !== JSON.stringify(a.shape)) {
+      return `${name} has the shape ${shapeText(shape)}, where the book's model has ${shapeText(a.shape)}`;
+    }
+  }
+  for (const [name, a] of want) {
+    const v = have.get(name), size = a.shape.reduce((m, n) => m * n, 1);
+    const b64 = typeof v.f16 === "string" ? v.f16 : typeof v.f32 === "string" ? v.f32 : null;
+    if (b64 === null) return `${name} holds no numbers (expected float16 or float32 bytes)`;
+    let bytes;
+    try {
+      bytes = atob(b64).length;
+    } catch (e) {
+      return `${name}'s bytes are not base64`;
+    }
+    const wanted = size * (typeof v.f16 === "string" ? 2 : 4);
+    if (bytes !== wanted) return `${name} holds ${bytes} bytes, where its shape, ${shapeText(a.shape)}, takes ${wanted}`;
+  }
+  const values = gpt.unpack(mine);   // shapes and sizes checked: nothing larger than the book's is made
+  const entry = (name) => {
+    const [, b, n] = name.match(/^blocks\.(\d+)\.(.+)$/) || [];
+    return n ? values.blocks[Number(b)][n] : values[name];
+  };
+  for (const name of want.keys()) {
+    const a = entry(name), rows = Array.isArray(a[0]) ? a : [a];
+    for (let r = 0; r < rows.length; r++) {
+      const c = rows[r].findIndex((x) => !(Math.abs(x) <= MAX_WEIGHT));
+      if (c < 0) continue;
+      const at = rows === a ? `[${r}, ${c}]` : `[${c}]`, x = rows[r][c];
+      return `${name}${at} is ${Number.isNaN(x) ? "NaN, not a number" : Number.isFinite(x) ? String(x) : "infinite"}, ` +
+             `where every weight must be finite and within ±${MAX_WEIGHT.toLocaleString("en-US")}`;
+    }
+  }
+  return recordProblem(mine.record, book.record, "their record");
+}
+
+/** The reader's record against the book's: each of the book's fields it
+ *  has of the same kind (a number finite), a list's items of the kind of
+ *  the book's first (a record made in the browser says other things in
+ *  made_with, and may leave a field out). */
+function recordProblem(mine, book, where) {
+  if (kind(mine) !== kind(book)) return `${where} is ${kind(mine)}, where the book's is ${kind(book)}`;
+  if (typeof book === "number" && !Number.isFinite(mine)) return `${where} is not a finite number`;
+  if (Array.isArray(book)) {
+    for (let i = 0; i < mine.length && book.length; i++) {
+      const p = recordProblem(mine[i], book[0], `${where}[${i}]`);
+      if (p) return p;
+    }
+  } else if (kind(book) === "object") {
+    for (const key of Object.keys(book)) {
+      if (mine[key] === undefined) continue;   // a field left out: the page says it is not there
+      const p = recordProblem(mine[key], book[key], `${where}'s ${key}`);
+      if (p) return p;
+    }
+  }
+  return null;
+}
+
+/** Check the reader's stored weights once (per id, for the visit) before
+ *  any part of a page uses them; the book's weights are fetched to compare. */
+function checkFollowed() {
+  const about = storedWeights();
+  if (!about || checked[about.id]) return Promise.resolve();
+  return fetchBook().then((book) => {
+    let mine, problem;
+    try {
+      mine = JSON.parse(sessionStorage.getItem(WEIGHTS));
+      problem = weightsProblem(mine, book);
+    } catch (e) {
+      problem = `they could not be read (${e.message})`;
+    }
+    checked[about.id] = problem ? { problem } : { data: mine };
+  }).catch(() => {});   // the book's weights did not come: the page as built, nothing followed
 }
 
 // ------------------------------------------------------------ the sorter
@@ -389,8 +523,9 @@ function listenToFollow(f, go) {
  *  weights: which, and the way back; what the build alone computes
  *  (BOOK_WEIGHTS in toycalc/book/nano_gpt/shared.py) marked as the book's. */
 function setUpWeightsNote() {
-  const about = followedWeights(), title = document.querySelector("article h1");
-  if (!about || !title || document.querySelector(".nano-weights-note") || /\/print_page\/$/.test(location.pathname)) return;
+  const stored = storedWeights(), about = followedWeights(), title = document.querySelector("article h1");
+  if (!stored || !title || document.querySelector(".nano-weights-note") || /\/print_page\/$/.test(location.pathname)) return;
+  if (!about) return refusedNote(title, stored);
   const books = document.querySelectorAll("[data-nano-book-weights]");
   books.forEach((part) => {
     part.classList.add("nano-book-weights--marked");
@@ -402,12 +537,13 @@ function setUpWeightsNote() {
   const live = document.querySelector("[data-nano-live]");
   const note = el("div", { class: "nano-weights-note", role: "note" });
   lead(title).after(note);
+  title.closest("article").classList.add("nano-yours");   // the training record's curve is the reader's run (figures.css)
   note.append(
     el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
                       : "The chapter follows ",
       el("strong", { text: "the weights you trained" }),
       ` (seed ${about.seed}, ${about.steps} step${about.steps === 1 ? "" : "s"}, ${about.sorted} of ${about.inputs} ` +
-      "inputs sorted)" + (live ? ", not from the book's" : "") +
+      `inputs sorted${about.sorted < about.inputs ? ": an unfinished run" : ""})` + (live ? ", not from the book's" : "") +
       (books.length ? `; the ${books.length} parts marked “the book's weights” stay the book's (facts over all ` +
                       `${about.inputs} inputs, or how the book's weights were made).` : ".")]),
     el("p", {}, [back]));
@@ -415,13 +551,28 @@ function setUpWeightsNote() {
     model().then((m) => redraw(nanoGpt.chapter(m, nanoGpt.exampleIds(m, exampleText())), true))
       .catch((e) => { note.firstChild.append(` (Your weights could not run: ${e.message}.)`); });
   }
-  back.addEventListener("click", () => {
-    try {
-      sessionStorage.removeItem(WEIGHTS);
-      sessionStorage.removeItem(WEIGHTS_ABOUT);
-    } catch (e) { /* nothing was stored */ }
-    location.reload();   // the page as the build wrote it: the book's weights
-  });
+  back.addEventListener("click", forget);
+}
+
+/** Back to the book's weights: the reader's dropped from storage. */
+function forget() {
+  try {
+    sessionStorage.removeItem(WEIGHTS);
+    sessionStorage.removeItem(WEIGHTS_ABOUT);
+  } catch (e) { /* nothing was stored */ }
+  location.reload();   // the page as the build wrote it: the book's weights
+}
+
+/** Where the note would be: why the stored weights are not followed, the
+ *  page showing the book's numbers as built, and the way to drop them. */
+function refusedNote(title, stored) {
+  const why = checked[stored.id] ? checked[stored.id].problem : "the book's weights, to check them against, did not load";
+  const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
+  const note = el("div", { class: "nano-weights-note nano-weights-refused", role: "note" });
+  note.append(el("p", { class: "nano-message", text: `The weights kept for this chapter cannot be followed: ${why}. ` +
+                                                     "This page shows the book's numbers." }), el("p", {}, [back]));
+  lead(title).after(note);
+  back.addEventListener("click", forget);
 }
 
 // ------------------------------------------------------------ a matrix is one Tab stop
@@ -467,7 +618,7 @@ document.addEventListener("focusin", onMatrixFocus);
 /** Each page view (book.js): the page's live parts, once their
  *  stylesheet is there (only nano-gpt's pages need it). */
 function start() {
-  return dom.stylesheet("../stylesheets/nanogpt.css").then(() => {
+  return Promise.all([dom.stylesheet("../stylesheets/nanogpt.css"), checkFollowed()]).then(() => {
     count = 0;
     document.querySelectorAll("[data-nano-sort]").forEach(setUpSorter);
     document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);

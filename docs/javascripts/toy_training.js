@@ -244,21 +244,35 @@ function build(box, host) {
       return;
     }
     const records = [];
+    let stopped = null;   // the step that would take a weight beyond the weights file's bounds
     const frame = () => {
       // as many steps as fit in a few milliseconds, then the page drawn once
       const fresh = [], start = performance.now();
       let before;
       do {
-        before = copy({ E: model.E }).E;   // E before the step, for its table
+        const was = copy({ E: model.E }).E;   // E before the step, for its table
         const [record] = descent.descend(model, s.ids, o.target, o.eta, o.learns, 1, s.heads, s.temperature);
+        // a weight not finite or beyond ±MAX_WEIGHT: the step is not taken, the last good weights stay
+        // (a download must load: toycalc refuses such a weight)
+        const beyond = descent.beyondBounds(record.params);
+        if (beyond) {
+          stopped = beyond;
+          break;
+        }
+        before = was;
         apply(model, record.params);
         records.push(record);
         fresh.push(record);
       } while (records.length < o.steps && performance.now() - start < STEPS_MS);
-      host.changed();
-      if (host.follow) host.follow(o);
-      shown(ui, model, s, o, records, fresh, before, state);
-      if (records.length < o.steps && box.isConnected) requestAnimationFrame(frame);
+      if (fresh.length) {
+        host.changed();
+        if (host.follow) host.follow(o);
+        shown(ui, model, s, o, records, fresh, before, state);
+      }
+      // the weight's name as the book prints it (W with a subscript O, never W_O)
+      if (stopped) ui.summary.replaceChildren(records.length ? ui.summary.textContent + " " : "",
+        dom.notation(stopSentence(model, stopped, records.length ? state.history.length - 1 : null, o.eta)));
+      if (!stopped && records.length < o.steps && box.isConnected) requestAnimationFrame(frame);
       else busy(false);
     };
     busy(true);
@@ -309,6 +323,23 @@ function changedMatrices(model, original) {
 
 // ------------------------------------------------------------ what a step shows
 
+/** Why Train stopped: the step after step `last` (of the chart's count;
+ *  null: the run's first) would have put a weight where the weights file
+ *  refuses it. */
+function stopSentence(model, beyond, last, eta) {
+  const name = beyond.name.replace(/^blocks\.0\./, ""), [r, c] = beyond.index;
+  const where = c === undefined ? `${name}, entry ${r + 1}` : weightsEditor.cellName(model, name, r, c);
+  const v = beyond.value, SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+  const [mantissa, power] = Number.isFinite(v) ? v.toExponential(1).split("e") : [];
+  const value = Number.isNaN(v) ? "NaN (not a number)" : !Number.isFinite(v) ? `${v < 0 ? "−" : ""}infinity`
+    : `${mantissa.replace("-", "−")} × 10${power.replace("+", "").replace("-", "⁻").replace(/\d/g, (k) => SUP[k])}`;
+  const limit = descent.MAX_WEIGHT.toLocaleString("en-US");
+  return `Stopped before ${last === null ? "the first step" : `step ${last + 1}`}: it would set ${where} to ` +
+    `${value}, and a weights file holds only finite weights within ±${limit}. The weights stay as they were ` +
+    `${last === null ? "before it" : `after step ${last}`}, so a download still loads; ` +
+    `a smaller η than ${short(eta)} goes further.`;
+}
+
 /** The summary, the last step's table of E and the chart of every step
  *  since the weights were last set from elsewhere. */
 function shown(ui, model, s, o, records, fresh, before, state) {
@@ -323,10 +354,13 @@ function shown(ui, model, s, o, records, fresh, before, state) {
   for (const r of fresh) state.history.push({ loss: r.lossAfter, p: r.pAfter });
   const n = state.history.length - 1, tok = show(model.vocab[o.target]);
   const from = n - records.length + 1, going = records.length < total ? ` (of ${total})` : "";
-  ui.summary.textContent = `${from === n && !going ? `Step ${n}` : `Steps ${from} to ${n}${going}`}: ` +
-    `L = ${fixed(first.loss)} → ${fixed(end.lossAfter)}, p(${tok}) = ${fixed(first.p)} → ${fixed(end.pAfter)}.`;
+  ui.summary.textContent = `${from === n ? `Step ${n}${going}` : `Steps ${from} to ${n}${going}`}: ` +
+    `L = ${fixed(first.loss)} → ${loss(end.lossAfter)}, p(${tok}) = ${fixed(first.p)} → ${fixed(end.pAfter)}.`;
   ui.results.replaceChildren(stepTable(model, s, o, records[records.length - 1], before), chart(state.history, tok));
 }
+
+/** A loss as printed; ∞ where p(target) rounded to 0 (a huge η). */
+const loss = (v) => (Number.isFinite(v) ? fixed(v) : "∞");
 
 /** The last step on E: its loss, dL/dE for the sentence's rows and the
  *  rows after it; the other rows' derivative, exactly 0, said in words. */
@@ -341,21 +375,23 @@ function stepTable(model, s, o, r, before) {
     (still.length === others.length ? `The other ${others.length} rows of E get ∂L/∂E = 0 exactly`
                                     : `${still.length} of the other ${others.length} rows of E get ∂L/∂E = 0`) +
     (o.learns === "E" ? ", so they do not move." : "; with every matrix learning, the other matrices move too.") });
-  return el("div", {}, [table("toy-training-step", caption, ["id", "token", "E_i before", "∂L/∂E_i", "E_i after"], body,
+  return el("div", {}, [table("toy-training-step", caption, ["id", "token", dom.notation("E_i before"), dom.notation("∂L/∂E_i"), dom.notation("E_i after")], body,
                               { rowHeader: true }), words]);
 }
 
 /** The loss and p(target) after each step, as lines (charts.js's chart). */
 function chart(history, tok) {
-  const n = history.length - 1, values = history.flatMap((h) => [h.loss, h.p]);
+  // a loss of infinity (p rounded to 0 at a huge η) has no place on the axis: left out, said in the summary
+  const n = history.length - 1, values = history.flatMap((h) => [h.loss, h.p]).filter(Number.isFinite);
   const xTicks = charts.niceTicks(0, Math.max(n, 1), Math.min(5, Math.max(n, 1))).map((v) => [v, String(v)]);
   // the axis fits what it draws: a change of a few thousandths is not lost on a fixed 0-to-1 axis
   const yTicks = charts.niceTicks(Math.min(...values), Math.max(...values), 4)
     .map((v) => [v, short(Math.round(v * 1000) / 1000)]);
-  const series = [
-    ["loss L", history.map((h, k) => [k, h.loss]), history.map((h, k) => `after step ${k}: L = ${fixed(h.loss)}`)],
-    [`p(${tok})`, history.map((h, k) => [k, h.p]), history.map((h, k) => `after step ${k}: p(${tok}) = ${fixed(h.p)}`)],
-  ];
+  const line = (name, symbol, value) => {
+    const kept = history.map((h, k) => [k, value(h)]).filter(([, v]) => Number.isFinite(v));
+    return [name, kept, kept.map(([k, v]) => `after step ${k}: ${symbol} = ${fixed(v)}`)];
+  };
+  const series = [line("loss L", "L", (h) => h.loss), line(`p(${tok})`, `p(${tok})`, (h) => h.p)];
   const aria = `The loss and p(${tok}) over ${n} step${n === 1 ? "" : "s"}: L from ${fixed(history[0].loss)} ` +
     `to ${fixed(history[n].loss)}, p(${tok}) from ${fixed(history[0].p)} to ${fixed(history[n].p)}`;
   const svg = charts.lineChartSvg(series, aria, xTicks, yTicks, "step", "", 360, 200);

@@ -44,6 +44,17 @@ const POINTS = 100;
 const DOWNLOADS_HINT = { waiting: "The downloads and “Follow these weights” wait for a finished run: press Start.",
                          ready: "Keep both files in one folder: the build reads the record beside the weights." };
 
+/** A run stopped by its step limit before sorting every input is offered
+ *  too, said to be unfinished on each button, in the sentence under them
+ *  and in the files' names (the book's own `train` writes no such run). */
+function unfinishedHint(sorted, inputs, steps) {
+  return `This run is unfinished: its step limit stopped it after ${steps.toLocaleString("en")} ` +
+    `step${steps === 1 ? "" : "s"}, when it sorted ${sorted} of the ${inputs} inputs. The downloads ` +
+    "(nanogpt-unfinished.npz and .json) and “Follow these weights” hold these weights as they are: " +
+    "the chapter's sentences were written for a model that sorts every input, and a build on them names " +
+    "those they make false. " + DOWNLOADS_HINT.ready;
+}
+
 /** The loss chart: the book's run and the reader's, step by step (every
  *  few steps once a run is longer than POINTS). */
 function lossChart(book, mine, limit) {
@@ -100,13 +111,26 @@ function save(blob, name) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
+/** The downloads and "Follow these weights": greyed before a run ends,
+ *  said to be unfinished after a run its step limit stopped. */
+function labelDownloads(ui, files) {
+  ui.npz.disabled = ui.record.disabled = ui.follow.disabled = !files;
+  const r = files && files.record, unfinished = Boolean(files && files.unfinished);
+  ui.npz.textContent = `Download weights${unfinished ? ` (unfinished: sorts ${r.accuracy_on_729} of ${ui.inputs})` : ""}`;
+  ui.record.textContent = `Download the record${unfinished ? " (unfinished run)" : ""}`;
+  ui.follow.textContent = `Follow these weights${unfinished ? " (unfinished)" : ""}`;
+  ui.done.textContent = unfinished ? unfinishedHint(r.accuracy_on_729, ui.inputs, r.steps)
+                                   : DOWNLOADS_HINT[files ? "ready" : "waiting"];
+}
+
 /** The two downloads: the weights (.npz) and their record (.json), which
  *  the build reads side by side; and following the weights in the chapter. */
 function downloads(ui, run, recipe) {
   followButton(ui, run, recipe);
-  ui.npz.addEventListener("click", () => save(new Blob([run.files.npz], { type: "application/octet-stream" }), "nanogpt.npz"));
+  const name = () => (run.files.unfinished ? "nanogpt-unfinished" : "nanogpt");
+  ui.npz.addEventListener("click", () => save(new Blob([run.files.npz], { type: "application/octet-stream" }), `${name()}.npz`));
   ui.record.addEventListener("click", () => save(new Blob([JSON.stringify(run.files.record, null, 2) + "\n"],
-                                                          { type: "application/json" }), "nanogpt.json"));
+                                                          { type: "application/json" }), `${name()}.json`));
 }
 
 /** The .npz of train.js's npz (a stored zip of little-endian float16
@@ -161,7 +185,7 @@ function headsInto(figure, attention, tokens, exampleText) {
   dom.patchInto(figure, attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
     '<div class="nano-train-map"></div></div>').join("") +
     `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
-    `(${draw.esc(exampleText)} then its sorted letters): one row per query, one column per key, darker for more weight.</figcaption>`);
+    `(${draw.esc(exampleText)} then its sorted letters): one row per query, one column per key, the stronger the purple, the more weight.</figcaption>`);
   const maps = figure.querySelectorAll(".nano-train-map");
   attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1)), 0));
 }
@@ -188,8 +212,7 @@ function setUp() {
     ui.start.disabled = state !== "idle"; ui.reset.disabled = state === "idle" && !run.losses.length;
     ui.pause.disabled = !(state === "running" || state === "paused");
     ui.pause.textContent = state === "paused" ? "Resume" : "Pause";
-    ui.npz.disabled = ui.record.disabled = ui.follow.disabled = !run.files;
-    ui.done.textContent = DOWNLOADS_HINT[run.files ? "ready" : "waiting"];
+    labelDownloads(ui, run.files);
     ui.seed.input.disabled = ui.limit.input.disabled = state !== "idle";
     host.dataset.state = state;
   };
@@ -235,7 +258,7 @@ function setUp() {
   };
   const finished = (m) => {
     const r = m.record;
-    run.files = { npz: m.npz, record: r };
+    run.files = { npz: m.npz, record: r, unfinished: r.accuracy_on_729 !== ui.inputs };
     ui.status.textContent = `${r.accuracy_on_729} of ${ui.inputs} sorted after ${r.steps} steps, ${fixed(r.seconds, 1)} s`;
     ui.detail.textContent = r.accuracy_on_729 === ui.inputs
       ? "Done: your model sorts every input. Download its weights and its record to build the book on them."

@@ -106,3 +106,58 @@ def test_follow_these_weights_through_the_chapter_and_back(visit, nano, tmp_path
     for kind, name, _, got_, want in back:
         assert got_ == want, ("back", kind, name)
 
+
+
+# Store weights as "Follow these weights" does: the book's own, broken by `how` (a function's body
+# given the parsed nanogpt-weights.json as `w`), then an unbroken page of the chapter is opened.
+STORE = """async (how) => {
+  const w = await (await fetch(new URL("../../javascripts/nanogpt-weights.json", location.href))).json();
+  new Function("w", how)(w);
+  sessionStorage.setItem("nanogpt-weights", JSON.stringify(w));
+  sessionStorage.setItem("nanogpt-weights-about", JSON.stringify({ id: Math.random(), seed: 7, steps: 9, sorted: 729,
+                                                                   inputs: 729 }));
+}"""
+
+BROKEN = [
+    # E cut in half: its bytes, and then its declared shape
+    ("w.E.f16 = w.E.f16.slice(0, w.E.f16.length / 2 - (w.E.f16.length / 2) % 4)", "E holds 144 bytes, where its shape, "
+     "3 × 48, takes 288"),
+    ("w.E.shape = [w.E.shape[0] / 3, w.E.shape[1]]", "E has the shape 1 × 48, where the book's model has 3 × 48"),
+    # a NaN (float16 0x7e00) in W_O of block 2, row 1, column 3
+    ("const b = Uint8Array.from(atob(w.blocks[1].W_O.f16), (c) => c.charCodeAt(0)); b[2 * (1 * 48 + 3)] = 0x00; "
+     "b[2 * (1 * 48 + 3) + 1] = 0x7e; w.blocks[1].W_O.f16 = btoa(String.fromCharCode(...b))",
+     "blocks.1.W_O[1, 3] is NaN, not a number, where every weight must be finite and within ±1,000,000"),
+    # a declared shape far beyond the book's (allocated, it would take seconds and gigabytes)
+    ("w.blocks[0].W_1.shape = [48, 100000000]", "blocks.0.W_1 has the shape 48 × 100000000, where the book's model "
+     "has 48 × 192"),
+    ("w.record.loss_curve[3] = null", "their record's loss_curve[3] is null, where the book's is number"),
+]
+
+
+def test_broken_stored_weights_are_refused_with_the_books_numbers(visit, run):
+    """Weights in session storage that are not the book's model's (E cut in
+    half, a NaN cell, a huge declared shape, a record with a hole) are
+    checked before any part of a page uses them: where the note on the
+    followed weights would be, a message names what is wrong, and every
+    live output shows the book's numbers (toycalc's, on the shipped weights);
+    "Back to the book's weights" drops them."""
+    v = visit(own_context=True)
+    page = v.open("/nano-gpt/embedding/")
+    for how, problem in BROKEN:
+        page.evaluate(STORE, how)
+        page = v.open("/nano-gpt/embedding/")
+        note = page.locator(".nano-weights-note")
+        note.wait_for()
+        assert note.locator(".nano-message").text_content() == (
+            f"The weights kept for this chapter cannot be followed: {problem}. This page shows the book's numbers.")
+        page.wait_for_function("() => document.querySelector('.nano-follow-now') && "
+                               "document.querySelector('.nano-follow-now').textContent.startsWith('Following')")
+        shown = live_outputs(page, run)
+        assert len(shown) >= 4
+        for kind, name, _, got_, want in shown:
+            assert got_ == want, (problem, kind, name)
+        assert page.locator(".nano-book-weights--marked").count() == 0
+    page.get_by_role("button", name="Back to the book's weights").click()
+    page.wait_for_load_state()
+    assert page.evaluate("() => sessionStorage.getItem('nanogpt-weights')") is None
+    assert page.locator(".nano-weights-note").count() == 0

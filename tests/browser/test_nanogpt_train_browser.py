@@ -162,3 +162,38 @@ def test_two_threads_take_the_steps_one_takes(visit):
     # the gradients' size), 6e-5 of the loss after 51 steps
     assert one["record"]["loss_on_729"] == pytest.approx(two["record"]["loss_on_729"], rel=1e-3)
 
+
+
+def test_a_run_stopped_by_its_step_limit_is_offered_as_unfinished(visit, tmp_path):
+    """A step limit of 2 stops the run long before it sorts every input:
+    the downloads and "Follow these weights" are offered, each button saying
+    the run is unfinished (the weights' with how many of the 729 they sort),
+    the sentence under them says it plainly, the files are named so, and
+    the count is the one toycalc finds in the downloaded weights."""
+    page = visit().open("/nano-gpt/train/")
+    page.get_by_label("Step limit").fill("2")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_function("() => document.querySelector('[data-nano-train]').dataset.state === 'idle' && "
+                           "/after 2 steps/.test(document.querySelector('.nano-train-status').textContent)",
+                           timeout=120_000)
+    with page.expect_download() as got:
+        page.get_by_role("button", name="Download weights").click()
+    assert got.value.suggested_filename == "nanogpt-unfinished.npz"
+    npz = tmp_path / got.value.suggested_filename
+    got.value.save_as(npz)
+    with page.expect_download() as got:
+        page.get_by_role("button", name="Download the record").click()
+    assert got.value.suggested_filename == "nanogpt-unfinished.json"
+    got.value.save_as(nanogpt.record_path(npz))
+    mine = nanogpt.load(npz)
+    inputs = nanogpt.all_inputs()
+    sorted_ = int((nanogpt.sort(mine.params, inputs) == np.sort(inputs, axis=1)).all(axis=1).sum())
+    assert sorted_ < len(inputs) and mine.record["accuracy_on_729"] == sorted_
+    buttons = [page.locator(".nano-train-buttons button").nth(k).text_content() for k in range(3, 6)]
+    assert buttons == [f"Download weights (unfinished: sorts {sorted_} of {len(inputs)})",
+                       "Download the record (unfinished run)", "Follow these weights (unfinished)"]
+    hint = page.locator("#nano-train-downloads-hint").text_content()
+    assert hint.startswith(f"This run is unfinished: its step limit stopped it after 2 steps, when it sorted "
+                           f"{sorted_} of the {len(inputs)} inputs.")
+    assert page.get_by_role("button", name="Download weights").get_attribute("aria-describedby") == \
+        "nano-train-downloads-hint"

@@ -302,3 +302,52 @@ def test_after_training_the_page_reads_on_a_desktop_and_a_dark_phone(visit, widt
     texts = [t for t in page.evaluate(CONTRASTS)]
     assert any(t["text"] == "loss L" for t in texts)
     assert [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5] == []
+
+
+def test_a_step_beyond_the_bounds_of_a_weight_is_not_taken(visit, toy, tmp_path):
+    """Train stops before a step that would put a weight where the weights
+    file refuses it (not finite, or beyond ±MAX_WEIGHT), where descend's
+    steps and beyond_bounds say, keeps the last good weights and says why
+    in its summary; the download then passes `toycalc check` and holds
+    them. At η = 10,000,000 not even the first step is taken."""
+    from toycalc.model.weights import MAX_WEIGHT
+    ex = Example(toy)
+    page = open_training(visit)
+    for eta, target, taken in [(300_000, toy.vocab[3], 1), (10_000_000, toy.vocab[ex.target_id], 0)]:
+        params, last = dict(toy.params), None
+        while (last := descent.descend(params, toy.cfg, ex.ids, toy.vocab.index(target), eta, "all", 1,
+                                       heads=ex.n_heads)[0]) and not descent.beyond_bounds(last["params"]):
+            params = last["params"]
+        beyond = descent.beyond_bounds(last["params"])
+        assert abs(beyond["value"]) > 1.05 * MAX_WEIGHT           # not a near thing, that rounding could tip
+        page.get_by_role("button", name="Reset to the book's weights").click()
+        choose(page, target.replace(" ", "␣"), "every matrix", 20, eta=eta)
+        train(page)
+        said = summary(page)
+        first = "the first step" if taken == 0 else f"step {taken + 1}"
+        assert f"Stopped before {first}: it would set " in said and "_" not in said, said   # W with a subscript
+        assert f"a weights file holds only finite weights within ±{MAX_WEIGHT:,.0f}" in said
+        assert ("as they were before it" if taken == 0 else f"as they were after step {taken}") in said
+        assert said.startswith("Stopped" if taken == 0 else "Step 1 (of 20): L = ")
+        back = download(page, tmp_path / f"stopped-{taken}.yaml")
+        for name, value in params.items():
+            assert np.abs(back.params[name] - value).max() <= 1e-9 * max(1.0, np.abs(value).max()), name
+            assert np.isfinite(back.params[name]).all() and np.abs(back.params[name]).max() <= MAX_WEIGHT
+        assert page.get_by_role("button", name="Train").is_enabled()
+
+
+def test_the_live_tables_use_the_books_notation(visit):
+    """After a step, the tables the page writes itself (its step table here,
+    every live table on the Simulator) head their columns as the built
+    tables do: E with a real subscript (E<sub>i</sub>), never "E_i"."""
+    page = open_training(visit)
+    page.get_by_role("button", name="One step").click()
+    heads = page.locator("#toy-training-step thead th")
+    assert [h.text_content() for h in heads.all()] == ["id", "token", "Ei before", "∂L/∂Ei", "Ei after"]
+    assert heads.nth(2).evaluate("h => h.querySelector('sub').textContent") == "i"
+    page = open_training(visit, "/simulator/")
+    page.get_by_role("button", name="One step").click()
+    live = page.evaluate("() => [...document.querySelectorAll('#toy-training-results table, #live-simulator table')]"
+                         ".map(t => [t.id, [...t.querySelectorAll('caption, th')].map(h => h.textContent)])")
+    assert len(live) >= 5
+    assert [(i, h) for i, hs in live for h in hs if "_" in h] == []

@@ -91,7 +91,7 @@ def test_a_bad_choice_is_named(ex, args, message):
 # ---------------------------------------------------------------- the browser's twin
 
 # the twin the runner runs (tests/test_mirrors.py)
-JS_CASES = ["descent.js:descend"]
+JS_CASES = ["descent.js:descend", "descent.js:beyondBounds"]
 
 RUNNER = r"""
 const g = (await js("gpt")), d = (await js("descent"));
@@ -128,3 +128,44 @@ def test_the_browser_takes_the_same_steps(toy):
                 assert np.abs(np.array(g["params"][name]) - value).max() <= 1e-12, (run, name)
         moved = [n for n in model.params if not np.array_equal(want[-1]["params"][n], model.params[n])]
         assert moved == (["E"] if run["learns"] == "E" else list(model.params))
+
+
+BOUNDS_RUNNER = r"""
+const d = (await js("descent"));
+const value = (v) => (v === "nan" ? NaN : v === "inf" ? Infinity : v === "-inf" ? -Infinity : v);
+const arrays = (params) => Object.fromEntries(Object.entries(params).map(([n, a]) => [n,
+  Array.isArray(a[0]) ? a.map((row) => Float64Array.from(row, value)) : Float64Array.from(a, value)]));
+const out = job.map((params) => {
+  const found = d.beyondBounds(arrays(params));
+  return found && { name: found.name, index: found.index, value: String(found.value) };
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_bounds_of_a_weight_are_the_weights_files(toy):
+    """beyond_bounds and its twin find the same first weight the weights
+    file refuses (weights.py's rule: finite, |w| <= MAX_WEIGHT): none in
+    the book's weights nor at the limit itself, the first in order past it,
+    NaN and Infinity in a matrix or a vector."""
+    from toycalc.model.weights import MAX_WEIGHT
+    limit = MAX_WEIGHT
+    above = float(np.nextafter(limit, np.inf))
+    cases = [dict(toy.params),
+             {"E": np.array([[0.0, limit], [-limit, 1.0]]), "b": np.array([limit, -limit])},
+             {"E": np.array([[0.0, 1.0], [-above, 1.0]]), "b": np.array([above, 0.0])},
+             {"E": np.array([[0.0, 1.0], [2.0, 1.0]]), "b": np.array([0.0, np.nan])},
+             {"E": np.array([[0.0, np.inf], [2.0, -np.inf]])},
+             {"E": np.array([[0.0, 1.0]]), "b": np.array([-np.inf])}]
+    want = [descent.beyond_bounds(c) for c in cases]
+    assert [w and (w["name"], w["index"]) for w in want] == [None, None, ("E", [1, 0]), ("b", [1]), ("E", [0, 1]),
+                                                             ("b", [0])]
+    plain = lambda a: [plain(r) for r in a] if np.ndim(a) > 1 else [v if np.isfinite(v) else
+                                                                    {np.inf: "inf", -np.inf: "-inf"}.get(v, "nan")
+                                                                    for v in map(float, a)]
+    got = run_json(BOUNDS_RUNNER, [{n: plain(a) for n, a in c.items()} for c in cases])
+    for g, w in zip(got, want):
+        assert (g is None) == (w is None)
+        if w:
+            assert (g["name"], g["index"]) == (w["name"], w["index"])
+            assert float(g["value"].replace("Infinity", "inf")) == w["value"] or np.isnan(w["value"])

@@ -535,7 +535,7 @@ def rope_figure(ex: Example, head: int = 1) -> str:
                              arcs=arcs)
         parts.append(figure("modern-rope", drawing, f"q at {m}, k at {n}<br>distance {m - n}, angle "
                                                     f"{fixed(angle)}", m=m, n=n))
-    key = ('<p class="fig-legend fig-key"><span class="swatch s1"></span> q '
+    key = ('<p class="fig-legend fig-key modern-rope-key"><span class="swatch s1"></span> q '
            '<span class="swatch s2"></span> k; <span class="key-line"></span> placed at its position '
            '(turned), <span class="key-line dashed"></span> before the turn; the arc near the centre: '
            "the angle from k to q. <span class=\"screen-only\">Point at or tap an arrow for its numbers.</span></p>")

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import gpt
 from .mirror import mirrored
+from .weights import MAX_WEIGHT
 
 LEARNS = ("E", "all")    # which weights learn: E alone (the book's step), or every matrix
 MAX_STEPS = 200          # the page's limit: enough to watch the loss flatten, quick in a browser
@@ -60,3 +61,18 @@ def descend(params: dict, cfg: gpt.Config, ids, target: int, eta: float, learns:
                         "loss_after": gpt.cross_entropy(trace["p"], targets),
                         "p_after": float(trace["p"][-1, target])})
     return records
+
+
+@mirrored("descent.js")
+def beyond_bounds(params: dict) -> dict | None:
+    """The first weight that the weights file would refuse (weights.py: not
+    finite, or beyond ±MAX_WEIGHT), as {name, index, value}, in the order
+    of `params`, the entries of each in row order; None when all hold. The
+    page's Train stops before a step that would leave one, so that its
+    download always loads."""
+    for name, w in params.items():
+        bad = ~np.isfinite(w) | (np.abs(np.nan_to_num(w, nan=0.0)) > MAX_WEIGHT)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            return {"name": name, "index": list(index), "value": float(w[index])}
+    return None
