@@ -54,19 +54,20 @@ def test_the_simulator_fits_a_phone(visit):
     v.context.add_init_script("localStorage.setItem('toycalc.heads', '4')")
     page = v.open("/simulator/")
     page.wait_for_selector("#sim-softmax")
-    page.fill("#sim-text", "the cat climbed the wall. the dog")
+    page.fill("#sim-text", "the cat climbed the wall. the")
     page.wait_for_function("() => document.querySelectorAll('#sim-results .sim-pending').length === 0"
-                           " && document.querySelector('#sim-mix th[scope=col]:nth-child(5)')")
+                           " && document.querySelector('#sim-mix th[scope=col]:nth-child(5)')"
+                           " && document.querySelector('#sim-mlp').tBodies[0].rows.length === 8")
     page.evaluate("document.querySelectorAll('.sim-editor, .sim-matrix').forEach((d) => { d.open = true; })")
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE
     stacked = page.evaluate("""() => [...document.querySelectorAll('.sim-stack')].map((box) => {
         const t = box.querySelector('table'), names = [...t.tHead.rows[0].cells].map((c) => c.textContent);
         const rows = [...t.tBodies[0].rows];
         return {id: t.id, fits: box.scrollWidth <= box.clientWidth + 1,
-                labelled: rows.every((r) => [...r.cells].slice(1).every((c, k) =>
-                    c.querySelector('.cell-label').textContent === names[k + 1]
-                    && c.querySelector('.cell-label').getBoundingClientRect().bottom
-                       > c.lastChild.parentElement.getBoundingClientRect().top)),
+                labelled: rows.every((r) => [...r.cells].slice(1).every((c, k) => {
+                    const label = c.querySelector('.cell-label');
+                    return label.checkVisibility() && label.textContent === names[k + 1];
+                })),
                 rows: rows.length};
     })""")
     assert sorted(s["id"] for s in stacked) == ["sim-QKV", "sim-X", "sim-mix", "sim-mlp"]
