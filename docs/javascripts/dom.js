@@ -33,14 +33,20 @@ function notation(text) {
 }
 
 /** A table with a header row; cells are strings (written as text).
- *  options.bold: the set of row indexes printed in bold. */
+ *  options.bold: the set of row indexes printed in bold; options.stack:
+ *  on a phone each row is laid out as a card, a cell a line under its
+ *  column's name (a table of vectors, too wide for a phone even scrolled:
+ *  simulator.css), the name a copy of the header's, hidden from screen
+ *  readers, which have the header. */
 function table(id, caption, header, rows, options) {
   options = options || {};
   const bold = options.bold || new Set();
   const t = el("table", { id });
   const said = typeof caption === "string" ? caption : caption.textContent;   // before the node moves
   t.append(el("caption", {}, [caption]));      // a string is text; a node (notation's) as it is
-  t.append(el("thead", {}, [el("tr", {}, header.map((h) => el("th", { scope: "col" }, [h])))]));
+  const heads = header.map((h) => el("th", { scope: "col" }, [h]));
+  t.append(el("thead", {}, [el("tr", {}, heads)]));
+  const label = (c) => el("span", { class: "cell-label", "aria-hidden": "true" }, [...heads[c].cloneNode(true).childNodes]);
   const body = el("tbody");
   rows.forEach((row, r) => {
     const tr = el("tr", bold.has(r) ? { class: "in-sentence" } : {});
@@ -54,13 +60,15 @@ function table(id, caption, header, rows, options) {
       } else {
         td.textContent = cell;
       }
+      if (options.stack && c > 0) td.prepend(label(c));
       tr.append(td);
     });
     body.append(tr);
   });
   t.append(body);
   // a wide table scrolls on its own, and takes the focus to do it by keyboard
-  return el("div", { class: "sim-scroll", tabindex: "0", role: "region", "aria-label": said }, [t]);
+  return el("div", { class: options.stack ? "sim-scroll sim-stack" : "sim-scroll", tabindex: "0", role: "region",
+                     "aria-label": said }, [t]);
 }
 
 // ------------------------------------------------------------ markup into a node, keeping its elements

@@ -47,6 +47,8 @@ function steps(model, tr, choice) {
 }
 
 const ROWS = { rowHeader: true };
+// a table of vectors: on a phone, one row at a time (dom.js's table)
+const CARDS = { rowHeader: true, stack: true };
 // c₁, u₁ …: the column's number as a subscript, as the built tables print it (\(c_{1}\))
 const SUB = "₀₁₂₃₄₅₆₇₈₉", low = (n) => String(n).replace(/\d/g, (d) => SUB[d]);
 const columns = (model, symbol) => Array.from({ length: model.d }, (_, c) => `${symbol}${low(c + 1)}`);
@@ -66,7 +68,7 @@ function positionTable({ tr, tokens }) {
   return table("sim-X", "Each token's row of E plus its position's row of P",
                ["token", "E[id]", n("P_t"), n("x_t = E[id] + P_t")],
                tokens.map((t, i) => [t, weightsVector(tr.E_ids[i]), weightsVector(tr.P_t[i]), weightsVector(tr.X[i])]),
-               ROWS);
+               CARDS);
 }
 
 function layernormTable({ model, tr, tokens }) {
@@ -78,7 +80,7 @@ function layernormTable({ model, tr, tokens }) {
 
 function qkvTable({ tr, tokens }) {
   return table("sim-QKV", n("Q = u W_Q, K = u W_K, V = u W_V"), ["token", "Q", "K", "V"],
-               tokens.map((t, i) => [t, vector(tr.Q[i]), vector(tr.K[i]), vector(tr.V[i])]), ROWS);
+               tokens.map((t, i) => [t, vector(tr.Q[i]), vector(tr.K[i]), vector(tr.V[i])]), CARDS);
 }
 
 /** Each head's scores and weights, a table each. */
@@ -106,7 +108,7 @@ function mixTable({ tr, tokens }) {
                ["token"].concat(oHeader, ["A", n("A W_O"), "h"]),
                tokens.map((t, i) => [t].concat(tr.outputs.map((o) => vector(o[i])),
                                                [vector(tr.A[i]), vector(tr.attn[i]), vector(tr.h[i])])),
-               ROWS);
+               CARDS);
 }
 
 function mlpTable({ tr, tokens }) {
@@ -114,7 +116,7 @@ function mlpTable({ tr, tokens }) {
                ["token", n("u'"), n("u' W_1"), n("GELU(u' W_1)"), "m", "y"],
                tokens.map((t, i) => [t, vector(tr.u2[i]), vector(tr.mlp_pre[i]), vector(tr.mlp_post[i]),
                                      vector(tr.m[i]), vector(tr.y[i])]),
-               ROWS);
+               CARDS);
 }
 
 function finalNorm({ tr, T }) {

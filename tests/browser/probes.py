@@ -180,6 +180,101 @@ def phone_formulas(page) -> list:
 
 
 
+# Every table shown wider than the box it scrolls in (Material's wrapper, a
+# nano-gpt matrix, the simulator's box), read as a phone's reader scrolls
+# it: its first column sticky; the cue (book.css: a shadow inside the box's
+# right edge while more is hidden there, one beside the first column once
+# the table has scrolled); half-way, the right shadow still shown; at the
+# end, every cell of the first column at the box's left (or where the
+# table's margin in the box puts it, when the table scrolls less than
+# that), the shadow beside it, the right one gone; its caption within the
+# box. Returns {checked: how many, faults: [...]}.
+# (A shadow's colour, computed, is that of its frame in the box's scroll:
+# two frames after a scroll.)
+WIDE_TABLES = r"""async () => {
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const alpha = (shadow) => {     // of the shadow's colour; 0 for none
+    if (!shadow || shadow === 'none') return 0;
+    const m = shadow.match(/(rgba?|oklab|oklch|lab|lch|color)\(([^)]*)\)/);
+    if (!m) return 1;
+    if (m[2].includes('/')) return parseFloat(m[2].split('/')[1]);
+    return m[1] === 'rgba' ? parseFloat(m[2].split(',')[3]) : 1;
+  };
+  const scrolls = (el) => /auto|scroll/.test(getComputedStyle(el).overflowX);
+  const out = {checked: 0, faults: []};
+  for (const table of document.querySelectorAll('article table')) {
+    if (!table.checkVisibility()) continue;
+    let box = table;
+    while (box && box.tagName !== 'ARTICLE' && !scrolls(box)) box = box.parentElement;
+    const name = table.id || table.textContent.trim().slice(0, 30);
+    const fault = (what) => out.faults.push([name, what]);
+    if (!box || box.tagName === 'ARTICLE') {
+      if (table.getBoundingClientRect().right > innerWidth + 1) fault('wider than the screen, in no box that scrolls');
+      continue;
+    }
+    if (box.scrollWidth <= box.clientWidth + 1) continue;
+    out.checked += 1;
+    const first = [...table.rows].map((r) => r.cells[0]).filter((c) => c && c.checkVisibility());
+    if (!first.every((c) => getComputedStyle(c).position === 'sticky')) fault('first column not sticky');
+    const caption = table.caption && table.caption.checkVisibility() ? table.caption : null;
+    const edge = () => box.getBoundingClientRect().left + box.clientLeft;
+    const right = () => box.getBoundingClientRect().left + box.clientLeft + box.clientWidth;
+    const kept = box.scrollLeft;
+    box.scrollLeft = 0;
+    await frames();
+    const rest = first.map((c) => c.getBoundingClientRect().left);
+    if (!(alpha(getComputedStyle(box).boxShadow) > 0.2)) fault('no cue at the right edge at the start');
+    if (parseFloat(getComputedStyle(first[0], '::after').opacity) > 0) fault('a cue beside the first column at the start');
+    if (caption) {
+      const range = document.createRange();
+      range.selectNodeContents(caption);
+      if (range.getBoundingClientRect().right > right() + 1) fault('caption cut at the start');
+    }
+    box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2;
+    await frames();
+    if (!(alpha(getComputedStyle(box).boxShadow) > 0.2)) fault('no cue at the right edge half-way');
+    box.scrollLeft = box.scrollWidth;
+    await frames();
+    const off = first.filter((c, k) =>
+      Math.abs(c.getBoundingClientRect().left - Math.max(edge(), rest[k] - box.scrollLeft)) > 1);
+    if (off.length) fault(`first column left the box's edge: ${off.length} of ${first.length} cells`);
+    if (!(parseFloat(getComputedStyle(first[0], '::after').opacity) > 0.9)) fault('no cue beside the first column once scrolled');
+    if (alpha(getComputedStyle(box).boxShadow) > 0.05) fault('a cue at the right edge at the end');
+    if (caption) {
+      const range = document.createRange();
+      range.selectNodeContents(caption);
+      const r = range.getBoundingClientRect();
+      if (r.left < edge() - 1 || r.right > right() + 1) fault('caption out of the box, scrolled');
+    }
+    box.scrollLeft = kept;
+  }
+  return out;
+}"""
+
+
+# Display formulas cut: a box around one (the formula's own or an
+# ancestor's) narrower than what it holds and not scrolling, or a formula's
+# scrolling box reaching past the screen. Returns [formula, fault] pairs.
+CLIPPED_FORMULAS = r"""() => {
+  const out = [];
+  for (const m of document.querySelectorAll('article mjx-container[display="true"]')) {
+    if (!m.checkVisibility()) continue;
+    const name = m.closest('.arithmatex')?.textContent.slice(0, 40) || m.textContent.slice(0, 40);
+    for (let a = m.parentElement; a && a.tagName !== 'ARTICLE'; a = a.parentElement) {
+      const overflow = getComputedStyle(a).overflowX;
+      if (overflow === 'visible') continue;
+      if (/auto|scroll/.test(overflow)) {
+        const r = a.getBoundingClientRect();
+        if (r.right > innerWidth + 1 || r.left < -1) out.push([name, 'its box reaches past the screen']);
+        break;
+      }
+      if (a.scrollWidth > a.clientWidth + 1) { out.push([name, `cut by ${a.tagName}.${a.className}`]); break; }
+    }
+  }
+  return out;
+}"""
+
+
 SHOWN = 'figure[data-figure="minimap"] svg.map-band'   # the map's bands; hidden variants have no boxes
 
 

@@ -143,6 +143,8 @@ def read_page(v, site, path, width, tokens) -> tuple[dict, dict | None]:
         seen["small chips"] = page.evaluate(probes.SMALL_CHIPS)
         seen["under copy"] = page.evaluate(probes.UNDER_COPY)
         seen["wide formulas"] = probes.phone_formulas(page)
+        seen["clipped formulas"] = page.evaluate(probes.CLIPPED_FORMULAS)
+        seen["wide tables"] = page.evaluate(probes.WIDE_TABLES)
         if figures:
             seen["sizes"] = page.evaluate(probes.RENDERED_SIZES)
             seen["figures past the screen"] = page.locator("svg.fig").evaluate_all(
@@ -249,17 +251,19 @@ def test_at_1280_every_table_and_formula_fits_the_column(tours):
     assert found(seen, "cut formulas") == {}
 
 
+@pytest.mark.parametrize("width", [1280, PHONE])
 @pytest.mark.parametrize("heads", [1, 4])
-def test_no_raw_tex_and_nothing_too_wide_under_other_heads(visit, site, toy, heads):
+def test_no_raw_tex_and_nothing_too_wide_under_other_heads(visit, site, toy, heads, width):
     """The heads choice is the reader's, kept in localStorage, so every page
-    opens with it; the desktop tour reads every page under the default,
-    this one the pages the choice changes."""
+    opens with it; the tours read every page under the default, this one
+    the pages the choice changes: on a phone, no page wider than the
+    screen, and the wide tables and formulas as the phone's tour reads them."""
     assert heads != Example(toy).n_heads
-    visitor = visit(own_context=True)
+    visitor = visit(width, own_context=True)
     visitor.context.add_init_script(f"localStorage.setItem('toycalc.heads', '{heads}')")
     paths = [p for p in probes.every_page(site)
              if 'class="heads-variant"' in (site / p.strip("/") / "index.html").read_text(encoding="utf-8")]
-    raw, wide = {}, {}
+    raw, wide, checked = {}, {}, 0
     for path in paths:
         page = visitor.open(path)
         if page.locator(".heads-chooser").count():
@@ -267,11 +271,20 @@ def test_no_raw_tex_and_nothing_too_wide_under_other_heads(visit, site, toy, hea
         visitor.typeset_shown()
         if tex := page.evaluate(probes.RAW_TEX):
             raw[path] = tex
-        if too := page.evaluate(probes.TOO_WIDE):
+        if width == PHONE:
+            tables = page.evaluate(probes.WIDE_TABLES)
+            checked += tables["checked"]
+            too = tables["faults"] + page.evaluate(probes.CLIPPED_FORMULAS)
+            if (page_width := page.evaluate("document.scrollingElement.scrollWidth")) > PHONE:
+                too.append(("page width", page_width))
+        else:
+            too = page.evaluate(probes.TOO_WIDE)
+        if too:
             wide[path] = too
     assert len(paths) > 4, paths
     assert raw == {}, f"raw TeX with {heads} heads: {raw}"
-    assert wide == {}, f"wider than the text column with {heads} heads: {wide}"
+    assert wide == {}, f"too wide at {width} px with {heads} heads: {wide}"
+    assert width != PHONE or checked > 10
 
 
 @pytest.mark.parametrize("tour", ["desktop", "phone", "dark"])
@@ -322,6 +335,18 @@ def test_on_a_phone_tokens_stay_whole_and_wide_formulas_show_they_scroll(tours):
     no_cue = {path: [(s, e) for s, e in shades if not (s[1] > 25 and s[0] < 10 and e[0] > 25 and e[1] < 10)]
               for path, shades in formulas.items()}
     assert {p: c for p, c in no_cue.items() if c} == {}, "wide formulas with no cue of their scrolling"
+
+
+def test_on_a_phone_every_wide_table_keeps_its_first_column_and_shows_it_scrolls(tours):
+    """A table wider than a phone's column scrolls in its own box, its
+    first column (the token, the row's name) stays at the box's left, a
+    shadow says where more is hidden, and its caption stays in the box
+    (book.css, "Wide tables"); no display formula is cut."""
+    seen = tours("phone")
+    assert found(seen, "wide tables", lambda tables: tables["faults"]) == {}
+    checked = found(seen, "wide tables", lambda tables: tables["checked"])
+    assert sum(checked.values()) > 40 and "/toy/positions/" in checked, checked
+    assert found(seen, "clipped formulas") == {}
 
 
 @pytest.mark.parametrize("tour", ["desktop", "phone"])

@@ -29,8 +29,11 @@ def open_simulator(visit, width=1280):
 
 
 def cells(page, table_id) -> list[list[str]]:
+    """Each cell's text (without the copy of its column's name a table of
+    vectors shows on a phone, dom.js)."""
     return page.locator(f"#{table_id}").evaluate(
-        "t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))")
+        "t => [...t.rows].map(r => [...r.cells].map(c => [...c.childNodes]"
+        ".filter(n => !n.classList || !n.classList.contains('cell-label')).map(n => n.textContent).join('')))")
 
 
 def choose(page, text=None, heads=None, temperature=None):

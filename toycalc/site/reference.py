@@ -38,14 +38,15 @@ def macro_reference(macros: dict) -> str:
             f"<tr><td class=\"wrap\"><code>&#123;&#123; {name}(\"{key}\"{', ' if _signature(f, True) else ''}"
             f"{html.escape(_signature(f, True))}) &#125;&#125;</code></td><td class=\"wrap\">{_summary(f)}</td></tr>"
             for key, f in registry.items())
+        # (a table of words: its cells wrap, code too, to fit a phone; book.css)
         parts.append(f'<h3 id="macro-{name}"><code>{name}</code></h3>\n'
-                     f'<table id="table-macro-{name}"><thead><tr><th>call (defaults shown)</th>'
-                     f"<th>what it gives</th></tr></thead><tbody>{rows}</tbody></table>")
+                     f'<div class="wrapping-table"><table id="table-macro-{name}"><thead><tr><th>call (defaults shown)</th>'
+                     f"<th>what it gives</th></tr></thead><tbody>{rows}</tbody></table></div>")
     rows = "".join(f"<tr><td class=\"wrap\"><code>&#123;&#123; {name}({html.escape(_signature(f, False))}) &#125;&#125;</code></td>"
                    f"<td class=\"wrap\">{_summary(f)}</td></tr>" for name, f in plain)
     parts.append('<h3 id="macro-other">Other macros</h3>\n'
-                 '<table id="table-macro-other"><thead><tr><th>call</th><th>what it gives</th></tr></thead>'
-                 f"<tbody>{rows}</tbody></table>")
+                 '<div class="wrapping-table"><table id="table-macro-other"><thead><tr><th>call</th><th>what it gives</th></tr></thead>'
+                 f"<tbody>{rows}</tbody></table></div>")
     return "\n".join(parts)
 
 
