@@ -92,9 +92,11 @@ function typesetWhenSeen() {
 
 // A phone typesets a screen's formulas in about a second: in one task that
 // would hold every tap meanwhile (Lighthouse's total blocking time). So
-// they are set a few at a time, about TURN_MS of work, and the page has its
-// turn between.
+// they are set a few at a time, about TURN_MS of work, one turn a frame,
+// after it is drawn: a scroll under way (a step of End to End opened out
+// of sight glides to it) keeps its frames.
 const TURN_MS = 10;
+const afterNextFrame = () => new Promise((turn) => requestAnimationFrame(() => setTimeout(turn)));
 async function typesetInTurns(formulas) {
   let next = 0;
   while (next < formulas.length) {
@@ -104,7 +106,7 @@ async function typesetInTurns(formulas) {
       // by its turn a formula may be typeset already, or gone (its part redrawn)
       if (el.isConnected && !el.querySelector("mjx-container")) MathJax.typeset([el]);
     }
-    if (next < formulas.length) await new Promise((turn) => setTimeout(turn));
+    if (next < formulas.length) await afterNextFrame();
   }
 }
 
