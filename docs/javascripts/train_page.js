@@ -187,7 +187,8 @@ function headsInto(figure, attention, tokens, exampleText) {
     `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
     `(${draw.esc(exampleText)} then its sorted letters): one row per query, one column per key, the stronger the purple, the more weight.</figcaption>`);
   const maps = figure.querySelectorAll(".nano-train-map");
-  attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1)), 0));
+  // positions from 0, as the chapter counts (its first page says so)
+  attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1, 0)), 0));
 }
 
 /** Each page view (book.js): the page's trainer, once nano-gpt's stylesheet is there. */

@@ -76,7 +76,7 @@ def test_attention_figures_show_toycalcs_weights(site, ex, where):
         assert boxes == {(xs[j], ys[i]) for i in range(T) for j in range(i + 1, T)}
 
 
-@pytest.mark.parametrize("where", ["end-to-end", "toy/output", "simulator"])
+@pytest.mark.parametrize("where", ["end-to-end", "simulator"])   # Output draws p at T = 1 (test_chapter_figures)
 def test_probability_bars_show_toycalcs_p(site, ex, where):
     shown = variant(page(site, where), ex.n_heads)
     (f,) = shown.select('figure[data-figure="probabilities"]')
@@ -108,34 +108,43 @@ def test_the_path_is_the_models_drawing_built_once(site, toy):
 def test_chapter_figures(site, ex):
     z = ex.trace["logits"][-1]
     generation = variant(page(site, "toy/generation"), ex.n_heads)
-    panels = generation.select('figure[data-figure="temperatures"]')
-    assert [f["data-temperature"] for f in panels] == ["0.5", "1", "2"]
-    for f, T in zip(panels, output.TEMPERATURES):
-        p = gpt.softmax(z / T)
-        assert {t.get_text() for t in f.select("rect title")} == \
-            {f"p({ex.model.show(i)}) = {fixed(p[i])}" for i in range(len(p))}
+    for shown in (variant(page(site, "toy/output"), ex.n_heads), generation):
+        panels = shown.select('figure[data-figure="temperatures"]')
+        assert [f["data-temperature"] for f in panels] == ["0.5", "1", "2"]
+        for f, T in zip(panels, output.TEMPERATURES):
+            p = gpt.softmax(z / T)
+            order = sorted(range(len(p)), key=lambda i: (-z[i], i))
+            assert [t.get_text() for t in f.select("rect title")] == \
+                [f"p({ex.model.show(i)}) = {fixed(p[i])}" for i in order]
     cut = {f["data-rule"]: f for f in generation.select('figure[data-figure="filter"]')}
     for rule, q in (("top-k", generation_page.keep(ex.p_last, generation_page.TOP_K)),
                     ("top-p", generation_page.keep(ex.p_last, top_p=generation_page.TOP_P))):
         grey = {r.select_one("title").get_text().split(")")[0][2:] for r in cut[rule].select("rect.bar-cut")}
         assert grey == {ex.model.show(i) for i in range(len(q)) if q[i] == 0}, rule
-    layernorm = page(site, "toy/layernorm")
-    (f,) = layernorm.select('figure[data-figure="layernorm"]')
-    ex = ex.with_heads(ex.model.heads)  # the page comes before heads: the file's own
+    # LayerNorm draws x5, a row already taught (its mean is zero: only the division shows);
+    # MLP draws h5, the row after attention, whose mean is not zero, for each heads choice
     T = len(ex.ids)
     sub = str(T).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-    want = {f"h{sub}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["h"][-1])}
-    want |= {f"u′{sub}, column {c + 1}": fixed(v) for c, v in enumerate(ex.block["u2"][-1])}
-    assert {k: v for k, v in titles(f).items() if "column" in k} == want
-    assert [t.get_text() for t in f.select("line.mark title")] == \
-        [f"h{sub}: mean μ = {fixed(ex.block['mu2'][-1])}", f"u′{sub}: mean μ = {fixed(ex.block['u2'][-1].mean())}"]
-    assert f.select_one("path.spread title").get_text() == \
-        f"h{sub}: standard deviation σ = {fixed(ex.block['sigma2'][-1])}"
-    # no two dots on top of each other: the same place, or nearer than their size on the same level
-    for row in ("h", "u"):
-        dots = [(float(c["cx"]), float(c["cy"])) for c in f.select("circle")
-                if c.select_one("title").get_text().startswith(row)]
-        assert all((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 >= 100 for a in dots for b in dots if a != b), dots
+    drawn = [(page(site, "toy/layernorm"), ex, "x", "u", ex.trace["X"][-1], ex.block["u"][-1],
+              ex.block["mu"][-1], ex.block["sigma"][-1])]
+    for heads in ex.heads_choices:
+        h = ex.with_heads(heads)
+        drawn.append((variant(page(site, "toy/mlp"), heads), h, "h", "u′", h.block["h"][-1], h.block["u2"][-1],
+                      h.block["mu2"][-1], h.block["sigma2"][-1]))
+    for soup, _, before, after, row, normed, mu, sigma in drawn:
+        (f,) = soup.select('figure[data-figure="layernorm"]')
+        want = {f"{before}{sub}, column {c + 1}": fixed(v) for c, v in enumerate(row)}
+        want |= {f"{after}{sub}, column {c + 1}": fixed(v) for c, v in enumerate(normed)}
+        assert {k: v for k, v in titles(f).items() if "column" in k} == want
+        assert [t.get_text() for t in f.select("line.mark title")] == \
+            [f"{before}{sub}: mean μ = {fixed(mu)}", f"{after}{sub}: mean μ = {fixed(normed.mean())}"]
+        assert f.select_one("path.spread title").get_text() == f"{before}{sub}: standard deviation σ = {fixed(sigma)}"
+        # no two dots on top of each other: the same place, or nearer than their size on the same level
+        for name in (before, after):
+            dots = [(float(c["cx"]), float(c["cy"])) for c in f.select("circle")
+                    if c.select_one("title").get_text().startswith(name + sub)]
+            assert len(dots) == len(row)
+            assert all((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 >= 100 for a in dots for b in dots if a != b), dots
     ex = ex.with_heads(ex.model.heads)  # Positions shows the weights file's heads only
     positions = variant(page(site, "toy/positions"), ex.n_heads)
     orders = positions.select('figure[data-figure="order"]')

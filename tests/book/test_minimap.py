@@ -33,7 +33,7 @@ def toy_map(ex: Example, here=()) -> BeautifulSoup:
 def nano_map(run) -> BeautifulSoup:
     links = {name: "nano-gpt/" + target for name, target in minimap.NANO_PAGES.items()}
     return BeautifulSoup(minimap.map_svg(run.trace, [VOCAB[i] for i in run.ids], list(VOCAB), links, [],
-                                         run.params), "html.parser")
+                                         run.params, first=0), "html.parser")
 
 
 def strip_titles(soup, part: str) -> list[str]:
@@ -91,7 +91,7 @@ def test_nano_gpts_map_carries_its_weights_and_three_blocks(run):
     soup = nano_map(run)
     assert [g["data-part"] for g in soup.select("g[data-part]")] == PARTS
     assert soup.find(string=re.compile(r"× 3 blocks"))
-    at = f"{VOCAB[run.ids[-1]]} (position {run.T})"
+    at = f"{VOCAB[run.ids[-1]]} (position {run.T - 1})"   # nano-gpt counts from 0
     p, blk = run.params, run.trace["blocks"][0]
     assert strip_titles(soup, "ln1") == [f"u, x after LayerNorm of {at}: {summary(blk['u'][-1])}",
                                          f"γ₁, LayerNorm's learned weights: {summary(p['blocks.0.gamma_1'])}",

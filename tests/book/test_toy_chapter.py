@@ -191,9 +191,8 @@ TABLES = [
     ("attention", end_to_end.steps.registries["table"], "weights", {}), ("attention", end_to_end.steps.registries["table"], "attention", {}),
     ("attention", end_to_end.steps.registries["table"], "heads", {}), ("attention", toy.registries["table"], "ablation", {}),
     ("output", toy.registries["table"], "W_U", {}), ("output", toy.registries["table"], "contrast", {}),
-    ("mlp", toy.registries["table"], "residual", {}), ("mlp", toy.registries["table"], "gelu", {}),
-    ("output", end_to_end.steps.registries["table"], "softmax", {}), ("output", toy.registries["table"], "shift", {}),
-    ("output", toy.registries["table"], "temperatures", {}),
+    ("mlp", toy.registries["table"], "first_sum", {}), ("mlp", toy.registries["table"], "second_sum", {}),
+    ("mlp", toy.registries["table"], "gelu", {}), ("output", end_to_end.steps.registries["table"], "softmax", {}),
     ("generation", toy.registries["table"], "generation_steps", {}), ("generation", toy.registries["table"], "generation", {}),
     ("generation", toy.registries["table"], "filter", {}), ("generation", toy.registries["table"], "generation", {"text": "the"}),
     ("training", end_to_end.steps.registries["table"], "grad_E", {}), ("training", toy.registries["table"], "step", {}),
@@ -236,8 +235,7 @@ def test_known_values_in_the_default_view(views):
     assert rows(mlp, "table-gelu")[3] == [M + "1.000", M + "0.159", "0.000"]
     assert mlp.select_one("figure[id^=figure-gelu] svg polyline") is not None
     output = views["output"]
-    shift = rows(output, "table-shift")[1:]
-    assert all(r[2] == r[4] for r in shift) and shift[0][:3] == ["␣roof", "2.491", "0.395"]
+    assert rows(output, "table-softmax")[1] == ["␣roof", "2.491", "12.069", "0.395"]
     text = text_of(output)
     assert "in the same order" in text
     assert "␣roof (0.761) , ␣roof (0.395) and ␣roof (0.208)" in text
@@ -393,7 +391,7 @@ def test_chapter_follows_the_weights(altered, views):
     built = {name: page(altered.site, f"toy/{name}") for name in CHAPTER}
     check_tables(built, load_toy(altered.toy))
     changed = [("positions", "table-X"), ("positions", "table-order"), ("layernorm", "table-u"),
-               ("output", "table-softmax"), ("output", "table-temperatures"), ("generation", "table-filter")]
+               ("output", "table-softmax"), ("mlp", "table-first-sum"), ("generation", "table-filter")]
     altered_views = {name: view(fresh_page(altered.site, f"toy/{name}")) for name, _ in changed}
     for name, table_id in changed:
         assert rows(altered_views[name], table_id) != rows(views[name], table_id), f"{name} #{table_id}"
@@ -456,19 +454,54 @@ def test_repeated_rows_of_P_are_named(ex, pages):
     assert "In the toy that is sometimes nothing: rows 6 to 8 repeat rows 2 to 4" in text_of(pages["positions"])
 
 
-def test_the_centring_shows_on_h(toy, pages):
-    """Rows of E and P sum to zero, so X is centred already; LayerNorm's
-    centring is shown on the last row of h, where the mean is not zero."""
+def test_layernorm_shows_a_row_already_taught(toy, pages):
+    """LayerNorm comes before Attention in the nav: it demonstrated on h₅,
+    "the row after attention", before attention was taught. It draws x₅,
+    the first LayerNorm's input, under the formula of that row; rows of E
+    and P sum to zero, so X is centred already and the page says so. The
+    centring of a row whose mean is not zero is drawn on the MLP page, on
+    h₅, after the table of the sum that makes h."""
     assert np.allclose(toy.params["E"].sum(axis=1), 0) and np.allclose(toy.params["P"].sum(axis=1), 0)
-    ex = Example(toy, heads=2)
-    h = ex.block["h"][-1]
-    mu, sigma = h.mean(), np.sqrt(h.var() + 1e-5)
-    assert abs(mu) > 0.05
-    assert np.allclose((h - mu) / sigma, ex.block["u2"][-1])
-    text = text_of(pages["layernorm"])
-    vec = lambda v: "[" + ", ".join(f"{x:.3f}" for x in v) + "]"
-    assert f"\\mu &= {mu:.3f} \\\\ h_5 - \\mu &= {vec(h - mu)} \\\\ \\sigma &= {sigma:.3f}" in text
+    article = pages["layernorm"].select_one("article")
+    text = text_of(article)
+    h_used = re.search(r"\bh_|\bh[₀-₉]|\\\(h\\\)", text)   # h_5, h₅, \(h\): the row after attention
+    assert h_used is None, text[h_used.start() - 80:h_used.end() + 40]
     assert "In the toy the rows of \\(X\\) already have mean zero" in text
+    order = article.find_all(["figure", "div"])
+    formula = next(i for i, el in enumerate(order) if "arithmatex" in el.get("class", []) and "u_5" in el.get_text())
+    drawn = next(i for i, el in enumerate(order) if el.name == "figure" and el.get("data-figure") == "layernorm")
+    assert formula < drawn and order[drawn]["data-row"] == "x"
+    ex = Example(toy, heads=2)
+    assert abs(ex.block["h"][-1].mean()) > 0.05      # worth drawing: the second LayerNorm centres h
+    mlp = pages["mlp"].select_one("article")
+    order = mlp.find_all(["table", "figure"])
+    first_sum = next(i for i, el in enumerate(order) if (el.get("id") or "").startswith("table-first-sum"))
+    drawn = next(i for i, el in enumerate(order) if el.name == "figure" and el.get("data-figure") == "layernorm")
+    assert first_sum < drawn and order[drawn]["data-row"] == "h"
+
+
+def test_the_mlp_page_computes_before_it_shows(pages, ex):
+    """MLP: the residual table put m and y (the MLP's output and the second
+    sum) before the page had computed m, a 4-vector in each cell. Each sum
+    now has its table where the page has made what it adds, a column per
+    entry, c₁ … c₄ under the vector's name."""
+    article = pages["mlp"].select_one("article")
+    order = article.find_all(["table", "div", "h2"])
+    where = {key: next(i for i, el in enumerate(order) if test(el)) for key, test in {
+        "first": lambda el: (el.get("id") or "").startswith("table-first-sum"),
+        "mlp": lambda el: "arithmatex" in el.get("class", []) and "m_5 &=" in el.get_text(),
+        "second": lambda el: (el.get("id") or "").startswith("table-second-sum")}.items()}
+    assert where["first"] < where["mlp"] < where["second"], where
+    d = ex.model.cfg.d
+    for table_id, names in (("table-first-sum", ["x_t", "a_t W_O", "h_t = x_t + a_t W_O"]),
+                            ("table-second-sum", ["m_t", "y_t = h_t + m_t"])):
+        table = article.find("table", id=lambda i: i and i.startswith(table_id))
+        groups, entries = table.select("thead tr")
+        assert [th.get_text() for th in groups.select("th")[1:]] == [f"\\({n}\\)" for n in names]
+        assert [th.get_text() for th in entries.select("th")] == [f"\\(c_{{{c + 1}}}\\)" for c in range(d)] * len(names)
+        for tr in table.select("tbody tr"):
+            assert len(tr.select("td")) == 1 + d * len(names)
+            assert all("[" not in td.get_text() and "," not in td.get_text() for td in tr.select("td"))
 
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
@@ -609,16 +642,3 @@ def test_the_glossary_says_the_toys_layernorm_learns_nothing(pages, ex):
         assert "not the toy" in title, title
 
 
-def test_layernorm_draws_the_second_layernorm_after_saying_what_it_is(pages):
-    """LayerNorm: the number line of h₅ before and after the block's second
-    LayerNorm stood above the table of u, before the page had said what h
-    and that second LayerNorm are; it now comes after the paragraph that
-    does, under the formula it draws."""
-    article = pages["layernorm"].select_one("article")
-    order = article.find_all(["p", "figure", "div", "table"])
-    drawn = next(i for i, el in enumerate(order) if el.name == "figure" and el.get("data-figure") == "layernorm")
-    said = next(i for i, el in enumerate(order) if el.name == "p" and "second LayerNorm" in el.get_text())
-    summed = next(i for i, el in enumerate(order)
-                  if el.name == "div" and "arithmatex" in el.get("class", []) and "h_5 &=" in el.get_text())
-    u_table = next(i for i, el in enumerate(order) if el.name == "table" and (el.get("id") or "").startswith("table-u"))
-    assert u_table < said < summed < drawn, (u_table, said, summed, drawn)

@@ -94,11 +94,13 @@ def with_weights(activation, title: str, weights: list) -> list:
     return out
 
 
-def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | None = None) -> list[Part]:
+def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | None = None,
+              first: int = 1) -> list[Part]:
     """The parts of the map for this trace: the last token's numbers, the
-    first block (and, with params, its weights that are vectors)."""
+    first block (and, with params, its weights that are vectors). Positions
+    count from `first`, as the chapter does: the toy from 1, nano-gpt from 0."""
     blk, T = trace["blocks"][0], len(tokens)
-    at = f"{tokens[-1]} (position {T})"
+    at = f"{tokens[-1]} (position {T - 1 + first})"
     w = (lambda key: params.get(key)) if params else (lambda key: None)
     last = lambda M: M[-1]  # noqa: E731
 
@@ -265,11 +267,12 @@ def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: 
 
 
 def map_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict, here: list[str],
-            params: dict | None = None) -> str:
-    """The map for one run: its bands (links: part -> the page, as docs/ names it)."""
+            params: dict | None = None, first: int = 1) -> str:
+    """The map for one run: its bands (links: part -> the page, as docs/ names it;
+    first: where the chapter counts positions from)."""
     n = len(trace["blocks"])
     block_name = "the block" if n == 1 else f"× {n} blocks (the first drawn)"
-    bands = cut(map_parts(trace, tokens, vocab, params))
+    bands = cut(map_parts(trace, tokens, vocab, params, first))
     first = next(k for k, band in enumerate(bands) if any(p.name in IN_BLOCK for p in band))
     return '<div class="map-bands">' + "".join(band_svg(band, links, here, block_name if k == first else "")
                                                for k, band in enumerate(bands)) + "</div>"
@@ -298,7 +301,8 @@ def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
     else:
         if nano_run is None:
             return None
-        drawn = map_svg(nano_run.trace, [VOCAB[i] for i in nano_run.ids], list(VOCAB), links, here, nano_run.params)
+        drawn = map_svg(nano_run.trace, [VOCAB[i] for i in nano_run.ids], list(VOCAB), links, here, nano_run.params,
+                        first=0)
         model, text, last = "nano-gpt", nano_run.text, VOCAB[nano_run.ids[-1]]
         weights = " Thin strips: the part's weights (LayerNorm's γ and β, the biases)."
     lead = "You are here (outlined)" if here else "This page is about the whole model"

@@ -1,6 +1,7 @@
 """The toy chapter's page LayerNorm (docs/toy/layernorm.md): each row's
-mean and spread before and after, epsilon, and the second LayerNorm on a
-row whose mean is not zero."""
+mean and spread before and after, epsilon, and the last row of X on a
+number line. The second LayerNorm, on h (a row whose mean is not zero),
+is drawn on the MLP page, after attention has made h."""
 from __future__ import annotations
 
 import math
@@ -11,7 +12,7 @@ from ...model import gpt
 from ..draw import figure, number_line_svg
 from ..example import Example
 from ..example_checks import check_position
-from ..render import aligned, fixed, html_table, inline_math as im, tex, tex_vector, token_code, vector
+from ..render import fixed, html_table, inline_math as im, token_code, vector
 from .shared import toy
 
 
@@ -25,17 +26,6 @@ def ln_rows_table(ex: Example) -> str:
                                         "mean of " + im("u_t"), "std of " + im("u_t")], rows)
 
 
-@toy.formula("ln_h")
-def ln_h_formula(ex: Example) -> str:
-    """The second LayerNorm on the last row of h, where the mean is not zero: μ, h − μ, σ, u'."""
-    b, t = ex.block, len(ex.ids)
-    h = b["h"][-1]
-    return aligned([(f"h_{t}", tex_vector(h)), ("\\mu", tex(fixed(b["mu2"][-1]))),
-                    (f"h_{t} - \\mu", tex_vector(h - b["mu2"][-1])),
-                    ("\\sigma", tex(fixed(b["sigma2"][-1]))),
-                    (f"u'_{t} = (h_{t} - \\mu) / \\sigma", tex_vector(b["u2"][-1]))])
-
-
 PRIME = "u^\\prime_{t}"
 SIGN_KEY = ('<p class="fig-legend fig-key"><span class="swatch v-neg"></span> a negative number '
             '<span class="swatch v-pos"></span> a positive one; the dashed mark: the row\'s mean μ, the '
@@ -44,25 +34,32 @@ SIGN_KEY = ('<p class="fig-legend fig-key"><span class="swatch v-neg"></span> a 
 
 
 @toy.figure("layernorm")
-def layernorm_figure(ex: Example, t: int = 0) -> str:
-    """One row before and after LayerNorm on a number line: h_t, whose mean
-    is not zero, and u'_t = LN(h_t), centred on 0 and scaled (default t:
-    the last position). h comes after attention: drawn with the weights
-    file's own heads, whatever the reader chose, since this page comes
-    before heads are met."""
-    ex = ex.with_heads(ex.model.heads)
+def layernorm_figure(ex: Example, t: int = 0, row: str = "x") -> str:
+    """One row before and after a LayerNorm on a number line (default t:
+    the last position). row="x": x_t and u_t = LN(x_t), the block's first
+    LayerNorm, on the LayerNorm page; its mean is zero already in the toy,
+    so only the division shows. row="h": h_t, the row after attention, and
+    u'_t = LN(h_t), the second LayerNorm, on the MLP page, where attention
+    has been taught; its mean is not zero, so the centring shows too."""
+    if row not in ("x", "h"):
+        raise ValueError(f'row must be "x" (the first LayerNorm) or "h" (the second), not {row!r}')
     t = t or len(ex.ids)
     check_position(ex, t, name="t")
     b = ex.block
-    h, u2 = b["h"][t - 1], b["u2"][t - 1]
+    i = t - 1
+    if row == "x":
+        before, after, mu, sigma, out = ex.trace["X"][i], b["u"][i], b["mu"][i], b["sigma"][i], "u"
+    else:
+        before, after, mu, sigma, out = b["h"][i], b["u2"][i], b["mu2"][i], b["sigma2"][i], "u'"
+    name, out_tex = f"{row}_{t}", (PRIME if row == "h" else "u_{t}").format(t=t)
+    shown_out = out.replace("'", "′")
     return figure("layernorm", number_line_svg(
-        [(f"h_{t}", h.tolist()), (f"u'_{t}", u2.tolist())],
-        [(f"h_{t}", float(b["mu2"][t - 1]), float(b["sigma2"][t - 1])),
-         (f"u'_{t}", float(u2.mean()), float(u2.std()))],
-        f"The {len(h)} numbers of h{_sub(t)} and of u′{_sub(t)} = LN(h{_sub(t)}) on a number line, each row "
-        "with its mean μ and a bracket one standard deviation σ to either side") + SIGN_KEY,
-        f"{im(f'h_{t}')} and {im(PRIME.format(t=t))} = LN({im(f'h_{t}')}): centred on its mean μ, "
-        f"divided by its spread σ (with {ex.n_heads} head{'s' * (ex.n_heads > 1)})")
+        [(name, before.tolist()), (f"{out}_{t}", after.tolist())],
+        [(name, float(mu), float(sigma)), (f"{out}_{t}", float(after.mean()), float(after.std()))],
+        f"The {len(before)} numbers of {row}{_sub(t)} and of {shown_out}{_sub(t)} = LN({row}{_sub(t)}) on a "
+        "number line, each row with its mean μ and a bracket one standard deviation σ to either side") + SIGN_KEY,
+        f"{im(name)} and {im(out_tex)} = LN({im(name)}): centred on its mean μ, divided by its spread σ"
+        + (f" (with {ex.n_heads} head{'s' * (ex.n_heads > 1)})" if row == "h" else ""), row=row)
 
 
 def _sub(n: int) -> str:

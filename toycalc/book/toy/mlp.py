@@ -1,6 +1,6 @@
 """The toy chapter's page MLP (docs/toy/mlp.md): GELU beside ReLU, its
 curve with the last row's inputs on it, and the block's two residual
-sums. toy_number("gelu") is on the home page (docs/index.md) too."""
+sums, each shown where the page has computed what it adds. toy_number("gelu") is on the home page (docs/index.md) too."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ import numpy as np
 from ...model import gpt
 from ..example import Example
 from ..draw import at, label, svg
-from ..render import fixed, html_table, inline_math as im, short, tex, token_code, vector
+from ..render import fixed, html_table, inline_math as im, short, tex, token_code
 from .shared import toy
 
 GELU_POINTS = (-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
@@ -78,14 +78,42 @@ def _sub(n: int) -> str:
     return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
-@toy.table("residual")
-def residual_table(ex: Example) -> str:
-    """The two residual sums of the block, row by row."""
-    b = ex.block
-    rows = [[token_code(t), vector(x), vector(a), vector(h), vector(m), vector(y)]
-            for t, x, a, h, m, y in zip(ex.tokens, b["X"], b["attn"], b["h"], b["m"], b["y"])]
-    return html_table("table-residual", ["token", im("x_t"), im("a_t W_O"), im("h_t = x_t + a_t W_O"),
-                                         im("m_t"), im("y_t = h_t + m_t")], rows, wrap={1, 2, 3, 4, 5})
+def _sum_table(table_id: str, ex: Example, parts: list[tuple[str, str]]) -> str:
+    """A residual sum row by row: for each (what, key of ex.block) a group
+    of d columns, one per entry c_1 … c_d (a vector in one cell wrapped into
+    a wall of numbers). Two header rows: the vector's name over its group,
+    then the columns. X holds exact sums of typed weights, printed as
+    weights are (as on the Positions page); the rest is computed."""
+    b, d = ex.block, ex.model.cfg.d
+
+    def entry(key, v):
+        return short(v, keep_decimal=True) if key == "X" else fixed(v)
+
+    def cells(values, tag="td", scope=""):
+        start = ' class="group-start"'
+        return "".join(f"<{tag}{scope}{start if k % d == 0 else ''}>{v}</{tag}>" for k, v in enumerate(values))
+    lines = [f'<table id="{table_id}">',
+             '<thead><tr><th rowspan="2" scope="col">token</th>'
+             + "".join(f'<th colspan="{d}" scope="colgroup" class="group-start">{im(what)}</th>'
+                       for what, _ in parts) + "</tr>",
+             "<tr>" + cells([im(f"c_{{{c + 1}}}") for _ in parts for c in range(d)], "th", ' scope="col"')
+             + "</tr></thead>", "<tbody>"]
+    lines += ["<tr><td>" + token_code(t) + "</td>" + cells([entry(key, v) for _, key in parts for v in b[key][k]])
+              + "</tr>" for k, t in enumerate(ex.tokens)]
+    return "\n".join(lines + ["</tbody></table>"])
+
+
+@toy.table("first_sum")
+def first_sum_table(ex: Example) -> str:
+    """The block's first residual sum, h_t = x_t + a_t W_O, row by row."""
+    return _sum_table("table-first-sum", ex, [("x_t", "X"), ("a_t W_O", "attn"), ("h_t = x_t + a_t W_O", "h")])
+
+
+@toy.table("second_sum")
+def second_sum_table(ex: Example) -> str:
+    """The block's second residual sum, y_t = h_t + m_t, row by row (h_t
+    is in the first sum's table, above it on the page)."""
+    return _sum_table("table-second-sum", ex, [("m_t", "m"), ("y_t = h_t + m_t", "y")])
 
 
 @toy.number("gelu")

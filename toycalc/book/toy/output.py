@@ -1,5 +1,7 @@
 """The toy chapter's page Output (docs/toy/output.md): W_U, why one token's
 logit beats another's, softmax unchanged by a constant, and temperature.
+The page prints the logits and p once, in the softmax table
+(book/end_to_end.py); what follows refers back to it.
 
 TEMPERATURES are the chapter's: the Generation page's rules and figure
 use them too (book/toy/generation.py).
@@ -85,19 +87,6 @@ def contrast_number(ex: Example, a: str = "", b: str = "␣cat", carrier: str = 
     return out
 
 
-@toy.table("shift")
-def shift_table(ex: Example) -> str:
-    """Every logit with and without a constant added: the same p."""
-    z, p = ex.trace["z"][-1], ex.p_last
-    p2 = gpt.softmax(z + SHIFT)
-    order = sorted(range(len(p)), key=lambda i: -p[i])
-    c = short(SHIFT)
-    rows = [[token_code(ex.model.vocab[i]), fixed(z[i]), fixed(p[i]), fixed(z[i] + SHIFT), fixed(p2[i])]
-            for i in order]
-    return html_table("table-shift", ["token", im("z"), im("p"), im(f"z + {c}"),
-                                      im(f"\\mathrm{{softmax}}(z + {c})")], rows)
-
-
 @toy.formula("shift")
 def shift_formula(ex: Example) -> str:
     """The top token's p written with the constant added, and cancelled."""
@@ -118,18 +107,6 @@ def shift_diff(ex: Example) -> str:
     if d == 0:
         return "0"
     return im(f"{d:.0e}".replace("e-", "\\times 10^{-").replace("e+", "\\times 10^{") + "}")
-
-
-@toy.table("temperatures")
-def temperatures_table(ex: Example) -> str:
-    """p of every token at each temperature, tokens in the order of their logits."""
-    z = ex.trace["logits"][-1]
-    order = sorted(range(len(z)), key=lambda i: -z[i])
-    ps = {T: gpt.softmax(z / T) for T in TEMPERATURES}
-    rows = [[token_code(ex.model.vocab[i]), fixed(z[i])] + [fixed(ps[T][i]) for T in TEMPERATURES]
-            for i in order]
-    return html_table("table-temperatures", ["token", "logit"] +
-                      [im(f"p,\\ T = {short(T)}") for T in TEMPERATURES], rows)
 
 
 @toy.figure("temperatures")
