@@ -110,3 +110,17 @@ def test_a_palette_stylesheet_without_the_rule_fails_the_build_naming_it():
         pinned.palette_without_switching_rule("body{color:red}", "palette.css")
     assert pinned.is_palette_stylesheet("assets/stylesheets/palette.fb2fffe2.min.css")
     assert not pinned.is_palette_stylesheet("assets/stylesheets/main.57a0d79d.min.css")
+
+
+def test_our_stylesheets_are_served_without_their_comments_and_with_every_rule(site):
+    for source in sorted((ROOT / "docs" / "stylesheets").glob("*.css")):
+        served = (site / "stylesheets" / source.name).read_text(encoding="utf-8")
+        text = source.read_text(encoding="utf-8")
+        assert "/*" not in served and "*/" not in served, source.name
+        # every rule kept: the braces outside the comments, each closed
+        assert served.count("{") == served.count("}") == text.count("{") - comment_braces(text), source.name
+        assert len(served) < len(text), source.name
+
+
+def comment_braces(css: str) -> int:
+    return sum(c.count("{") for c in page_speed.CSS_COMMENT.findall(css))
