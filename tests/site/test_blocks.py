@@ -24,6 +24,15 @@ def test_each_placeholder_gets_its_own_block_back():
     assert kept(None, table) == table            # no page (a macro called outside one): the block itself
 
 
+def test_a_blocks_ids_are_anchors_mkdocs_checks_links_against():
+    """mkdocs checks a link such as [this step's table](#step-4) against the
+    ids it saw in the Markdown, which held only the placeholder."""
+    page = types.SimpleNamespace(present_anchor_ids={"a-heading"})
+    html = kept(page, '<section class="path-panel" id="step-4"><table id="table-u"></table></section>')
+    put_back(page, html)
+    assert page.present_anchor_ids == {"a-heading", "step-4", "table-u"}
+
+
 def test_a_block_lands_verbatim_where_the_macro_was_called(project):
     text = ('# Blocks\n\n{{ table("ids", heads=1) }}\n\n'
             '!!! note "In a box"\n\n    {{ table("ids", heads=1) }}\n\n'
@@ -64,3 +73,14 @@ def test_on_the_print_page_a_drawings_parts_link_to_their_sections(site):
     assert [link for link in links if not link.startswith("#") or link[1:] not in ids] == []
     home = BeautifulSoup((site / "index.html").read_text(encoding="utf-8"), "html.parser")
     assert home.select_one('svg a[xlink\\:href="toy/tokens/"]'), "Home's own links stay relative to Home"
+
+
+def test_on_the_print_page_every_link_within_it_reaches_an_element(site):
+    """The print plugin prefixes a link within a page with the page's name,
+    but only a heading's id: End to End's links to the steps of its path
+    (#step-4) keep the panel's own id."""
+    soup = BeautifulSoup((site / "print_page" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    ids = {el["id"] for el in soup.select("[id]")}
+    inside = [a["href"] for a in soup.select('a[href^="#"]')]
+    assert "#step-4" in inside and "end-to-end-step-4-layernorm" in ids
+    assert [href for href in inside if href[1:] not in ids] == []

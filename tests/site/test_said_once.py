@@ -9,39 +9,29 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from conftest import page
 from tests.browser.probes import every_page
-
-# End to End's path: its panels (the drawing's steps, one open at a time,
-# rewritten by the live simulator for the reader's sentence) hold the same
-# tables as the worked example below it (test_the_path_repeats_the_worked_example).
-PATH = "#path .path-panel"
+from toycalc.book.model_drawing import STEPS
 
 
 def text(el) -> str:
     return " ".join(el.get_text(" ").split())
 
 
-def shown_apart(soup, leave_out: str = "") -> dict[str, list]:
+def shown_apart(soup) -> dict[str, list]:
     """Each heads choice of the page (or "" for a page without): the tables
     and figures a reader sees with it, as (what it is, its content). A
     table's content: the table itself; a figure's: each mark
     that carries a number, its class and its title (a bar greyed is not the
     same bar)."""
     article = soup.select_one("article")
-    left_out = set(article.select(leave_out)) if leave_out else set()
 
     def choice(el):
         v = el.find_parent(class_="heads-variant")
         return v["data-heads"] if v else None
 
-    def kept(el):
-        return not any(parent in left_out for parent in el.parents)
-
-    tables = [t for t in article.find_all("table") if kept(t)]
-    figures = [f for f in article.find_all("figure") if kept(f) and "minimap" not in f.get("class", [])]
+    tables = article.find_all("table")
+    figures = [f for f in article.find_all("figure") if "minimap" not in f.get("class", [])]
     choices = sorted({choice(el) for el in tables + figures} - {None}) or [""]
     out = {}
     for heads in choices:
@@ -81,12 +71,12 @@ def columns(table) -> list[tuple]:
     return out
 
 
-def repeats(soup, leave_out: str = "") -> list[str]:
+def repeats(soup) -> list[str]:
     """What a page shows twice within one heads choice: a table, a figure,
     or a column of numbers under the same head (Output's z and p were in
     three tables, with a column or two of their own each)."""
     found = []
-    for heads, seen in shown_apart(soup, leave_out).items():
+    for heads, seen in shown_apart(soup).items():
         first = {}
         for name, content in seen:
             table = name.startswith("table")
@@ -105,7 +95,7 @@ def test_no_page_shows_a_table_or_a_figure_twice(site):
     found = {}
     for path in pages:
         soup = page(site, path.strip("/") or ".")
-        found |= {path: r for r in [repeats(soup, PATH if path == "/end-to-end/" else "")] if r}
+        found |= {path: r for r in [repeats(soup)] if r}
     assert found == {}
 
 
@@ -134,7 +124,14 @@ def test_a_repeat_is_found(site):
     assert repeats(variants) == []
 
 
-@pytest.mark.xfail(strict=True, reason="End to End's path panels repeat the worked example's tables: "
-                                       "left to the rework of that page's size (issue 39)")
 def test_the_path_repeats_the_worked_example(site):
-    assert repeats(page(site, "end-to-end")) == []
+    """End to End's path panels (the drawing's steps, one open at a time)
+    held the same tables as the worked example below them; the worked
+    example now links to a step of the path (#step-6) instead, and a link
+    opens the step."""
+    soup = page(site, "end-to-end")
+    assert repeats(soup) == []
+    worked = soup.find(id="a-worked-example-step-by-step")
+    links = {a["href"] for a in worked.find_all_next("a", href=True) if re.fullmatch(r"#step-\d+", a["href"])}
+    panels = {f"#{p['id']}" for p in soup.select("#path .path-panel")}
+    assert len(panels) == len(STEPS) and links <= panels and len(links) == len(panels)

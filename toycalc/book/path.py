@@ -3,14 +3,15 @@
 The whole model's drawing (book/model_drawing.py), its nine numbered
 steps regions of it; under it, each step's panel holds that part of the
 model with its real numbers and, beside it, a box that explains it with
-its sum. The HTML reads top to bottom without JavaScript;
+its sum. The panels hold the page's only copy of these tables: the
+worked example further down links to a step (#step-6) instead of
+printing its tables again. The HTML reads top to bottom without JavaScript;
 docs/javascripts/path.js opens one panel at a time, below the drawing,
 which never moves, and switches the heads variants.
 """
 from __future__ import annotations
 
 import html
-import re
 
 from . import end_to_end as t
 from . import model_drawing
@@ -74,10 +75,10 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
         p = ex.p_last
         return t.probabilities_figure(ex) + "\n" + t.softmax_table(ex), _box(
             f"A last LayerNorm, then {im('W_U')} gives one logit per token, and the softmax "
-            "turns them into probabilities.",
+            "turns them into probabilities. The worked example further down the page writes "
+            '<a href="#step-9-the-next-token">one logit out as its sum</a>.',
             f"The prediction: <strong>{token_text(ex.model.vocab[ex.top_id])}</strong> "
-            f"with p = {fixed(p.max())}.",
-            t.logit_formula(ex))
+            f"with p = {fixed(p.max())}.")
     raise ValueError(f"step = {step}: the path has steps 1 to {len(model_drawing.STEPS)}")
 
 
@@ -103,8 +104,7 @@ def path_diagram(examples: dict[int, Example], default: int) -> str:
 
 
 def _panel_html(ex: Example, step: int, label: str) -> str:
-    matrices, box = panel(ex, step)
-    matrices = re.sub(r'\bid="', 'id="path-', matrices)  # the worked example has the same tables
+    matrices, box = panel(ex, step)   # the page's only copy of these tables: the worked example links here
     title = f"Step {step}. {html.escape(label).replace('W_O', 'W<sub>O</sub>')}"
     return (f'<div class="path-body"><div class="path-matrices">{matrices}</div>'
             f'<aside class="path-box"><p class="path-box-title">{title}</p>{box}</aside></div>')

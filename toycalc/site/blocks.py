@@ -22,6 +22,7 @@ from toycalc.site import pinned
 
 PLACEHOLDER = '<div data-toycalc-block="{}"></div>'
 _PLACEHOLDER = re.compile(r'<div data-toycalc-block="(\d+)"></div>')
+_ID = re.compile(r'<[a-zA-Z][^>]*?\sid="([^"]+)"')
 
 
 def kept(page, block: str) -> str:
@@ -37,11 +38,16 @@ def kept(page, block: str) -> str:
 def put_back(page, html: str) -> str:
     """The page's HTML with every placeholder replaced by its block."""
     stash = page.__dict__.pop("toycalc_blocks", [])
+    # the ids Markdown did not see: mkdocs checks a link to #step-4 against
+    # the anchors it found in the Markdown (Page.present_anchor_ids)
+    anchors = getattr(page, "present_anchor_ids", None)
 
     def block(m):
         if int(m[1]) >= len(stash):    # typed into the page, or copied from a built one
             raise PluginError(f"{page.file.src_path}: {m[0]} stands for a table or a figure that no "
                               "macro of this page made; remove it")
+        if anchors is not None:
+            anchors.update(html_text.unescape(i) for i in _ID.findall(stash[int(m[1])]))
         return stash[int(m[1])]
     return _PLACEHOLDER.sub(block, html)
 
@@ -73,8 +79,18 @@ _SVG_LINK = re.compile(r'<a xlink:href="([^"]*)"')
 _PASSED = re.compile(r'<a href="([^"]*)" data-svg-link=""')
 
 
-def print_page_links(fix_href_links, page_html: str, *page) -> str:
-    passed = fix_href_links(_SVG_LINK.sub(r'<a href="\1" data-svg-link=""', page_html), *page)
+# The plugin also points a link within the page (#step-4) at the page's
+# prefixed id, but it prefixes only the ids of headings (and of sup and li):
+# a link to any other element (End to End's worked example links to the
+# path's steps) keeps its own id.
+_KEPT_ID = re.compile(r'<(?!(?:h[1-6]|sup|li)\b)[a-z][\w-]*\b[^>]*?\sid="([^"]+)"')
+
+
+def print_page_links(fix_href_links, page_html: str, page_key: str, *page) -> str:
+    kept = set(_KEPT_ID.findall(page_html))
+    passed = fix_href_links(_SVG_LINK.sub(r'<a href="\1" data-svg-link=""', page_html), page_key, *page)
+    passed = re.sub(rf'href="#{re.escape(page_key)}-([^"]+)"',
+                    lambda m: f'href="#{m[1]}"' if m[1] in kept else m[0], passed)
     return _PASSED.sub(r'<a xlink:href="\1"', passed)
 
 
