@@ -229,7 +229,7 @@ def test_an_opened_matrix_is_one_tab_stop_walked_with_the_arrow_keys(visit, nano
     page.locator(f"{W1} td.nano-cell[tabindex='0']").focus()
     label = "document.activeElement.getAttribute('aria-label')"
     W = nano.params["blocks.0.W_1"]
-    name = "Block 1's weight matrix"
+    name = "Block 0's weight matrix"
     from toycalc.book.render import fixed
     assert page.evaluate(label) == f"{name}, row 0, column 0: {fixed(W[0, 0])}"
     for key, (i, j) in [("ArrowRight", (0, 1)), ("ArrowDown", (1, 1)), ("End", (1, cfg.mlp_width - 1)),
