@@ -20,9 +20,9 @@ def u_matrix(run: Run, block: int = 0, rows: int = ROWS) -> str:
 def layernorm_table(run: Run, t: int = 3, block: int = 0, rows: int = ROWS) -> str:
     """LayerNorm of one position, channel by channel: x, x − μ, x̂, γ, β and u."""
     check_t(run, t)
-    b, B = block_trace(run, block), block
+    b = block_trace(run, block)
     x, mu = b["X"][t], b["mu"][t]
-    g, beta = run.params[f"blocks.{B}.gamma_1"], run.params[f"blocks.{B}.beta_1"]
+    g, beta = run.params[f"blocks.{block}.gamma_1"], run.params[f"blocks.{block}.beta_1"]
     columns = {im(f"x_{t}"): x, im("x - \\mu"): x - mu, im("\\hat x"): b["ln1"]["xhat"][t],
                im("\\gamma"): g, im("\\beta"): beta, im("u"): b["u"][t]}
     return by_channel(f"nano-layernorm-{block}-{t}", columns, rows,

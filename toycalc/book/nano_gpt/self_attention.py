@@ -86,10 +86,10 @@ def attention_row_table(run: Run, t: int = 5, head: int = 0, block: int = 0) -> 
 def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 0, terms: int = 3) -> str:
     """One entry of Q as its dot product: u_t . (column c of W_Q) + b_Q[c]."""
     check_t(run, t)
-    b, B = block_trace(run, block), block
+    b = block_trace(run, block)
     if not 0 <= c < run.cfg.d:
         raise ValueError(f"c = {c}: the channels are 0 to {run.cfg.d - 1}")
-    u, W, bias = b["u"][t], run.params[f"blocks.{B}.W_Q"][:, c], run.params[f"blocks.{B}.b_Q"][c]
+    u, W, bias = b["u"][t], run.params[f"blocks.{block}.W_Q"][:, c], run.params[f"blocks.{block}.b_Q"][c]
     parts = " + ".join(f"({tex(fixed(u[i]))})({tex(fixed(W[i]))})" for i in range(terms))
     return aligned([(f"Q_{{{t},{c}}}", f"\\sum_{{i=0}}^{{{run.cfg.d - 1}}} u_{{{t},i}} (W_Q)_{{i,{c}}} + (b_Q)_{{{c}}}"),
                     ("", f"{parts} + \\dots + ({tex(fixed(bias))})"), ("", tex(fixed(b["Q"][t, c])))])
