@@ -83,8 +83,8 @@ const mean = (x) => sum(x) / x.length;
 const variance = (x) => { const m = mean(x); return mean(Array.from(x, (v) => (v - m) * (v - m))); };
 const argmax = (x) => gpt.argmax(Array.from(x));
 const dots = (n) => Array(n).fill("⋮");
-const blk = (r, a) => r.tr.blocks[Number(a.block) - 1];
-const params = (r, a) => r.model.blocks[Number(a.block) - 1];
+const blk = (r, a) => r.tr.blocks[Number(a.block)];
+const params = (r, a) => r.model.blocks[Number(a.block)];
 
 function valuesRange(M) {
   let lo = Infinity, hi = -Infinity;
@@ -169,9 +169,9 @@ function activations(r, id, M, what, symbol, rows, rowNames, rowPicks, moreRows,
  *  its kind, the names of its rows and columns and label(r, c), the
  *  words of a cell, as the chapter's matrix functions give them. */
 function matrixOf(model, tr, spec) {
-  const vocab = model.vocab, b = Number(spec.block || 1), head = Number(spec.head || 1);
+  const vocab = model.vocab, b = Number(spec.block || 0), head = Number(spec.head || 0);
   const letters = tr.ids.map((i) => vocab[i]);
-  const blk = tr.blocks[b - 1];
+  const blk = tr.blocks[b];
   const channels = (M) => M.map((_, c) => `c = ${c}`);
   // activations: one column per time step, one row per channel
   const act = (A, what) => {
@@ -199,19 +199,19 @@ function matrixOf(model, tr, spec) {
     case "X": return act(tr.X, "Input embedding");
     case "u": return act(blk.u, `Normalised input of block ${b}`);
     case "qkv": {
-      const A = model.d / tr.heads, c0 = (head - 1) * A;
+      const A = model.d / tr.heads, c0 = head * A;
       return act(blk[spec.which].map((row) => row.slice(c0, c0 + A)),
                  `${QKV_NAMES[spec.which]} of head ${head}, block ${b},`);
     }
     case "mlp": return act(blk[spec.which], `${MLP_NAMES[spec.which]}, block ${b}`);
     case "A": {
       const m = act(blk.A, `Heads stacked, block ${b}`), A = model.d / tr.heads;
-      m.rowNames = m.M.map((_, c) => `head ${Math.floor(c / A) + 1}, c = ${c}`);
+      m.rowNames = m.M.map((_, c) => `head ${Math.floor(c / A)}, c = ${c}`);
       return m;
     }
     case "W":
       if (spec.name === "W_U") return weights(model.W_U, "Output matrix", vocab.map((l, i) => `${l} (${i})`));
-      return weights(model.blocks[b - 1][spec.name], `Block ${b}'s weight matrix`);
+      return weights(model.blocks[b][spec.name], `Block ${b}'s weight matrix`);
     default:
       throw new RangeError(`data-nano-full="${spec.nanoFull}": no such matrix`);
   }
@@ -268,10 +268,10 @@ const MATRICES = {
   u: (r, a) => activations(r, `nano-u-${a.block}`, blk(r, a).u, `Normalised input of block ${a.block}`,
                            "u = \\mathrm{LN}(x)", a.rows),
   qkv: (r, a) => activations(r, `nano-${a.which}-${a.block}-${a.head}`,
-                             blk(r, a)[a.which].map((row) => Array.from(row).slice((a.head - 1) * r.Ah, a.head * r.Ah)),
+                             blk(r, a)[a.which].map((row) => Array.from(row).slice(a.head * r.Ah, (a.head + 1) * r.Ah)),
                              `${QKV_NAMES[a.which]} of head ${a.head}, block ${a.block},`, a.which.toLowerCase(), a.rows),
   attention(r, a) {
-    const w = blk(r, a).weights[a.head - 1], T = r.T;
+    const w = blk(r, a).weights[a.head], T = r.T;
     const caption = `Attention weights of head ${a.head}, block ${a.block}: row t is the query at time t, ` +
                     "column j the key it reads; the hatched cells are the future, masked " + `(${PROB})`;
     return heat(`nano-attention-${a.block}-${a.head}`, w, "prob", range(T), r.letters.map((l, t) => `t = ${t} ${l}`),
@@ -282,7 +282,7 @@ const MATRICES = {
     const picks = [];
     for (let h = 0; h < r.H; h++) for (let i = 0; i < Math.min(a.per_head, r.Ah); i++) picks.push(h * r.Ah + i);
     return activations(r, `nano-A-${a.block}`, blk(r, a).A, `Heads stacked, block ${a.block}`, "a", 0,
-                       picks.map((c) => `head ${Math.floor(c / r.Ah) + 1}, c = ${c}`), picks, r.d - picks.length);
+                       picks.map((c) => `head ${Math.floor(c / r.Ah)}, c = ${c}`), picks, r.d - picks.length);
   },
   mlp(r, a) {
     const symbols = { mlp_pre: "u' W_1 + b_1", mlp_post: "\\mathrm{GELU}(u' W_1 + b_1)", m: "m", y: "y", h: "h" };
@@ -354,7 +354,7 @@ const TABLES = {
       im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"));
   },
   attention_row(r, a) {
-    const t = a.t, b = blk(r, a), h = a.head - 1;
+    const t = a.t, b = blk(r, a), h = a.head;
     const dt = b.dots[h][t], s = b.scores[h][t], w = b.weights[h][t];
     const m = maxOf(Array.from(s).slice(0, t + 1)), e = Array.from(s).slice(0, t + 1).map((v) => Math.exp(v - m));
     const body = range(t + 1).map((j) => [String(j), r.V[r.ids[j]], fixed(dt[j]), fixed(s[j]), fixed(s[j] - m),
@@ -393,7 +393,7 @@ const TABLES = {
   },
   blocks({ tr }, a) {
     const t = a.t;
-    const body = tr.blocks.map((b, k) => [String(k + 1), fixed(norm(b.X[t])), fixed(norm(b.attn[t])), fixed(norm(b.m[t])),
+    const body = tr.blocks.map((b, k) => [String(k), fixed(norm(b.X[t])), fixed(norm(b.attn[t])), fixed(norm(b.m[t])),
                                           fixed(norm(b.y[t]))]);
     return htmlTable(`nano-blocks-${t}`, ["block", im(`\\lVert x_${t} \\rVert`) + " in", im("\\lVert a W_O + b_O \\rVert"),
                                           im("\\lVert m \\rVert"), im(`\\lVert y_${t} \\rVert`) + " out"], body,
@@ -401,8 +401,8 @@ const TABLES = {
   },
   looks(r, a) {
     const t = a.t;
-    const body = r.tr.blocks.map((b, k) => [String(k + 1)].concat(range(r.H).map((h) => look(r, b.weights[h][t], t))));
-    return htmlTable(`nano-looks-${t}`, ["block"].concat(range(r.H).map((h) => `head ${h + 1}`)), body,
+    const body = r.tr.blocks.map((b, k) => [String(k)].concat(range(r.H).map((h) => look(r, b.weights[h][t], t))));
+    return htmlTable(`nano-looks-${t}`, ["block"].concat(range(r.H).map((h) => `head ${h}`)), body,
       `Where each head looks most from t = ${t}: the letter, its time step and its weight`);
   },
   softmax({ tr, V }, a) {
@@ -433,7 +433,7 @@ const FORMULAS = {
                     ["", `${parts} + \\dots + (${tex(fixed(p.b_Q[c]))})`], ["", tex(fixed(b.Q[t][c]))]]);
   },
   head_output(r, a) {
-    const t = a.t, b = blk(r, a), w = b.weights[a.head - 1][t], o = Array.from(b.outputs[a.head - 1][t]);
+    const t = a.t, b = blk(r, a), w = b.weights[a.head][t], o = Array.from(b.outputs[a.head][t]);
     const terms = range(t + 1).map((j) => `${tex(fixed(w[j]))}\\, v_${j}`);
     const lines = [`o_${t} &= ` + terms.slice(0, 3).join(" + ")];
     for (let k = 3; k < terms.length; k += 3) lines.push("&\\quad + " + terms.slice(k, k + 3).join(" + "));
@@ -503,7 +503,7 @@ const NUMBERS = {
   mu: (r, a) => fixed(blk(r, a).mu[a.t], a.places),
   sigma: (r, a) => fixed(blk(r, a).sigma[a.t], a.places),
   variance: (r, a) => fixed(variance(blk(r, a).X[a.t]), a.places),
-  look: (r, a) => look(r, blk(r, a).weights[a.head - 1][a.t], a.t),
+  look: (r, a) => look(r, blk(r, a).weights[a.head][a.t], a.t),
   strongest_look: (r, a) => fixed(Math.max(...r.tr.blocks.map((b) => Math.max(...b.weights.map((w) => maxOf(w[a.t]))))),
                                   a.places),
   p: (r, a) => fixed(r.tr.p[a.t][letterAt(r, a)], a.places),
@@ -536,18 +536,18 @@ const FIGURES = {
     let body = "";
     for (let h = 0; h < H; h++) {
       const x = left + h * (T * size + gap);
-      body += draw.label(x + Math.floor(T * size / 2), 11, `head ${h + 1}`, "middle", "hdr");
+      body += draw.label(x + Math.floor(T * size / 2), 11, `head ${h}`, "middle", "hdr");
       body += letters.map((l, j) => draw.label(x + j * size + Math.floor(size / 2), top - 5, l, "middle", "val")).join("");
     }
     for (let b = 0; b < B; b++) {
       const y = top + b * (T * size + gap);
-      body += draw.label(0, y + Math.floor(T * size / 2) + 4, `block ${b + 1}`, "start", "hdr");
+      body += draw.label(0, y + Math.floor(T * size / 2) + 4, `block ${b}`, "start", "hdr");
       body += letters.map((l, i) => draw.label(left - 4, y + i * size + 11, l, "end", "val")).join("");
       for (let h = 0; h < H; h++) {
         const w = tr.blocks[b].weights[h];
         const M = range(T).map((t) => range(T).map((j) => (j <= t ? w[t][j] : null)));
         const titles = range(T).map((t) => range(T).map((j) =>
-          `block ${b + 1}, head ${h + 1}: t = ${t} (${letters[t]}) reads j = ${j} (${letters[j]})`));
+          `block ${b}, head ${h}: t = ${t} (${letters[t]}) reads j = ${j} (${letters[j]})`));
         body += draw.grid(M, titles, size, left + h * (T * size + gap), y, 1, "prob");
       }
     }
@@ -559,11 +559,11 @@ const FIGURES = {
   },
   residual({ tr }, a) {
     const t = a.t, NORM = "\u2016", points = [norm(tr.blocks[0].X[t])];
-    const names = [[`t = ${t}, entering block 1: ${NORM}x${NORM}`, "x"]];
+    const names = [[`t = ${t}, entering block 0: ${NORM}x${NORM}`, "x"]];
     tr.blocks.forEach((b, k) => {
       for (const [name, where] of [["h", "attention"], ["y", "MLP"]]) {
         points.push(norm(b[name][t]));
-        names.push([`t = ${t}, after block ${k + 1}'s ${where}: ${NORM}${name}${NORM}`, name + "₀₁₂₃₄₅₆₇₈₉"[k + 1]]);
+        names.push([`t = ${t}, after block ${k}'s ${where}: ${NORM}${name}${NORM}`, name + "₀₁₂₃₄₅₆₇₈₉"[k]]);
       }
     });
     const titles = names.map(([n], k) => `${n} = ${fixed(points[k])}`);

@@ -58,7 +58,7 @@ def attention_expected(params, ids) -> dict:
         for h in range(nanogpt.CONFIG.n_heads):
             for t in range(len(ids)):
                 for j in range(t + 1):
-                    key = f"block {b + 1}, head {h + 1}: t = {t} ({L[t]}) reads j = {j} ({L[j]})"
+                    key = f"block {b}, head {h}: t = {t} ({L[t]}) reads j = {j} ({L[j]})"
                     out[key] = fixed(block["weights"][h, t, j])
     return out
 

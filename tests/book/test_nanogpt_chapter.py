@@ -155,7 +155,7 @@ def test_bad_weights_stop_the_build(tmp_path, macros):
     ('{{ nano_gpt_table("nope") }}', "bad.md, line 3: nano_gpt_table('nope'): no such name; the names are: legend, vocab, params,"),
     ('{{ nano_gpt_number("p", leter="A") }}', "bad.md, line 3: nano_gpt_number('p'): unknown argument 'leter'; it takes letter, t, places"),
     ('{{ nano_gpt_number("p", t=6) }}', "bad.md, line 3: nano_gpt_number('p'): t = 6: the example has time steps 0 to 5"),
-    ('{{ nano_gpt_matrix("qkv", head=4) }}', "bad.md, line 3: nano_gpt_matrix('qkv'): head = 4: the model has heads 1 to 3"),
+    ('{{ nano_gpt_matrix("qkv", head=3) }}', "bad.md, line 3: nano_gpt_matrix('qkv'): head = 3: the model has heads 0 to 2"),
 ])
 def test_bad_nano_macro_call(macros, call, message):
     assert message in page_error(macros(), f"# Bad\n\n{call}\n")
@@ -213,15 +213,15 @@ def test_layernorm_numbers_match_the_model(site, nano):
     soup = chapter(site, "layer-norm")
     text = text_of(soup)
     assert f"\\(\\mu = \\) {f3(mu)}" in text and f"\\(\\sigma = \\) {f3(sigma)}" in text
-    body = cells(soup, "nano-layernorm-1-3")[1:9]
+    body = cells(soup, "nano-layernorm-0-3")[1:9]
     assert [r[-1] for r in body] == [f3(u[c]) for c in range(8)]
 
 
 def test_attention_and_output_match_the_model(site, nano):
     tr = gpt.forward(nano.params, nanogpt.CONFIG, np.array([2, 1, 0, 1, 1, 2]))
-    a = tr["blocks"][0]["weights"][1, 5]   # the page follows block 1's head 2 (see below)
+    a = tr["blocks"][0]["weights"][1, 5]   # the page follows block 0's head 1 (see below)
     s = tr["blocks"][0]["scores"][1, 5]
-    body = cells(chapter(site, "self-attention"), "nano-attention-row-1-2-5")[1:]
+    body = cells(chapter(site, "self-attention"), "nano-attention-row-0-1-5")[1:]
     assert [r[-1] for r in body[:-1]] == [f3(v) for v in a]
     assert body[-1][-2:] == [f3(np.exp(s - s.max()).sum()), "1.000"]
     soup = chapter(site, "output")
@@ -372,7 +372,7 @@ def test_big_matrices_are_summarised(run):
     (lambda r: self_attention.qkv_matrix(r, which="X"), "which = 'X': expected one of Q, K, V"),
     (lambda r: self_attention.W_matrix(r, name="W_Z"), "name = 'W_Z': expected one of W_Q, W_K, W_V, W_O, W_1, W_2, W_U"),
     (lambda r: index.p_number(r, letter="D"), "letter = 'D': expected one of A, B, C"),
-    (lambda r: layer_norm.layernorm_table(r, block=4), "block = 4: the model has blocks 1 to 3"),
+    (lambda r: layer_norm.layernorm_table(r, block=3), "block = 3: the model has blocks 0 to 2"),
 ])
 def test_renderer_mistakes_say_what_exists(run, call, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -410,7 +410,7 @@ def test_untrained_columns_and_small_weights_are_explained(site, nano):
 def test_the_head_that_finds_the_smallest_letter(site, nano):
     """Over the 726 inputs that mix letters, count per head of each block how
     often the largest weight at t = 5 falls on the smallest letter; the page
-    shows the counts and follows the best head (block 1's head 2, 726 of 726)."""
+    shows the counts and follows the best head (block 0's head 1, 726 of 726)."""
     inputs = nanogpt.all_inputs()
     mixed = inputs[inputs.min(1) != inputs.max(1)]
     hits = np.zeros((nano.cfg.n_blocks, nano.cfg.n_heads), int)
@@ -421,10 +421,10 @@ def test_the_head_that_finds_the_smallest_letter(site, nano):
                 hits[b, h] += x[int(np.argmax(blk["weights"][h, 5]))] == x.min()
     assert len(mixed) == 726 and hits[0, 1] == 726 and hits[0, 0] == 515
     table = cells(chapter(site, "self-attention"), "nano-smallest-looks")[1:]
-    assert table == [[f"block {b + 1}"] + [str(v) for v in hits[b]] for b in range(len(hits))]
+    assert table == [[f"block {b}"] + [str(v) for v in hits[b]] for b in range(len(hits))]
     text = text_of(chapter(site, "self-attention"))
-    assert "follows one of them, head 2 of block 1" in text
-    assert "does it for 726 of them, which is why this page follows it; head 1 of block 1 does it for 515" in text
+    assert "follows one of them, head 1 of block 0" in text
+    assert "does it for 726 of them, which is why this page follows it; head 0 of block 0 does it for 515" in text
 
 
 def test_the_prefix_tree_pass_equals_a_full_pass_per_input(run):
@@ -444,7 +444,7 @@ def test_what_the_walkthrough_covers_is_kept(site, run):
     assert "Zero to Hero" in text("")
     assert any("ages[" in c.get_text() for c in chapter(site, "self-attention").select("pre code"))
     mlp = chapter(site, "mlp")
-    assert mlp.find(id="nano-W_1-1") is not None and mlp.find(id="nano-W_2-1") is not None
+    assert mlp.find(id="nano-W_1-0") is not None and mlp.find(id="nano-W_2-0") is not None
     p = run.trace["p"][5, 0]
     assert f"a letter with probability {p:.3f} comes out in that share of the draws, {100 * p:.1f} % of them" \
         in text("output")

@@ -110,9 +110,9 @@ def test_a_head_that_looks_elsewhere(nano):
     run = Run(nano)
     block, head = run.best_head
     assert claims.looks_at_smallest_claim(run, t=5, head="best") is None
-    weights = run.block(block - 1)["weights"].copy()
-    weights[head - 1, 5] = [0.1, 0.1, 0.05, 0.5, 0.15, 0.1]     # largest on j = 3, a B
-    trace = dict(run.trace, blocks=[dict(b, weights=weights) if k == block - 1 else b
+    weights = run.block(block)["weights"].copy()
+    weights[head, 5] = [0.1, 0.1, 0.05, 0.5, 0.15, 0.1]     # largest on j = 3, a B
+    trace = dict(run.trace, blocks=[dict(b, weights=weights) if k == block else b
                                     for k, b in enumerate(run.trace["blocks"])])
     run.__dict__["trace"] = trace                              # the cached forward pass, changed
     assert claims.looks_at_smallest_claim(run, t=5, head="best") == (
@@ -165,16 +165,16 @@ def reversed_sorter(tmp_path_factory, nano):
     writes the largest letter first, its heads look at C, and it sorts only
     the 3 inputs of a single letter); the residual stream 100 times longer
     (E, P and what each block adds: the LayerNorms undo the length, but the
-    column t = 3 is no longer flat); head 1 of block 1 six times sharper.
+    column t = 3 is no longer flat); head 0 of block 0 six times sharper.
     Stored in float16, with the facts of these weights in its record."""
     params = {k: v.copy() for k, v in nano.params.items()}
     params["E"], params["W_U"] = params["E"][::-1].copy(), params["W_U"][:, ::-1].copy()
     for k in params:
         if k in ("E", "P") or k.rsplit(".", 1)[-1] in ("W_O", "b_O", "W_2", "b_2"):
             params[k] = params[k] * 100
-    head_1 = Run(nano).head_columns(1)
-    params["blocks.0.W_Q"][:, head_1] *= 6
-    params["blocks.0.b_Q"][head_1] *= 6
+    head_0 = Run(nano).head_columns(0)
+    params["blocks.0.W_Q"][:, head_0] *= 6
+    params["blocks.0.b_Q"][head_0] *= 6
     stored = {k: v.astype(np.float16) for k, v in params.items()}
     path = tmp_path_factory.mktemp("reversed") / "nanogpt.npz"
     nanogpt.save(stored, facts({k: v.astype(np.float64) for k, v in stored.items()}, nano.record), path)
@@ -205,10 +205,10 @@ def test_what_the_reversed_sorter_does_is_what_the_claims_say(reversed_sorter):
     x3 = (params["E"][nanogpt.encode("B")[0]] + params["P"][3])          # t = 3 is a B
     assert claims.epsilon_nudges_sigma_claim(run).startswith(f"the column t = 3 has variance {x3.var():.6f} ")
     assert claims.variance_too_coarse_claim(run).startswith(f"σ from the variance at three places, {x3.var():.3f}, ")
-    assert claims.blends_claim(run).startswith("from t = 5 head 1 of block 1 gives ")
-    assert claims.heads_look_at_claim(run, letter="A", t=5, block=1).startswith(
-        "from t = 5 head 1 of block 1 puts its largest weight")
-    assert " on C at j = " in claims.heads_look_at_claim(run, letter="A", t=5, block=1)
+    assert claims.blends_claim(run).startswith("from t = 5 head 0 of block 0 gives ")
+    assert claims.heads_look_at_claim(run, letter="A", t=5, block=0).startswith(
+        "from t = 5 head 0 of block 0 puts its largest weight")
+    assert " on C at j = " in claims.heads_look_at_claim(run, letter="A", t=5, block=0)
     least_sure_step = min(s["p"].max() for s in run.steps)
     assert claims.untrained_as_sure_claim(run).endswith(
         f", less than the {least_sure_step:.3f} of the least sure step of the greedy decoding")

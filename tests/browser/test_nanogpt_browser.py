@@ -10,8 +10,8 @@ from toycalc.model import nanogpt
 
 def test_a_cell_says_its_value_on_focus(visit):
     page = visit().open("/nano-gpt/self-attention/")
-    # the page follows block 1's head 2 (the head that finds the smallest letter)
-    cell = page.locator("#nano-attention-1-2 td.nano-cell[tabindex='0']").first
+    # the page follows block 0's head 1 (the head that finds the smallest letter)
+    cell = page.locator("#nano-attention-0-1 td.nano-cell[tabindex='0']").first
     cell.focus()
     said = page.evaluate("document.activeElement.getAttribute('aria-label')")
     # the cell's title shows as Material's tooltip (content.tooltips), on

@@ -214,22 +214,22 @@ def tab_stops(page, selector: str) -> int:
 
 def test_an_opened_matrix_is_one_tab_stop_walked_with_the_arrow_keys(visit, nano):
     page = visit().open("/nano-gpt/mlp/")
-    W1 = "#nano-W_1-1"
+    W1 = "#nano-W_1-0"
     assert tab_stops(page, W1) == 1
-    page.locator("button[aria-controls='nano-W_1-1']").click()
-    page.wait_for_selector("button[aria-controls='nano-W_1-1'][aria-expanded=true]")
+    page.locator("button[aria-controls='nano-W_1-0']").click()
+    page.wait_for_selector("button[aria-controls='nano-W_1-0'][aria-expanded=true]")
     cfg = nano.cfg
     cells = page.locator(f"{W1} td.nano-cell")
     assert cells.count() == cfg.d * cfg.mlp_width
     assert tab_stops(page, W1) == 1
     # Tab reaches the first cell, the arrows move within, Tab leaves the matrix
-    page.locator("button[aria-controls='nano-W_1-1']").focus()
+    page.locator("button[aria-controls='nano-W_1-0']").focus()
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Tab")
     page.locator(f"{W1} td.nano-cell[tabindex='0']").focus()
     label = "document.activeElement.getAttribute('aria-label')"
     W = nano.params["blocks.0.W_1"]
-    name = "Block 1's weight matrix"
+    name = "Block 0's weight matrix"
     from toycalc.book.render import fixed
     assert page.evaluate(label) == f"{name}, row 0, column 0: {fixed(W[0, 0])}"
     for key, (i, j) in [("ArrowRight", (0, 1)), ("ArrowDown", (1, 1)), ("End", (1, cfg.mlp_width - 1)),
@@ -261,21 +261,21 @@ def test_the_attention_matrix_skips_the_masked_future(visit, nano):
 def test_the_stacked_heads_open_in_full(visit, nano):
     page = visit().open("/nano-gpt/projection/")
     run = Run(nano)
-    button = page.locator("button[aria-controls='nano-A-1']")
+    button = page.locator("button[aria-controls='nano-A-0']")
     assert button.inner_text() == f"Show all {run.cfg.d} rows"
     button.click()
-    page.wait_for_selector("button[aria-controls='nano-A-1'][aria-expanded=true]")
-    rows = page.locator("#nano-A-1 tbody tr").evaluate_all(
+    page.wait_for_selector("button[aria-controls='nano-A-0'][aria-expanded=true]")
+    rows = page.locator("#nano-A-0 tbody tr").evaluate_all(
         "rs => rs.map(r => [r.cells[0].textContent, ...[...r.querySelectorAll('td.nano-cell')].map(c => c.getAttribute('aria-label'))])")
     A, heads = run.block(0)["A"], run.cfg.n_heads
     from toycalc.book.render import fixed
     width = run.cfg.d // heads
-    assert rows == [[f"head {c // width + 1}, c = {c}"] + [
-        f"Heads stacked, block 1, channel {c}, t = {t} ({nanogpt.VOCAB[run.ids[t]]}): {fixed(A[t, c])}"
+    assert rows == [[f"head {c // width}, c = {c}"] + [
+        f"Heads stacked, block 0, channel {c}, t = {t} ({nanogpt.VOCAB[run.ids[t]]}): {fixed(A[t, c])}"
         for t in range(run.T)] for c in range(run.cfg.d)]
     button.click()
-    page.wait_for_selector("button[aria-controls='nano-A-1'][aria-expanded=false]")
-    assert page.locator("#nano-A-1 .nano-more").inner_text() == f"{run.cfg.d - 4 * heads} more rows"
+    page.wait_for_selector("button[aria-controls='nano-A-0'][aria-expanded=false]")
+    assert page.locator("#nano-A-0 .nano-more").inner_text() == f"{run.cfg.d - 4 * heads} more rows"
 
 
 @pytest.mark.parametrize("path", ["/nano-gpt/", "/nano-gpt/transformer/"])

@@ -2,16 +2,66 @@
 prose, tables and figures: the toy from 1, nano-gpt from 0 as its code
 does, and each chapter's first page says so. No page uses a number before
 it is computed without saying where it comes from: End to End's step 2
-takes a training step on the p that step 9 computes."""
+takes a training step on the p that step 9 computes. nano-gpt names its
+blocks and heads as minGPT indexes them (transformer.h[0], head 0): block
+0 to n_blocks - 1, head 0 to n_heads - 1, in prose, tables and figures."""
 from __future__ import annotations
 
 import re
 
+import pytest
+
 from conftest import page
 from tests.browser.probes import every_page
+from toycalc.model import nanogpt
 
 # what a figure's marks or a table's cells call a position of the sentence
 POSITION = re.compile(r"\((?:position|query|key) (\d+)\)|\b[tj] = (\d+)\b")
+
+
+# a block or a head named by its numeral: "block 0", "head 2's", "Heads 0 to 2"
+NAMED = re.compile(r"\b(block|head)s? (\d+)\b", re.I)
+
+
+def named(text: str) -> dict[str, list[int]]:
+    """The numerals that name a block or a head in `text`, by kind."""
+    found = {"block": [], "head": []}
+    for kind, n in NAMED.findall(text):
+        found[kind.lower()].append(int(n))
+    return found
+
+
+def misnumbered(text: str, n_blocks: int, n_heads: int) -> list[str]:
+    """Each "block N" or "head N" whose N is no index of the model's blocks
+    (0 to n_blocks - 1) or heads (0 to n_heads - 1)."""
+    sizes = {"block": n_blocks, "head": n_heads}
+    return [f"{kind} {n}" for kind, ns in named(text).items() for n in ns if not 0 <= n < sizes[kind]]
+
+
+# the elements whose words are read one by one (a table's cells are not a sentence)
+PIECES = ["p", "li", "td", "th", "caption", "figcaption", "title", "text", "summary", "h1", "h2", "h3", "h4"]
+
+
+def pieces(article) -> list[str]:
+    """The words of a page, one paragraph, cell, caption or label at a time."""
+    return [text(el) for el in article.find_all(PIECES)]
+
+
+def labels(soup) -> dict[str, list[int]]:
+    """The blocks and heads a page's figures (their marks' titles and
+    labels) and tables (captions, heads, row names) name, and each table
+    whose head says "block": the numbers of its rows."""
+    article = soup.select_one("article")
+    found = {"block": [], "head": []}
+    for el in article.select("svg title, svg text, table caption, table th, table td"):
+        for kind, ns in named(text(el)).items():
+            found[kind] += ns
+    for table in article.find_all("table"):
+        head = [text(th) for th in table.select("thead th, thead td")]
+        if head and head[0] == "block":
+            found["block"] += [int(cells[0]) for tr in table.select("tbody tr")
+                               if (cells := [text(c) for c in tr.find_all(["th", "td"])]) and cells[0].isdigit()]
+    return found
 
 
 def text(el) -> str:
@@ -90,3 +140,30 @@ def test_end_to_end_says_where_step_2s_p_comes_from(site):
     assert told, "step 2 uses p without saying that step 9 computes it"
     after = " ".join(text(el) for el in step9.find_all_next("p")[:6])
     assert f"−ln {p}" in after or f"-ln {p}" in after, (p, after[:300])
+
+
+@pytest.mark.parametrize("words, flagged", [
+    ("head 1 of block 0 does it; Block 2's weight matrix", []),
+    ("the 3 blocks, each with 3 heads", []),
+    ("head 0 of block 3", ["block 3"]),
+    ("Head 4 of block 1; heads 3 to 5", ["head 4", "head 3"]),
+])
+def test_what_counts_as_a_misnumbered_block_or_head(words, flagged):
+    assert misnumbered(words, 3, 3) == flagged
+
+
+def test_nano_gpt_names_its_blocks_and_heads_from_0(site):
+    """Every block and head a nano-gpt page names, in its prose, tables and
+    figures, is an index of the model (blocks 0 to n_blocks - 1, heads 0 to
+    n_heads - 1, from nanogpt.CONFIG); the tables and figures that number
+    them start at 0 and reach the last."""
+    n_blocks, n_heads = nanogpt.CONFIG.n_blocks, nanogpt.CONFIG.n_heads
+    seen = {"block": set(), "head": set()}
+    for name in chapter_pages(site, "nano-gpt"):
+        soup = page(site, name)
+        wrong = [(words, misnumbered(words, n_blocks, n_heads)) for words in pieces(soup.select_one("article"))]
+        assert [w for w in wrong if w[1]] == [], name
+        for kind, ns in labels(soup).items():
+            seen[kind] |= set(ns)
+    assert seen["block"] == set(range(n_blocks)), sorted(seen["block"])
+    assert seen["head"] == set(range(n_heads)), sorted(seen["head"])

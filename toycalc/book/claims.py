@@ -203,14 +203,14 @@ def sorts_all_claim(run: Run) -> str | None:
 
 
 @nano_claim("looks_at_smallest")
-def looks_at_smallest_claim(run: Run, t: int = 5, head="best", block: int = 1) -> str | None:
+def looks_at_smallest_claim(run: Run, t: int = 5, head="best", block: int = 0) -> str | None:
     """Row t of a head's attention (head="best": the one the Self
     Attention page follows) puts its largest weight on a copy of the
     smallest letter of the input so far."""
     block, head = follow(run, block, head)
     check_t(run, t)
     head_slice(run, head)
-    row = block_trace(run, block)["weights"][head - 1, t, : t + 1]
+    row = block_trace(run, block)["weights"][head, t, : t + 1]
     j = int(np.argmax(row))
     smallest = min(run.ids[: t + 1])
     if run.ids[j] == smallest:
@@ -239,7 +239,7 @@ def _variance(run: Run, t: int, block: int) -> tuple[float, float]:
 
 
 @nano_claim("variance_too_coarse")
-def variance_too_coarse_claim(run: Run, t: int = 3, block: int = 1) -> str | None:
+def variance_too_coarse_claim(run: Run, t: int = 3, block: int = 0) -> str | None:
     """The column's variance at the book's three places is too coarse to
     take a square root of: σ from it is wrong even at three places."""
     var, sigma = _variance(run, t, block)
@@ -250,7 +250,7 @@ def variance_too_coarse_claim(run: Run, t: int = 3, block: int = 1) -> str | Non
 
 
 @nano_claim("epsilon_nudges_sigma")
-def epsilon_nudges_sigma_claim(run: Run, t: int = 3, block: int = 1) -> str | None:
+def epsilon_nudges_sigma_claim(run: Run, t: int = 3, block: int = 0) -> str | None:
     """The column is nearly flat: its variance is so small that ε changes
     σ in the five places the Layer Norm page prints it, and σ is below 1
     (dividing by it blows the column up)."""
@@ -269,13 +269,13 @@ def blends_claim(run: Run, t: int = 5) -> str | None:
         for h, row in enumerate(b["weights"][:, t, : t + 1]):
             j = int(np.argmax(row))
             if row[j] >= 0.5:
-                return (f"from t = {t} head {h + 1} of block {k + 1} gives {fixed(row[j])} of its weight to "
+                return (f"from t = {t} head {h} of block {k} gives {fixed(row[j])} of its weight to "
                         f"{nanogpt.VOCAB[run.ids[j]]} at j = {j}")
     return None
 
 
 @nano_claim("heads_look_at")
-def heads_look_at_claim(run: Run, letter: str = "A", t: int = 5, block: int = 1) -> str | None:
+def heads_look_at_claim(run: Run, letter: str = "A", t: int = 5, block: int = 0) -> str | None:
     """From position t, every head of the block puts its largest weight on
     a copy of `letter`."""
     check_t(run, t)
@@ -283,7 +283,7 @@ def heads_look_at_claim(run: Run, letter: str = "A", t: int = 5, block: int = 1)
     for h, row in enumerate(block_trace(run, block)["weights"][:, t, : t + 1]):
         j = int(np.argmax(row))
         if run.ids[j] != want:
-            return (f"from t = {t} head {h + 1} of block {block} puts its largest weight, {fixed(row[j])}, "
+            return (f"from t = {t} head {h} of block {block} puts its largest weight, {fixed(row[j])}, "
                     f"on {nanogpt.VOCAB[run.ids[j]]} at j = {j}")
     return None
 

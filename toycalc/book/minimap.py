@@ -98,7 +98,7 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
               first: int = 1) -> list[Part]:
     """The parts of the map for this trace: the last token's numbers, the
     first block (and, with params, its weights that are vectors). Positions
-    count from `first`, as the chapter does: the toy from 1, nano-gpt from 0."""
+    and heads count from `first`, as the chapter does: the toy from 1, nano-gpt from 0."""
     blk, T = trace["blocks"][0], len(tokens)
     at = f"{tokens[-1]} (position {T - 1 + first})"
     w = (lambda key: params.get(key)) if params else (lambda key: None)
@@ -117,7 +117,7 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
     for h, weights in enumerate(blk["weights"]):
         seen = ", ".join(f"{tok} {fixed(a)}" for tok, a in zip(tokens, weights[-1][:T]))
         lanes.append((h * (T * HEAD_CELL + 3), 0, HEAD_CELL, ROW, [float(a) for a in weights[-1][:T]], "prob",
-                      f"head {h + 1}: what {at} reads: {seen}"))
+                      f"head {h + first}: what {at} reads: {seen}"))
     out.append(Part("heads", "heads", lanes))
     out.append(part("W_O", "a W_O", blk["attn"], "attention's output", [(w("blocks.0.b_O"), "the projection's bias")]))
     out.append(part("add1", "h", blk["h"], "h, x plus attention's output", stream=True))

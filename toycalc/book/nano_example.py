@@ -136,10 +136,10 @@ class Run:
 
     @property
     def best_head(self) -> tuple[int, int]:
-        """(block, head), from 1: the head that most often looks at the smallest letter."""
+        """(block, head), from 0 as the code counts: the head that most often looks at the smallest letter."""
         hits, _ = self.smallest_looks
         b, h = np.unravel_index(int(np.argmax(hits)), hits.shape)
-        return int(b) + 1, int(h) + 1
+        return int(b), int(h)
 
     def check_record(self) -> None:
         """Raise NanoWeightsError, naming the record, if what it says the
@@ -165,9 +165,9 @@ class Run:
                                            f"{self.model.path.name}? Keep each record beside its weights")
 
     def head_columns(self, head: int) -> slice:
-        """Head h (from 1) reads columns (h-1) A .. h A - 1 of Q, K, V."""
+        """Head h (from 0) reads columns h A .. (h+1) A - 1 of Q, K, V."""
         A = self.cfg.d // self.cfg.n_heads
-        return slice((head - 1) * A, head * A)
+        return slice(head * A, (head + 1) * A)
 
 
 def _past(trace: dict, length: int, rows=slice(None)) -> dict:

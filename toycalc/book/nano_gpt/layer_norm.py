@@ -9,7 +9,7 @@ from .shared import ROWS, block_trace, by_channel, check_t, nano_gpt
 
 
 @nano_gpt.matrix("u", live=True)
-def u_matrix(run: Run, block: int = 1, rows: int = ROWS) -> str:
+def u_matrix(run: Run, block: int = 0, rows: int = ROWS) -> str:
     """The normalised input u of one block as a grid of cells."""
     b = block_trace(run, block)
     return activations(run, f"nano-u-{block}", b["u"], f"Normalised input of block {block}",
@@ -17,12 +17,12 @@ def u_matrix(run: Run, block: int = 1, rows: int = ROWS) -> str:
 
 
 @nano_gpt.table("layernorm", live=True)
-def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> str:
+def layernorm_table(run: Run, t: int = 3, block: int = 0, rows: int = ROWS) -> str:
     """LayerNorm of one position, channel by channel: x, x − μ, x̂, γ, β and u."""
     check_t(run, t)
-    b, B = block_trace(run, block), block - 1
+    b = block_trace(run, block)
     x, mu = b["X"][t], b["mu"][t]
-    g, beta = run.params[f"blocks.{B}.gamma_1"], run.params[f"blocks.{B}.beta_1"]
+    g, beta = run.params[f"blocks.{block}.gamma_1"], run.params[f"blocks.{block}.beta_1"]
     columns = {im(f"x_{t}"): x, im("x - \\mu"): x - mu, im("\\hat x"): b["ln1"]["xhat"][t],
                im("\\gamma"): g, im("\\beta"): beta, im("u"): b["u"][t]}
     return by_channel(f"nano-layernorm-{block}-{t}", columns, rows,
@@ -31,7 +31,7 @@ def layernorm_table(run: Run, t: int = 3, block: int = 1, rows: int = ROWS) -> s
 
 
 @nano_gpt.formula("layernorm", live=True)
-def layernorm_formula(run: Run, t: int = 3, block: int = 1) -> str:
+def layernorm_formula(run: Run, t: int = 3, block: int = 0) -> str:
     """μ, σ² and one normalised channel of one position, in full."""
     check_t(run, t)
     b = block_trace(run, block)
@@ -45,21 +45,21 @@ def layernorm_formula(run: Run, t: int = 3, block: int = 1) -> str:
 
 
 @nano_gpt.number("mu", live=True)
-def mu_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+def mu_number(run: Run, t: int = 3, block: int = 0, places: int = 3) -> str:
     """The LayerNorm mean μ at position t of a block."""
     check_t(run, t)
     return fixed(block_trace(run, block)["mu"][t], places)
 
 
 @nano_gpt.number("sigma", live=True)
-def sigma_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+def sigma_number(run: Run, t: int = 3, block: int = 0, places: int = 3) -> str:
     """The LayerNorm σ at position t of a block."""
     check_t(run, t)
     return fixed(block_trace(run, block)["sigma"][t], places)
 
 
 @nano_gpt.number("variance", live=True)
-def variance_number(run: Run, t: int = 3, block: int = 1, places: int = 3) -> str:
+def variance_number(run: Run, t: int = 3, block: int = 0, places: int = 3) -> str:
     """The population variance of the column at t that enters a block's first LayerNorm."""
     check_t(run, t)
     return fixed(block_trace(run, block)["X"][t].var(), places)

@@ -9,7 +9,7 @@ from .shared import ROWS, block_trace, by_channel, check_t, nano_gpt
 
 
 @nano_gpt.matrix("mlp", live=True)
-def mlp_matrix(run: Run, which: str = "mlp_post", block: int = 1, rows: int = ROWS) -> str:
+def mlp_matrix(run: Run, which: str = "mlp_post", block: int = 0, rows: int = ROWS) -> str:
     """One MLP stage of a block (before or after GELU, m, y or h) as a grid of cells."""
     names = {"mlp_pre": ("MLP hidden layer before GELU", "u' W_1 + b_1"),
              "mlp_post": ("MLP hidden layer after GELU", "\\mathrm{GELU}(u' W_1 + b_1)"),
@@ -22,7 +22,7 @@ def mlp_matrix(run: Run, which: str = "mlp_post", block: int = 1, rows: int = RO
 
 
 @nano_gpt.table("mlp_hidden", live=True)
-def mlp_hidden_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+def mlp_hidden_table(run: Run, t: int = 5, block: int = 0, rows: int = ROWS) -> str:
     """The MLP's hidden layer at one position, before and after GELU."""
     check_t(run, t)
     b = block_trace(run, block)
@@ -32,7 +32,7 @@ def mlp_hidden_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> 
 
 
 @nano_gpt.table("mlp_out", live=True)
-def mlp_out_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str:
+def mlp_out_table(run: Run, t: int = 5, block: int = 0, rows: int = ROWS) -> str:
     """The MLP's way out at one position: h, u', m and y."""
     check_t(run, t)
     b = block_trace(run, block)
@@ -43,7 +43,7 @@ def mlp_out_table(run: Run, t: int = 5, block: int = 1, rows: int = ROWS) -> str
 
 
 @nano_gpt.formula("gelu", live=True)
-def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 1) -> str:
+def gelu_formula(run: Run, t: int = 5, c: int = 0, block: int = 0) -> str:
     """The GELU formula and its value for one hidden channel."""
     check_t(run, t)
     b = block_trace(run, block)

@@ -16,7 +16,7 @@ from .shared import ROWS, block_trace, check_t, follow, head_slice, look_words, 
 
 
 @nano_gpt.matrix("W", live=True)
-def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols: int = ROWS) -> str:
+def W_matrix(run: Run, name: str = "W_Q", block: int = 0, rows: int = ROWS, cols: int = ROWS) -> str:
     """A weight matrix of a block (W_Q ...) or of the model (W_U)."""
     if name == "W_U":
         return weights("nano-W_U", run.params["W_U"], "Output matrix", "W_U", rows, cols,
@@ -25,12 +25,12 @@ def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols
     if name not in names:
         raise ValueError(f"name = {name!r}: expected one of {', '.join(names + ['W_U'])}")
     block_trace(run, block)
-    W = run.params[f"blocks.{block - 1}.{name}"]
+    W = run.params[f"blocks.{block}.{name}"]
     return weights(f"nano-{name}-{block}", W, f"Block {block}'s weight matrix", name, rows, cols)
 
 
 @nano_gpt.matrix("qkv", live=True)
-def qkv_matrix(run: Run, which: str = "Q", head: int = 1, block: int = 1, rows: int = ROWS) -> str:
+def qkv_matrix(run: Run, which: str = "Q", head: int = 0, block: int = 0, rows: int = ROWS) -> str:
     """The queries, keys or values of one head of one block as a grid of cells."""
     block, head = follow(run, block, head)
     if which not in ("Q", "K", "V"):
@@ -42,12 +42,12 @@ def qkv_matrix(run: Run, which: str = "Q", head: int = 1, block: int = 1, rows: 
 
 
 @nano_gpt.matrix("attention", live=True)
-def attention_matrix(run: Run, head: int = 1, block: int = 1) -> str:
+def attention_matrix(run: Run, head: int = 0, block: int = 0) -> str:
     """A head's attention weights: one row per query t, one column per key j."""
     block, head = follow(run, block, head)
     b = block_trace(run, block)
     head_slice(run, head)
-    a = b["weights"][head - 1]
+    a = b["weights"][head]
     T = run.T
     letters = [nanogpt.VOCAB[i] for i in run.ids]
     caption = (f"Attention weights of head {head}, block {block}: row t is the query at time t, "
@@ -60,11 +60,11 @@ def attention_matrix(run: Run, head: int = 1, block: int = 1) -> str:
 
 
 @nano_gpt.table("attention_row", live=True)
-def attention_row_table(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
+def attention_row_table(run: Run, t: int = 5, head: int = 0, block: int = 0) -> str:
     """Row t of a head: q.k, the scaled score, its softmax, for each key j <= t."""
     block, head = follow(run, block, head)
     check_t(run, t)
-    b, h = block_trace(run, block), head - 1
+    b, h = block_trace(run, block), head
     head_slice(run, head)
     dots, s, a = b["dots"][h, t], b["scores"][h, t], b["weights"][h, t]
     m = s[: t + 1].max()
@@ -83,24 +83,24 @@ def attention_row_table(run: Run, t: int = 5, head: int = 1, block: int = 1) -> 
 
 
 @nano_gpt.formula("q_cell", live=True)
-def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 1, terms: int = 3) -> str:
+def qcell_formula(run: Run, t: int = 5, c: int = 0, block: int = 0, terms: int = 3) -> str:
     """One entry of Q as its dot product: u_t . (column c of W_Q) + b_Q[c]."""
     check_t(run, t)
-    b, B = block_trace(run, block), block - 1
+    b = block_trace(run, block)
     if not 0 <= c < run.cfg.d:
         raise ValueError(f"c = {c}: the channels are 0 to {run.cfg.d - 1}")
-    u, W, bias = b["u"][t], run.params[f"blocks.{B}.W_Q"][:, c], run.params[f"blocks.{B}.b_Q"][c]
+    u, W, bias = b["u"][t], run.params[f"blocks.{block}.W_Q"][:, c], run.params[f"blocks.{block}.b_Q"][c]
     parts = " + ".join(f"({tex(fixed(u[i]))})({tex(fixed(W[i]))})" for i in range(terms))
     return aligned([(f"Q_{{{t},{c}}}", f"\\sum_{{i=0}}^{{{run.cfg.d - 1}}} u_{{{t},i}} (W_Q)_{{i,{c}}} + (b_Q)_{{{c}}}"),
                     ("", f"{parts} + \\dots + ({tex(fixed(bias))})"), ("", tex(fixed(b["Q"][t, c])))])
 
 
 @nano_gpt.formula("head_output", live=True)
-def head_output_formula(run: Run, t: int = 5, head: int = 1, block: int = 1, channels: int = 4) -> str:
+def head_output_formula(run: Run, t: int = 5, head: int = 0, block: int = 0, channels: int = 4) -> str:
     """One head's output at one position as the weighted sum of values."""
     block, head = follow(run, block, head)
     check_t(run, t)
-    b, h = block_trace(run, block), head - 1
+    b, h = block_trace(run, block), head
     head_slice(run, head)  # checks the head
     a = b["weights"][h, t]
     o = b["outputs"][h, t]
@@ -122,16 +122,16 @@ def attention_figure(run: Run) -> str:
     body = []
     for h in range(H):
         x = left + h * (T * size + gap)
-        body.append(label(x + T * size // 2, 11, f"head {h + 1}", "middle", "hdr"))
+        body.append(label(x + T * size // 2, 11, f"head {h}", "middle", "hdr"))
         body.extend(label(x + j * size + size // 2, top - 5, letters[j], "middle", "val") for j in range(T))
     for b in range(B):
         y = top + b * (T * size + gap)
-        body.append(label(0, y + T * size // 2 + 4, f"block {b + 1}", cls="hdr"))
+        body.append(label(0, y + T * size // 2 + 4, f"block {b}", cls="hdr"))
         body.extend(label(left - 4, y + i * size + 11, letters[i], "end", "val") for i in range(T))
         for h in range(H):
             a = run.block(b)["weights"][h]
             M = [[float(a[t, j]) if j <= t else None for j in range(T)] for t in range(T)]
-            titles = [[f"block {b + 1}, head {h + 1}: t = {t} ({letters[t]}) reads j = {j} ({letters[j]})"
+            titles = [[f"block {b}, head {h}: t = {t} ({letters[t]}) reads j = {j} ({letters[j]})"
                        for j in range(T)] for t in range(T)]
             body.append(grid(M, titles, size, left + h * (T * size + gap), y, scale=1.0, kind="prob"))
     width, height = left + H * T * size + (H - 1) * gap + 2, top + B * T * size + (B - 1) * gap + 2
@@ -144,12 +144,12 @@ def attention_figure(run: Run) -> str:
 
 
 @nano_gpt.number("look", live=True)
-def look_number(run: Run, t: int = 5, head: int = 1, block: int = 1) -> str:
+def look_number(run: Run, t: int = 5, head: int = 0, block: int = 0) -> str:
     """Where a head's row t looks most: 'j = 2 (A), 0.335'."""
     block, head = follow(run, block, head)
     check_t(run, t)
     head_slice(run, head)
-    return look_words(run, block_trace(run, block)["weights"][head - 1, t], t)
+    return look_words(run, block_trace(run, block)["weights"][head, t], t)
 
 
 @nano_gpt.table("smallest_looks")
@@ -157,18 +157,18 @@ def smallest_looks_table(run: Run) -> str:
     """For each head of each block, over every input that mixes letters: how
     often the last input position's largest weight falls on the smallest letter."""
     hits, n = run.smallest_looks
-    body = [[f"block {b + 1}"] + [str(hits[b, h]) for h in range(run.cfg.n_heads)] for b in range(len(hits))]
-    return html_table("nano-smallest-looks", [""] + [f"head {h + 1}" for h in range(run.cfg.n_heads)], body,
+    body = [[f"block {b}"] + [str(hits[b, h]) for h in range(run.cfg.n_heads)] for b in range(len(hits))]
+    return html_table("nano-smallest-looks", [""] + [f"head {h}" for h in range(run.cfg.n_heads)], body,
                       caption=f"How often the largest weight at t = {nanogpt.LENGTH - 1} falls on the smallest "
                               f"letter, out of the {n} inputs that mix letters")
 
 
 @nano_gpt.number("smallest_looks")
-def smallest_looks_number(run: Run, block=1, head=1) -> str:
+def smallest_looks_number(run: Run, block=0, head=0) -> str:
     """How many inputs that mix letters see a head's largest weight at the last input position on the smallest letter; head="best": the best head."""
     block, head = follow(run, block, head)
     head_slice(run, head)
-    return str(run.smallest_looks[0][block - 1, head - 1])
+    return str(run.smallest_looks[0][block, head])
 
 
 @nano_gpt.number("best_head")
@@ -183,3 +183,16 @@ def best_head_number(run: Run, part: str = "head") -> str:
 def mixed_number(run: Run) -> str:
     """How many of the possible inputs mix letters (not all one letter)."""
     return str(run.smallest_looks[1])
+
+
+@nano_gpt.number("index")
+def index_number(run: Run, block=None, head=None) -> str:
+    """A block's or a head's numeral, as the code counts them, from 0
+    (checked): prose names block 0 or head 2 through this, never by hand."""
+    if (block is None) == (head is None):
+        raise ValueError("index: expected one of block=... or head=...")
+    if head is None:
+        block_trace(run, block)
+        return str(block)
+    head_slice(run, head)
+    return str(head)

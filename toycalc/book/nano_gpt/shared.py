@@ -7,8 +7,8 @@ A page registers a function with `@nano_gpt.table("embed")` (the page calls
 with the input: the browser draws it again for the reader's own letters
 (`nano_gpt.live`, which docs/javascripts/nano_gpt.js mirrors and
 tests/book/test_nanogpt_switch.py holds to the same strings). Every matrix
-is `openable`. Time steps t and channels count from 0, as in the code;
-heads and blocks are named 1 to 3.
+is `openable`. Time steps t, channels, blocks and heads count from 0, as
+in the code (transformer.h[0], head 0).
 """
 from __future__ import annotations
 
@@ -56,11 +56,11 @@ def by_channel(table_id: str, columns: dict, rows: int, caption: str) -> str:
 
 
 def block_trace(run: Run, block: int) -> dict:
-    """The trace of a block, named from 1 (checked)."""
+    """The trace of a block, counted from 0 (checked)."""
     n = run.cfg.n_blocks
-    if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= n:
-        raise ValueError(f"block = {block!r}: the model has blocks 1 to {n}")
-    return run.block(block - 1)
+    if isinstance(block, bool) or not isinstance(block, int) or not 0 <= block < n:
+        raise ValueError(f"block = {block!r}: the model has blocks 0 to {n - 1}")
+    return run.block(block)
 
 
 def follow(run: Run, block, head) -> tuple[int, int]:
@@ -70,10 +70,10 @@ def follow(run: Run, block, head) -> tuple[int, int]:
 
 
 def head_slice(run: Run, head: int) -> slice:
-    """The columns of a head, named from 1 (checked)."""
+    """The columns of a head, counted from 0 (checked)."""
     n = run.cfg.n_heads
-    if isinstance(head, bool) or not isinstance(head, int) or not 1 <= head <= n:
-        raise ValueError(f"head = {head!r}: the model has heads 1 to {n}")
+    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < n:
+        raise ValueError(f"head = {head!r}: the model has heads 0 to {n - 1}")
     return run.head_columns(head)
 
 

@@ -18,7 +18,7 @@ def blocks_table(run: Run, t: int = 5) -> str:
     """Each block at time t: the length of the residual column before and
     after, and of what attention and the MLP add to it."""
     check_t(run, t)
-    body = [[str(k + 1), fixed(np.linalg.norm(b["X"][t])), fixed(np.linalg.norm(b["attn"][t])),
+    body = [[str(k), fixed(np.linalg.norm(b["X"][t])), fixed(np.linalg.norm(b["attn"][t])),
              fixed(np.linalg.norm(b["m"][t])), fixed(np.linalg.norm(b["y"][t]))]
             for k, b in enumerate(run.trace["blocks"])]
     return html_table(f"nano-blocks-{t}",
@@ -31,13 +31,13 @@ def blocks_table(run: Run, t: int = 5) -> str:
 def looks_table(run: Run, t: int = 5) -> str:
     """Where each head of each block looks most from time t."""
     check_t(run, t)
-    body = [[str(k + 1)] + [look_words(run, b["weights"][h, t], t) for h in range(run.cfg.n_heads)]
+    body = [[str(k)] + [look_words(run, b["weights"][h, t], t) for h in range(run.cfg.n_heads)]
             for k, b in enumerate(run.trace["blocks"])]
-    return html_table(f"nano-looks-{t}", ["block"] + [f"head {h + 1}" for h in range(run.cfg.n_heads)],
+    return html_table(f"nano-looks-{t}", ["block"] + [f"head {h}" for h in range(run.cfg.n_heads)],
                       body, caption=f"Where each head looks most from t = {t}: the letter, its time step and its weight")
 
 
-SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"   # the axis's names as the book prints them: h₁, not h1 (one digit: blocks 1 to 9)
+SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"   # the axis's names as the book prints them: h₀, not h0 (one digit: blocks 0 to 9)
 
 
 @nano_gpt.figure("residual", live=True)
@@ -48,12 +48,12 @@ def residual_figure(run: Run, t: int = 5) -> str:
     points, names = [], []
     first = run.block(0)["X"][t]
     points.append(float(np.linalg.norm(first)))
-    names.append((f"t = {t}, entering block 1: {NORM_SIGN}x{NORM_SIGN}", "x"))
+    names.append((f"t = {t}, entering block 0: {NORM_SIGN}x{NORM_SIGN}", "x"))
     for k, b in enumerate(run.trace["blocks"]):
         for name, where in (("h", "attention"), ("y", "MLP")):
             points.append(float(np.linalg.norm(b[name][t])))
-            names.append((f"t = {t}, after block {k + 1}'s {where}: {NORM_SIGN}{name}{NORM_SIGN}",
-                          f"{name}{SUBSCRIPTS[k + 1]}"))
+            names.append((f"t = {t}, after block {k}'s {where}: {NORM_SIGN}{name}{NORM_SIGN}",
+                          f"{name}{SUBSCRIPTS[k]}"))
     titles = [f"{n} = {fixed(v)}" for (n, _), v in zip(names, points)]
     ys = nice_ticks(0, max(points), 4)
     drawing = line_chart_svg(
