@@ -5,7 +5,8 @@
 // mark, never on a tap. Here a tap on such a mark (or the keyboard's focus
 // on one) shows the same words in a small box beside it, until the next
 // tap, a scroll or another page. No number is made here: the words are the
-// title's, as the build or the page's script wrote them.
+// title's, as the build or the page's script wrote them. And a chapter's
+// map, on a phone a row to swipe, opens on the page's part.
 let tip = null;
 
 /** The mark under `node` that has a title: an SVG element of a figure with
@@ -59,8 +60,21 @@ document.addEventListener("focusout", (event) => {
 });
 addEventListener("scroll", hide, { passive: true });
 
+/** A chapter's map that the reader swipes through (on a phone, figures.css)
+ *  opens on the page's part, as a tap on a mark opens its number. */
+function openMaps() {
+  document.querySelectorAll(".minimap .map-bands").forEach((row) => {
+    const here = row.querySelector("g.here");
+    if (!here || row.scrollWidth <= row.clientWidth) return;   // stacked, or hidden (a heads choice not made)
+    row.scrollLeft += here.closest("svg").getBoundingClientRect().left - row.getBoundingClientRect().left;
+  });
+}
+
 // The listeners above are the document's, set once (a module runs once);
-// each page view (book.js) takes the last page's tip away.
-const start = hide;
+// each page view (book.js) takes the last page's tip away and opens the maps on their part.
+function start() {
+  hide();
+  openMaps();
+}
 
 export { start };

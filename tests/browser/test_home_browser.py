@@ -84,7 +84,7 @@ def test_the_story_marks_the_part_it_tells_as_the_reader_scrolls(visit, width):
 
 @pytest.mark.parametrize("where,marks", [
     ("/", '.home-figure g[data-part="softmax"] rect:has(> title)'),
-    ("/toy/attention/", 'figure[data-figure="minimap"] g[data-part="softmax"] rect.strip:has(> title)')])
+    ("/toy/attention/", 'figure[data-figure="minimap"] g[data-part="softmax"] rect:has(> title)')])
 def test_a_tap_on_a_mark_of_the_drawing_shows_its_number_and_stays(visit, where, marks):
     """Home's drawing and a chapter's map: a mark's number on a tap, and
     the page stays; the part's name is the link."""
