@@ -75,12 +75,10 @@ class Strip:
 
 class Part:
     """A part of the map: its strips, drawn from x; its width fits its
-    strips and its label; large: the page explains it."""
+    strips and its label."""
 
-    def __init__(self, name: str, label: str, strips: list[Strip], stream: bool = False, text: tuple = (),
-                 large: bool = False):
+    def __init__(self, name: str, label: str, strips: list[Strip], stream: bool = False, text: tuple = ()):
         self.name, self.label, self.strips, self.stream, self.text = name, label, strips, stream, text
-        self.large = large
         self.width = max([s.dx + s.width for s in strips] +
                          [text_width(label.replace("_", ""), 7) + 2, text_width(text[0], 7) + 6 if text else 0])
         self.height = max([s.dy + s.height for s in strips] + [SMALL + 4])
@@ -110,10 +108,11 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
         big = name in large
         pitch = LARGE if big else SMALL
         out = [vector(M[-1], f"{what} of {at}", pitch)]
-        for values, about in (weights if big and params else ()):
-            out.append(vector(values, about, pitch, out[-1].dy + out[-1].height + 3, weight=True))
-        return Part(name, label, out, stream, large=big)
-    w = (lambda key: params[key]) if params else (lambda key: None)  # noqa: E731
+        for values, about in (weights if big else ()):
+            if values is not None:          # nano-gpt's (params given); the toy has none
+                out.append(vector(values, about, pitch, out[-1].dy + out[-1].height + 3, weight=True))
+        return Part(name, label, out, stream)
+    w = (lambda key: params.get(key)) if params else (lambda key: None)  # noqa: E731
     out = [Part("tokens", "", [], text=(tokens[-1], f"the tokens: {' '.join(tokens)}; the map follows the last")),
            part("E", "E", trace["E_ids"], "E, the row"), part("P", "+ P", trace["P_t"], "P, the row"),
            part("X", "x", trace["X"], "x", stream=True),
@@ -126,7 +125,7 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
                    [f"head {h + 1}, {at} reads {tok} ({pos(j)}): {fixed(a)}"
                     for j, (tok, a) in enumerate(zip(tokens, weights[-1][:T]))])
              for h, weights in enumerate(blk["weights"])]
-    out.append(Part("heads", "heads", lanes, large="heads" in large))
+    out.append(Part("heads", "heads", lanes))
     out.append(part("W_O", "a W_O", blk["attn"], "attention's output", [(w("blocks.0.b_O"), "the projection's bias")]))
     out.append(part("add1", "h", blk["h"], "h, x plus attention's output", stream=True))
     out.append(part("ln2", "u′", blk["u2"], "u′, h after LayerNorm",
@@ -145,7 +144,7 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
             ("softmax", "p", p, "p", "prob", [f"p({v})" for v in vocab], best)):
         pitch = LARGE if name in large else SMALL
         out.append(Part(name, label, [vector(values, f"{what} after {at}", pitch, kind=kind, names=names,
-                                             chosen=chosen)], large=name in large))
+                                             chosen=chosen)]))
     out.append(Part("next", "next", [], text=(vocab[best], f"after {at}: {vocab[best]}, p = {fixed(p[best])}")))
     return out
 
