@@ -3,15 +3,16 @@
 // module, toycalc/book/nano_gpt/shared.py). It wires the page to nano_gpt.js and gpt.js, on the
 // weights the build exports (javascripts/nanogpt-weights.json, fetched
 // the first time a reader asks for something, never before):
-//  - the field "Letters for nano-gpt to sort and this chapter to follow" ([data-nano-sort],
-//    the Introduction's and Output's): six letters of the reader's, sorted by the
-//    model, with p(A), p(B), p(C) at each step, and followed by the chapter as
-//    the next field's letters are (one field, not two look-alikes);
+//  - the field "Letters for nano-gpt to sort" ([data-nano-sort]): six letters of the
+//    reader's, sorted by the model, with p(A), p(B), p(C) at each step; where it
+//    opens the page (the Introduction) it is also the field the chapter follows,
+//    "Letters for nano-gpt to sort and this chapter to follow" (one field, not
+//    two look-alikes one under the other);
 //  - every matrix that stops at "N more rows" ([data-nano-full], added by
 //    the chapter's `openable`) gets a button that shows it whole
 //    (nano_gpt.fullMarkup), computed on the letters the page follows;
 //  - "Letters for this chapter to follow" after the first paragraph of a page with per-input numbers
-//    and no sorter
+//    (but the Introduction, whose sorter is that field)
 //    ([data-nano-live]): every such output drawn again for the reader's
 //    letters (nano_gpt.chapter), kept page to page in sessionStorage until
 //    "Back to the book's example";
@@ -106,7 +107,8 @@ function setUpSorter(root, follows) {
               text: `${length} letters, each A, B or C (any case; spaces are ignored). The answer shows ` +
                     "under this field" + (follows ? "; and every number of the chapter that depends on the " +
                     "input is computed again for your letters in your browser, on this page and the next ones " +
-                    "(sizes and weights stay)." : ".") }),
+                    "(sizes and weights stay)." : "; the page's other numbers follow the field “Letters for " +
+                    "this chapter to follow”, near the top.") }),
     message]);
   // only the answer's sentence is announced, not the table under it
   const answer = el("p", { class: "nano-answer", "aria-live": "polite" });
@@ -500,9 +502,10 @@ document.addEventListener("focusin", onMatrixFocus);
 function start() {
   return dom.stylesheet("../stylesheets/nanogpt.css").then(() => {
     count = 0;
-    // the first sorter's letters are the ones the chapter follows, where it can follow letters
-    const follows = followsLetters();
-    document.querySelectorAll("[data-nano-sort]").forEach((root, k) => setUpSorter(root, follows && k === 0));
+    // a sorter that opens the page (right after its first paragraph, where the field to follow
+    // would go) is that field too, where the page can follow letters
+    const title = document.querySelector("article h1"), follows = followsLetters();
+    document.querySelectorAll("[data-nano-sort]").forEach((root) => setUpSorter(root, follows && lead(title) === root));
     document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);
     setUpFollow();
     setUpWeightsNote();

@@ -43,13 +43,12 @@ def test_matrix_captions_are_as_wide_as_the_column(visit, width):
     assert any(body < 0.5 * column for _, body, column in widths)   # a narrow matrix is among them
 
 
-@pytest.mark.parametrize("path", ["/nano-gpt/", "/nano-gpt/output/"])
-def test_the_sorters_field_is_the_one_the_chapter_follows(visit, path):
-    """nano-gpt's Introduction (and Output) has one letters field, not two
-    look-alikes: it sorts the reader's letters and the chapter follows
-    them, as its label and hint say; the way back clears both."""
+def test_the_introductions_sorter_is_the_field_the_chapter_follows(visit):
+    """nano-gpt's Introduction has one letters field, not two look-alikes:
+    it sorts the reader's letters and the chapter follows them, as its
+    label and hint say; the way back clears both."""
     v = visit()
-    page = v.open(path)
+    page = v.open("/nano-gpt/")
     field = page.get_by_label("Letters for nano-gpt to sort and this chapter to follow", exact=True)
     assert field.is_visible() and page.locator("article input[type=text]").count() == 1
     first = page.locator("article > p").first.bounding_box()
@@ -73,6 +72,17 @@ def test_the_sorters_field_is_the_one_the_chapter_follows(visit, path):
     follow = page.get_by_label("Letters for this chapter to follow", exact=True)
     page.wait_for_function("() => document.querySelector('.nano-followed')?.textContent === 'C C C A A B'")
     assert follow.input_value() == "C C C A A B"
+
+
+def test_a_sorter_further_down_says_which_field_the_page_follows(visit):
+    """Output's sorter, in its section, sorts; the page follows the field
+    near its top, as the sorter's hint says."""
+    page = visit().open("/nano-gpt/output/")
+    sort = page.get_by_label("Letters for nano-gpt to sort", exact=True)
+    follow = page.get_by_label("Letters for this chapter to follow", exact=True)
+    assert follow.bounding_box()["y"] < sort.bounding_box()["y"]
+    assert "follow the field “Letters for this chapter to follow”, near the top" in page.locator(
+        "[data-nano-sort] .nano-hint").inner_text()
 
 
 # Where the box is: the element before it, whether that is the article's
