@@ -4,11 +4,15 @@
 // weights the build exports (javascripts/nanogpt-weights.json, fetched
 // the first time a reader asks for something, never before):
 //  - the field "Letters for nano-gpt to sort" ([data-nano-sort]): six letters of the
-//    reader's, sorted by the model, with p(A), p(B), p(C) at each step;
+//    reader's, sorted by the model, with p(A), p(B), p(C) at each step; where it
+//    opens the page (the Introduction) it is also the field the chapter follows,
+//    "Letters for nano-gpt to sort and this chapter to follow" (one field, not
+//    two look-alikes one under the other);
 //  - every matrix that stops at "N more rows" ([data-nano-full], added by
 //    the chapter's `openable`) gets a button that shows it whole
 //    (nano_gpt.fullMarkup), computed on the letters the page follows;
 //  - "Letters for this chapter to follow" after the first paragraph of a page with per-input numbers
+//    (but the Introduction, whose sorter is that field)
 //    ([data-nano-live]): every such output drawn again for the reader's
 //    letters (nano_gpt.chapter), kept page to page in sessionStorage until
 //    "Back to the book's example";
@@ -217,23 +221,29 @@ function checkFollowed() {
 
 let count = 0;   // the fields of the page, numbered for their ids
 
-/** The sorter's field in `root` ([data-nano-sort]): it sorts, on this page only. */
-function setUpSorter(root) {
+const FOLLOW_ID = "nano-follow-letters";   // the field whose letters the chapter follows
+
+/** The sorter's field in `root` ([data-nano-sort]): it sorts; `follows`:
+ *  the chapter follows its letters too (setUpFollow), and says so. */
+function setUpSorter(root, follows) {
   if (root.dataset.ready) return;
   root.dataset.ready = "1";
-  const n = ++count, length = Number(root.dataset.length), id = `nano-letters-${n}`;
+  const n = ++count, length = Number(root.dataset.length), id = follows ? FOLLOW_ID : `nano-letters-${n}`;
   const input = el("input", { type: "text", id, autocomplete: "off", spellcheck: "false",
                               placeholder: root.dataset.example || "", "aria-describedby": `${id}-hint ${id}-message` });
   const message = el("p", { id: `${id}-message`, class: "nano-message", role: "alert" });
   const intro = el("p", { text: "Type letters of your own and nano-gpt sorts them, in your browser, on " +
                                 "the weights every number of this chapter comes from." });
   const form = el("form", { class: "nano-sorter-form" }, [
-    el("label", { for: id, text: "Letters for nano-gpt to sort" }), " ", input, " ",
+    el("label", { for: id, text: follows ? "Letters for nano-gpt to sort and this chapter to follow"
+                                         : "Letters for nano-gpt to sort" }), " ", input, " ",
     el("button", { type: "submit", class: "nano-button nano-button--primary", text: "Sort" }),
     el("p", { id: `${id}-hint`, class: "nano-hint",
               text: `${length} letters, each A, B or C (any case; spaces are ignored). The answer shows ` +
-                    "under this field, and the rest of the page stays as it is: to have the chapter's numbers " +
-                    "computed for your letters, use the other field, “Letters for this chapter to follow”." }),
+                    "under this field" + (follows ? "; and every number of the chapter that depends on the " +
+                    "input is computed again for your letters in your browser, on this page and the next ones " +
+                    "(sizes and weights stay)." : "; the page's other numbers follow the field “Letters for " +
+                    "this chapter to follow”, near the top.") }),
     message]);
   // only the answer's sentence is announced, not the table under it
   const answer = el("p", { class: "nano-answer", "aria-live": "polite" });
@@ -412,7 +422,7 @@ const exampleText = () => document.querySelector("[data-nano-example]").dataset.
 /** The field to follow the reader's letters, and the way back; `book`
  *  is the book's example, `length` its number of letters. */
 function followForm(book, length) {
-  const id = "nano-follow-letters";
+  const id = FOLLOW_ID;
   const f = {
     now: el("p", { class: "nano-follow-now", "aria-live": "polite" }),
     input: el("input", { type: "text", id, autocomplete: "off", spellcheck: "false", placeholder: book,
@@ -444,18 +454,42 @@ function lead(title) {
   return next && next.matches("[data-nano-sort]") ? next : first || title;
 }
 
-/** After the page's first paragraph, on a page with per-input numbers:
- *  which letters the page follows, a field to follow the reader's, and
- *  the way back. */
-function setUpFollow() {
-  // a page whose live parts depend on the weights alone (Preliminaries) follows no letters
+/** Whether the page's numbers can follow the reader's letters: it has
+ *  per-input numbers (Preliminaries' depend on the weights alone) and is
+ *  not the whole book on one page, to print, which prints the book's example. */
+function followsLetters() {
   const first = Array.from(document.querySelectorAll("[data-nano-live]"))
     .find((part) => !nanoGpt.WEIGHTS_ONLY.includes(part.dataset.nanoLive));
+  return !!first && !!document.querySelector("article h1") && !/\/print_page\/$/.test(location.pathname);
+}
+
+/** The sorter's field (setUpSorter) as the one whose letters the chapter
+ *  follows: which letters it follows above it, the way back beside Sort;
+ *  the way back clears the sort's answer too. */
+function sorterForm(root) {
+  const form = root.querySelector("form"), results = root.querySelector(".nano-sorted");
+  const f = {
+    form, input: form.querySelector("input"), message: form.querySelector(".nano-message"),
+    now: el("p", { class: "nano-follow-now", "aria-live": "polite" }),
+    back: el("button", { type: "button", class: "nano-button nano-follow-back", text: "Back to the book's example" }),
+    clear: () => { results.firstChild.replaceChildren(); results.lastChild.replaceChildren(); },
+    sorts: true,
+  };
+  form.querySelector("button[type=submit]").after(" ", f.back);
+  form.before(el("div", { class: "nano-follow nano-follow--sorter" }, [f.now]));
+  return f;
+}
+
+/** After the page's first paragraph, on a page with per-input numbers:
+ *  which letters the page follows, a field to follow the reader's (the
+ *  sorter's, where the page has one), and the way back. */
+function setUpFollow() {
   const title = document.querySelector("article h1");
-  // the whole book on one page, to print, prints the book's example
-  if (!first || !title || document.querySelector(".nano-follow") || /\/print_page\/$/.test(location.pathname)) return;
-  const book = exampleText(), length = book.split(" ").length, f = followForm(book, length);
-  lead(title).after(f.box);
+  if (!followsLetters() || document.querySelector(".nano-follow")) return;
+  const sorter = document.querySelector(`[data-nano-sort] #${FOLLOW_ID}`);
+  const book = exampleText(), length = book.split(" ").length;
+  const f = sorter ? sorterForm(sorter.closest("[data-nano-sort]")) : followForm(book, length);
+  if (!sorter) lead(title).after(f.box);
   title.closest("article").classList.add("follow-shown");   // its room goes (book.css)
   document.querySelectorAll("[data-nano-about]").forEach((p) => { p.hidden = false; });   // says how, where it works
   let asked = 0, followed = null;
@@ -509,12 +543,14 @@ function listenToFollow(f, go) {
   });
   f.back.addEventListener("click", () => {
     f.input.value = "";
+    if (f.clear) f.clear();
     go(null, true).then(() => f.input.focus());
   });
   f.input.addEventListener("focus", () => model().catch(() => {}), { once: true });
   const saved = stored("get");
   if (saved) f.input.value = saved;
-  if (saved || followedWeights()) go(saved, false);   // the page drawn again for them
+  if (saved && f.sorts) f.form.requestSubmit();         // sorted, and the page drawn again for them
+  else if (saved || followedWeights()) go(saved, false);   // the page drawn again for them
 }
 
 // ------------------------------------------------------------ following the reader's trained weights
@@ -620,7 +656,10 @@ document.addEventListener("focusin", onMatrixFocus);
 function start() {
   return Promise.all([dom.stylesheet("../stylesheets/nanogpt.css"), checkFollowed()]).then(() => {
     count = 0;
-    document.querySelectorAll("[data-nano-sort]").forEach(setUpSorter);
+    // a sorter that opens the page (right after its first paragraph, where the field to follow
+    // would go) is that field too, where the page can follow letters
+    const title = document.querySelector("article h1"), follows = followsLetters();
+    document.querySelectorAll("[data-nano-sort]").forEach((root) => setUpSorter(root, follows && lead(title) === root));
     document.querySelectorAll("table[data-nano-full]").forEach(setUpMatrix);
     setUpFollow();
     setUpWeightsNote();

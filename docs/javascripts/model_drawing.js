@@ -42,18 +42,20 @@ function part(name, label, width, drawAt, stream) {
   return { name, label, drawAt, stream: !!stream, width: Math.max(width, textWidth(label.replace(/_/g, ""), 8)) };
 }
 
-function cellMark(x, y, w, value, scale, kind, title) {
-  const cls = kind === "signed" ? `v-${sign(value)}` : "v-prob";
+function cellMark(x, y, w, value, scale, kind, title, chosen) {
+  const cls = (kind === "signed" ? `v-${sign(value)}` : "v-prob") + (chosen ? " chosen" : "");
   return `<rect x="${x}" y="${y}" width="${w - 1}" height="${CELL}" class="${cls}" ` +
          `fill-opacity="${strength(value / scale)}"><title>${esc(title)}: ${fixed(value)}</title></rect>`;
 }
 
-function strip(M, x, rowName, kind, columns) {
+/** chosen: [t, j], the model's answer, outlined as the one chosen. */
+function strip(M, x, rowName, kind, columns, chosen) {
   const scale = kind === "signed" ? largest(M) : 1;
   let out = "";
   M.forEach((row, t) => row.forEach((v, j) => {
     const column = columns ? columns[j] : `column ${j + 1}`;
-    out += cellMark(x + j * CELL, TOP + t * PITCH, CELL, v, scale, kind, `${rowName(t)}, ${column}`);
+    out += cellMark(x + j * CELL, TOP + t * PITCH, CELL, v, scale, kind, `${rowName(t)}, ${column}`,
+                    !!chosen && chosen[0] === t && chosen[1] === j);
   }));
   return out;
 }
@@ -69,10 +71,15 @@ function headMap(weights, x, h, tokens) {
   return out;
 }
 
+const answer = (word, p) => `${word}, p = ${fixed(p)}`;   // the model's answer: ␣roof, p = 0.395
+
 function nextTokens(words, p, x, tokens) {
   return words.map((word, t) => {
-    const cls = t === words.length - 1 ? "lbl answer" : "lbl";
-    return `<text x="${x + 2}" y="${TOP + t * PITCH + 10}" class="${cls}">${esc(word)}` +
+    const last = t === words.length - 1, y = TOP + t * PITCH;
+    const box = last ? `<rect class="chosen-box" x="${x - 1}" y="${y - 1}" ` +
+                       `width="${textWidth(answer(word, p[t])) + 6}" height="${CELL + 2}" rx="2"/>` : "";
+    return box + `<text x="${x + 2}" y="${y + 10}" class="${last ? "lbl answer" : "lbl"}">` +
+           `${esc(last ? answer(word, p[t]) : word)}` +
            `<title>after ${esc(tokens[t])} (position ${t + 1}): ${esc(word)}, p = ${fixed(p[t])}</title></text>`;
   }).join("");
 }
@@ -80,11 +87,11 @@ function nextTokens(words, p, x, tokens) {
 /** Every part of the model for this trace (a single block), ready to draw. */
 function modelParts(tr, tokens, vocab) {
   const blk = tr.blocks[0], T = tokens.length, parts = [part("tokens", "tokens", 0, () => "")];
-  const vectors = (name, label, M, row, stream, kind, columns) => {
+  const vectors = (name, label, M, row, stream, kind, columns, chosen) => {
     const R = rows(M);
     // one pass, as Python's str.format: a token may hold "{t}" or "$&"
     const rowName = (t) => row.replace(/\{(token|t)\}/g, (_, key) => (key === "t" ? String(t + 1) : tokens[t]));
-    parts.push(part(name, label, R[0].length * CELL, (x) => strip(R, x, rowName, kind || "signed", columns), stream));
+    parts.push(part(name, label, R[0].length * CELL, (x) => strip(R, x, rowName, kind || "signed", columns, chosen), stream));
   };
   vectors("E", "E", tr.E_ids, "E, the row of {token}");
   vectors("P", "+ P", tr.P_t, "P, row {t} (the position of {token})");
@@ -104,11 +111,13 @@ function modelParts(tr, tokens, vocab) {
   vectors("lnf", "f", tr.f, "f, y after LayerNorm, of {token} (position {t})", true);
   const shown = vocab.map(gpt.show);
   vectors("W_U", "z", tr.z, "z, the logits after {token} (position {t})", false, "signed", shown);
-  vectors("softmax", "p", tr.p, "p after {token} (position {t})", false, "prob", shown.map((v) => `p(${v})`));
-  const p = rows(tr.p), best = p.map((row) => row.indexOf(Math.max(...row)));
-  const words = best.map((i) => shown[i]);
-  const width = Math.max(...words.map((w) => textWidth(w))) + 8;
-  parts.push(part("next", "next", width, (x) => nextTokens(words, best.map((i, t) => p[t][i]), x, tokens)));
+  const P = rows(tr.p), best = P.map((row) => row.indexOf(Math.max(...row)));
+  vectors("softmax", "p", tr.p, "p after {token} (position {t})", false, "prob", shown.map((v) => `p(${v})`),
+          [T - 1, best[T - 1]]);
+  const words = best.map((i) => shown[i]), p = best.map((i, t) => P[t][i]);
+  const width = Math.max(...words.slice(0, -1).map((w) => textWidth(w)),
+                         textWidth(answer(words[T - 1], p[T - 1]))) + 8;
+  parts.push(part("next", "next", width, (x) => nextTokens(words, p, x, tokens)));
   return parts;
 }
 
@@ -171,8 +180,7 @@ function partGroup(p, px, centre, bottom, links, here, steps) {
     const mid = centre[p.name];
     inner += `<path class="tap" d="M${mid} ${STREAM_Y}V${TOP - 2}"/>`;
     if (p.name === "add1" || p.name === "add2") {
-      inner += `<circle class="add" cx="${mid}" cy="${STREAM_Y}" r="5"/>` +
-               `<path class="add-cross" d="M${mid - 3} ${STREAM_Y}h6M${mid} ${STREAM_Y - 3}v6"/>`;
+      inner += addMark(mid, STREAM_Y, 5);
     }
   }
   const labelY = p.stream ? STREAM_Y - 8 : LABEL_Y;
@@ -183,6 +191,13 @@ function partGroup(p, px, centre, bottom, links, here, steps) {
   }
   inner += label + p.drawAt(px);
   return `<g data-part="${p.name}"${here.includes(p.name) ? ' class="here"' : ""}${stepAttr(p.name, steps)}>${inner}</g>`;
+}
+
+/** ⊕, where a branch adds back into the stream: a circle and its cross, one path. */
+function addMark(x, y, r) {
+  const c = r - 2;
+  return `<path class="add" d="M${x - r} ${y}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0` +
+         `M${x - c} ${y}h${2 * c}M${x} ${y - c}v${2 * c}"/>`;
 }
 
 function stepAttr(name, steps) {
@@ -266,6 +281,7 @@ function modelKey(steps, linked) {
     '<span class="swatch v-neg"></span> negative ' +
     '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest ' +
     'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; ' +
+    '<span class="swatch chosen"></span> the one chosen: the token the model picks, and its p; ' +
     '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it; ' +
     `the dashed frame is the block. ${how}</p>`;
 }

@@ -5,7 +5,8 @@
 // mark, never on a tap. Here a tap on such a mark (or the keyboard's focus
 // on one) shows the same words in a small box beside it, until the next
 // tap, a scroll or another page. No number is made here: the words are the
-// title's, as the build or the page's script wrote them.
+// title's, as the build or the page's script wrote them. And a chapter's
+// map, on a phone a row to swipe, opens on the page's part.
 let tip = null;
 
 /** The mark under `node` that has a title: an SVG element of a figure with
@@ -59,8 +60,26 @@ document.addEventListener("focusout", (event) => {
 });
 addEventListener("scroll", hide, { passive: true });
 
+/** A chapter's map that the reader swipes through (on a phone, figures.css)
+ *  opens on the page's part, as a tap on a mark opens its number; a
+ *  keyboard reaches it (a region of its own: Tab, then the arrows). */
+function openMaps() {
+  if (!matchMedia("(max-width: 37.4375em)").matches) return;   // a wide screen: the bands wrap
+  document.querySelectorAll(".minimap .map-bands").forEach((row) => {
+    Object.entries({ tabindex: "0", role: "region", "aria-label": "The model's map, in a row to scroll sideways" })
+      .forEach(([name, value]) => row.setAttribute(name, value));
+    const here = row.querySelector("g.here");
+    if (here && row.scrollWidth > row.clientWidth) {   // hidden (a heads choice not made): it has no width
+      row.scrollLeft += here.closest("svg").getBoundingClientRect().left - row.getBoundingClientRect().left;
+    }
+  });
+}
+
 // The listeners above are the document's, set once (a module runs once);
-// each page view (book.js) takes the last page's tip away.
-const start = hide;
+// each page view (book.js) takes the last page's tip away and opens the maps on their part.
+function start() {
+  hide();
+  openMaps();
+}
 
 export { start };

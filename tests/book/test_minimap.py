@@ -1,8 +1,9 @@
 """The "you are here" map (toycalc/book/minimap.py), the model's drawing
-small: every part once, its strips' <title>s equal to toycalc's numbers
-(the toy for each heads choice, nano-gpt with its biases and LayerNorm
-weights), every number painted, bands a phone can show, and on the built
-site every chapter page opens with it, its page's parts outlined."""
+small: every part once, each number a cell of 4 px or more whose <title>
+is toycalc's number (the toy for each heads choice; nano-gpt counting from
+0, with the biases and LayerNorm weights of the page's parts), the page's
+parts large, bands a phone can show, and on the built site every chapter
+page opens with it, its page's parts outlined."""
 from __future__ import annotations
 
 import re
@@ -30,84 +31,111 @@ def toy_map(ex: Example, here=()) -> BeautifulSoup:
                                          [show(v) for v in ex.model.vocab], links, list(here)), "html.parser")
 
 
-def nano_map(run) -> BeautifulSoup:
+def nano_map(run, here=("ln1", "mlp", "lnf")) -> BeautifulSoup:
     links = {name: "nano-gpt/" + target for name, target in minimap.NANO_PAGES.items()}
-    return BeautifulSoup(minimap.map_svg(run.trace, [VOCAB[i] for i in run.ids], list(VOCAB), links, [],
-                                         run.params, first=0), "html.parser")
+    return BeautifulSoup(minimap.map_svg(run.trace, [VOCAB[i] for i in run.ids], list(VOCAB), links, list(here),
+                                         run.params, from0=True), "html.parser")
 
 
-def strip_titles(soup, part: str) -> list[str]:
-    return [t.get_text() for t in soup.select(f'g[data-part="{part}"] rect.strip > title')]
+def titles(soup, part: str, weights: bool | None = False) -> list[str]:
+    """The titles of a part's cells: its activation's (weights=False), its weights' (True), all (None)."""
+    cells = soup.select(f'g[data-part="{part}"] rect[class^="v-"]')
+    return [c.title.get_text() for c in cells if weights is None or ("w" in c["class"]) == weights]
 
 
-def numbers(values) -> str:
-    return ", ".join(fixed(v) for v in values)
+def named(what: str, values, names) -> list[str]:
+    return [f"{what}, {n}: {fixed(v)}" for n, v in zip(names, values)]
 
 
-def summary(values) -> str:
-    return f"{len(values)} numbers, from {fixed(min(values))} to {fixed(max(values))}"
+def columns(n: int) -> list[str]:
+    return [f"column {j + 1}" for j in range(n)]
+
+
+def channels(values) -> list[str]:
+    return [f"c = {j}" for j in range(len(values))]
 
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
 def test_the_toys_map_carries_the_last_tokens_numbers(toy, heads):
+    """Every number of the last token's vectors a cell, its number in its <title>."""
     ex = Example(toy, heads=heads)
     soup = toy_map(ex)
     assert [g["data-part"] for g in soup.select("g[data-part]")] == PARTS
     at = f"{ex.model.show(ex.ids[-1])} (position {len(ex.ids)})"
-    blk = ex.trace["blocks"][0]
-    assert strip_titles(soup, "E") == [f"E, the row of {at}: {numbers(ex.trace['E_ids'][-1])}"]
-    assert strip_titles(soup, "X") == [f"x of {at}: {numbers(ex.trace['X'][-1])}"]
-    assert strip_titles(soup, "W_O") == [f"attention's output of {at}: {numbers(blk['attn'][-1])}"]
-    assert strip_titles(soup, "add2") == [f"y, h plus the MLP's output of {at}: {numbers(blk['y'][-1])}"]
+    blk, tr = ex.trace["blocks"][0], ex.trace
+    assert titles(soup, "E") == named(f"E, the row of {at}", tr["E_ids"][-1], columns(4))
+    assert titles(soup, "X") == named(f"x of {at}", tr["X"][-1], columns(4))
+    assert titles(soup, "W_O") == named(f"attention's output of {at}", blk["attn"][-1], columns(4))
+    assert titles(soup, "add2") == named(f"y, h plus the MLP's output of {at}", blk["y"][-1], columns(4))
     tokens = [ex.model.show(i) for i in ex.ids]
-    assert strip_titles(soup, "heads") == [
-        f"head {h + 1}: what {at} reads: " + ", ".join(f"{t} {fixed(a)}" for t, a in zip(tokens, w[-1]))
-        for h, w in enumerate(blk["weights"])]
-    p = ex.trace["p"][-1]
+    assert titles(soup, "heads") == [f"head {h + 1}, {at} reads {t} (position {j + 1}): {fixed(a)}"
+                                     for h, w in enumerate(blk["weights"]) for j, (t, a) in enumerate(zip(tokens, w[-1]))]
+    p = tr["p"][-1]
     vocab = [show(v) for v in ex.model.vocab]
-    assert strip_titles(soup, "softmax") == [f"p after {at}: " + ", ".join(f"{v} {fixed(x)}" for v, x in zip(vocab, p))]
+    assert titles(soup, "softmax") == named(f"p after {at}", p, [f"p({v})" for v in vocab])
     (answer,) = soup.select('g[data-part="next"] text.answer')
     assert answer.contents[0] == show(ex.model.vocab[ex.top_id])
+    # the answer, the one chosen: its cell of p outlined, its name boxed
+    (chosen,) = soup.select("rect.chosen")
+    assert chosen.title.get_text() == f"p after {at}, p({vocab[ex.top_id]}): {fixed(p[ex.top_id])}"
+    assert answer.find_previous_sibling("rect")["class"] == ["chosen-box"]
     assert soup.find(string="the block")
 
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
-def test_every_number_of_the_map_is_painted_and_every_band_fits_a_phone(toy, heads):
-    """A cell painted for every number of the strips, but a weight of 0
-    (a cell is a stroke: 'M x y v h' or 'm dx dy v h'), a zero grey as the
-    key shows it; no band wider than the column at 375 px."""
+def test_every_number_is_a_cell_of_4_px_and_every_band_fits_a_phone(toy, heads):
+    """A cell for every number of the parts (a zero grey, as the key shows
+    it), at least 4 px, 7 px in the page's parts; no band wider than the
+    column at 375 px."""
     ex = Example(toy, heads=heads)
-    soup = toy_map(ex)
-    painted = sum(len(re.findall(r"[Mm][^Mmv]*v", p["d"])) for p in soup.select("path[class^=m-]"))
-    parts = minimap.map_parts(ex.trace, [ex.model.show(i) for i in ex.ids], [show(v) for v in ex.model.vocab])
-    assert painted == sum(1 for part in parts for strip in part.strips for v in strip[4] if v or strip[5] == "signed")
-    zeros = sum(1 for part in parts for strip in part.strips for v in strip[4] if v == 0 and strip[5] == "signed")
-    assert zeros and sum(len(re.findall("v", p["d"])) for p in soup.select("path.m-zero")) == zeros
+    here = minimap.highlighted("toy", "attention.md")
+    soup = toy_map(ex, here)
+    parts = minimap.map_parts(ex.trace, [ex.model.show(i) for i in ex.ids], [show(v) for v in ex.model.vocab],
+                              large=tuple(here))
+    cells = soup.select('rect[class^="v-"]')
+    assert len(cells) == sum(len(strip.values) for part in parts for strip in part.strips)
+    assert len(soup.select("rect.v-zero")) == sum(v == 0 for part in parts for strip in part.strips
+                                                 for v in strip.values if strip.kind == "signed")
+    for cell in cells:
+        size = min(float(cell["width"]), float(cell["height"]))
+        assert size >= (7 if cell.find_parent("g")["data-part"] in here else 4), cell
     assert all(int(svg["width"]) <= 343 for svg in soup.select("svg"))
     assert len(soup.select("svg")) >= 2 and all(svg["role"] == "group" and svg["aria-label"] for svg in soup.select("svg"))
 
 
-def test_nano_gpts_map_carries_its_weights_and_three_blocks(run):
+def test_nano_gpts_map_counts_from_0_and_carries_the_weights_of_the_pages_parts(run):
+    """Positions and channels from 0, as the chapter counts; under a part
+    the page explains, its weights that are vectors, cell by cell; the
+    other parts without; "× 3 blocks"."""
     soup = nano_map(run)
     assert [g["data-part"] for g in soup.select("g[data-part]")] == PARTS
     assert soup.find(string=re.compile(r"× 3 blocks"))
-    at = f"{VOCAB[run.ids[-1]]} (position {run.T - 1})"   # nano-gpt counts from 0
+    at = f"{VOCAB[run.ids[-1]]} (t = {run.T - 1})"
     p, blk = run.params, run.trace["blocks"][0]
-    assert strip_titles(soup, "ln1") == [f"u, x after LayerNorm of {at}: {summary(blk['u'][-1])}",
-                                         f"γ₁, LayerNorm's learned weights: {summary(p['blocks.0.gamma_1'])}",
-                                         f"β₁, its learned biases: {summary(p['blocks.0.beta_1'])}"]
-    assert strip_titles(soup, "Q")[1] == f"the bias of q: {summary(p['blocks.0.b_Q'])}"
-    assert strip_titles(soup, "W_O")[1] == f"the projection's bias: {summary(p['blocks.0.b_O'])}"
+    u = blk["u"][-1]
+    assert titles(soup, "ln1") == named(f"u, x after LayerNorm of {at}", u, channels(u))
+    assert titles(soup, "ln1", weights=True) == (
+        named("γ₁, LayerNorm's learned weights", p["blocks.0.gamma_1"], channels(u)) +
+        named("β₁, its learned biases", p["blocks.0.beta_1"], channels(u)))
     b1 = p["blocks.0.b_1"]
-    assert strip_titles(soup, "mlp")[1:] == [f"the bias of W₁ ({k + 1} to {k + 48}): {summary(b1[k:k + 48])}"
-                                             for k in range(0, len(b1), 48)] + [
-        f"the bias of W₂: {summary(p['blocks.0.b_2'])}"]
-    assert strip_titles(soup, "lnf")[1:] == [f"γ, the last LayerNorm's learned weights: {summary(p['gamma_f'])}",
-                                            f"β, its learned biases: {summary(p['beta_f'])}"]
+    assert titles(soup, "mlp", weights=True) == (named("the bias of W₁", b1, [str(j) for j in range(len(b1))]) +
+                                                 named("the bias of W₂", p["blocks.0.b_2"], channels(u)))
+    assert titles(soup, "lnf", weights=True) == (
+        named("γ, the last LayerNorm's learned weights", p["gamma_f"], channels(u)) +
+        named("β, its learned biases", p["beta_f"], channels(u)))
     # f is read off the third block's y; the softmax's numbers are nano-gpt's
-    assert strip_titles(soup, "lnf")[0] == f"f, the last block's y after LayerNorm of {at}: {summary(run.trace['f'][-1])}"
-    assert strip_titles(soup, "softmax") == [f"p after {at}: " + ", ".join(
-        f"{v} {fixed(x)}" for v, x in zip(VOCAB, run.trace["p"][-1]))]
+    assert titles(soup, "lnf") == named(f"f, the last block's y after LayerNorm of {at}", run.trace["f"][-1],
+                                        channels(u))
+    assert titles(soup, "softmax") == named(f"p after {at}", run.trace["p"][-1], [f"p({v})" for v in VOCAB])
+    tokens = [VOCAB[i] for i in run.ids]
+    assert titles(soup, "heads")[:run.T] == [f"head 0, {at} reads {t} (t = {j}): {fixed(a)}"
+                                             for j, (t, a) in enumerate(zip(tokens, blk["weights"][0][-1]))]
+    # the parts the page does not explain: no weights, small cells
+    for part in ("Q", "W_O", "ln2"):
+        assert titles(soup, part, weights=True) == [] and len(titles(soup, part)) == len(u), part
+    for cell in soup.select('rect[class^="v-"]'):
+        large = cell.find_parent("g")["data-part"] in ("ln1", "mlp", "lnf")
+        assert float(cell["width"]) == (minimap.LARGE if large else minimap.SMALL) - 1
     assert all(int(svg["width"]) <= 343 for svg in soup.select("svg"))
 
 
@@ -139,7 +167,7 @@ def test_every_chapter_page_opens_with_its_map(site, toy, run, chapter, pages):
             assert [g["data-part"] for g in v.select("g[data-part]")] == PARTS, name
             assert [g["data-part"] for g in v.select("g.here")] == here, name
             assert [a.find_parent("g")["data-part"] for a in v.select("a[aria-current=page]")] == here, name
-            assert not v.select("a rect.strip"), name    # a strip shows its number on a tap, never a page
+            assert not v.select('a rect[class^="v-"]'), name    # a cell shows its number on a tap, never a page
             for a in v.select("a"):
                 target = pages_of[a.find_parent("g")["data-part"]]
                 # a link relative to this page: ../embedding/ from a page, ./ to itself
@@ -150,10 +178,10 @@ def test_every_chapter_page_opens_with_its_map(site, toy, run, chapter, pages):
         if chapter == "toy":
             for v in variants:
                 ex = Example(toy, heads=int(v["data-heads"]))
-                assert strip_titles(v, "softmax") == strip_titles(toy_map(ex), "softmax")
-                assert len(v.select('g[data-part="heads"] rect.strip')) == ex.n_heads
+                assert titles(v, "softmax") == titles(toy_map(ex), "softmax")
+                assert len(titles(v, "heads")) == ex.n_heads * len(ex.ids)
         else:
-            assert strip_titles(m, "lnf") == strip_titles(nano_map(run), "lnf")
+            assert titles(m, "lnf", None) == titles(nano_map(run, here), "lnf", None)
 
 
 def test_the_map_prints_the_books_notation(toy, run):

@@ -66,11 +66,21 @@ def test_every_cell_carries_toycalcs_number(toy, text, heads):
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
 def test_the_answer_is_the_most_probable_token_after_the_last_position(toy, heads):
+    """The answer is written with its p, in the box of the one chosen, and
+    its cell of p (the last row's, and no other) is the one chosen."""
     ex = Example(toy, heads=heads)
-    answer = drawn(ex).select('g[data-part="next"] text.answer')
+    soup = drawn(ex)
+    answer = soup.select('g[data-part="next"] text.answer')
+    word, p = ex.model.show(ex.top_id), fixed(ex.p_last[ex.top_id])
     assert len(answer) == 1
-    assert answer[0].find(string=True, recursive=False) == ex.model.show(ex.top_id)
-    assert answer[0].title.get_text().endswith(f"p = {fixed(ex.p_last[ex.top_id])}")
+    assert answer[0].find(string=True, recursive=False) == f"{word}, p = {p}"
+    assert answer[0].title.get_text().endswith(f"p = {p}")
+    assert len(soup.select('g[data-part="next"] rect.chosen-box')) == 1
+    chosen = soup.select("rect.chosen")
+    T = len(ex.ids)
+    assert [c.title.get_text() for c in chosen] == [
+        f"p after {ex.model.show(ex.ids[-1])} (position {T}), p({word}): {p}"]
+    assert chosen[0].parent["data-part"] == "softmax"
 
 
 @pytest.mark.parametrize("text, heads", EXAMPLES)

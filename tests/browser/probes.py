@@ -298,11 +298,15 @@ READ = r"""() => {
     accent,
     smallest: Math.min(...bands.flatMap((s) => [...s.querySelectorAll('text')].map(
         (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))),
-    right: Math.max(...bands.map((s) => s.getBoundingClientRect().right)),
+    // a band's right edge, as far as it is seen: on a phone the bands are a row to swipe through
+    right: Math.max(...bands.map((s) => Math.min(s.getBoundingClientRect().right,
+                                                 s.closest('.map-bands').getBoundingClientRect().right))),
     width: document.documentElement.scrollWidth,
     afterTitle: h1.compareDocumentPosition(figure) & Node.DOCUMENT_POSITION_FOLLOWING,
-    lanes: bands.flatMap((s) => [...s.querySelectorAll('g[data-part="heads"] rect.strip')]).length,
-    softmax: bands.flatMap((s) => [...s.querySelectorAll('g[data-part="softmax"] rect.strip title')])
+    // the heads' lanes: their cells' titles name the head ("head 2, ...")
+    lanes: new Set(bands.flatMap((s) => [...s.querySelectorAll('g[data-part="heads"] rect > title')])
+        .map((t) => t.textContent.split(',')[0])).size,
+    softmax: bands.flatMap((s) => [...s.querySelectorAll('g[data-part="softmax"] rect > title')])
         .map((t) => t.textContent),
   };
 }"""

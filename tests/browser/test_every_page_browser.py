@@ -384,5 +384,5 @@ def test_every_chapter_page_shows_where_it_is(tours, toy, tour):
             assert m["right"] <= width and m["width"] <= width, path
             if chapter == "toy":         # the default heads, as the page shows them
                 assert m["lanes"] == ex.n_heads, path
-                assert m["softmax"] == [f"p after {at}: " + ", ".join(
-                    f"{t} {fixed(p)}" for t, p in zip(vocab, ex.trace["p"][-1]))], path
+                assert m["softmax"] == [f"p after {at}, p({t}): {fixed(p)}"
+                                        for t, p in zip(vocab, ex.trace["p"][-1])], path

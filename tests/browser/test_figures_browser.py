@@ -168,7 +168,7 @@ def test_home_follows_the_heads_choice(visit, toy):
         assert lanes.count() == heads
         ex = Example(toy, heads=heads)
         answer = page.locator(f"{SHOWN_MODEL} text.answer").evaluate("t => t.firstChild.textContent")
-        assert answer == ex.model.show(ex.top_id)
+        assert answer == f"{ex.model.show(ex.top_id)}, p = {fixed(ex.p_last[ex.top_id])}"
 
 
 def test_each_parts_name_on_home_opens_its_page(visit):
@@ -191,7 +191,7 @@ def test_the_simulator_redraws_the_whole_model_for_the_readers_sentence(visit, t
             for t in range(T) for i in range(len(shown))]
     assert drawn_titles(page, f'{figure} g[data-part="softmax"] rect title') == want
     answer = page.locator(f"{figure} text.answer").evaluate("t => t.firstChild.textContent")
-    assert answer == ex.model.show(ex.top_id)
+    assert answer == f"{ex.model.show(ex.top_id)}, p = {fixed(ex.p_last[ex.top_id])}"
 
 
 def test_live_tables_and_figures_print_the_books_notation(visit):

@@ -84,7 +84,7 @@ def test_the_story_marks_the_part_it_tells_as_the_reader_scrolls(visit, width):
 
 @pytest.mark.parametrize("where,marks", [
     ("/", '.home-figure g[data-part="softmax"] rect:has(> title)'),
-    ("/toy/attention/", 'figure[data-figure="minimap"] g[data-part="softmax"] rect.strip:has(> title)')])
+    ("/toy/attention/", 'figure[data-figure="minimap"] g[data-part="softmax"] rect:has(> title)')])
 def test_a_tap_on_a_mark_of_the_drawing_shows_its_number_and_stays(visit, where, marks):
     """Home's drawing and a chapter's map: a mark's number on a tap, and
     the page stays; the part's name is the link."""
@@ -100,3 +100,49 @@ def test_a_tap_on_a_mark_of_the_drawing_shows_its_number_and_stays(visit, where,
     assert page.evaluate("location.pathname") == where
     part = mark.locator("xpath=ancestor::*[local-name()='g'][@data-part][1]")
     assert part.locator("a").count() == 1 and part.locator("a text").count() == 1
+
+
+# The model's answer in the shown drawing: the cell of p outlined as the
+# one chosen (its title, its outline's colour and width, the page's
+# colour, their WCAG contrast), and the answer written in its box.
+CHOSEN = r"""() => {
+  const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const shown = (el) => el.getClientRects().length > 0;
+  const cells = [...document.querySelectorAll('article svg.model-band rect.chosen')].filter(shown);
+  const answers = [...document.querySelectorAll('article svg.model-band text.answer')].filter(shown);
+  const page = rgb(getComputedStyle(document.body).backgroundColor);
+  const cell = cells[0], style = cell && getComputedStyle(cell);
+  return {cells: cells.map((c) => c.querySelector('title').textContent),
+          answers: answers.map((a) => a.firstChild.textContent),
+          boxed: answers.map((a) => !!a.previousElementSibling && a.previousElementSibling.matches('rect.chosen-box')),
+          contrast: cell && ratio(rgb(style.stroke), page), width: cell && parseFloat(style.strokeWidth),
+          boxContrast: answers[0] && ratio(rgb(getComputedStyle(answers[0].previousElementSibling).stroke), page),
+          key: [...document.querySelectorAll('article .model-key .swatch.chosen')].filter(shown).length};
+}"""
+
+
+@pytest.mark.parametrize("where", ["/", "/end-to-end/"])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_answer_stands_out_in_both_schemes(visit, toy, where, scheme):
+    """The token the model picks and its p, under every heads choice: its
+    cell of p, the last row's largest, outlined as the one chosen with
+    3:1 or more against the page (the cell keeps its colour on the [0, 1]
+    scale), the answer written with its p in the box of the one chosen,
+    and the highlight in the drawing's key."""
+    page = visit(1280, scheme).open(where)
+    for heads in Example(toy).heads_choices:
+        page.get_by_label(f"{heads} head{'s' * (heads > 1)}", exact=True).first.check()
+        ex = Example(toy, heads=heads)
+        word, p = token_text(ex.model.vocab[ex.top_id]), fixed(ex.p_last[ex.top_id])
+        last = token_text(ex.model.vocab[ex.ids[-1]])
+        page.wait_for_function("(want) => [...document.querySelectorAll('article svg.model-band text.answer')]"
+                               ".some((a) => a.getClientRects().length && a.firstChild.textContent === want)",
+                               arg=f"{word}, p = {p}")
+        seen = page.evaluate(CHOSEN)
+        assert seen["cells"] == [f"p after {last} (position {len(ex.ids)}), p({word}): {p}"], (heads, seen)
+        assert seen["answers"] == [f"{word}, p = {p}"] and seen["boxed"] == [True], (heads, seen)
+        assert seen["contrast"] >= 3 and seen["boxContrast"] >= 3 and seen["width"] >= 2, (heads, seen)
+        assert seen["key"] == 1, seen

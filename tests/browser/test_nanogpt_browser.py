@@ -43,22 +43,46 @@ def test_matrix_captions_are_as_wide_as_the_column(visit, width):
     assert any(body < 0.5 * column for _, body, column in widths)   # a narrow matrix is among them
 
 
-def test_the_introductions_two_fields_say_what_each_does(visit):
-    """nano-gpt's Introduction opens on its tool: the field that sorts the
-    reader's letters right there comes after the first paragraph, the one
-    for the chapter to follow them after it; their labels and hints say
-    which is which, and each names the other."""
-    page = visit().open("/nano-gpt/")
+def test_the_introductions_sorter_is_the_field_the_chapter_follows(visit):
+    """nano-gpt's Introduction has one letters field, not two look-alikes:
+    it sorts the reader's letters and the chapter follows them, as its
+    label and hint say; the way back clears both."""
+    v = visit()
+    page = v.open("/nano-gpt/")
+    field = page.get_by_label("Letters for nano-gpt to sort and this chapter to follow", exact=True)
+    assert field.is_visible() and page.locator("article input[type=text]").count() == 1
+    first = page.locator("article > p").first.bounding_box()
+    assert first["y"] < field.bounding_box()["y"]
+    hint = page.locator("[data-nano-sort] .nano-hint").inner_text()
+    assert hint.startswith(f"{nanogpt.LENGTH} letters, each A, B or C") and "the next ones" in hint
+    assert page.locator(".nano-follow-now").inner_text().endswith("the book's example.")
+    field.fill("cccaab")
+    field.press("Enter")
+    page.wait_for_function("() => document.querySelector('.nano-followed')?.textContent === 'C C C A A B'")
+    assert page.locator(".nano-answer-letters").inner_text() == "A A B C C C"
+    assert page.evaluate("sessionStorage.getItem('nanogpt-followed')") == "C C C A A B"
+    page.get_by_role("button", name="Back to the book's example").click()
+    page.wait_for_function("() => document.querySelector('.nano-follow-now').textContent.endsWith(\"the book's example.\")")
+    assert page.locator(".nano-answer").inner_text() == "" and field.input_value() == ""
+    # a page without a sorter keeps its own field, and follows the letters followed before
+    field.fill("cccaab")
+    field.press("Enter")
+    page.wait_for_function("() => document.querySelector('.nano-followed')?.textContent === 'C C C A A B'")
+    page = v.open("/nano-gpt/embedding/")       # the same visit: sessionStorage kept
+    follow = page.get_by_label("Letters for this chapter to follow", exact=True)
+    page.wait_for_function("() => document.querySelector('.nano-followed')?.textContent === 'C C C A A B'")
+    assert follow.input_value() == "C C C A A B"
+
+
+def test_a_sorter_further_down_says_which_field_the_page_follows(visit):
+    """Output's sorter, in its section, sorts; the page follows the field
+    near its top, as the sorter's hint says."""
+    page = visit().open("/nano-gpt/output/")
     sort = page.get_by_label("Letters for nano-gpt to sort", exact=True)
     follow = page.get_by_label("Letters for this chapter to follow", exact=True)
-    assert follow.is_visible() and sort.is_visible()
-    first = page.locator("article > p").first.bounding_box()
-    task = page.locator("article h2", has_text="The task").bounding_box()
-    assert first["y"] < sort.bounding_box()["y"] < follow.bounding_box()["y"] < task["y"]
-    sort_hint = page.locator("[data-nano-sort] .nano-hint").inner_text()
-    follow_hint = page.locator(".nano-follow .nano-hint").inner_text()
-    assert "the rest of the page stays as it is" in sort_hint and "“Letters for this chapter to follow”" in sort_hint
-    assert follow_hint.startswith(f"{nanogpt.LENGTH} letters, each A, B or C. Not a sort:") and "next pages" in follow_hint
+    assert follow.bounding_box()["y"] < sort.bounding_box()["y"]
+    assert "follow the field “Letters for this chapter to follow”, near the top" in page.locator(
+        "[data-nano-sort] .nano-hint").inner_text()
 
 
 # Where the box is: the element before it, whether that is the article's

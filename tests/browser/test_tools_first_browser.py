@@ -13,7 +13,7 @@ TOOLS = {
     "/simulator/": lambda page: page.get_by_label("Sentence", exact=True),
     "/toy/training/": lambda page: page.get_by_role("button", name="One step", exact=True),
     "/nano-gpt/train/": lambda page: page.get_by_role("button", name="Start", exact=True),
-    "/nano-gpt/": lambda page: page.get_by_label("Letters for nano-gpt to sort", exact=True),
+    "/nano-gpt/": lambda page: page.get_by_label("Letters for nano-gpt to sort and this chapter to follow", exact=True),
 }
 # width: (the screen's height, how many screens the control may start within)
 SCREENS = {1280: (800, 1), 375: (740, 2)}

@@ -1,24 +1,25 @@
 """The "you are here" map at the top of each chapter page: the model's
 drawing (model_drawing.py), small, with the parts the page explains
-outlined in the accent colour and each part a link to the page that
-explains it.
+outlined in the accent colour and drawn large, and each part a link to
+the page that explains it.
 
 Small, because every chapter page carries it: it follows only the last
-token, so each part is one strip of that token's numbers (the big drawing
-has a row per token), and a strip's numbers are in one <title> (the
-strip's, read by pointing at any of its cells). Under a part, thinner
-strips are its weights that are vectors: LayerNorm's γ and β and the
-biases, which nano-gpt has and the toy has not. nano-gpt's map draws its
-first block and says "× 3 blocks". The bands are cut as the big
-drawing's are (no wider than a phone's column) and sit side by side on a
-wide screen.
+token, so each part is one vector of that token's numbers (the big
+drawing has a row per token), a long one (nano-gpt's d = 48) in rows of
+WRAP cells. Every number is a cell of at least 4 px that carries it in
+its <title>. Under a part the page explains, its weights that are
+vectors, framed: LayerNorm's γ and β and the biases, which nano-gpt has
+and the toy has not. nano-gpt's map draws its first block and says
+"× 3 blocks", and counts positions and channels from 0, as its chapter
+does. The bands are cut as the big drawing's are (no wider than a
+phone's column) and sit side by side on a wide screen.
 """
 from __future__ import annotations
 
 from ..model.nanogpt import VOCAB
 from ..model.tokenizer import show
-from .draw import esc, sign, text_width
-from .model_drawing import ATTENTION, GROUPS, IN_BLOCK, MLP, PARTS, sub
+from .draw import esc, sign, strength, text_width
+from .model_drawing import ATTENTION, GROUPS, IN_BLOCK, MLP, PARTS, add_mark, sub
 from .render import by_heads, fixed
 
 # Per chapter: the page that explains each part (model_drawing.PARTS).
@@ -41,13 +42,14 @@ WORDS = {"tokens": "the tokens", "E": "the embedding E", "P": "the positions P",
          "mlp": "the MLP", "add2": "y, the second sum", "lnf": "the last LayerNorm", "W_U": "the logits z",
          "softmax": "the probabilities p", "next": "the next token"}
 
-CELL, FINE, WRAP = 5, 1, 48   # a cell of a short vector, of a long one (d = 48), a long vector's row
-HEAD_CELL = 4                 # a cell of a head's lane
-ROW, THIN = 8, 4              # an activation's strip, a weight's
-GAP, LIMIT = 6, 336           # between two parts; the widest band (a phone's column)
+SMALL, LARGE = 5, 8            # a cell and its gap: a part of the map, the part the page explains
+WRAP = 16                      # a long vector's cells in rows of WRAP (d = 48: three rows)
+FEW = 5                        # a page that explains this many parts or fewer shows their weights
+GAP, LIMIT = 6, 336            # between two parts; the widest band (a phone's column)
 STREAM_Y, BOX_Y, LABEL_Y, TOP = 18, 23, 36, 40
 KEY = ('<span class="swatch v-neg"></span> negative <span class="swatch v-zero"></span> zero '
-       '<span class="swatch v-pos"></span> positive <span class="swatch v-prob"></span> 0 to 1')
+       '<span class="swatch v-pos"></span> positive <span class="swatch v-prob"></span> 0 to 1 '
+       '<span class="swatch chosen"></span> the token the model picks')
 
 
 def highlighted(chapter: str, page: str) -> list[str]:
@@ -57,55 +59,60 @@ def highlighted(chapter: str, page: str) -> list[str]:
     return [name for name in PARTS if pages[name] == page or name in extra]
 
 
+class Strip:
+    """A vector of the map: its cells in rows of WRAP from (dx, dy), each
+    `pitch` apart, the cell's title (its number's name and its number);
+    kind: "signed" or "prob" (the [0, 1] scale); weight: a learned vector,
+    framed as nano-gpt's chapter frames a weight's cell."""
+
+    def __init__(self, dx: int, dy: int, pitch: int, values, kind: str, titles: list[str],
+                 weight: bool = False, chosen: int | None = None):
+        self.dx, self.dy, self.pitch, self.kind, self.titles = dx, dy, pitch, kind, titles
+        self.values, self.weight, self.chosen = [float(v) for v in values], weight, chosen
+        self.width = pitch * min(len(self.values), WRAP)
+        self.height = pitch * -(-len(self.values) // WRAP)
+
+
 class Part:
-    """A part of the map: its strips, each (dx, dy, cell, height, values,
-    kind, title), drawn from x; its width fits its strips and its label."""
+    """A part of the map: its strips, drawn from x; its width fits its
+    strips and its label."""
 
-    def __init__(self, name: str, label: str, strips: list, stream: bool = False, text: tuple = ()):
+    def __init__(self, name: str, label: str, strips: list[Strip], stream: bool = False, text: tuple = ()):
         self.name, self.label, self.strips, self.stream, self.text = name, label, strips, stream, text
-        ends = [dx + cell * len(values) for dx, _, cell, _, values, _, _ in strips]
-        self.width = max(ends + [text_width(label.replace("_", ""), 7) + 2, text_width(text[0], 7) if text else 0])
-        self.height = max([dy + h for _, dy, _, h, _, _, _ in strips] + [ROW])
-
-
-def strips(values, title: str, kind: str = "signed", first: bool = True, dy: int = 0) -> list:
-    """A vector as strips: one (an activation, ROW high) or, for a weight,
-    thin ones of WRAP cells under the activation."""
-    values = [float(v) for v in values]
-    cell = CELL if len(values) <= 16 else FINE
-    height = ROW if first else THIN
-    out = []
-    for k in range(0, len(values), WRAP):
-        part = values[k:k + WRAP]
-        where = f" ({k + 1} to {k + len(part)})" if len(values) > WRAP else ""
-        numbers = (", ".join(fixed(v) for v in part) if len(part) <= 16 else
-                   f"{len(part)} numbers, from {fixed(min(part))} to {fixed(max(part))}")
-        out.append((0, dy + k // WRAP * (THIN + 1), cell, height, part, kind, f"{title}{where}: {numbers}"))
-    return out
-
-
-def with_weights(activation, title: str, weights: list) -> list:
-    """An activation's strip, then (nano-gpt) the part's weights that are vectors."""
-    out, dy = strips(activation, title), ROW + 3
-    for values, name in weights:
-        if values is not None:
-            out += strips(values, name, first=False, dy=dy)
-            dy = out[-1][1] + THIN + 1
-    return out
+        self.width = max([s.dx + s.width for s in strips] +
+                         [text_width(label.replace("_", ""), 7) + 2, text_width(text[0], 7) + 6 if text else 0])
+        self.height = max([s.dy + s.height for s in strips] + [SMALL + 4])
 
 
 def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | None = None,
-              first: int = 1) -> list[Part]:
+              large: tuple = (), from0: bool = False) -> list[Part]:
     """The parts of the map for this trace: the last token's numbers, the
-    first block (and, with params, its weights that are vectors). Positions
-    and heads count from `first`, as the chapter does: the toy from 1, nano-gpt from 0."""
+    first block; the parts named in `large` drawn large and (with params)
+    with their weights that are vectors. from0: positions, channels and
+    heads counted from 0, as nano-gpt's chapter counts them (else from 1)."""
     blk, T = trace["blocks"][0], len(tokens)
-    at = f"{tokens[-1]} (position {T - 1 + first})"
-    w = (lambda key: params.get(key)) if params else (lambda key: None)
-    last = lambda M: M[-1]  # noqa: E731
+    d = len(trace["X"][-1])
+    pos = (lambda t: f"t = {t}") if from0 else (lambda t: f"position {t + 1}")  # noqa: E731
+    at = f"{tokens[-1]} ({pos(T - 1)})"
+
+    def index(j: int, n: int) -> str:
+        return (f"c = {j}" if n == d else str(j)) if from0 else f"column {j + 1}"
+
+    def vector(values, what, pitch, dy=0, kind="signed", names=None, weight=False, chosen=None):
+        n = len(values)
+        names = names or [index(j, n) for j in range(n)]
+        return Strip(0, dy, pitch, values, kind, [f"{what}, {names[j]}: {fixed(v)}" for j, v in enumerate(values)],
+                     weight, chosen)
 
     def part(name, label, M, what, weights=(), stream=False):
-        return Part(name, label, with_weights(last(M), f"{what} of {at}", list(weights)), stream)
+        big = name in large
+        pitch = LARGE if big else SMALL
+        out = [vector(M[-1], f"{what} of {at}", pitch)]
+        for values, about in (weights if big else ()):
+            if values is not None:          # nano-gpt's (params given); the toy has none
+                out.append(vector(values, about, pitch, out[-1].dy + out[-1].height + 3, weight=True))
+        return Part(name, label, out, stream)
+    w = (lambda key: params.get(key)) if params else (lambda key: None)  # noqa: E731
     out = [Part("tokens", "", [], text=(tokens[-1], f"the tokens: {' '.join(tokens)}; the map follows the last")),
            part("E", "E", trace["E_ids"], "E, the row"), part("P", "+ P", trace["P_t"], "P, the row"),
            part("X", "x", trace["X"], "x", stream=True),
@@ -113,11 +120,11 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
                 [(w("blocks.0.gamma_1"), "γ₁, LayerNorm's learned weights"), (w("blocks.0.beta_1"), "β₁, its learned biases")])]
     for n, role in zip("QKV", ("query", "key", "value")):
         out.append(part(n, n.lower(), blk[n], f"{n.lower()}, the {role}", [(w(f"blocks.0.b_{n}"), f"the bias of {n.lower()}")]))
-    lanes = []
-    for h, weights in enumerate(blk["weights"]):
-        seen = ", ".join(f"{tok} {fixed(a)}" for tok, a in zip(tokens, weights[-1][:T]))
-        lanes.append((h * (T * HEAD_CELL + 3), 0, HEAD_CELL, ROW, [float(a) for a in weights[-1][:T]], "prob",
-                      f"head {h + first}: what {at} reads: {seen}"))
+    pitch = LARGE if "heads" in large else SMALL
+    lanes = [Strip(h * (T * pitch + 3), 0, pitch, weights[-1][:T], "prob",
+                   [f"head {h if from0 else h + 1}, {at} reads {tok} ({pos(j)}): {fixed(a)}"
+                    for j, (tok, a) in enumerate(zip(tokens, weights[-1][:T]))])
+             for h, weights in enumerate(blk["weights"])]
     out.append(Part("heads", "heads", lanes))
     out.append(part("W_O", "a W_O", blk["attn"], "attention's output", [(w("blocks.0.b_O"), "the projection's bias")]))
     out.append(part("add1", "h", blk["h"], "h, x plus attention's output", stream=True))
@@ -131,17 +138,15 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
                     "f, y after LayerNorm", [(w("gamma_f"), "γ, the last LayerNorm's learned weights"),
                                              (w("beta_f"), "β, its learned biases")], stream=True))
     z, p = trace["z"][-1], trace["p"][-1]
-    out.append(Part("W_U", "z", [(0, 0, CELL, ROW, [float(v) for v in z], "signed",
-                                  "z, the logits after " + at + ": " + named(vocab, z))]))
-    out.append(Part("softmax", "p", [(0, 0, CELL, ROW, [float(v) for v in p], "prob",
-                                      "p after " + at + ": " + named(vocab, p))]))
     best = int(p.argmax())
+    for name, label, values, what, kind, names, chosen in (
+            ("W_U", "z", z, "z, the logits", "signed", vocab, None),
+            ("softmax", "p", p, "p", "prob", [f"p({v})" for v in vocab], best)):
+        pitch = LARGE if name in large else SMALL
+        out.append(Part(name, label, [vector(values, f"{what} after {at}", pitch, kind=kind, names=names,
+                                             chosen=chosen)]))
     out.append(Part("next", "next", [], text=(vocab[best], f"after {at}: {vocab[best]}, p = {fixed(p[best])}")))
     return out
-
-
-def named(vocab: list[str], values) -> str:
-    return ", ".join(f"{v} {fixed(x)}" for v, x in zip(vocab, values))
 
 
 def cut(parts: list[Part]) -> list[list[Part]]:
@@ -161,38 +166,21 @@ def cut(parts: list[Part]) -> list[list[Part]]:
     return out
 
 
-def paint(placed: list) -> str:
-    """The cells of a band's parts, painted beneath them: each cell a
-    vertical stroke, one path per colour, strength, width and height (a
-    rect and a <title> each would make the map several times heavier;
-    the numbers are in the strips' titles, part_svg)."""
-    strokes: dict = {}
-    for part, x in placed:
-        for dx, dy, cell, height, values, kind, _ in part.strips:
-            scale = (max(abs(v) for v in values) or 1.0) if kind == "signed" else 1.0
-            for j, v in enumerate(values):
-                # a zero is grey, as the key shows it; a weight of 0 is blank, as the [0, 1] key's first swatch
-                level = min(10, max(1, round(abs(v) / scale * 10))) if v else 10 if kind == "signed" else 0
-                if level:
-                    cls = f"m-{sign(v)}" if kind == "signed" else "m-prob"
-                    width = max(1, cell - 1)
-                    strokes.setdefault((cls, level, width, height), []).append(
-                        (x + dx + j * cell + width / 2, TOP + dy))
+def cells(part: Part, x: int) -> str:
+    """Each number of the part a cell that carries it in its <title>, on
+    the book's scales (a signed vector's full colour for its largest size);
+    a weight's cell framed; the model's answer outlined as the one chosen."""
     out = []
-    for (cls, level, width, height), points in sorted(strokes.items()):
-        d, (px, py) = [f"M{points[0][0]:g} {points[0][1]}v{height}"], points[0]
-        for qx, qy in points[1:]:
-            d.append(f"m{qx - px:g} {qy - py - height}v{height}")
-            px, py = qx, qy
-        out.append(f'<path class="{cls}" stroke-opacity="{level / 10:g}" stroke-width="{width}" d="{"".join(d)}"/>')
+    for s in part.strips:
+        scale = (max(abs(v) for v in s.values) or 1.0) if s.kind == "signed" else 1.0
+        size = s.pitch - 1
+        for j, v in enumerate(s.values):
+            cls = ((f"v-{sign(v)}" if s.kind == "signed" else "v-prob") + (" w" if s.weight else "")
+                   + (" chosen" if j == s.chosen else ""))
+            out.append(f'<rect class="{cls}" x="{x + s.dx + j % WRAP * s.pitch}" '
+                       f'y="{TOP + s.dy + j // WRAP * s.pitch}" width="{size}" height="{size}" '
+                       f'fill-opacity="{strength(v / scale)}"><title>{esc(s.titles[j])}</title></rect>')
     return "".join(out)
-
-
-def strip_titles(part: Part, x: int) -> str:
-    """Over each strip, a clear rect that carries its numbers in its <title>."""
-    return "".join(f'<rect class="strip" x="{x + dx}" y="{TOP + dy}" width="{cell * len(values)}" '
-                   f'height="{height}"><title>{esc(title)}</title></rect>'
-                   for dx, dy, cell, height, values, _, title in part.strips)
 
 
 def band_svg(band: list[Part], links: dict, here: list[str], block_name: str) -> str:
@@ -225,7 +213,6 @@ def band_svg(band: list[Part], links: dict, here: list[str], block_name: str) ->
                 body.append(f'<path class="tap" d="M{x1} {BOX_Y + 5}H{centre[add]}V{STREAM_Y + 4}"/>')
     body.append(f'<path class="stream" d="M0 {STREAM_Y}H{width - 6}"/>'
                 f'<path class="stream-end" d="M{width - 6} {STREAM_Y - 4}l6 4l-6 4z"/>')
-    body.append(paint(placed))
     for part, px in placed:
         body.append(part_svg(part, px, centre, bottom, links, part.name in here))
     height = bottom + (22 if framed and block_name else 8 if framed else 4)
@@ -238,7 +225,7 @@ def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: 
     """A part: its outline when the page explains it, its label, its
     strips. Its label (for the tokens, which have none, their text) is the
     link to its page, named in words that start with what it shows; a tap
-    on a strip shows its number and stays on the page."""
+    on a cell shows its number and stays on the page."""
     top = 1 if part.stream else LABEL_Y - 11
     inner = [f'<rect class="here-box" x="{px - 2}" y="{top}" width="{part.width + 4}" '
              f'height="{bottom - top + 3}" rx="3"/>'] if here else []
@@ -251,28 +238,31 @@ def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: 
         mid = centre[part.name]
         inner.append(f'<path class="tap" d="M{mid} {STREAM_Y}V{TOP - 1}"/>')
         if part.name in ("add1", "add2"):
-            inner.append(f'<circle class="add" cx="{mid}" cy="{STREAM_Y}" r="4"/>'
-                         f'<path class="add-cross" d="M{mid - 2.5} {STREAM_Y}h5M{mid} {STREAM_Y - 2.5}v5"/>')
+            inner.append(add_mark(mid, STREAM_Y, 4))
     if part.label:
         y = STREAM_Y - 5 if part.stream else LABEL_Y
         inner.append(linked(f'<text x="{px}" y="{y}" class="hdr">{sub(part.label)}</text>',
                             part.label.replace("_", ""), y))
     if part.text:
-        cls = ' class="answer"' if part.name == "next" else ""
-        text = f'<text x="{px}" y="{TOP + ROW}"{cls}>{esc(part.text[0])}<title>{esc(part.text[1])}</title></text>'
-        inner.append(text if part.label else linked(text, part.text[0], TOP + ROW))
-    inner.append(strip_titles(part, px))
+        answer = part.name == "next"        # the model's answer, in the box of the one chosen
+        box = (f'<rect class="chosen-box" x="{px - 1}" y="{TOP - 2}" width="{text_width(part.text[0], 7) + 4}" '
+               f'height="14" rx="2"/>') if answer else ""
+        cls = ' class="answer"' if answer else ""
+        text = (f'{box}<text x="{px + 1}" y="{TOP + 8}"{cls}>'
+                f'{esc(part.text[0])}<title>{esc(part.text[1])}</title></text>')
+        inner.append(text if part.label else linked(text, part.text[0], TOP + 8))
+    inner.append(cells(part, px))
     cls = ' class="here"' if here else ""
     return f'<g data-part="{part.name}"{cls}>{"".join(inner)}</g>'
 
 
 def map_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict, here: list[str],
-            params: dict | None = None, first: int = 1) -> str:
-    """The map for one run: its bands (links: part -> the page, as docs/ names it;
-    first: where the chapter counts positions from)."""
+            params: dict | None = None, from0: bool = False) -> str:
+    """The map for one run: its bands (links: part -> the page, as docs/ names it),
+    the parts `here` (the page's) drawn large."""
     n = len(trace["blocks"])
     block_name = "the block" if n == 1 else f"× {n} blocks (the first drawn)"
-    bands = cut(map_parts(trace, tokens, vocab, params, first))
+    bands = cut(map_parts(trace, tokens, vocab, params, tuple(here), from0))
     first = next(k for k, band in enumerate(bands) if any(p.name in IN_BLOCK for p in band))
     return '<div class="map-bands">' + "".join(band_svg(band, links, here, block_name if k == first else "")
                                                for k, band in enumerate(bands)) + "</div>"
@@ -301,12 +291,16 @@ def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
     else:
         if nano_run is None:
             return None
-        drawn = map_svg(nano_run.trace, [VOCAB[i] for i in nano_run.ids], list(VOCAB), links, here, nano_run.params,
-                        first=0)
+        # a page about the whole block (Transformer) draws it large without its weights, which would
+        # make the map taller than the page's first screen
+        few = 0 < len(here) <= FEW
+        drawn = map_svg(nano_run.trace, [VOCAB[i] for i in nano_run.ids], list(VOCAB), links, here,
+                        nano_run.params if few else None, from0=True)
         model, text, last = "nano-gpt", nano_run.text, VOCAB[nano_run.ids[-1]]
-        weights = " Thin strips: the part's weights (LayerNorm's γ and β, the biases)."
-    lead = "You are here (outlined)" if here else "This page is about the whole model"
+        weights = (" Under the page's part, its weights that are vectors (LayerNorm's γ and β, the biases), "
+                   "each cell framed." if few else "")
+    lead = "You are here (outlined, drawn large)" if here else "This page is about the whole model"
     return (f'<figure class="minimap" data-figure="minimap"><figcaption class="fig-legend">{lead}: {model} on '
             f'“{esc(text)}” at its last token, {esc(last)}; each part\'s name links to its page'
-            f'<span class="screen-only">; point at or tap a strip for its numbers</span>. '
+            f'<span class="screen-only">; point at or tap a cell for its number</span>. '
             f'Colours: {KEY}.{weights}</figcaption>{drawn}</figure>')

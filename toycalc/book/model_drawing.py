@@ -79,21 +79,23 @@ class Part:
         self.width = max(width, text_width(label.replace("_", ""), 8))
 
 
-def strip(M, x: int, row_name, scale_kind: str = "signed", columns=None) -> str:
+def strip(M, x: int, row_name, scale_kind: str = "signed", columns=None, chosen: tuple = ()) -> str:
     """A matrix drawn a row per token, a cell per column: cell (t, j) is
-    titled "row_name(t), column j: value" (or the column's name)."""
+    titled "row_name(t), column j: value" (or the column's name); the cell
+    (t, j) = chosen, the model's answer, outlined as the one chosen."""
     scale = largest(M) if scale_kind == "signed" else 1.0
     out = []
     for t, row in enumerate(M):
         for j, v in enumerate(row):
             name = f"column {j + 1}" if columns is None else columns[j]
             out.append(cell_mark(x + j * CELL, TOP + t * PITCH, CELL, v, scale, scale_kind,
-                                 f"{row_name(t)}, {name}"))
+                                 f"{row_name(t)}, {name}", (t, j) == chosen))
     return "".join(out)
 
 
-def cell_mark(x: int, y: int, w: int, value: float, scale: float, kind: str, title: str) -> str:
-    cls = f"v-{sign(value)}" if kind == "signed" else "v-prob"
+def cell_mark(x: int, y: int, w: int, value: float, scale: float, kind: str, title: str,
+              chosen: bool = False) -> str:
+    cls = (f"v-{sign(value)}" if kind == "signed" else "v-prob") + (" chosen" if chosen else "")
     return (f'<rect x="{x}" y="{y}" width="{w - 1}" height="{CELL}" class="{cls}" '
             f'fill-opacity="{strength(value / scale)}"><title>{esc(title)}: {fixed(value)}</title></rect>')
 
@@ -105,12 +107,12 @@ def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[Part]:
     H = blk["weights"].shape[0]
     parts = [Part("tokens", "tokens", 0, lambda x: "")]   # the token labels start every band
 
-    def vectors(name, label, M, row, stream=False, kind="signed", columns=None):
+    def vectors(name, label, M, row, stream=False, kind="signed", columns=None, chosen=()):
         """M a row per token; row: what row t is, in words ({token}, {t})."""
         def row_name(t):
             return row.format(token=tokens[t], t=t + 1)
         width = len(M[0]) * CELL
-        parts.append(Part(name, label, width, lambda x: strip(M, x, row_name, kind, columns), stream))
+        parts.append(Part(name, label, width, lambda x: strip(M, x, row_name, kind, columns, chosen), stream))
 
     vectors("E", "E", trace["E_ids"], "E, the row of {token}")
     vectors("P", "+ P", trace["P_t"], "P, row {t} (the position of {token})")
@@ -129,13 +131,13 @@ def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[Part]:
     vectors("lnf", "f", trace["f"], "f, y after LayerNorm, of {token} (position {t})", stream=True)
     shown = [show(v) for v in vocab]
     vectors("W_U", "z", trace["z"], "z, the logits after {token} (position {t})", columns=shown)
-    vectors("softmax", "p", trace["p"], "p after {token} (position {t})", kind="prob",
-            columns=[f"p({v})" for v in shown])
     best = [int(row.argmax()) for row in trace["p"]]
+    vectors("softmax", "p", trace["p"], "p after {token} (position {t})", kind="prob",
+            columns=[f"p({v})" for v in shown], chosen=(T - 1, best[-1]))
     words = [shown[i] for i in best]
-    width = max(text_width(w) for w in words) + 8
-    parts.append(Part("next", "next", width, lambda x: next_tokens(words, [trace["p"][t][i] for t, i in
-                                                                           enumerate(best)], x, tokens)))
+    p = [trace["p"][t][i] for t, i in enumerate(best)]
+    width = max([text_width(w) for w in words[:-1]] + [text_width(answer(words[-1], p[-1]))]) + 8
+    parts.append(Part("next", "next", width, lambda x: next_tokens(words, p, x, tokens)))
     return parts
 
 
@@ -150,13 +152,23 @@ def head_map(weights, x: int, h: int, tokens: list[str]) -> str:
     return "".join(out)
 
 
+def answer(word: str, p: float) -> str:
+    """The model's answer as the drawing writes it: ␣roof, p = 0.395."""
+    return f"{word}, p = {fixed(p)}"
+
+
 def next_tokens(words: list[str], p: list[float], x: int, tokens: list[str]) -> str:
     """The most probable next token after each position; the last one is the
-    model's answer, in bold."""
+    model's answer, with its p, in bold in the box of the one chosen."""
     out = []
     for t, (word, value) in enumerate(zip(words, p)):
-        cls = "lbl answer" if t == len(words) - 1 else "lbl"
-        out.append(f'<text x="{x + 2}" y="{TOP + t * PITCH + 10}" class="{cls}">{esc(word)}'
+        last = t == len(words) - 1
+        y = TOP + t * PITCH
+        if last:
+            out.append(f'<rect class="chosen-box" x="{x - 1}" y="{y - 1}" '
+                       f'width="{text_width(answer(word, value)) + 6}" height="{CELL + 2}" rx="2"/>')
+        out.append(f'<text x="{x + 2}" y="{y + 10}" class="{"lbl answer" if last else "lbl"}">'
+                   f'{esc(answer(word, value) if last else word)}'
                    f'<title>after {esc(tokens[t])} (position {t + 1}): {esc(word)}, p = {fixed(value)}</title></text>')
     return "".join(out)
 
@@ -224,8 +236,7 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
             inner.append(f'<path class="tap" d="M{centre[part.name]} {STREAM_Y}V{TOP - 2}"/>')
             if part.name in ("add1", "add2"):
                 mid = centre[part.name]
-                inner.append(f'<circle class="add" cx="{mid}" cy="{STREAM_Y}" r="5"/>'
-                             f'<path class="add-cross" d="M{mid - 3} {STREAM_Y}h6M{mid} {STREAM_Y - 3}v6"/>')
+                inner.append(add_mark(mid, STREAM_Y, 5))
         label_y = STREAM_Y - 8 if part.stream else LABEL_Y
         label = f'<text x="{px}" y="{label_y}" class="hdr">{sub(part.label)}</text>'
         if part.name in links:                 # the label is the link (the site makes data-page an address,
@@ -242,6 +253,13 @@ def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict,
         height, role = height + STEP_H + 6, "group"
     return (f'<svg class="fig model-band" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'role="{role}" aria-label="{esc(band_aria(band))}">{"".join(body)}</svg>')
+
+
+def add_mark(x: int, y: int, r: int) -> str:
+    """⊕, where a branch adds back into the stream: a circle and its cross, one path."""
+    c = r - 2
+    return (f'<path class="add" d="M{x - r} {y}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0'
+            f'M{x - c} {y}h{2 * c}M{x} {y - c}v{2 * c}"/>')
 
 
 def step_attr(name: str, steps: set | None) -> str:
@@ -325,5 +343,6 @@ def model_key(steps: bool = False, linked: bool = False) -> str:
             '<span class="swatch v-neg"></span> negative '
             '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest '
             'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; '
+            '<span class="swatch chosen"></span> the one chosen: the token the model picks, and its p; '
             '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it; '
             f'the dashed frame is the block. {how}</p>')
