@@ -78,7 +78,7 @@ function descend(model, ids, target, eta, learns, steps, heads, temperature) {
 function beyondBounds(params) {
   const bad = (v) => !(Math.abs(v) <= MAX_WEIGHT);   // NaN and ±Infinity too
   for (const [name, w] of Object.entries(params)) {
-    if (ArrayBuffer.isView(w)) {
+    if (ArrayBuffer.isView(w) || typeof w[0] === "number") {   // a vector
       const i = w.findIndex(bad);
       if (i >= 0) return { name, index: [i], value: w[i] };
       continue;

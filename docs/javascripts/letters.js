@@ -31,7 +31,7 @@ import * as draw from "./draw.js";
 import * as nanoGpt from "./nano_gpt.js";
 import * as dom from "./dom.js";
 import * as mathjax from "./mathjax-config.js";
-import { MAX_WEIGHT } from "./descent.js";
+import { MAX_WEIGHT, beyondBounds } from "./descent.js";
 
 const { el } = dom, { InputError, parseLetters } = nanoGpt;
 
@@ -165,15 +165,13 @@ function weightsProblem(mine, book) {
     const [, b, n] = name.match(/^blocks\.(\d+)\.(.+)$/) || [];
     return n ? values.blocks[Number(b)][n] : values[name];
   };
-  for (const name of want.keys()) {
-    const a = entry(name), rows = Array.isArray(a[0]) ? a : [a];
-    for (let r = 0; r < rows.length; r++) {
-      const c = rows[r].findIndex((x) => !(Math.abs(x) <= MAX_WEIGHT));
-      if (c < 0) continue;
-      const at = rows === a ? `[${r}, ${c}]` : `[${c}]`, x = rows[r][c];
-      return `${name}${at} is ${Number.isNaN(x) ? "NaN, not a number" : Number.isFinite(x) ? String(x) : "infinite"}, ` +
-             `where every weight must be finite and within ±${MAX_WEIGHT.toLocaleString("en-US")}`;
-    }
+  // the weights file's rule, as toy training keeps it (descent.js)
+  const beyond = beyondBounds(Object.fromEntries([...want.keys()].map((name) => [name, entry(name)])));
+  if (beyond) {
+    const x = beyond.value;
+    return `${beyond.name}[${beyond.index.join(", ")}] is ` +
+           `${Number.isNaN(x) ? "NaN, not a number" : Number.isFinite(x) ? String(x) : "infinite"}, ` +
+           `where every weight must be finite and within ±${MAX_WEIGHT.toLocaleString("en-US")}`;
   }
   return recordProblem(mine.record, book.record, "their record");
 }

@@ -329,10 +329,10 @@ function changedMatrices(model, original) {
 function stopSentence(model, beyond, last, eta) {
   const name = beyond.name.replace(/^blocks\.0\./, ""), [r, c] = beyond.index;
   const where = c === undefined ? `${name}, entry ${r + 1}` : weightsEditor.cellName(model, name, r, c);
-  const v = beyond.value, SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹";
-  const [mantissa, power] = Number.isFinite(v) ? v.toExponential(1).split("e") : [];
+  // beyond ±10^6, its power of ten is positive: a superscript of dom.notation's, as render.py's tiny() writes it
+  const v = beyond.value, [mantissa, power] = Number.isFinite(v) ? v.toExponential(1).split("e") : [];
   const value = Number.isNaN(v) ? "NaN (not a number)" : !Number.isFinite(v) ? `${v < 0 ? "−" : ""}infinity`
-    : `${mantissa.replace("-", "−")} × 10${power.replace("+", "").replace("-", "⁻").replace(/\d/g, (k) => SUP[k])}`;
+    : `${mantissa.replace("-", "−")} × 10^${Number(power)}`;
   const limit = descent.MAX_WEIGHT.toLocaleString("en-US");
   return `Stopped before ${last === null ? "the first step" : `step ${last + 1}`}: it would set ${where} to ` +
     `${value}, and a weights file holds only finite weights within ±${limit}. The weights stay as they were ` +
