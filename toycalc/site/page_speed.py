@@ -139,10 +139,11 @@ def with_first_formula_marked(output: str) -> str:
         return output
     end = output.find("</article>", start)
     article = output[start:end]
-    for tag_start, tag_end in reversed(from_first_formula(article)):
-        article = (article[:tag_start] + with_attribute(article[tag_start:tag_end], FROM_FIRST_FORMULA)
-                   + article[tag_end:])
-    return output[:start] + article + output[end:]
+    pieces, done = [output[:start]], 0   # one pass: the article is copied once, not once a mark
+    for tag_start, tag_end in from_first_formula(article):
+        pieces += [article[done:tag_start], with_attribute(article[tag_start:tag_end], FROM_FIRST_FORMULA)]
+        done = tag_end
+    return "".join(pieces + [article[done:], output[end:]])
 
 
 def on_post_page(output, page, config):
