@@ -488,7 +488,7 @@ function setUpFollow() {
   const book = exampleText(), length = book.split(" ").length;
   const f = sorter ? sorterForm(sorter.closest("[data-nano-sort]")) : followForm(book, length);
   if (!sorter) lead(title).after(f.box);
-  title.closest("article").classList.add("follow-shown");   // its room goes (book.css)
+  title.closest("article").setAttribute("data-follow-shown", "");   // its room goes (book.css)
   document.querySelectorAll("[data-nano-about]").forEach((p) => { p.hidden = false; });   // says how, where it works
   let asked = 0, followed = null;
 

@@ -35,7 +35,7 @@ window.MathJax = {
     ready: () => {
       MathJax.startup.defaultReady();
       typesetOnScreen(document.querySelectorAll(".arithmatex"));
-      document.documentElement.classList.add("typeset-first");  // book.css shows the article
+      document.documentElement.removeAttribute("data-typeset-wait");  // book.css shows the article
     },
     pageReady: () => MathJax.startup.defaultPageReady().then(typesetWhenSeen)
   }
@@ -112,7 +112,7 @@ async function typesetInTurns(formulas) {
 
 // The formulas on the first screen are typeset as soon as MathJax has
 // loaded, in one go; until then the article of a page
-// with formulas is laid out but not shown (book.css, html.typeset-first).
+// with formulas is laid out but not shown (book.css, html[data-typeset-wait]).
 // Shown earlier, each formula would grow from its TeX's box to its own and
 // move the lines under it (the layout shift, #24). MathJax.typeset is
 // synchronous: everything it needs is in the one script the site publishes.

@@ -48,8 +48,7 @@ function setUpPath() {
   const path = document.getElementById("path");
   if (!path) shown = null;
   if (!path || path.dataset.ready) return;
-  path.dataset.ready = "1";
-  path.classList.add("path--js");
+  path.dataset.ready = "1";   // book.css: one step open at a time from now on
   const figure = path.querySelector(".path-figure");
   let current = null;   // the open step's number, as a string
   const panels = placeable(path, figure);

@@ -161,7 +161,7 @@ function showInPath(path, steps, heads) {
       const variant = body.closest(".heads-variant");
       live.pending = null;
       if (variant && variant.dataset.heads !== String(heads)) clear(live);
-      else if (steps && (panel.classList.contains("is-open") || !path.classList.contains("path--js"))) {
+      else if (steps && (panel.classList.contains("is-open") || !path.dataset.ready)) {
         later.showParts(live, steps[k].parts);
       } else {
         // a closed step is built when it opens (see fillWhenOpened): one step, not nine

@@ -31,7 +31,7 @@ def test_a_page_viewed_again_starts_its_code_once_and_fetches_nothing_again(visi
     page.wait_for_selector("#toy-training-details")
     page.evaluate("window.__sameDocument = true")      # gone if a link reloaded the page
     follow(page, "/end-to-end/")
-    page.wait_for_selector("#path.path--js")
+    page.wait_for_selector("#path[data-ready]")
     page.wait_for_selector("#sim-text")
     follow(page, "/simulator/")
     page.wait_for_selector("#toy-training-details")
