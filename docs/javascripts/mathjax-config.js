@@ -34,8 +34,8 @@ window.MathJax = {
     // as soon as MathJax has loaded (before the page's next script runs)
     ready: () => {
       MathJax.startup.defaultReady();
-      typesetOnScreen(document.querySelectorAll(".arithmatex"));
-      document.documentElement.removeAttribute("data-typeset-wait");  // book.css shows the article
+      typesetOnScreen(document.querySelectorAll(".arithmatex"))
+        .then(() => document.documentElement.removeAttribute("data-typeset-wait"));  // book.css shows the article
     },
     pageReady: () => MathJax.startup.defaultPageReady().then(typesetWhenSeen)
   }
@@ -45,11 +45,14 @@ window.MathJax = {
 // it has formulas, or when a part of it makes some (nano-gpt's, for the
 // reader's letters): a page without any, Home first, loads none. A page
 // with formulas names the file in its head (overrides/main.html), so that
-// its download starts with the page's.
+// its download starts with the page's; it starts when a formula nears the
+// screen (loadWhenNear, below).
 let requested = false;
 function load() {
   if (requested) return;
   requested = true;
+  if (near) near.disconnect();
+  mark("busy");
   const script = document.createElement("script");
   script.src = new URL("mathjax/mathjax.js", import.meta.url).href;
   script.async = true;
@@ -110,20 +113,47 @@ async function typesetInTurns(formulas) {
   }
 }
 
-// The formulas on the first screen are typeset as soon as MathJax has
-// loaded, in one go; until then the article of a page
-// with formulas is laid out but not shown (book.css, html[data-typeset-wait]).
-// Shown earlier, each formula would grow from its TeX's box to its own and
-// move the lines under it (the layout shift, #24). MathJax.typeset is
-// synchronous: everything it needs is in the one script the site publishes.
+// The formulas on the first screen are typeset first, as soon as MathJax
+// has loaded, in turns as the others (in one go, they made MathJax's start
+// one task of twice its length); until they are all typeset the article
+// of a page with formulas is laid out but not shown from its first formula
+// on (book.css, html[data-typeset-wait]). Shown earlier, each formula
+// would grow from its TeX's box to its own and move the lines under it
+// (the layout shift, #24). MathJax.typeset is synchronous: everything it
+// needs is in the one script the site publishes.
 function typesetOnScreen(formulas) {
-  if (/\/print_page\/$/.test(location.pathname)) return;  // typesetAll's
+  if (/\/print_page\/$/.test(location.pathname)) return Promise.resolve();  // typesetAll's
   const h = innerHeight;
   const near = [...formulas].filter((el) => {
     const r = el.getBoundingClientRect();
     return (r.width || r.height) && r.bottom > 0 && r.top < h;
   });
-  if (near.length) MathJax.typeset(near);
+  return typesetInTurns(near);
+}
+
+// MathJax starts (its script run, a tenth of a second on this machine and
+// four times that on a phone) when a formula comes within half a screen of
+// the viewport: a page whose first screen has none (nano-gpt's under its map)
+// loads without it, and it is ready before the reader scrolls to one (the
+// page's head has downloaded it). Until then nothing shown waits for it:
+// the article from the first formula on is further down.
+let near = null;
+function loadWhenNear() {
+  if (near) near.disconnect();
+  const formulas = document.querySelectorAll(".arithmatex");
+  if (!formulas.length) return false;
+  if (/\/print_page\/$/.test(location.pathname)) return load(), true;
+  near = new IntersectionObserver((entries, observer) => {
+    if (entries.some((e) => e.isIntersecting)) {
+      observer.disconnect();
+      load();
+    } else if (!requested) {
+      document.documentElement.removeAttribute("data-typeset-wait");
+      mark("done");   // no formula seen yet
+    }
+  }, { rootMargin: "50% 0px" });   // as typesetWhenSeen's
+  formulas.forEach((el) => near.observe(el));
+  return true;
 }
 
 // Material's instant navigation swaps the content without a reload: start
@@ -131,14 +161,13 @@ function typesetOnScreen(formulas) {
 // MathJax loads on is pageReady's: clearing MathJax's cache there, as it
 // typeset, took the characters' CSS from every formula already typeset
 // (they kept their markup, with no width).
-if (document.querySelector(".arithmatex")) load();   // the page being loaded
+loadWhenNear();   // the page being loaded
 let firstView = true;
 document$.subscribe(() => {
   const first = firstView;
   firstView = false;
-  if (!requested) {   // every page so far without formulas
-    if (document.querySelector(".arithmatex")) load();   // its pageReady typesets this page
-    else mark("done");
+  if (!requested) {   // every page so far without a formula near the screen
+    if (!loadWhenNear()) mark("done");   // when it loads, its pageReady typesets this page
     return;
   }
   if (first) return;   // pageReady's
