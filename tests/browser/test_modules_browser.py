@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
+
 # a shown link to the page itself, not to a place in this one; the article
 # marked first, since the address changes before the content does
 FOLLOW = """(path) => {
@@ -73,3 +75,27 @@ def test_mathjax_comes_to_the_pages_with_formulas_alone(visit):
     page.wait_for_selector("body[data-mathjax=done] article mjx-container")
     assert page.evaluate(mathjax) == 1
     assert page.evaluate("getComputedStyle(document.querySelector('[data-from-first-formula]')).visibility") == "visible"
+
+
+COLOR_SCHEMES = """() => [[...document.querySelectorAll('meta[name=color-scheme]')].map((m) => m.content),
+                          getComputedStyle(document.querySelector('.md-header')).colorScheme]"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_head_writes_the_color_scheme_meta_material_keeps(visit, scheme):
+    """The page's head writes <meta name="color-scheme"> before the first
+    paint, as Material's palette would (overrides/main.html); Material's
+    script keeps that one meta (pinned.py) and changes it when the reader
+    switches the scheme, in the book's choice of scheme too after a
+    reload."""
+    v = visit(scheme=scheme)
+    page = v.open("/toy/")
+    first = "dark" if scheme == "dark" else "light"
+    assert page.evaluate(COLOR_SCHEMES) == [[first], first]
+    page.locator('form[data-md-component="palette"] label:not([hidden])').click()
+    other = "light" if first == "dark" else "dark"
+    page.wait_for_function(f"() => ({COLOR_SCHEMES})()[1] === '{other}'")
+    assert page.evaluate(COLOR_SCHEMES) == [[other], other]
+    page.reload()
+    page.wait_for_selector("body[data-mathjax=done]")
+    assert page.evaluate(COLOR_SCHEMES) == [[other], other]

@@ -124,3 +124,19 @@ def test_our_stylesheets_are_served_without_their_comments_and_with_every_rule(s
 
 def comment_braces(css: str) -> int:
     return sum(c.count("{") for c in page_speed.CSS_COMMENT.findall(css))
+
+
+def test_material_s_script_keeps_the_color_scheme_meta_of_the_head(site):
+    [bundle] = (site / "assets" / "javascripts").glob("bundle.*.min.js")
+    script = bundle.read_text(encoding="utf-8")
+    for old, new in pinned.COLOR_SCHEME_CHANGES:
+        assert old not in script and script.count(new) == 1
+    head = (site / "toy" / "index.html").read_text(encoding="utf-8").split("</head>")[0]
+    assert 'colorScheme.name = "color-scheme"' in head
+
+
+def test_a_script_without_material_s_color_scheme_code_fails_the_build_naming_it():
+    with pytest.raises(PluginError, match=r"bundle\.js: Material's code for <meta name=\"color-scheme\">"):
+        pinned.bundle_keeping_the_color_scheme_meta("let a=1;", "bundle.js")
+    assert pinned.is_bundle_script("assets/javascripts/bundle.a5f9d56c.min.js")
+    assert not pinned.is_bundle_script("assets/javascripts/lunr/min/lunr.fr.min.js")

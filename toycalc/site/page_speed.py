@@ -18,6 +18,9 @@ style recalculation, said once at build time.
   body `data-md-color-switching` and unmarks it, and the rule under that
   mark (`[data-md-color-switching] *`) made each a recalculation of every
   element's style, twice the style work of a page's load.
+- Material's script keeps the `<meta name="color-scheme">` the page's head
+  writes (pinned.py, `bundle_keeping_the_color_scheme_meta`): a change of
+  that meta also recalculates every element's style.
 """
 from __future__ import annotations
 
@@ -164,6 +167,8 @@ def on_files(files, config):
     for file in list(files):
         if pinned.is_palette_stylesheet(file.src_uri):
             content = pinned.palette_without_switching_rule(file.content_string, file.abs_src_path)
+        elif pinned.is_bundle_script(file.src_uri):
+            content = pinned.bundle_keeping_the_color_scheme_meta(file.content_string, file.abs_src_path)
         elif file.src_uri.startswith("stylesheets/") and file.src_uri.endswith(".css"):
             content = without_comments(file.content_string)
         else:

@@ -192,6 +192,41 @@ def palette_without_switching_rule(css: str, path: str) -> str:
     return css.replace(SWITCHING_RULE, "")
 
 
+
+# Material's script (assets/javascripts/bundle.<hash>.min.js): at each page
+# load its palette adds a <meta name="color-scheme"> and writes the scheme's
+# into it, and chromium computes every element's style again at each change
+# of that meta (a "platform colour change"; 45 ms of a phone's load of a
+# nano-gpt page, four times that on a phone). The page's head writes the
+# meta before the first paint (overrides/main.html); with these two
+# changes Material's script takes that meta and writes it only when it
+# differs (a switch of scheme, or a head that guessed wrong).
+BUNDLE_SCRIPT = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
+COLOR_SCHEME_CHANGES = (
+    ('let o=x("meta",{name:"color-scheme"});document.head.appendChild(o);',
+     'let o=document.querySelector("meta[name=color-scheme]");'
+     'o||(o=x("meta",{name:"color-scheme"}),document.head.appendChild(o));'),
+    ("return o.content=a.colorScheme,",
+     "return o.content!==a.colorScheme&&(o.content=a.colorScheme),"),
+)
+
+
+def is_bundle_script(uri: str) -> bool:
+    return BUNDLE_SCRIPT.fullmatch(uri) is not None
+
+
+def bundle_keeping_the_color_scheme_meta(script: str, path: str) -> str:
+    """Material's script with COLOR_SCHEME_CHANGES made; a script without
+    the code they change (another version of Material) fails the build,
+    naming the file."""
+    for old, new in COLOR_SCHEME_CHANGES:
+        if script.count(old) != 1:
+            raise exceptions.PluginError(f"{path}: Material's code for <meta name=\"color-scheme\"> is not there as "
+                                         f"mkdocs-material {WRITTEN_AGAINST['mkdocs-material']} writes it "
+                                         "(toycalc/site/pinned.py, COLOR_SCHEME_CHANGES)")
+        script = script.replace(old, new)
+    return script
+
 # ---------------------------------------------------------------- Jinja2 3.1.6
 
 def replace_compile(jinja_env: jinja2.Environment, compiled) -> None:
