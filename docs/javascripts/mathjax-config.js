@@ -45,14 +45,11 @@ window.MathJax = {
 // it has formulas, or when a part of it makes some (nano-gpt's, for the
 // reader's letters): a page without any, Home first, loads none. A page
 // with formulas names the file in its head (overrides/main.html), so that
-// its download starts with the page's; it starts when a formula nears the
-// screen (loadWhenNear, below).
+// its download starts with the page's.
 let requested = false;
 function load() {
   if (requested) return;
   requested = true;
-  if (near) near.disconnect();
-  mark("busy");
   const script = document.createElement("script");
   script.src = new URL("mathjax/mathjax.js", import.meta.url).href;
   script.async = true;
@@ -131,43 +128,22 @@ function typesetOnScreen(formulas) {
   return typesetInTurns(near);
 }
 
-// MathJax starts (its script run, a tenth of a second on this machine and
-// four times that on a phone) when a formula comes within half a screen of
-// the viewport: a page whose first screen has none (nano-gpt's under its map)
-// loads without it, and it is ready before the reader scrolls to one (the
-// page's head has downloaded it). Until then nothing shown waits for it:
-// the article from the first formula on is further down.
-let near = null;
-function loadWhenNear() {
-  if (near) near.disconnect();
-  const formulas = document.querySelectorAll(".arithmatex");
-  if (!formulas.length) return false;
-  if (/\/print_page\/$/.test(location.pathname)) return load(), true;
-  near = new IntersectionObserver((entries, observer) => {
-    if (entries.some((e) => e.isIntersecting)) {
-      observer.disconnect();
-      load();
-    } else if (!requested) {
-      document.documentElement.removeAttribute("data-typeset-wait");
-      mark("done");   // no formula seen yet
-    }
-  }, { rootMargin: "50% 0px" });   // as typesetWhenSeen's
-  formulas.forEach((el) => near.observe(el));
-  return true;
-}
-
 // Material's instant navigation swaps the content without a reload: start
 // again on each new page, as Material's own MathJax snippet does. The page
 // MathJax loads on is pageReady's: clearing MathJax's cache there, as it
 // typeset, took the characters' CSS from every formula already typeset
 // (they kept their markup, with no width).
-loadWhenNear();   // the page being loaded
+// MathJax starts with the page, not when a formula nears the screen: End
+// to End's first step opened would wait for its start (a tenth of a second
+// here, four times that on a phone) and not glide to the step.
+if (document.querySelector(".arithmatex")) load();   // the page being loaded
 let firstView = true;
 document$.subscribe(() => {
   const first = firstView;
   firstView = false;
-  if (!requested) {   // every page so far without a formula near the screen
-    if (!loadWhenNear()) mark("done");   // when it loads, its pageReady typesets this page
+  if (!requested) {   // every page so far without formulas
+    if (document.querySelector(".arithmatex")) load();   // its pageReady typesets this page
+    else mark("done");
     return;
   }
   if (first) return;   // pageReady's

@@ -140,3 +140,41 @@ def test_a_script_without_material_s_color_scheme_code_fails_the_build_naming_it
         pinned.bundle_keeping_the_color_scheme_meta("let a=1;", "bundle.js")
     assert pinned.is_bundle_script("assets/javascripts/bundle.a5f9d56c.min.js")
     assert not pinned.is_bundle_script("assets/javascripts/lunr/min/lunr.fr.min.js")
+
+
+def test_the_article_s_tables_without_a_class_come_in_material_s_boxes(site):
+    """As Material's script would box them at each load (page_speed.py); its
+    script then leaves them (pinned.TABLE_WRAP_CHANGE)."""
+    for page in ("toy/attention", "end-to-end", "simulator", "nano-gpt/self-attention"):
+        html = (site / page / "index.html").read_text(encoding="utf-8")
+        art = html[html.index("<article"):html.index("</article>")]
+        bare = [m.start() for m in re.finditer(r"<table\b(?![^>]*\sclass=)[^>]*>", art)]
+        assert bare, page
+        # (the outer box marked when it comes after the first formula)
+        boxes = re.compile(r'<div class="md-typeset__scrollwrap"( data-from-first-formula)?>'
+                           r'<div class="md-typeset__table">$')
+        for at in bare:
+            assert boxes.search(art[:at]), (page, art[at - 80:at + 40])
+        assert art.count('<div class="md-typeset__table">') == len(bare)
+    [bundle] = (site / "assets" / "javascripts").glob("bundle.*.min.js")
+    script = bundle.read_text(encoding="utf-8")
+    old, new = pinned.TABLE_WRAP_CHANGE
+    assert old not in script and script.count(new) == 1
+
+
+def test_tables_are_boxed_in_the_article_alone_and_nested_ones_once_each():
+    page = ('<table><tr><td>out</td></tr></table><article class="md-content__inner md-typeset">'
+            '<table id="t"><tr><td><table class="inner"><tr><td>x</td></tr></table></td></tr></table>'
+            '<p>a</p><table><tr><td>y</td></tr></table></article><table></table>')
+    boxed = page_speed.with_tables_wrapped(page)
+    opened, closed = page_speed.TABLE_BOXES
+    assert boxed == page.replace('<table id="t">', opened + '<table id="t">').replace(
+        "</table><p>", "</table>" + closed + "<p>").replace(
+        "<p>a</p><table>", "<p>a</p>" + opened + "<table>").replace(
+        "y</td></tr></table></article>", "y</td></tr></table>" + closed + "</article>")
+    assert page_speed.with_tables_wrapped("<p>no article</p>") == "<p>no article</p>"
+
+
+def test_a_script_without_material_s_table_wrap_fails_the_build_naming_it():
+    with pytest.raises(PluginError, match=r"bundle\.js: Material's code that wraps a table"):
+        pinned.bundle_leaving_wrapped_tables("let a=1;", "bundle.js")

@@ -21,6 +21,10 @@ style recalculation, said once at build time.
 - Material's script keeps the `<meta name="color-scheme">` the page's head
   writes (pinned.py, `bundle_keeping_the_color_scheme_meta`): a change of
   that meta also recalculates every element's style.
+- The article's tables without a class come in Material's two boxes
+  (`with_tables_wrapped`), which its script would put them in at each
+  load, restyling the whole article for each (pinned.py,
+  `bundle_leaving_wrapped_tables`).
 """
 from __future__ import annotations
 
@@ -136,6 +140,30 @@ def with_attribute(tag_text: str, name: str) -> str:
     return tag_text[:len(tag_text) - closing] + f" {name}" + tag_text[len(tag_text) - closing:]
 
 
+# a table's start or end tag
+TABLE_TAG = re.compile(r"<table\b([^>]*)>|</table>")
+TABLE_BOXES = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">', "</div></div>")
+
+
+def with_tables_wrapped(output: str) -> str:
+    """The page `output` with each table of its article that has no class
+    in the two boxes Material's script puts it in (its `Un`)."""
+    start = output.find(ARTICLE)
+    if start < 0:
+        return output
+    end = output.find("</article>", start)
+    pieces, done, wrapped = [output[:start]], start, []   # wrapped: each open table's
+    for tag in TABLE_TAG.finditer(output, start, end):
+        if tag.group(0) == "</table>":
+            pieces += [output[done:tag.end()], TABLE_BOXES[1] if wrapped and wrapped.pop() else ""]
+        else:
+            bare = re.search(r"\sclass\s*=", tag.group(1)) is None
+            wrapped.append(bare)
+            pieces += [output[done:tag.start()], TABLE_BOXES[0] if bare else "", tag.group(0)]
+        done = tag.end()
+    return "".join(pieces + [output[done:]])
+
+
 def with_first_formula_marked(output: str) -> str:
     start = output.find(ARTICLE)
     if start < 0:
@@ -150,7 +178,7 @@ def with_first_formula_marked(output: str) -> str:
 
 
 def on_post_page(output, page, config):
-    return with_article_classes(with_first_formula_marked(output))
+    return with_article_classes(with_first_formula_marked(with_tables_wrapped(output)))
 
 
 # A comment of a stylesheet (none of ours holds "/*" in a string).
@@ -168,7 +196,9 @@ def on_files(files, config):
         if pinned.is_palette_stylesheet(file.src_uri):
             content = pinned.palette_without_switching_rule(file.content_string, file.abs_src_path)
         elif pinned.is_bundle_script(file.src_uri):
-            content = pinned.bundle_keeping_the_color_scheme_meta(file.content_string, file.abs_src_path)
+            content = pinned.bundle_leaving_wrapped_tables(
+                pinned.bundle_keeping_the_color_scheme_meta(file.content_string, file.abs_src_path),
+                file.abs_src_path)
         elif file.src_uri.startswith("stylesheets/") and file.src_uri.endswith(".css"):
             content = without_comments(file.content_string)
         else:

@@ -227,6 +227,27 @@ def bundle_keeping_the_color_scheme_meta(script: str, path: str) -> str:
         script = script.replace(old, new)
     return script
 
+
+# Material's script wraps each table:not([class]) of the article in its two
+# boxes (.md-typeset__scrollwrap > .md-typeset__table) when a page loads:
+# each wrap moves the table, and chromium restyles the whole article for it
+# (its rules such as `.md-content__inner > :last-child`). The build wraps
+# them (page_speed.py, `with_tables_wrapped`); with this change Material's
+# script leaves a table already in its boxes as it is.
+TABLE_WRAP_CHANGE = ('M("table:not([class])",e).map(i=>ti(i))',
+                     'M("table:not([class])",e).filter(i=>!i.closest(".md-typeset__table")).map(i=>ti(i))')
+
+
+def bundle_leaving_wrapped_tables(script: str, path: str) -> str:
+    """Material's script with TABLE_WRAP_CHANGE made; a script without the
+    code it changes fails the build, naming the file."""
+    old, new = TABLE_WRAP_CHANGE
+    if script.count(old) != 1:
+        raise exceptions.PluginError(f"{path}: Material's code that wraps a table is not there as "
+                                     f"mkdocs-material {WRITTEN_AGAINST['mkdocs-material']} writes it "
+                                     "(toycalc/site/pinned.py, TABLE_WRAP_CHANGE)")
+    return script.replace(old, new)
+
 # ---------------------------------------------------------------- Jinja2 3.1.6
 
 def replace_compile(jinja_env: jinja2.Environment, compiled) -> None:
