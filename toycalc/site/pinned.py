@@ -182,15 +182,23 @@ def is_palette_stylesheet(uri: str) -> bool:
     return PALETTE_STYLESHEET.fullmatch(uri) is not None
 
 
-def palette_without_switching_rule(css: str, path: str) -> str:
-    """Material's palette stylesheet less its switching rule; its absence
-    (another version of Material) fails the build, naming the file."""
-    if css.count(SWITCHING_RULE) != 1:
-        raise exceptions.PluginError(f"{path}: Material's rule for data-md-color-switching is not there as "
-                          f"mkdocs-material {WRITTEN_AGAINST['mkdocs-material']} writes it "
-                          "(toycalc/site/pinned.py, SWITCHING_RULE)")
-    return css.replace(SWITCHING_RULE, "")
+def with_changes(text: str, path: str, changes, what: str, name: str) -> str:
+    """`text`, a file of Material's, with each (old, new) of `changes` made;
+    a file without an old one once (another version of Material) fails the
+    build, naming the file, `what` the change needs and the constant `name`
+    that holds the changes."""
+    for old, new in changes:
+        if text.count(old) != 1:
+            raise exceptions.PluginError(f"{path}: Material's {what} is not there as "
+                                         f"mkdocs-material {WRITTEN_AGAINST['mkdocs-material']} writes it "
+                                         f"(toycalc/site/pinned.py, {name})")
+        text = text.replace(old, new)
+    return text
 
+
+def palette_without_switching_rule(css: str, path: str) -> str:
+    """Material's palette stylesheet less its switching rule."""
+    return with_changes(css, path, [(SWITCHING_RULE, "")], "rule for data-md-color-switching", "SWITCHING_RULE")
 
 
 # Material's script (assets/javascripts/bundle.<hash>.min.js): at each page
@@ -216,16 +224,9 @@ def is_bundle_script(uri: str) -> bool:
 
 
 def bundle_keeping_the_color_scheme_meta(script: str, path: str) -> str:
-    """Material's script with COLOR_SCHEME_CHANGES made; a script without
-    the code they change (another version of Material) fails the build,
-    naming the file."""
-    for old, new in COLOR_SCHEME_CHANGES:
-        if script.count(old) != 1:
-            raise exceptions.PluginError(f"{path}: Material's code for <meta name=\"color-scheme\"> is not there as "
-                                         f"mkdocs-material {WRITTEN_AGAINST['mkdocs-material']} writes it "
-                                         "(toycalc/site/pinned.py, COLOR_SCHEME_CHANGES)")
-        script = script.replace(old, new)
-    return script
+    """Material's script with COLOR_SCHEME_CHANGES made."""
+    return with_changes(script, path, COLOR_SCHEME_CHANGES, 'code for <meta name="color-scheme">',
+                        "COLOR_SCHEME_CHANGES")
 
 
 # Material's script wraps each table:not([class]) of the article in its two
@@ -239,14 +240,8 @@ TABLE_WRAP_CHANGE = ('M("table:not([class])",e).map(i=>ti(i))',
 
 
 def bundle_leaving_wrapped_tables(script: str, path: str) -> str:
-    """Material's script with TABLE_WRAP_CHANGE made; a script without the
-    code it changes fails the build, naming the file."""
-    old, new = TABLE_WRAP_CHANGE
-    if script.count(old) != 1:
-        raise exceptions.PluginError(f"{path}: Material's code that wraps a table is not there as "
-                                     f"mkdocs-material {WRITTEN_AGAINST['mkdocs-material']} writes it "
-                                     "(toycalc/site/pinned.py, TABLE_WRAP_CHANGE)")
-    return script.replace(old, new)
+    """Material's script with TABLE_WRAP_CHANGE made."""
+    return with_changes(script, path, [TABLE_WRAP_CHANGE], "code that wraps a table", "TABLE_WRAP_CHANGE")
 
 # ---------------------------------------------------------------- Jinja2 3.1.6
 
