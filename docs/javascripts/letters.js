@@ -367,7 +367,8 @@ function stored(action, value) {
 function typeset(elements) {
   const mj = self.MathJax;
   if (!elements.length) return;
-  if (!(mj && mj.typesetPromise)) return mathjax.load();   // when it has started, it sees them
+  mathjax.load();   // MathJax, if it has not come, and its fonts' faces, if this page has none
+  if (!(mj && mj.typesetPromise)) return;   // when it has started, it sees them
   document.body.dataset.mathjax = "busy";
   mj.startup.promise = mj.startup.promise.then(() => mj.typesetPromise(elements))
     .then(() => { document.body.dataset.mathjax = "done"; });

@@ -33,6 +33,10 @@ window.MathJax = {
     typeset: false,  // typesetWhenSeen decides what, and when
     // as soon as MathJax has loaded (before the page's next script runs)
     ready: () => {
+      // the fonts' @font-face rules are the site's fonts.css, there from the
+      // page's start: written by MathJax at its first formula, they had
+      // chromium lay the whole page out again (publish_mathjax.py)
+      MathJax._.output.chtml.FontData.CHTMLFontData.prototype.addFontURLs = () => {};
       MathJax.startup.defaultReady();
       typesetOnScreen(document.querySelectorAll(".arithmatex"))
         .then(() => document.documentElement.removeAttribute("data-typeset-wait"));  // book.css shows the article
@@ -48,6 +52,7 @@ window.MathJax = {
 // its download starts with the page's.
 let requested = false;
 function load() {
+  linkFontFaces();
   if (requested) return;
   requested = true;
   const script = document.createElement("script");
@@ -62,6 +67,15 @@ function load() {
       href: new URL(`mathjax/output/chtml/fonts/woff-v2/MathJax_${name}.woff`, import.meta.url).href });
     document.head.appendChild(link);
   }
+}
+
+// The fonts' @font-face rules (publish_mathjax.py), linked by the head of a
+// page built with formulas; a page that makes them for the reader (nano-gpt's)
+// may have none, and instant navigation takes a page's links with it.
+const FONT_FACES = new URL("mathjax/fonts.css", import.meta.url).href;
+function linkFontFaces() {
+  if ([...document.querySelectorAll("link[rel=stylesheet]")].some((link) => link.href === FONT_FACES)) return;
+  document.head.appendChild(Object.assign(document.createElement("link"), { rel: "stylesheet", href: FONT_FACES }));
 }
 
 // body[data-mathjax=done]: every formula seen so far is typeset.
@@ -148,6 +162,7 @@ document$.subscribe(() => {
   }
   if (first) return;   // pageReady's
   if (!(window.MathJax && MathJax.typesetPromise)) return;  // MathJax not started yet: pageReady will
+  if (document.querySelector(".arithmatex")) linkFontFaces();
   mark("busy");
   MathJax.startup.promise = MathJax.startup.promise.then(() => {
     MathJax.startup.output.clearCache();

@@ -75,6 +75,46 @@ def test_mathjax_comes_to_the_pages_with_formulas_alone(visit):
     page.wait_for_selector("body[data-mathjax=done] article mjx-container")
     assert page.evaluate(mathjax) == 1
     assert page.evaluate("getComputedStyle(document.querySelector('[data-from-first-formula]')).visibility") == "visible"
+    # the fonts' faces come from the site's fonts.css, linked once, none from
+    # MathJax's own stylesheet (publish_mathjax.py), and the formulas' fonts load
+    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFontsCss": 22, "fromElsewhere": 0, "mainLoaded": True}
+    follow(page, "/nano-gpt/self-attention/")   # a page of another depth, with formulas too
+    page.wait_for_selector("body[data-mathjax=done] article mjx-container")
+    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFontsCss": 22, "fromElsewhere": 0, "mainLoaded": True}
+
+
+FONT_FACES = """async () => {
+  await document.fonts.ready;
+  const faces = (sheet) => [...sheet.cssRules].filter((rule) => rule instanceof CSSFontFaceRule).length;
+  const sheets = [...document.styleSheets];
+  const fontsCss = (sheet) => (sheet.href || '').endsWith('/javascripts/mathjax/fonts.css');
+  return {
+    links: [...document.querySelectorAll('link[rel=stylesheet]')].filter((l) => l.href.endsWith('/mathjax/fonts.css')).length,
+    fromFontsCss: sheets.filter(fontsCss).reduce((n, sheet) => n + faces(sheet), 0),
+    fromElsewhere: sheets.filter((sheet) => !fontsCss(sheet)).reduce((n, sheet) => n + faces(sheet), 0),
+    mainLoaded: [...document.fonts].some((f) => f.family === 'MJXTEX' && f.status === 'loaded'),
+  };
+}"""
+
+
+def test_the_pages_stylesheets_are_parsed_once_and_kept_by_instant_navigation(visit):
+    """Material's instant navigation made every relative href of the page
+    absolute at its load, a stylesheet's too, and chromium parsed each again
+    and restyled every element (pinned.LINK_RESOLVE_CHANGES). The page's
+    links keep the href the build wrote, and a page of another depth reached
+    by the site's own link keeps the same stylesheets, each once, styled."""
+    v = visit()
+    page = v.open("/toy/attention/")
+    page.wait_for_selector("body[data-mathjax=done]")
+    links = "() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => l.getAttribute('href'))"
+    written = page.evaluate(links)
+    assert len(written) >= 8 and all(href.startswith("../../") for href in written), written
+    before = page.evaluate("() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => (l.kept = true, l.href))")
+    follow(page, "/end-to-end/")   # one folder up, with the simulator's stylesheet besides
+    after = page.evaluate("() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => [l.href, !!l.kept])")
+    assert [href for href, kept in after if kept] == before, after        # the same elements, each once
+    assert [href for href, kept in after if not kept] == [before[0].split("/assets/")[0] + "/stylesheets/simulator.css"]
+    assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
 
 
 COLOR_SCHEMES = """() => [[...document.querySelectorAll('meta[name=color-scheme]')].map((m) => m.content),

@@ -45,3 +45,24 @@ def test_the_site_serves_its_own_mathjax(site):
     html = (site / "end-to-end" / "index.html").read_text(encoding="utf-8")
     assert "cdn" not in html.lower() and "https://" not in html.replace(
         'href="https://example.github.io', "")
+
+
+def test_the_fonts_faces_are_said_from_the_start_on_a_page_with_formulas(site):
+    """MathJax's @font-face rules, made from its script into fonts.css
+    (MathJax writing them at its first formula had chromium lay the whole
+    page out again), each naming a font the site publishes; a page with
+    formulas links them in its head, a page without none."""
+    mathjax = site / "javascripts" / "mathjax"
+    css = (mathjax / "fonts.css").read_text(encoding="utf-8")
+    faces = re.findall(r'@font-face\{font-family:([\w-]+);src:url\("([^"]+)"\) format\("woff"\)\}', css)
+    assert len(faces) == css.count("@font-face") == 22
+    assert {"MJXZERO", "MJXTEX", "MJXTEX-I", "MJXTEX-S4"} <= {family for family, _ in faces}
+    assert all((mathjax / url).is_file() for _, url in faces)
+    link = '<link rel="stylesheet" href="../../javascripts/mathjax/fonts.css">'
+    assert link in (site / "nano-gpt" / "self-attention" / "index.html").read_text(encoding="utf-8")
+    assert "fonts.css" not in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_mathjax_that_says_its_font_faces_otherwise_fails_the_build_naming_it():
+    with pytest.raises(PluginError, match=r"MathJax's script does not say its fonts' @font-face rules .*FONT_FACE"):
+        publish_mathjax.fonts_css("var x = 1;")

@@ -25,6 +25,10 @@ style recalculation, said once at build time.
   (`with_tables_wrapped`), which its script would put them in at each
   load, restyling the whole article for each (pinned.py,
   `bundle_leaving_wrapped_tables`).
+- Material's script keeps the page's own <link>s as written, instead of
+  making each href absolute at the load (a stylesheet parsed again, every
+  element restyled), and leaves a table cell's title to the browser
+  instead of making a tooltip of each (pinned.py, `bundle_as_served`).
 """
 from __future__ import annotations
 
@@ -196,9 +200,7 @@ def on_files(files, config):
         if pinned.is_palette_stylesheet(file.src_uri):
             content = pinned.palette_without_switching_rule(file.content_string, file.abs_src_path)
         elif pinned.is_bundle_script(file.src_uri):
-            content = pinned.bundle_leaving_wrapped_tables(
-                pinned.bundle_keeping_the_color_scheme_meta(file.content_string, file.abs_src_path),
-                file.abs_src_path)
+            content = pinned.bundle_as_served(file.content_string, file.abs_src_path)
         elif file.src_uri.startswith("stylesheets/") and file.src_uri.endswith(".css"):
             content = without_comments(file.content_string)
         else:

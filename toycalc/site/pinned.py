@@ -243,6 +243,46 @@ def bundle_leaving_wrapped_tables(script: str, path: str) -> str:
     """Material's script with TABLE_WRAP_CHANGE made."""
     return with_changes(script, path, [TABLE_WRAP_CHANGE], "code that wraps a table", "TABLE_WRAP_CHANGE")
 
+# Material's instant navigation (`navigation.instant`) makes every relative
+# href and src of a document absolute, the page's own at its load too, by
+# assigning each to itself, so that a <link> of the head compares equal to
+# the same <link> of the next page fetched (it keys the head's elements by
+# their outerHTML). For a stylesheet's <link> that assignment is a new
+# href: chromium parses every stylesheet again and restyles every element
+# (108 ms of a nano-gpt page's load in a phone's trace, four times that on
+# a phone). With these changes the page's own <link>s keep their href, and
+# each carries the key the resolved one would have (`__mdKey`, a property,
+# not an attribute: no style depends on it); a fetched page's are resolved
+# as before.
+LINK_RESOLVE_CHANGES = (
+    ('if(o&&!/^(?:[a-z]+:)?\\/\\//i.test(o)){t[r]=t[r];break}',
+     'if(o&&!/^(?:[a-z]+:)?\\/\\//i.test(o)){if(e===document&&t.tagName==="LINK")'
+     '{let c=t.cloneNode();c[r]=t[r],t.__mdKey=c.outerHTML}else t[r]=t[r];break}'),
+    ('for(let r of M(":scope > *",e.head))t.set(r.outerHTML,r)',
+     'for(let r of M(":scope > *",e.head))t.set(r.__mdKey||r.outerHTML,r)'),
+)
+
+
+# Material's tooltips (`content.tooltips`) give every element of the
+# article with a title its own tooltip, a dozen listeners each, all made at
+# the page's load: a nano-gpt page's matrices have up to 229 cells with a
+# title (their number), and those made most of Material's start there (a
+# task of 190 ms in a phone's trace). With this change a table cell keeps
+# its title for the browser's own tooltip, as a figure's mark keeps its
+# <title>, and tips.js shows it on a tap or the keyboard's focus.
+TOOLTIP_CHANGE = ('M("[title]:not([data-preview])",e)', 'M("[title]:not([data-preview],td)",e)')
+
+
+def bundle_as_served(script: str, path: str) -> str:
+    """Material's script with COLOR_SCHEME_CHANGES, TABLE_WRAP_CHANGE,
+    LINK_RESOLVE_CHANGES and TOOLTIP_CHANGE made."""
+    script = bundle_keeping_the_color_scheme_meta(script, path)
+    script = bundle_leaving_wrapped_tables(script, path)
+    script = with_changes(script, path, LINK_RESOLVE_CHANGES, "code that resolves relative links",
+                          "LINK_RESOLVE_CHANGES")
+    return with_changes(script, path, [TOOLTIP_CHANGE], "selector of the tooltips' elements", "TOOLTIP_CHANGE")
+
+
 # ---------------------------------------------------------------- Jinja2 3.1.6
 
 def replace_compile(jinja_env: jinja2.Environment, compiled) -> None:
