@@ -74,7 +74,7 @@ def test_mathjax_comes_to_the_pages_with_formulas_alone(visit):
     follow(page, "/toy/tokens/")
     page.wait_for_selector("body[data-mathjax=done] article mjx-container")
     assert page.evaluate(mathjax) == 1
-    assert page.evaluate("getComputedStyle(document.querySelector('[data-from-first-formula]')).visibility") == "visible"
+    assert page.evaluate("getComputedStyle(document.querySelector('[data-from-first-formula]')).opacity") == "1"
     # the fonts' faces come from the site's fonts.css, linked once, none from
     # MathJax's own stylesheet (publish_mathjax.py), and the formulas' fonts load
     assert page.evaluate(FONT_FACES) == {"links": 1, "fromFontsCss": 22, "fromElsewhere": 0, "mainLoaded": True}

@@ -143,8 +143,8 @@ def test_without_mathjax_the_article_shows_after_3_s(visit):
     v.context.route("**/mathjax/mathjax.js", lambda route: route.abort())
     page = v.page
     page.goto(v.base + "/toy/attention/", wait_until="domcontentloaded")
-    shown = "() => getComputedStyle(document.querySelector('[data-from-first-formula]')).visibility === 'visible'"
-    assert page.evaluate("getComputedStyle(document.querySelector('article h1')).visibility") == "visible"
+    shown = "() => getComputedStyle(document.querySelector('[data-from-first-formula]')).opacity === '1'"
+    assert page.evaluate("getComputedStyle(document.querySelector('article h1')).opacity") == "1"
     assert not page.evaluate(shown)
     page.wait_for_function(shown, timeout=10000)
     assert page.evaluate("performance.now()") >= 3000
