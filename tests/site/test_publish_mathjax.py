@@ -36,12 +36,15 @@ def test_the_site_serves_its_own_mathjax(site):
     mathjax = site / "javascripts" / "mathjax"
     script = (mathjax / "mathjax.js").read_text(encoding="utf-8")
     assert len(script) > 700_000 and script.startswith((publish_mathjax.mathjax_dir() / "es5/startup.js").read_text()[:200])
-    # the fonts the script asks for, from beside itself, and those the config preloads
+    # the fonts the script asks for, from beside itself, and the faces the
+    # config loads early, each one of fonts.css's
     fonts = {f.name for f in (mathjax / publish_mathjax.FONTS).glob("*.woff")}
-    config = (site / "javascripts" / "mathjax-config.js").read_text(encoding="utf-8")
-    preloaded = re.findall(r'"([\w-]+)"', re.search(r'for \(const name of \[(.*?)\]\)', config).group(1))
-    assert len(preloaded) == 3 and {f"MathJax_{name}.woff" for name in preloaded} <= fonts
     assert {"MathJax_Main-Regular.woff", "MathJax_Math-Italic.woff", "MathJax_Size1-Regular.woff"} <= fonts
+    config = (site / "javascripts" / "mathjax-config.js").read_text(encoding="utf-8")
+    early = re.findall(r'"([\w-]+)"', re.search(r'for \(const family of \[(.*?)\]\)', config).group(1))
+    faces = dict(re.findall(r'font-family:([\w-]+);src:url\("[^"]*/([\w-]+\.woff)"\)',
+                            (mathjax / "fonts.css").read_text(encoding="utf-8")))
+    assert early == ["MJXZERO", "MJXTEX", "MJXTEX-I"] and all(faces[family] in fonts for family in early)
     html = (site / "end-to-end" / "index.html").read_text(encoding="utf-8")
     assert "cdn" not in html.lower() and "https://" not in html.replace(
         'href="https://example.github.io', "")
