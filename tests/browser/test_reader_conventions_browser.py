@@ -191,9 +191,15 @@ def test_the_browser_asks_no_other_host_and_a_visit_records_who_tried(visit):
     v.errors[:] = [e for e in v.errors if "api.github.com" not in e and "ERR_NAME_NOT_RESOLVED" not in e]
 
 
+SEARCH_INDEX = "() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/search/search_index.json')).length"
+
+
 @pytest.mark.parametrize("width", [1280, 375])
 def test_search_suggests_and_highlights(visit, width):
     page = visit(width).open("/")
+    # the index comes when the reader reaches for the search, not with each page (pinned.SEARCH_INDEX_CHANGE)
+    page.wait_for_selector("body[data-mathjax=done]")
+    assert page.evaluate(SEARCH_INDEX) == 0
     if width < 1220:
         page.locator("label.md-header__button[for=__search]").click()
     page.locator("input.md-search__input").click()
@@ -206,6 +212,15 @@ def test_search_suggests_and_highlights(visit, width):
     assert page.locator("article mark[data-md-highlight]").count() > 0
     # once the new page is laid out, nothing is wider than the screen
     page.wait_for_function("w => document.documentElement.scrollWidth <= w", arg=width)
+    assert page.evaluate(SEARCH_INDEX) == 1
+
+
+def test_a_page_opened_at_a_search_s_highlights_fetches_the_index_at_once(visit):
+    """An address with ?h= (a search's result, shared or reloaded) shows
+    its highlights without the reader touching the search."""
+    page = visit().open("/toy/attention/?h=softmax")
+    page.wait_for_selector("article mark[data-md-highlight]")
+    assert page.evaluate(SEARCH_INDEX) == 1
 
 
 def test_the_table_of_contents_follows_the_scroll(visit):

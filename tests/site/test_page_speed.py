@@ -181,20 +181,22 @@ def test_a_script_without_material_s_table_wrap_fails_the_build_naming_it():
 
 
 def test_material_s_script_keeps_the_page_s_links_and_gives_table_cells_no_tooltip(site):
-    """pinned.LINK_RESOLVE_CHANGES and TOOLTIP_CHANGE are made in the script
-    the site serves (their effects in a browser: test_modules_browser.py,
-    test_nanogpt_browser.py)."""
+    """pinned.LINK_RESOLVE_CHANGES, TOOLTIP_CHANGE and SEARCH_INDEX_CHANGE
+    are made in the script the site serves (their effects in a browser:
+    test_modules_browser.py, test_nanogpt_browser.py,
+    test_reader_conventions_browser.py)."""
     [bundle] = (site / "assets" / "javascripts").glob("bundle.*.min.js")
     script = bundle.read_text(encoding="utf-8")
-    for old, new in [*pinned.LINK_RESOLVE_CHANGES, pinned.TOOLTIP_CHANGE]:
+    for old, new in [*pinned.LINK_RESOLVE_CHANGES, pinned.TOOLTIP_CHANGE, pinned.SEARCH_INDEX_CHANGE]:
         assert old not in script and script.count(new) == 1
 
 
 @pytest.mark.parametrize("name, old", [("LINK_RESOLVE_CHANGES", pinned.LINK_RESOLVE_CHANGES[0][0]),
-                                       ("TOOLTIP_CHANGE", pinned.TOOLTIP_CHANGE[0])])
+                                       ("TOOLTIP_CHANGE", pinned.TOOLTIP_CHANGE[0]),
+                                       ("SEARCH_INDEX_CHANGE", pinned.SEARCH_INDEX_CHANGE[0])])
 def test_a_script_without_material_s_links_or_tooltips_code_fails_the_build_naming_it(name, old):
     others = [*pinned.COLOR_SCHEME_CHANGES, pinned.TABLE_WRAP_CHANGE, *pinned.LINK_RESOLVE_CHANGES,
-              pinned.TOOLTIP_CHANGE]
+              pinned.TOOLTIP_CHANGE, pinned.SEARCH_INDEX_CHANGE]
     script = ";".join(o for o, _ in others if o != old)
     with pytest.raises(PluginError, match=rf"bundle\.js: Material's .* \(toycalc/site/pinned\.py, {name}\)"):
         pinned.bundle_as_served(script, "bundle.js")

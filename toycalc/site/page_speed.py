@@ -27,8 +27,10 @@ style recalculation, said once at build time.
   `bundle_leaving_wrapped_tables`).
 - Material's script keeps the page's own <link>s as written, instead of
   making each href absolute at the load (a stylesheet parsed again, every
-  element restyled), and leaves a table cell's title to the browser
-  instead of making a tooltip of each (pinned.py, `bundle_as_served`).
+  element restyled), leaves a table cell's title to the browser instead
+  of making a tooltip of each, and fetches the search index when the
+  reader reaches for the search, not at each load (pinned.py,
+  `bundle_as_served`).
 """
 from __future__ import annotations
 
