@@ -19,18 +19,18 @@ style recalculation, said once at build time.
   mark (`[data-md-color-switching] *`) made each a recalculation of every
   element's style, twice the style work of a page's load.
 - Material's script keeps the `<meta name="color-scheme">` the page's head
-  writes (pinned.py, `bundle_keeping_the_color_scheme_meta`): a change of
+  writes (pinned.py, `COLOR_SCHEME_CHANGES`): a change of
   that meta also recalculates every element's style.
 - The article's tables without a class come in Material's two boxes
   (`with_tables_wrapped`), which its script would put them in at each
   load, restyling the whole article for each (pinned.py,
-  `bundle_leaving_wrapped_tables`).
+  `TABLE_WRAP_CHANGE`).
 - Material's script keeps the page's own <link>s as written, instead of
   making each href absolute at the load (a stylesheet parsed again, every
   element restyled), leaves a table cell's title to the browser instead
   of making a tooltip of each, and fetches the search index when the
   reader reaches for the search, not at each load (pinned.py,
-  `bundle_as_served`).
+  `bundle_as_served`, which makes all of these changes).
 """
 from __future__ import annotations
 

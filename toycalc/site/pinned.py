@@ -223,12 +223,6 @@ def is_bundle_script(uri: str) -> bool:
     return BUNDLE_SCRIPT.fullmatch(uri) is not None
 
 
-def bundle_keeping_the_color_scheme_meta(script: str, path: str) -> str:
-    """Material's script with COLOR_SCHEME_CHANGES made."""
-    return with_changes(script, path, COLOR_SCHEME_CHANGES, 'code for <meta name="color-scheme">',
-                        "COLOR_SCHEME_CHANGES")
-
-
 # Material's script wraps each table:not([class]) of the article in its two
 # boxes (.md-typeset__scrollwrap > .md-typeset__table) when a page loads:
 # each wrap moves the table, and chromium restyles the whole article for it
@@ -238,10 +232,6 @@ def bundle_keeping_the_color_scheme_meta(script: str, path: str) -> str:
 TABLE_WRAP_CHANGE = ('M("table:not([class])",e).map(i=>ti(i))',
                      'M("table:not([class])",e).filter(i=>!i.closest(".md-typeset__table")).map(i=>ti(i))')
 
-
-def bundle_leaving_wrapped_tables(script: str, path: str) -> str:
-    """Material's script with TABLE_WRAP_CHANGE made."""
-    return with_changes(script, path, [TABLE_WRAP_CHANGE], "code that wraps a table", "TABLE_WRAP_CHANGE")
 
 # Material's instant navigation (`navigation.instant`) makes every relative
 # href and src of a document absolute, the page's own at its load too, by
@@ -288,15 +278,22 @@ SEARCH_INDEX_CHANGE = (
     '.pipe(Ee(1),b(()=>ks()),Z(1)):tt')
 
 
+# Material's script as the site serves it: each group of changes above,
+# what it needs (said by the build's error) and the constant that holds it.
+BUNDLE_CHANGES = (
+    (COLOR_SCHEME_CHANGES, 'code for <meta name="color-scheme">', "COLOR_SCHEME_CHANGES"),
+    ((TABLE_WRAP_CHANGE,), "code that wraps a table", "TABLE_WRAP_CHANGE"),
+    (LINK_RESOLVE_CHANGES, "code that resolves relative links", "LINK_RESOLVE_CHANGES"),
+    ((TOOLTIP_CHANGE,), "selector of the tooltips' elements", "TOOLTIP_CHANGE"),
+    ((SEARCH_INDEX_CHANGE,), "search index's fetch", "SEARCH_INDEX_CHANGE"),
+)
+
+
 def bundle_as_served(script: str, path: str) -> str:
-    """Material's script with COLOR_SCHEME_CHANGES, TABLE_WRAP_CHANGE,
-    LINK_RESOLVE_CHANGES, TOOLTIP_CHANGE and SEARCH_INDEX_CHANGE made."""
-    script = bundle_keeping_the_color_scheme_meta(script, path)
-    script = bundle_leaving_wrapped_tables(script, path)
-    script = with_changes(script, path, LINK_RESOLVE_CHANGES, "code that resolves relative links",
-                          "LINK_RESOLVE_CHANGES")
-    script = with_changes(script, path, [TOOLTIP_CHANGE], "selector of the tooltips' elements", "TOOLTIP_CHANGE")
-    return with_changes(script, path, [SEARCH_INDEX_CHANGE], "search index's fetch", "SEARCH_INDEX_CHANGE")
+    """Material's script with every group of BUNDLE_CHANGES made."""
+    for changes, what, name in BUNDLE_CHANGES:
+        script = with_changes(script, path, changes, what, name)
+    return script
 
 
 # ---------------------------------------------------------------- Jinja2 3.1.6
