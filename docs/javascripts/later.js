@@ -4,10 +4,14 @@
 // A run redraws every table and figure, but the reader sees a screenful
 // of them. The parts on the screen are built in the same frame; the
 // others when they come within half a screen of it (so, scrolling, before
-// they are seen) or when the browser is idle, whichever is first. Until
-// then a deferred table or figure is an empty box of its last height (no
-// stale number is shown as current), and a deferred drawing on a path
-// button keeps its last drawing, dimmed (class sim-pending on both).
+// they are seen) or when the browser is idle, whichever is first, a few
+// at a time. Until then a deferred table or figure is an empty box of its
+// last height (no stale number is shown as current), and a deferred
+// drawing on a path button keeps its last drawing, dimmed (class
+// sim-pending on both). On a phone a task of more than about 12 ms holds
+// a tap (Lighthouse's total blocking time counts four times its length
+// over 50 ms): so does a first run that builds every part, or an idle
+// turn that fills the whole of an idle period.
 // Loaded in a page only (toycalc.later).
 
 import * as dom from "./dom.js";
@@ -16,6 +20,8 @@ const { el, patchInto } = dom;
 
 const fills = new Map();  // node -> what fills it
 let near = null, idle = 0;
+const TURN_MS = 8;         // an idle turn's building, at most (a part started is finished)
+const GUESSED_PX = 320;    // a part never laid out waits in a box this tall
 const whenIdle = typeof requestIdleCallback === "function"
   ? (f) => requestIdleCallback(f, { timeout: 250 })
   : (f) => setTimeout(() => f({ timeRemaining: () => 10 }), 20);
@@ -38,9 +44,10 @@ function schedule() {
   if (idle || !fills.size) return;
   idle = whenIdle((deadline) => {
     idle = 0;
+    const start = performance.now();
     for (const node of [...fills.keys()]) {
       run(node);
-      if (deadline.timeRemaining() < 4) break;
+      if (deadline.timeRemaining() < 4 || performance.now() - start > TURN_MS) break;
     }
     schedule();
   });
@@ -137,6 +144,24 @@ function showParts(box, parts) {
   });
 }
 
+/** The parts of boxes new to the page (a first run), in order: a box that
+ *  starts on the screen has its parts built now (one layout read a box,
+ *  up to the first that does not); the parts of the boxes from there on
+ *  wait (see `defer`), each in a box GUESSED_PX tall. The Simulator's
+ *  steps lie under its controls, below a phone's first screen: its first
+ *  run builds none of them, and the first comes in a task of its own, as
+ *  it is near. */
+function showFirst(boxes, partsOfBoxes) {
+  let onScreen = true;
+  boxes.forEach((box, k) => {
+    const parts = partsOfBoxes[k];
+    onScreen = onScreen && box.getBoundingClientRect().top < innerHeight;
+    box.near = onScreen ? null : parts.map(() => false);
+    box.seen = onScreen ? null : parts.map(() => ({ height: GUESSED_PX }));
+    showParts(box, parts);
+  });
+}
+
 /** A drawing's markup into `node`, now if its button is on the screen,
  *  else when the button nears it (the drawing itself may be hidden, empty);
  *  the markup is written only if it changed. */
@@ -154,4 +179,4 @@ function showDrawing(node, markup) {
   } else write();
 }
 
-export { defer, drop, flush, pending, drawn, survey, showParts, showDrawing };
+export { defer, drop, flush, pending, drawn, survey, showParts, showFirst, showDrawing };

@@ -49,7 +49,12 @@ window.MathJax = {
 // it has formulas, or when a part of it makes some (nano-gpt's, for the
 // reader's letters): a page without any, Home first, loads none. A page
 // with formulas names the file in its head (overrides/main.html), so that
-// its download starts with the page's.
+// its download starts with the page's. Formulas in a part shown only
+// without JavaScript ([data-fallback], the Simulator's static path) do
+// not count: the page's script shows that part, and calls load(), only
+// when its own cannot start.
+const SHOWN_FORMULA = ".arithmatex:not([data-fallback] *)";
+const showsFormulas = () => document.querySelector(SHOWN_FORMULA) !== null;
 let requested = false;
 function load() {
   linkFontFaces();
@@ -147,19 +152,19 @@ function typesetOnScreen(formulas) {
 // MathJax starts with the page, not when a formula nears the screen: End
 // to End's first step opened would wait for its start (a tenth of a second
 // here, four times that on a phone) and not glide to the step.
-if (document.querySelector(".arithmatex")) load();   // the page being loaded
+if (showsFormulas()) load();   // the page being loaded
 let firstView = true;
 document$.subscribe(() => {
   const first = firstView;
   firstView = false;
   if (!requested) {   // every page so far without formulas
-    if (document.querySelector(".arithmatex")) load();   // its pageReady typesets this page
+    if (showsFormulas()) load();   // its pageReady typesets this page
     else mark("done");
     return;
   }
   if (first) return;   // pageReady's
   if (!(window.MathJax && MathJax.typesetPromise)) return;  // MathJax not started yet: pageReady will
-  if (document.querySelector(".arithmatex")) linkFontFaces();
+  if (showsFormulas()) linkFontFaces();
   mark("busy");
   MathJax.startup.promise = MathJax.startup.promise.then(() => {
     MathJax.startup.output.clearCache();

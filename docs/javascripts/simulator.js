@@ -19,6 +19,7 @@ import * as draw from "./draw.js";
 import * as endToEnd from "./end_to_end.js";
 import * as dom from "./dom.js";
 import * as later from "./later.js";
+import * as mathjax from "./mathjax-config.js";
 
 const { show } = gpt, { fixed, short, vector, weightsVector } = render, { el, table, notation: n } = dom, { drawn } = later;
 
@@ -138,15 +139,16 @@ function softmaxTable({ model, tr, T, choice }) {
 /** The simulator's own page: the whole model drawn (model_drawing.js),
  *  then one section per step. */
 function showSteps(results, steps, model, tr) {
-  if (results.children.length !== steps.length + 1) {
-    results.replaceChildren(...[0, ...steps].map(() => el("section", { class: "sim-step" })));
-  }
-  const tokens = Array.from(tr.ids, (i) => show(model.vocab[i]));
-  later.showParts(results.children[0], [() => el("h2", { text: "The whole model" }),
-    () => drawn(pageParts.modelDrawing.modelFigure(tr, tokens, model.vocab))]);
-  steps.forEach(({ n, title, parts }, k) =>
-    later.showParts(results.children[k + 1], [() => el("h2", { text: `${n}. ${title}` }), ...parts]));
+  const first = results.children.length !== steps.length + 1;
+  if (first) results.replaceChildren(...[0, ...steps].map(() => el("section", { class: "sim-step" })));
   results.hidden = false;
+  const tokens = Array.from(tr.ids, (i) => show(model.vocab[i]));
+  const parts = [[() => el("h2", { text: "The whole model" }),
+                  () => drawn(pageParts.modelDrawing.modelFigure(tr, tokens, model.vocab))],
+                 ...steps.map(({ n, title, parts }) => [() => el("h2", { text: `${n}. ${title}` }), ...parts])];
+  // the first run: the sections are new, none laid out yet
+  if (first) later.showFirst([...results.children], parts);
+  else parts.forEach((own, k) => later.showParts(results.children[k], own));
 }
 
 /** The End-to-End page: each step's tables go into that step's panel
@@ -261,6 +263,7 @@ function setUp(root) {
     const note = root.querySelector(".sim-loading");
     if (note) note.textContent = `The simulator could not start (${e.message}); the static path below still holds.`;
     root.hidden = false;
+    showFallback();
   });
 }
 
@@ -277,9 +280,18 @@ function build(root, model) {
   layOut(sim);
   listen(sim);
   root.hidden = false;
-  const fallback = document.getElementById("sim-static");
-  if (fallback) fallback.hidden = true;
   update(sim);
+}
+
+/** The book's sentence as the build computed it (the Simulator page's
+ *  #sim-static, shown without JavaScript), in place of a simulator that
+ *  could not start: MathJax, which a page shows no formulas without it,
+ *  comes for its formulas. */
+function showFallback() {
+  const fallback = document.getElementById("sim-static");
+  if (!fallback) return;
+  fallback.hidden = false;
+  mathjax.load();
 }
 
 /** Radio buttons in a fieldset: [value, label] pairs, `checked` checked. */
@@ -349,7 +361,18 @@ function layOut({ root, model, path, ui }) {
       el("div", { class: "sim-seed" }, [el("label", { for: "sim-seed", text: "Seed " }), ui.seed, ui.draw]),
     ]),
     ui.summary, ui.append,
-    ...(path ? [] : [pageParts.weightsEditor.weightsEditor(model, () => update(state.get(root))), ui.results]));
+    ...(path ? [] : [...trainerPlace(root), pageParts.weightsEditor.weightsEditor(model, () => update(state.get(root))),
+                     ui.results]));
+}
+
+/** The page's trainer of this simulator (toy_training.js builds it),
+ *  folded under its name beside "Change the weights", which shows what it
+ *  changes. Moved in with the simulator's first build: a part moved in
+ *  later had the browser restyle the whole article. */
+function trainerPlace(root) {
+  const box = document.querySelector(`[data-toy-trainer][data-into="${root.id}"]`);
+  return box ? [el("details", { class: "sim-editor", id: "toy-training-details" },
+                   [el("summary", { text: "Train the model" }), box])] : [];
 }
 
 /** What the controls say: heads, temperature, greedy or sampled, seed. */

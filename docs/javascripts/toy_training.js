@@ -62,9 +62,7 @@ function inSimulator(box, simulator, tries) {
     if (tries < 400) setTimeout(() => inSimulator(box, simulator, tries + 1), 50);
     return;
   }
-  // folded under its name, beside "Change the weights", which shows what it changes
-  editor.before(el("details", { class: "sim-editor", id: "toy-training-details" },
-                   [el("summary", { text: "Train the model" }), box]));
+  // the simulator has put the box in its place (simulator.js, trainerPlace)
   build(box, {
     model: sim.model,
     sentence: () => (sim.trace ? { ids: Array.from(sim.trace.ids), heads: sim.trace.heads,

@@ -289,6 +289,46 @@ def test_without_javascript_the_static_path_is_there(chromium, server, toy):
     context.close()
 
 
+def test_with_javascript_the_static_path_is_never_laid_out_nor_its_formulas_typeset(visit):
+    """The static path (#sim-static, data-fallback) is for a reader without
+    JavaScript and for paper: with it, the browser never lays it out and
+    MathJax, whose formulas on this page are all there, is never fetched.
+    On a phone the first run builds none of the steps under the controls:
+    each comes in a task of its own as it nears the screen, before it is
+    seen (later.js, showFirst), or when the browser is idle."""
+    v = visit(375, own_context=True)
+    v.page.add_init_script("window.requestIdleCallback = () => 0;")   # only nearing the screen builds a step
+    requested = []
+    v.page.on("request", lambda r: requested.append(r.url))
+    page = v.open(PAGE)
+    page.wait_for_selector("#sim-next:not(:empty)")
+    assert page.evaluate("document.getElementById('sim-static').getClientRects().length") == 0
+    assert page.locator("#sim-results .sim-pending").count() > 10 and page.locator("#sim-softmax").count() == 0
+    last = page.locator("#sim-results > .sim-step").last
+    last.scroll_into_view_if_needed()
+    page.wait_for_selector("#sim-softmax")
+    assert [url for url in requested if "/mathjax/" in url] == []   # its script, fonts and faces
+
+
+def test_a_simulator_that_cannot_start_leaves_the_static_path_typeset(visit, toy):
+    v = visit(own_context=True)
+    v.context.route("**/toy-weights.json", lambda route: route.fulfill(status=404, body="not here"))
+    page = v.open(PAGE)
+    note = page.locator("#live-simulator .sim-loading")
+    note.wait_for()
+    assert note.text_content().startswith("The simulator could not start (") and note.is_visible()
+    static = page.locator("#sim-static")
+    assert static.is_visible()
+    ex = Example(toy)
+    assert f"The next token: {show(toy.vocab[ex.top_id])} with p = {fixed(ex.p_last.max())}" in static.inner_text()
+    # MathJax comes for its formulas, which no other part of the page has
+    v.typeset_shown("#sim-static")
+    assert page.locator("#sim-static mjx-container").count() > 10
+    # the one error: the weights' file, refused here on purpose
+    assert v.errors and all("404" in e for e in v.errors), v.errors
+    v.errors.clear()
+
+
 # ---------------------------------------------------------------- in the End-to-End page's path
 
 def open_end_to_end(visit, width=1280):

@@ -48,6 +48,17 @@ def test_from_the_first_formula_on_each_level_waits_and_what_comes_before_shows(
     assert parsed_text(page_speed.with_first_formula_marked(quoted)).p["title"] == "a > b"
 
 
+def test_formulas_shown_only_without_javascript_do_not_wait_nor_bring_mathjax():
+    """A part marked data-fallback (the Simulator's static path) is shown
+    only without JavaScript: its formulas are not the page's."""
+    fallback = '<div data-fallback hidden><p>a <span class="arithmatex">\\(x\\)</span></p><p>b</p></div>'
+    assert marked(ARTICLE + fallback + "<p>after</p></article>") == []
+    assert not page_speed.shows_formulas(fallback)
+    shown = '<p>c <span class="arithmatex">\\(y\\)</span></p>'
+    assert marked(ARTICLE + fallback + shown + "<p>after</p></article>") == ["c \\(y\\)", "after"]
+    assert page_speed.shows_formulas(fallback + shown)
+
+
 def article(soup):
     return soup.select_one("article.md-content__inner")
 
@@ -60,7 +71,8 @@ def test_every_formula_of_a_built_page_waits_and_nothing_before_the_first(site):
         art = article(soup)
         if art is None:
             continue
-        formulas = art.select(".arithmatex")
+        # those shown only without JavaScript (data-fallback) do not wait
+        formulas = [f for f in art.select(".arithmatex") if not f.find_parent(attrs={page_speed.FALLBACK: True})]
         where = path.relative_to(site)
         waiting = art.select(f"[{MARK}]")
         assert bool(formulas) == bool(waiting), where
@@ -86,6 +98,12 @@ def test_a_page_loads_mathjax_only_with_formulas(site):
         preload = re.search(r'<link rel="preload" href="[./]*javascripts/mathjax/mathjax\.js" as="script">', html)
         assert bool(preload) == ('class="arithmatex"' in html), name
     assert 'class="arithmatex"' not in (site / "index.html").read_text(encoding="utf-8")
+    # the Simulator's formulas are all in its static path, shown only
+    # without JavaScript: its head neither starts MathJax nor has the article wait
+    simulator = parsed(site / "simulator" / "index.html")
+    static = simulator.select_one("#sim-static")
+    assert static.has_attr("hidden") and static.has_attr(page_speed.FALLBACK) and static.select(".arithmatex")
+    assert simulator.select('link[href*="mathjax"]') == [] and "data-typeset-wait" not in str(simulator.head)
 
 
 def test_the_articles_say_what_they_hold_and_the_stylesheets_ask_no_has(site):

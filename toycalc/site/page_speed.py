@@ -74,6 +74,10 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
         "track", "wbr"}
 # an attribute, not a class: Material styles and wraps a table:not([class]) alone
 FROM_FIRST_FORMULA = "data-from-first-formula"
+# A part of a page shown only without JavaScript (and on paper), which the
+# page's script replaces: the Simulator's static path. Its formulas are not
+# the page's: MathJax does not come for them (mathjax-config.js).
+FALLBACK = "data-fallback"
 
 
 class _Tags(HTMLParser):
@@ -91,9 +95,13 @@ class _Tags(HTMLParser):
     def handle_starttag(self, tag, attrs):
         line, column = self.getpos()
         offset = self.line_starts[line - 1] + column
-        classes = (dict(attrs).get("class") or "").split()
-        self.tags.append({"tag": tag, "offset": offset, "parent": self.open[-1] if self.open else None,
-                          "classes": classes, "end": offset + len(self.get_starttag_text())})
+        named = dict(attrs)
+        classes = (named.get("class") or "").split()
+        parent = self.open[-1] if self.open else None
+        # inside a part shown only without JavaScript (FALLBACK)
+        fallback = FALLBACK in named or (parent is not None and self.tags[parent]["fallback"])
+        self.tags.append({"tag": tag, "offset": offset, "parent": parent, "classes": classes,
+                          "fallback": fallback, "end": offset + len(self.get_starttag_text())})
         if tag not in VOID:
             self.open.append(len(self.tags) - 1)
 
@@ -119,7 +127,7 @@ def from_first_formula(article: str) -> list[tuple[int, int]]:
     can move it. (Marked one by one, not with a `~` rule, since Material
     wraps a table in its own boxes when the page loads.)"""
     tags = _Tags(article).tags
-    first = next((i for i, t in enumerate(tags) if "arithmatex" in t["classes"]), None)
+    first = next((i for i, t in enumerate(tags) if _shown_formula(t)), None)
     if first is None:
         return []
     ancestors, i = [], tags[first]["parent"]
@@ -138,6 +146,17 @@ def from_first_formula(article: str) -> list[tuple[int, int]]:
         parent = tags[node]["parent"]
         marked += [j for j in range(node + 1, len(tags)) if tags[j]["parent"] == parent]
     return sorted((tags[j]["offset"], tags[j]["end"]) for j in marked)
+
+
+def _shown_formula(tag: dict) -> bool:
+    return "arithmatex" in tag["classes"] and not tag["fallback"]
+
+
+def shows_formulas(content: str) -> bool:
+    """Whether a page whose article holds `content` (its HTML) shows a
+    reader with JavaScript formulas (overrides/main.html then has MathJax
+    come with the page)."""
+    return 'class="arithmatex"' in content and any(_shown_formula(t) for t in _Tags(content).tags)
 
 
 def with_attribute(tag_text: str, name: str) -> str:
@@ -181,6 +200,14 @@ def with_first_formula_marked(output: str) -> str:
         pieces += [article[done:tag_start], with_attribute(article[tag_start:tag_end], FROM_FIRST_FORMULA)]
         done = tag_end
     return "".join(pieces + [article[done:], output[end:]])
+
+
+def on_page_content(html, page, config, files):
+    # the head of a page whose formulas are all in a fallback does not
+    # have MathJax come (overrides/main.html)
+    if 'class="arithmatex"' in html and not shows_formulas(html):
+        page.meta["formulas_only_in_fallback"] = True
+    return html
 
 
 def on_post_page(output, page, config):
