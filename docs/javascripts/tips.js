@@ -1,16 +1,36 @@
-// tips.js: on every page (book.js starts it): a mark's number on a touch screen.
+// tips.js: on every page (book.js starts it): the words behind a mark or a
+// term, in a small box beside it.
 //
 // A figure's mark says its number in its SVG <title>, a nano-gpt cell in
 // its title attribute: the browser shows them when a mouse points at the
 // mark, never on a tap. Here a tap on such a mark (or the keyboard's focus
 // on one) shows the same words in a small box beside it, until the next
-// tap, a scroll or another page. No number is made here: the words are the
-// title's, as the build or the page's script wrote them. And a chapter's
-// map, on a phone a row to swipe, opens on the page's part.
-let tip = null;
+// tap, a scroll or another page. A glossary term (an <abbr>, its line in
+// its title) shows its line in the same box when a mouse points at it, a
+// tap, or the keyboard's focus (its first use on a page is a tab stop), as
+// the glossary page says; its title then moves to data-title, so that the
+// browser's own tooltip does not show it twice. No number is made here: the
+// words are the title's, as the build or the page's script wrote them. And
+// a chapter's map, on a phone a row to swipe, opens on the page's part.
+//
+// The listeners are the document's: nothing is set up per mark or term at a
+// page's load (Material's tooltips, one per term, made a tenth of its start).
+let tip = null, leaving = 0;
+const TIP_ID = "term-tip";
+
+/** A glossary term under `node`, or null. */
+function termOf(node) {
+  const term = node && node.nodeType === 1 ? node.closest("abbr[title], abbr[data-title]") : null;
+  if (!term) return null;
+  if (term.hasAttribute("title")) {   // its words move to data-title: the browser's tooltip would repeat them
+    term.dataset.title = term.getAttribute("title");
+    term.removeAttribute("title");
+  }
+  return { node: term, text: term.dataset.title, term: true };
+}
 
 /** The mark under `node` that has a title: an SVG element of a figure with
- *  a <title> child, or a nano-gpt cell. */
+ *  a <title> child, or a nano-gpt cell; or a glossary term. */
 function markOf(node) {
   for (let n = node; n && n.nodeType === 1; n = n.parentNode) {
     if (n.matches("td.nano-cell[title]")) return { node: n, text: n.getAttribute("title") };
@@ -18,30 +38,50 @@ function markOf(node) {
       const title = [...n.children].find((c) => c.tagName.toLowerCase() === "title");
       if (title && title.textContent.trim()) return { node: n, text: title.textContent.trim() };
     } else if (!(n instanceof SVGElement)) {
-      return null;
+      return termOf(node);
     }
   }
   return null;
 }
 
 function hide() {
-  if (tip) tip.remove();
+  clearTimeout(leaving);
+  if (!tip) return;
+  tip.remove();
   tip = null;
+  const term = document.querySelector(`[aria-describedby="${TIP_ID}"]`);
+  if (term) term.removeAttribute("aria-describedby");
 }
 
 /** The words in a box under the mark (above it when the screen ends there). */
 function show(mark) {
+  if (tip && tip.mark === mark.node) {   // already shown: it stays
+    clearTimeout(leaving);
+    return;
+  }
   hide();
   tip = document.createElement("div");
-  tip.className = "fig-tip";
-  tip.setAttribute("role", "status");
+  tip.mark = mark.node;
+  tip.className = mark.term ? "fig-tip term-tip" : "fig-tip";
+  if (mark.term) {
+    // a term's line describes it (a screen reader says it after the term)
+    tip.id = TIP_ID;
+    tip.setAttribute("role", "tooltip");
+    mark.node.setAttribute("aria-describedby", TIP_ID);
+  } else {
+    tip.setAttribute("role", "status");
+  }
   tip.textContent = mark.text;
-  document.body.append(tip);
+  // in the page's main landmark, as the words it shows are
+  (document.querySelector("main") || document.body).append(tip);
   const r = mark.node.getBoundingClientRect(), w = tip.offsetWidth, h = tip.offsetHeight;
   const left = Math.max(4, Math.min(r.left + r.width / 2 - w / 2, document.documentElement.clientWidth - w - 4));
   const below = r.bottom + 6 + h < innerHeight;
-  tip.style.left = `${left + scrollX}px`;
-  tip.style.top = `${(below ? r.bottom + 6 : r.top - h - 6) + scrollY}px`;
+  // placed from the box it is positioned in (the page's, if none of main's ancestors is)
+  const from = tip.offsetParent && tip.offsetParent !== document.body
+    ? tip.offsetParent.getBoundingClientRect() : { left: -scrollX, top: -scrollY };
+  tip.style.left = `${left - from.left}px`;
+  tip.style.top = `${(below ? r.bottom + 6 : r.top - h - 6) - from.top}px`;
 }
 
 // a tap: a pointer that is a finger or a pen (a mouse has the browser's own tooltip)
@@ -51,12 +91,32 @@ document.addEventListener("pointerup", (event) => {
   if (mark) show(mark);
   else if (!(tip && tip.contains(event.target))) hide();
 });
+// a mouse over a term; the box stays while the pointer moves onto it
+document.addEventListener("pointerover", (event) => {
+  if (event.pointerType !== "mouse") return;
+  const term = termOf(event.target);
+  if (term) show(term);
+  else if (tip && tip.contains(event.target)) clearTimeout(leaving);
+});
+document.addEventListener("pointerout", (event) => {
+  if (event.pointerType !== "mouse" || !tip || !tip.classList.contains("term-tip")) return;
+  if (tip.contains(event.relatedTarget) || tip.mark.contains(event.relatedTarget)) return;
+  clearTimeout(leaving);
+  leaving = setTimeout(hide, 250);
+});
 document.addEventListener("focusin", (event) => {
   const mark = markOf(event.target);
   if (mark && event.target.matches(":focus-visible")) show(mark);
 });
+// the focus leaving the mark shown (a tap's focus moves after its pointerup,
+// from the term tapped before)
 document.addEventListener("focusout", (event) => {
+  if (!tip || !tip.mark.contains(event.target)) return;
   if (!event.relatedTarget || !markOf(event.relatedTarget)) hide();
+});
+// Escape closes it, without moving the pointer or the focus
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") hide();
 });
 addEventListener("scroll", hide, { passive: true });
 

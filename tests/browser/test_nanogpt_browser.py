@@ -20,8 +20,7 @@ def test_a_cell_says_its_value_on_focus(visit):
     assert page.evaluate("document.activeElement.classList.contains('nano-cell')")
     said = page.evaluate("document.activeElement.getAttribute('aria-label')")
     assert "weight of t = 1 on j = 0" in said
-    # the cell keeps its title for the browser's tooltip on hover (Material
-    # gives a table cell none of its own: pinned.TOOLTIP_CHANGE), and the
+    # the cell keeps its title for the browser's tooltip on hover, and the
     # keyboard's focus shows it in tips.js's box
     title = page.locator(".fig-tip").inner_text(timeout=5000).strip()
     assert title == said == page.evaluate("document.activeElement.getAttribute('title')")

@@ -1,6 +1,6 @@
 """What a reader of a Material site expects, in chromium: the light and dark
 schemes (system preference first, then the toggle) with no serious
-accessibility violation in either, the glossary's tooltips on hover and
+accessibility violation in either, the glossary's lines on hover and
 focus, edit links that make no outside request, search, the table of
 contents following the scroll, the code copy button, the nav on a phone.
 The whole book printed: test_print_browser.py. Fixtures chromium, server
@@ -80,28 +80,51 @@ def test_no_serious_violation_on_a_dark_phone(visit, path):
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
 
 
+TERM_TIP = "#term-tip.fig-tip[role=tooltip]"
+
+
+def shown_line(page):
+    return " ".join(page.locator(TERM_TIP).inner_text().split())
+
+
 def test_a_term_shows_its_definition_on_focus_and_on_hover(visit):
+    """tips.js: a term's line in a box beside it, which describes it while
+    shown (aria-describedby); the browser's own tooltip does not show it a
+    second time (its title moves to data-title)."""
     page = visit().open("/toy/attention/")
     first = page.locator("article abbr[tabindex='0']").first
     definition = first.get_attribute("title")
     first.focus()
-    tip = page.locator(".md-tooltip2--active")
-    tip.wait_for()
-    assert " ".join(tip.inner_text().split()) == definition
-    tip_id = tip.get_attribute("id")
-    assert first.get_attribute("aria-describedby") == tip_id
-    # it closes when the focus moves on
+    page.locator(TERM_TIP).wait_for()
+    assert shown_line(page) == definition
+    assert first.get_attribute("aria-describedby") == "term-tip"
+    assert first.get_attribute("title") is None and first.get_attribute("data-title") == definition
+    # it closes when the focus moves on (to the next term's first use, whose line then shows)
     page.keyboard.press("Tab")
-    page.wait_for_function("id => !document.getElementById(id).classList.contains('md-tooltip2--active')",
-                           arg=tip_id)
-    # a later use (not a tab stop) opens on hover
+    page.wait_for_function("t => !t.hasAttribute('aria-describedby')", arg=first.element_handle())
+    focused = page.evaluate("document.activeElement.matches('abbr') && document.activeElement.dataset.title")
+    assert page.locator(TERM_TIP).count() == (1 if focused else 0)
+    if focused:
+        assert shown_line(page) == focused
+    # a later use (not a tab stop) opens on hover, stays while the pointer
+    # moves onto the box, closes once it leaves both, and on Escape
     page.mouse.move(0, 0)
     later = page.locator("article abbr:not([tabindex]) >> visible=true").nth(2)
     later.scroll_into_view_if_needed()
+    definition = later.get_attribute("title")
     later.hover()
-    page.wait_for_function("a => document.getElementById(a.getAttribute('aria-describedby'))"
-                           "?.classList.contains('md-tooltip2--active')", arg=later.element_handle())
-    assert later.get_attribute("aria-describedby")
+    page.locator(TERM_TIP).wait_for()
+    assert shown_line(page) == definition and later.get_attribute("aria-describedby") == "term-tip"
+    box = page.locator(TERM_TIP).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=4)
+    page.wait_for_timeout(400)
+    assert page.locator(TERM_TIP).count() == 1
+    page.mouse.move(0, 0)
+    page.wait_for_selector(TERM_TIP, state="detached")
+    later.hover()
+    page.locator(TERM_TIP).wait_for()
+    page.keyboard.press("Escape")
+    page.wait_for_selector(TERM_TIP, state="detached")
 
 
 def test_a_term_shows_its_definition_on_a_tap(visit):
@@ -114,14 +137,14 @@ def test_a_term_shows_its_definition_on_a_tap(visit):
     for term in (page.locator("article abbr[tabindex='0'] >> visible=true").first,
                  page.locator("article abbr:not([tabindex]) >> visible=true").nth(2)):
         term.scroll_into_view_if_needed()
-        definition = term.get_attribute("title")   # Material moves it into the tooltip
+        definition = term.get_attribute("title") or term.get_attribute("data-title")
         term.tap()
-        page.wait_for_function("a => document.getElementById(a.getAttribute('aria-describedby'))"
-                               "?.classList.contains('md-tooltip2--active')", arg=term.element_handle())
-        # its own tooltip: the one before may still be fading out, active a moment longer
-        shown = page.evaluate("a => document.getElementById(a.getAttribute('aria-describedby')).innerText",
-                              term.element_handle())
-        assert definition and " ".join(shown.split()) == definition
+        page.wait_for_function("t => t.getAttribute('aria-describedby') === 'term-tip'", arg=term.element_handle())
+        assert definition and shown_line(page) == definition
+        # the box lies on the screen, beside the term
+        box, at = page.locator(TERM_TIP).bounding_box(), term.bounding_box()
+        below, above = abs(box["y"] - (at["y"] + at["height"])) < 12, abs(box["y"] + box["height"] - at["y"]) < 12
+        assert 0 <= box["x"] and box["x"] + box["width"] <= 375 and (below or above), (box, at)
 
 
 def test_edit_and_view_links_ask_nothing_of_another_host(visit):

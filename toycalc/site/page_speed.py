@@ -27,10 +27,14 @@ style recalculation, said once at build time.
   `TABLE_WRAP_CHANGE`).
 - Material's script keeps the page's own <link>s as written, instead of
   making each href absolute at the load (a stylesheet parsed again, every
-  element restyled), leaves a table cell's title to the browser instead
-  of making a tooltip of each, and fetches the search index when the
-  reader reaches for the search, not at each load (pinned.py,
+  element restyled), and fetches the search index when the reader
+  reaches for the search, not at each load (pinned.py,
   `bundle_as_served`, which makes all of these changes).
+- Material's tooltips (`content.tooltips`) are off: they made a dozen
+  listeners for each element with a title at every load (a tenth of
+  Material's start on End to End). docs/javascripts/tips.js shows a
+  glossary term's line, and a mark's number, from the document's
+  listeners.
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ the glossary, a description, edit links, a chapter's list of pages.
 
 The glossary lives in one file, docs/includes/abbreviations.md, one
 `*[term]: definition` a line. pymdownx.snippets appends it to every page,
-so each use of a term becomes an <abbr> that Material shows as a tooltip
-(content.tooltips); this hook checks the file, lists it on the page
+so each use of a term becomes an <abbr> whose line docs/javascripts/tips.js
+shows beside it; this hook checks the file, lists it on the page
 docs/glossary.md, and lets the keyboard reach the first use of each term on
 a page. A page's description (search engines, link previews) is its front
 matter's `description`, or else its first paragraph. With a repo_url, each
@@ -108,7 +108,7 @@ _ABBR = re.compile(r"<abbr title=\"([^\"]*)\">([^<]*)</abbr>")
 
 def focusable_first_uses(html: str) -> str:
     """The first use of each term on a page takes the keyboard's focus, so
-    its tooltip opens on focus too; the others open on hover only (a tab
+    its line shows on focus too; the others on hover and tap only (a tab
     stop per use would make the keyboard walk every word)."""
     seen: set[str] = set()
 

@@ -253,16 +253,6 @@ LINK_RESOLVE_CHANGES = (
 )
 
 
-# Material's tooltips (`content.tooltips`) give every element of the
-# article with a title its own tooltip, a dozen listeners each, all made at
-# the page's load: a nano-gpt page's matrices have up to 229 cells with a
-# title (their number), and those made most of Material's start there (a
-# task of 190 ms in a phone's trace). With this change a table cell keeps
-# its title for the browser's own tooltip, as a figure's mark keeps its
-# <title>, and tips.js shows it on a tap or the keyboard's focus.
-TOOLTIP_CHANGE = ('M("[title]:not([data-preview])",e)', 'M("[title]:not([data-preview],td)",e)')
-
-
 # Material's search fetches the site's search index at every page load and
 # builds its index in a worker: a quarter of a second of a second core's
 # work in the first second of a phone's load (measured on this 2-core
@@ -284,7 +274,6 @@ BUNDLE_CHANGES = (
     (COLOR_SCHEME_CHANGES, 'code for <meta name="color-scheme">', "COLOR_SCHEME_CHANGES"),
     ((TABLE_WRAP_CHANGE,), "code that wraps a table", "TABLE_WRAP_CHANGE"),
     (LINK_RESOLVE_CHANGES, "code that resolves relative links", "LINK_RESOLVE_CHANGES"),
-    ((TOOLTIP_CHANGE,), "selector of the tooltips' elements", "TOOLTIP_CHANGE"),
     ((SEARCH_INDEX_CHANGE,), "search index's fetch", "SEARCH_INDEX_CHANGE"),
 )
 
