@@ -123,6 +123,22 @@ def test_material_s_palette_stylesheet_is_published_without_its_switching_rule(s
     assert css.count("{") == css.count("}")
 
 
+def test_material_s_main_stylesheet_is_published_without_its_rule_for_a_table_s_next_sibling(site):
+    """The rule matches nothing in a built page: every table of an article
+    that has no class is alone in Material's boxes."""
+    [main] = (site / "assets" / "stylesheets").glob("main.*.min.css")
+    css = main.read_text(encoding="utf-8")
+    assert pinned.TABLE_SIBLING_RULE not in css and ".md-typeset table:not([class]){" in css
+    assert css.count("{") == css.count("}")
+    for page in ("end-to-end/index.html", "nano-gpt/self-attention/index.html", "toy/attention/index.html"):
+        for table in article(parsed(site / page)).select("table:not([class])"):
+            assert table.parent.get("class") == ["md-typeset__table"] and len(table.parent.find_all(recursive=False)) == 1
+    with pytest.raises(PluginError, match=r"main\.css: Material's rule for a table's next sibling .*TABLE_SIBLING_RULE"):
+        pinned.main_without_table_sibling_rule("body{color:red}", "main.css")
+    assert pinned.is_main_stylesheet("assets/stylesheets/main.57a0d79d.min.css")
+    assert not pinned.is_main_stylesheet("assets/stylesheets/palette.fb2fffe2.min.css")
+
+
 def test_a_palette_stylesheet_without_the_rule_fails_the_build_naming_it():
     with pytest.raises(PluginError, match=r"palette\.css: Material's rule for data-md-color-switching"):
         pinned.palette_without_switching_rule("body{color:red}", "palette.css")

@@ -13,6 +13,10 @@ style recalculation, said once at build time.
   elements slower.
 - The stylesheets of docs/stylesheets/ are served without their comments
   (`without_comments`), half their bytes.
+- Material's main stylesheet loses its rule for a table's next sibling
+  (pinned.py, `main_without_table_sibling_rule`), which matches nothing
+  here and made any class changed in an article a recalculation of the
+  whole article's style.
 - Material's palette stylesheet loses one rule (pinned.py,
   `palette_without_switching_rule`): at each page load Material marks the
   body `data-md-color-switching` and unmarks it, and the rule under that
@@ -232,6 +236,8 @@ def on_files(files, config):
     for file in list(files):
         if pinned.is_palette_stylesheet(file.src_uri):
             content = pinned.palette_without_switching_rule(file.content_string, file.abs_src_path)
+        elif pinned.is_main_stylesheet(file.src_uri):
+            content = pinned.main_without_table_sibling_rule(file.content_string, file.abs_src_path)
         elif pinned.is_bundle_script(file.src_uri):
             content = pinned.bundle_as_served(file.content_string, file.abs_src_path)
         elif file.src_uri.startswith("stylesheets/") and file.src_uri.endswith(".css"):

@@ -182,6 +182,29 @@ def is_palette_stylesheet(uri: str) -> bool:
     return PALETTE_STYLESHEET.fullmatch(uri) is not None
 
 
+# Material's main stylesheet (assets/stylesheets/main.<hash>.min.css): its
+# rule for what follows a table without a class, beside it. It matches
+# nothing here: every such table of an article is alone in Material's boxes
+# (page_speed.py, `with_tables_wrapped`), which keep their own margins. But
+# for chromium a rule that reads [class] beside a sibling makes a change of
+# any element's class in an article, or an element inserted with one, a
+# recalculation of the style of the whole article (26 ms of a phone's trace
+# of nano-gpt's Self Attention as letters.js sets up its matrices, and at
+# each class a page's script toggles).
+MAIN_STYLESHEET = re.compile(r"assets/stylesheets/main\.[0-9a-f]+\.min\.css")
+TABLE_SIBLING_RULE = ".md-typeset table:not([class])+*{margin-top:1.5em}"
+
+
+def is_main_stylesheet(uri: str) -> bool:
+    return MAIN_STYLESHEET.fullmatch(uri) is not None
+
+
+def main_without_table_sibling_rule(css: str, path: str) -> str:
+    """Material's main stylesheet less its rule for a table's next sibling."""
+    return with_changes(css, path, [(TABLE_SIBLING_RULE, "")], "rule for a table's next sibling",
+                        "TABLE_SIBLING_RULE")
+
+
 def with_changes(text: str, path: str, changes, what: str, name: str) -> str:
     """`text`, a file of Material's, with each (old, new) of `changes` made;
     a file without an old one once (another version of Material) fails the
