@@ -122,12 +122,12 @@ addEventListener("scroll", hide, { passive: true });
 
 /** A chapter's map that the reader swipes through (on a phone, figures.css)
  *  opens on the page's part, as a tap on a mark opens its number; a
- *  keyboard reaches it (a region of its own: Tab, then the arrows). */
+ *  keyboard reaches it (a region of its own, minimap.py: Tab, then the
+ *  arrows). */
 function openMaps() {
   if (!matchMedia("(max-width: 37.4375em)").matches) return;   // a wide screen: the bands wrap
   document.querySelectorAll(".minimap .map-bands").forEach((row) => {
-    Object.entries({ tabindex: "0", role: "region", "aria-label": "The model's map, in a row to scroll sideways" })
-      .forEach(([name, value]) => row.setAttribute(name, value));
+    row.tabIndex = 0;
     const here = row.querySelector("g.here");
     if (here && row.scrollWidth > row.clientWidth) {   // hidden (a heads choice not made): it has no width
       row.scrollLeft += here.closest("svg").getBoundingClientRect().left - row.getBoundingClientRect().left;

@@ -55,6 +55,14 @@ def channels(values) -> list[str]:
     return [f"c = {j}" for j in range(len(values))]
 
 
+def test_the_map_is_a_region_of_its_own(toy, run):
+    """Named in the build: a role set by a script had the browser restyle
+    every cell of the map (tips.js makes it a tab stop on a phone)."""
+    for soup in (toy_map(Example(toy)), nano_map(run)):
+        bands = soup.select_one("div.map-bands")
+        assert bands["role"] == "region" and bands["aria-label"] == "The model's map"
+
+
 @pytest.mark.parametrize("heads", [1, 2, 4])
 def test_the_toys_map_carries_the_last_tokens_numbers(toy, heads):
     """Every number of the last token's vectors a cell, its number in its <title>."""

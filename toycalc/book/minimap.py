@@ -264,8 +264,11 @@ def map_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict, here:
     block_name = "the block" if n == 1 else f"× {n} blocks (the first drawn)"
     bands = cut(map_parts(trace, tokens, vocab, params, tuple(here), from0))
     first = next(k for k, band in enumerate(bands) if any(p.name in IN_BLOCK for p in band))
-    return '<div class="map-bands">' + "".join(band_svg(band, links, here, block_name if k == first else "")
-                                               for k, band in enumerate(bands)) + "</div>"
+    # a region of its own (on a phone a row to scroll, which tips.js makes a
+    # tab stop): said here, as a role set by a script restyled every cell
+    return ('<div class="map-bands" role="region" aria-label="The model\'s map">'
+            + "".join(band_svg(band, links, here, block_name if k == first else "")
+                      for k, band in enumerate(bands)) + "</div>")
 
 
 def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
