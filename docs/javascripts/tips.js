@@ -91,9 +91,13 @@ document.addEventListener("pointerup", (event) => {
   if (mark) show(mark);
   else if (!(tip && tip.contains(event.target))) hide();
 });
-// a mouse over a term; the box stays while the pointer moves onto it
+// a mouse over a term; the box stays while the pointer moves onto it. A
+// title cut short in the nav or the table of contents (…) gives its link
+// the whole title, for the browser to show (pinned.ELLIPSIS_CHANGE).
 document.addEventListener("pointerover", (event) => {
   if (event.pointerType !== "mouse") return;
+  const cut = event.target.closest && event.target.closest(".md-ellipsis");
+  if (cut && cut.offsetWidth < cut.scrollWidth) (cut.closest("a") || cut).title = cut.innerText;
   const term = termOf(event.target);
   if (term) show(term);
   else if (tip && tip.contains(event.target)) clearTimeout(leaving);

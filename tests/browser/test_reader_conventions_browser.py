@@ -147,6 +147,23 @@ def test_a_term_shows_its_definition_on_a_tap(visit):
         assert 0 <= box["x"] and box["x"] + box["width"] <= 375 and (below or above), (box, at)
 
 
+def test_a_title_cut_short_in_the_nav_shows_whole_on_hover(visit):
+    """Material's patch for titles cut short (…) watched each at every load;
+    tips.js gives the link its whole title when the pointer comes."""
+    page = visit().open("/toy/attention/")
+    cut = page.locator(".md-sidebar--primary .md-nav__link .md-ellipsis >> visible=true").nth(2)
+    whole = cut.inner_text()
+    link = cut.locator("xpath=ancestor::a[1]")
+    assert link.get_attribute("title") is None
+    cut.hover()
+    assert link.get_attribute("title") is None   # not cut short: the browser has nothing more to show
+    page.mouse.move(0, 0)
+    cut.evaluate("e => { e.style.display = 'block'; e.style.width = '3em'; }")   # now it is
+    cut.hover()
+    page.wait_for_function("a => a.title", arg=link.element_handle())
+    assert link.get_attribute("title") == whole
+
+
 def test_edit_and_view_links_ask_nothing_of_another_host(visit):
     """The repository link would make Material ask GitHub's API for stars
     (an outside request; the visit fixture fails on any)."""

@@ -209,13 +209,13 @@ def test_tables_are_boxed_in_the_article_alone_and_nested_ones_once_each():
 
 
 def test_material_s_script_keeps_the_page_s_links_and_waits_to_fetch_the_search_index(site):
-    """pinned.LINK_RESOLVE_CHANGES and SEARCH_INDEX_CHANGE
+    """pinned.LINK_RESOLVE_CHANGES, SEARCH_INDEX_CHANGE and ELLIPSIS_CHANGE
     are made in the script the site serves (their effects in a browser:
     test_modules_browser.py, test_nanogpt_browser.py,
     test_reader_conventions_browser.py)."""
     [bundle] = (site / "assets" / "javascripts").glob("bundle.*.min.js")
     script = bundle.read_text(encoding="utf-8")
-    for old, new in [*pinned.LINK_RESOLVE_CHANGES, pinned.SEARCH_INDEX_CHANGE]:
+    for old, new in [*pinned.LINK_RESOLVE_CHANGES, pinned.SEARCH_INDEX_CHANGE, pinned.ELLIPSIS_CHANGE]:
         assert old not in script and script.count(new) == 1
 
 

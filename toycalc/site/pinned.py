@@ -291,6 +291,15 @@ SEARCH_INDEX_CHANGE = (
     '.pipe(Ee(1),b(()=>ks()),Z(1)):tt')
 
 
+# Material's patch for a title cut short in the nav or the table of
+# contents (…) watches each of them (39 on a nano-gpt page) at every load,
+# and once one is seen reads its width, to give its link the whole title:
+# a tenth of Material's start. With this change it watches none, and
+# tips.js gives a link its title when the pointer comes over it, which is
+# when the browser shows it.
+ELLIPSIS_CHANGE = ('e.pipe(b(()=>M(".md-ellipsis")),', 'e.pipe(b(()=>[]),')
+
+
 # Material's script as the site serves it: each group of changes above,
 # what it needs (said by the build's error) and the constant that holds it.
 BUNDLE_CHANGES = (
@@ -298,6 +307,7 @@ BUNDLE_CHANGES = (
     ((TABLE_WRAP_CHANGE,), "code that wraps a table", "TABLE_WRAP_CHANGE"),
     (LINK_RESOLVE_CHANGES, "code that resolves relative links", "LINK_RESOLVE_CHANGES"),
     ((SEARCH_INDEX_CHANGE,), "search index's fetch", "SEARCH_INDEX_CHANGE"),
+    ((ELLIPSIS_CHANGE,), "patch for titles cut short", "ELLIPSIS_CHANGE"),
 )
 
 
