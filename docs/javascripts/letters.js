@@ -316,7 +316,16 @@ function setUpMatrix(table) {
   const button = el("button", { type: "button", class: "nano-button", "aria-controls": table.id,
                                 "aria-expanded": "false", text: all });
   const status = el("span", { class: "nano-full-status", role: "status" });
-  table.after(el("p", { class: "nano-full" }, [button, " ", status]));
+  // its line, written by the build (nano_gpt/shared.py, FULL_LINE): filled, not
+  // inserted, as an element inserted among the article's has chromium restyle
+  // all of it once MathJax's MathML is in the page
+  let line = table.nextElementSibling;
+  if (!(line && line.matches("p.nano-full"))) {
+    line = el("p", { class: "nano-full" });
+    table.after(line);
+  }
+  line.replaceChildren(button, " ", status);
+  line.hidden = false;
   const corner = [table.tHead, table.tBodies[0]];
   let whole = null;
   button.addEventListener("click", () => {
@@ -394,8 +403,6 @@ function redraw(ch, isBook) {
       if (a.name.startsWith("data-") && a.name !== "data-ready") now.setAttribute(a.name, a.value);
     }
     if (now.hasAttribute("data-example")) now.setAttribute("data-example", ch.text);
-    const after = old.nextElementSibling;
-    if (after && after.classList.contains("nano-full")) after.remove();   // its button is made again
     if (self.MathJax && MathJax.typesetClear) MathJax.typesetClear([old]);
     old.replaceWith(now);
     if (now.matches("table[data-nano-full]")) setUpMatrix(now);
@@ -488,7 +495,15 @@ function setUpFollow() {
   const sorter = document.querySelector(`[data-nano-sort] #${FOLLOW_ID}`);
   const book = exampleText(), length = book.split(" ").length;
   const f = sorter ? sorterForm(sorter.closest("[data-nano-sort]")) : followForm(book, length);
-  if (!sorter) lead(title).after(f.box);
+  if (!sorter) {
+    // its place, written by the build (page_speed.py, FOLLOW_PLACE), filled as a matrix's line is
+    const place = lead(title).nextElementSibling;
+    if (place && place.matches(".nano-follow-place")) {
+      place.append(...f.box.childNodes);
+      place.className = "nano-follow";
+      place.hidden = false;
+    } else lead(title).after(f.box);
+  }
   title.closest("article").setAttribute("data-follow-shown", "");   // its room goes (book.css)
   document.querySelectorAll("[data-nano-about]").forEach((p) => { p.hidden = false; });   // says how, where it works
   let asked = 0, followed = null;

@@ -109,3 +109,32 @@ def test_the_letters_box_comes_after_the_first_paragraph(visit, width):
     page.wait_for_timeout(500)                    # letters.js has set up
     assert page.locator(".nano-follow").count() == 0
     assert page.evaluate(OPENING)["padding"] == "0px"
+
+
+# every element added among the article's own children or taken from them
+# once the page has loaded (Material's, MathJax's or ours)
+AMONG_THE_ARTICLES = """() => {
+  window.__among = [];
+  document.addEventListener('DOMContentLoaded', () => {
+    const article = document.querySelector('article.md-content__inner');
+    new MutationObserver((records) => records.forEach((r) => window.__among.push(
+      ...[...r.addedNodes, ...r.removedNodes].filter((n) => n.nodeType === 1).map((n) => n.outerHTML.slice(0, 60)))))
+      .observe(article, { childList: true });
+  });
+}"""
+
+
+def test_setting_up_the_page_inserts_nothing_among_the_articles_children(visit):
+    """The box to follow letters and each cut matrix's button line have
+    their places in the build (page_speed.py, nano_gpt/shared.py), which
+    letters.js fills: an element inserted among the article's children,
+    once MathJax's hidden MathML is in the page, has chromium restyle the
+    whole article."""
+    v = visit(own_context=True)
+    v.page.add_init_script("(" + AMONG_THE_ARTICLES + ")()")
+    page = v.open("/nano-gpt/self-attention/")
+    page.wait_for_selector(".nano-follow:not([hidden]) form")
+    page.wait_for_selector("p.nano-full:not([hidden]) button")
+    assert page.locator("p.nano-full button").count() == page.locator("table[data-nano-full]").count() > 0
+    assert page.locator(".nano-follow-place").count() == 0
+    assert page.evaluate("window.__among") == []

@@ -229,3 +229,25 @@ def test_a_script_without_one_of_material_s_changed_codes_fails_the_build_naming
     expected = rf"bundle\.js: Material's {re.escape(what)} is not there .* \(toycalc/site/pinned\.py, {name}\)"
     with pytest.raises(PluginError, match=expected):
         pinned.bundle_as_served(script, "bundle.js")
+
+
+def test_the_box_to_follow_letters_and_the_matrices_lines_have_their_places_in_the_build(site):
+    """letters.js fills them (an element inserted among the article's
+    children later has chromium restyle all of it): the box's after the
+    first paragraph of a page whose numbers follow the letters, unless the
+    sorter comes right after it; a line after each matrix cut short."""
+    art = article(parsed(site / "nano-gpt" / "self-attention" / "index.html"))
+    first = art.find("p", recursive=False)
+    place = first.find_next_sibling()
+    assert place.name == "div" and place["class"] == ["nano-follow-place"] and place.has_attr("hidden")
+    assert len(art.select(".nano-follow-place")) == 1
+    tables = art.select("table[data-nano-full]")
+    assert tables and all(t.find_next_sibling().name == "p" and t.find_next_sibling()["class"] == ["nano-full"]
+                          and t.find_next_sibling().has_attr("hidden") for t in tables)
+    for page in ("nano-gpt/index.html", "nano-gpt/preliminaries/index.html", "toy/attention/index.html"):
+        assert article(parsed(site / page)).select(".nano-follow-place") == [], page
+    # the sorter right after the first paragraph holds the field: no place
+    sorter = (ARTICLE + '<h1>T</h1><p>a</p><div data-nano-sort=""></div><p data-nano-input>b</p></article>')
+    assert page_speed.with_follow_place(sorter) == sorter
+    plain = ARTICLE + '<h1>T</h1><p>a</p><p data-nano-input>b</p></article>'
+    assert page_speed.with_follow_place(plain) == plain.replace("<p>a</p>", "<p>a</p>" + page_speed.FOLLOW_PLACE)

@@ -210,6 +210,35 @@ def with_first_formula_marked(output: str) -> str:
     return "".join(pieces + [article[done:], output[end:]])
 
 
+# On a page whose numbers follow the reader's letters (with-nano-input), the
+# place of letters.js's box to follow them: after the article's first
+# paragraph, unless the sorter comes right after it (the sorter then holds
+# the field). Written here and filled by letters.js: an element inserted
+# among the article's has chromium restyle all of it once MathJax's
+# hidden MathML is in the page (its stylesheet's `~ :nth-child` rules).
+FOLLOW_PLACE = '<div class="nano-follow-place" hidden></div>'
+
+
+def with_follow_place(output: str) -> str:
+    start = output.find(ARTICLE)
+    if start < 0:
+        return output
+    end = output.find("</article>", start)
+    article = output[start:end]
+    if "with-nano-input" not in article_classes(article):
+        return output
+    tags = _Tags(article + "</article>").tags
+    children = [i for i, t in enumerate(tags) if t["parent"] == 0]
+    first = next((k for k, i in enumerate(children) if tags[i]["tag"] == "p"), None)
+    if first is None:
+        return output
+    after = children[first + 1] if first + 1 < len(children) else None
+    if after is not None and "data-nano-sort" in article[tags[after]["offset"]:tags[after]["end"]]:
+        return output
+    at = start + (tags[after]["offset"] if after is not None else len(article))
+    return output[:at] + FOLLOW_PLACE + output[at:]
+
+
 def on_page_content(html, page, config, files):
     # the head of a page whose formulas are all in a fallback does not
     # have MathJax come (overrides/main.html)
@@ -219,7 +248,7 @@ def on_page_content(html, page, config, files):
 
 
 def on_post_page(output, page, config):
-    return with_article_classes(with_first_formula_marked(with_tables_wrapped(output)))
+    return with_article_classes(with_follow_place(with_first_formula_marked(with_tables_wrapped(output))))
 
 
 # A comment of a stylesheet (none of ours holds "/*" in a string).

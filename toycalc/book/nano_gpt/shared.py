@@ -107,6 +107,12 @@ def tick(v: float) -> str:
 LETTERS = ' data-module="letters"'
 
 
+# After a table cut short: the line of its button ("Show all N rows"), which
+# letters.js fills. Written here, since an element inserted among the
+# article's had chromium restyle all of it once MathJax's MathML was in.
+FULL_LINE = '\n<p class="nano-full" hidden></p>'
+
+
 def openable(name: str, function):
     """`function`, whose table, when it stops at "N more rows" (or columns),
     also names what it shows in data attributes: the registry name, its
@@ -129,8 +135,9 @@ def openable(name: str, function):
             data["block"], data["head"] = follow(run, data.get("block"), "best")
         data.update(zip(("rows", "cols"), full_shape(out)))
         attrs = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in data.items())
-        return out.replace("<table ", f"<table{attrs}{LETTERS} ", 1)
+        return out.replace("<table ", f"<table{attrs}{LETTERS} ", 1) + FULL_LINE
     return drawn
+
 
 
 def full_shape(table: str) -> tuple[int, int]:
