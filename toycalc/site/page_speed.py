@@ -216,7 +216,7 @@ def with_first_formula_marked(output: str) -> str:
 # the field). Written here and filled by letters.js: an element inserted
 # among the article's has chromium restyle all of it once MathJax's
 # hidden MathML is in the page (its stylesheet's `~ :nth-child` rules).
-FOLLOW_PLACE = '<div class="nano-follow-place" hidden></div>'
+FOLLOW_PLACE = '<div class="nano-follow-place" hidden></div>\n'
 
 
 def with_follow_place(output: str) -> str:
