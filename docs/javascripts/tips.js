@@ -47,10 +47,9 @@ function markOf(node) {
 function hide() {
   clearTimeout(leaving);
   if (!tip) return;
+  if (tip.id === TIP_ID) tip.mark.removeAttribute("aria-describedby");   // the term it described
   tip.remove();
   tip = null;
-  const term = document.querySelector(`[aria-describedby="${TIP_ID}"]`);
-  if (term) term.removeAttribute("aria-describedby");
 }
 
 /** The words in a box under the mark (above it when the screen ends there). */

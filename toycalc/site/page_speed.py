@@ -62,12 +62,20 @@ def article_classes(content: str) -> list[str]:
     return [name for name, pattern in HOLDS.items() if pattern.search(content)]
 
 
+def article_span(output: str) -> tuple[int, int] | None:
+    """Where the theme's one <article> is in a page's `output`: the offsets
+    of its start tag and its end tag; None for a page without it (404.html)."""
+    start = output.find(ARTICLE)
+    return None if start < 0 else (start, output.find("</article>", start))
+
+
 def with_article_classes(output: str) -> str:
     """The page `output` with its article's classes (the theme's one
     <article>; a page without it, such as 404.html, is left as it is)."""
-    start = output.find(ARTICLE)
-    if start < 0:
+    span = article_span(output)
+    if span is None:
         return output
+    start = span[0]
     classes = article_classes(output[start:])
     if not classes:
         return output
@@ -181,10 +189,10 @@ TABLE_BOXES = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__tabl
 def with_tables_wrapped(output: str) -> str:
     """The page `output` with each table of its article that has no class
     in the two boxes Material's script puts it in (its `Un`)."""
-    start = output.find(ARTICLE)
-    if start < 0:
+    span = article_span(output)
+    if span is None:
         return output
-    end = output.find("</article>", start)
+    start, end = span
     pieces, done, wrapped = [output[:start]], start, []   # wrapped: each open table's
     for tag in TABLE_TAG.finditer(output, start, end):
         if tag.group(0) == "</table>":
@@ -198,10 +206,10 @@ def with_tables_wrapped(output: str) -> str:
 
 
 def with_first_formula_marked(output: str) -> str:
-    start = output.find(ARTICLE)
-    if start < 0:
+    span = article_span(output)
+    if span is None:
         return output
-    end = output.find("</article>", start)
+    start, end = span
     article = output[start:end]
     pieces, done = [output[:start]], 0   # one pass: the article is copied once, not once a mark
     for tag_start, tag_end in from_first_formula(article):
@@ -220,10 +228,10 @@ FOLLOW_PLACE = '<div class="nano-follow-place" hidden></div>\n'
 
 
 def with_follow_place(output: str) -> str:
-    start = output.find(ARTICLE)
-    if start < 0:
+    span = article_span(output)
+    if span is None:
         return output
-    end = output.find("</article>", start)
+    start, end = span
     article = output[start:end]
     if "with-nano-input" not in article_classes(article):
         return output

@@ -139,7 +139,6 @@ def openable(name: str, function):
     return drawn
 
 
-
 def full_shape(table: str) -> tuple[int, int]:
     """The rows and columns of the whole matrix behind a table of `heat`:
     those shown plus the "N more" ones."""
