@@ -85,11 +85,27 @@ def parsed(html: Path) -> BeautifulSoup:
     return _parse(html, stat.st_mtime_ns, stat.st_size)
 
 
+# a formula as the build typesets it (toycalc/site/typeset.py): its element
+# keeps the TeX in data-tex, MathJax's markup inside
+TYPESET = re.compile(r'(<(span|div)\b[^>]*\sdata-tex="([^"]*)"[^>]*>)<mjx-container\b.*?</mjx-container>(</\2>)', re.S)
+
+
+def as_tex(text: str) -> str:
+    """A built page's HTML with each formula as the TeX MathJax set it from
+    (\\( \\) in a span, \\[ \\] in a div), as arithmatex wrote it: what the
+    tests of the book's numbers read. tests/site/test_typeset.py reads the
+    typeset markup itself."""
+    def tex(m: re.Match) -> str:
+        opening, kind, body, closing = m.groups()
+        return opening + ("\\(" if kind == "span" else "\\[") + body + ("\\)" if kind == "span" else "\\]") + closing
+    return TYPESET.sub(tex, text)
+
+
 @functools.cache
 def _parse(html: Path, mtime_ns: int, size: int) -> BeautifulSoup:
     SharedTag.building = True
     try:
-        return BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser", element_classes={Tag: SharedTag})
+        return BeautifulSoup(as_tex(html.read_text(encoding="utf-8")), "html.parser", element_classes={Tag: SharedTag})
     finally:
         SharedTag.building = False
 
@@ -121,7 +137,7 @@ def page(site_dir: Path, name: str) -> BeautifulSoup:
 
 def fresh_page(site_dir: Path, name: str) -> BeautifulSoup:
     """The built page `name`, parsed for this caller alone: free to change."""
-    return BeautifulSoup((site_dir / name / "index.html").read_text(encoding="utf-8"), "html.parser")
+    return BeautifulSoup(as_tex((site_dir / name / "index.html").read_text(encoding="utf-8")), "html.parser")
 
 
 @pytest.fixture
@@ -484,11 +500,12 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
-# mathjax-config.js typesets a formula only when it comes into view. To
-# check them all, a test shows what it wants (opens a step, a question) and
-# then brings each formula that is shown, one not yet typeset, into view
-# until MathJax has typeset it. Returns the first formula that never got
-# typeset, or null.
+# The book's formulas come typeset (toycalc/site/typeset.py); those a
+# script makes for the reader (nano-gpt's letters) wait for MathJax, which
+# the script brings (mathjax-config.js). To check them all, a test shows
+# what it wants (opens a step, a question) and then brings each formula
+# that is shown, one not yet typeset, into view until it is typeset.
+# Returns the first formula that never got typeset, or null.
 TYPESET_SHOWN = r"""async (scope) => {
   const typeset = (el) => el.querySelector('mjx-container');
   const shown = () => [...document.querySelectorAll(scope + ' .arithmatex')]
@@ -500,7 +517,7 @@ TYPESET_SHOWN = r"""async (scope) => {
     // a live table may replace the formula's node meanwhile: then look again
     while (el.isConnected && !typeset(el) && performance.now() - start < 20000) {
       await frame();
-      await MathJax.startup.promise;
+      if (window.MathJax && MathJax.startup) await MathJax.startup.promise;
     }
     if (el.isConnected && !typeset(el)) return el.textContent.slice(0, 80);
   }
@@ -582,7 +599,8 @@ class Visit:
 
     def open(self, path="/end-to-end/"):
         self.page.goto(self.base + path)
-        self.page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
+        # the formulas set and the page's code running (book.js)
+        self.page.wait_for_selector("body[data-mathjax=done][data-started]", timeout=60000)
         return self.page
 
     def typeset_shown(self, scope: str = "article") -> None:

@@ -15,9 +15,12 @@ import * as tips from "./tips.js";
 
 const MODULE_NAME = /^[a-z_]+$/;
 
-/** The modules the page's parts name, each started once. */
+/** The modules the page's parts name, each started once; then
+ *  body[data-started] says the page's code is running (the browser tests
+ *  wait for it). */
 function startPageCode() {
-  const names = new Set();
+  delete document.body.dataset.started;
+  const names = new Set(), started = [];
   document.querySelectorAll("[data-module]").forEach((part) => {
     part.dataset.module.split(/\s+/).filter(Boolean).forEach((name) => names.add(name));
   });
@@ -26,8 +29,9 @@ function startPageCode() {
       console.error(`data-module="${name}": a module of docs/javascripts is named in lower case and _ only`);
       continue;
     }
-    import(`./${name}.js`).then((module) => module.start());
+    started.push(import(`./${name}.js`).then((module) => module.start()));
   }
+  Promise.allSettled(started).then(() => { document.body.dataset.started = ""; });
 }
 
 document$.subscribe(() => {

@@ -19,7 +19,6 @@ import * as draw from "./draw.js";
 import * as endToEnd from "./end_to_end.js";
 import * as dom from "./dom.js";
 import * as later from "./later.js";
-import * as mathjax from "./mathjax-config.js";
 
 const { show } = gpt, { fixed, short, vector, weightsVector } = render, { el, table, notation: n } = dom, { drawn } = later;
 
@@ -285,13 +284,11 @@ function build(root, model) {
 
 /** The book's sentence as the build computed it (the Simulator page's
  *  #sim-static, shown without JavaScript), in place of a simulator that
- *  could not start: MathJax, which a page shows no formulas without it,
- *  comes for its formulas. */
+ *  could not start. */
 function showFallback() {
   const fallback = document.getElementById("sim-static");
   if (!fallback) return;
   fallback.hidden = false;
-  mathjax.load();
 }
 
 /** Radio buttons in a fieldset: [value, label] pairs, `checked` checked. */

@@ -104,21 +104,23 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
     # both choosers agree, and the choice survives a reload
     assert all(i.is_checked() for i in page.locator(f'.heads-chooser input[value="{heads}"]').all())
     page.reload()
-    page.wait_for_selector("body[data-mathjax=done]")
+    page.wait_for_selector("body[data-mathjax=done][data-started]")
     assert f"The winner is {top} with p = {p}" in " ".join(page.locator("article").inner_text().split())
 
 
-def test_a_formula_is_typeset_when_it_is_shown(visit):
-    """A closed step's formulas wait; opening the step typesets them."""
+def test_a_closed_step_s_formulas_show_set_as_it_opens(visit):
+    """The formulas come typeset (toycalc/site/typeset.py): opening a step
+    shows its formulas at their size in the same frame, with nothing to
+    wait for, and MathJax's script never comes to the page."""
     page = visit().open()
     step_4 = "#step-4 .arithmatex"
     assert page.locator(step_4).count() > 0
-    assert page.locator(f"{step_4} mjx-container").count() == 0
-    page.locator("#path-step-4").click()
-    page.wait_for_function(f"""[...document.querySelectorAll('{step_4}')].filter(el => {{
-        const r = el.getBoundingClientRect(); return r.height > 0 && r.top < innerHeight; }})
-        .every(el => el.querySelector('mjx-container'))""", timeout=30000)
-    assert page.locator(f"{step_4} mjx-container").count() > 0
+    widths = page.evaluate(f"""() => {{
+        document.querySelector('#path-step-4').dispatchEvent(new MouseEvent('click', {{bubbles: true}}));
+        return [...document.querySelectorAll('{step_4}')].filter((el) => el.checkVisibility())
+            .map((el) => el.querySelector('mjx-math').getBoundingClientRect().width); }}""")
+    assert len(widths) > 3 and min(widths) > 5
+    assert page.evaluate("!(window.MathJax && MathJax.version)")
 
 
 def test_every_formula_is_typeset(visit):
@@ -173,7 +175,7 @@ def test_mathjax_after_instant_navigation(visit):
     page = v.open("/")
     page.locator("article a[href$='end-to-end/']").first.click()
     page.wait_for_url("**/end-to-end/")
-    page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
+    page.wait_for_selector("body[data-mathjax=done][data-started]", timeout=60000)
     page.locator("#path-step-4").click()
     assert page.locator("#step-4").is_visible()
     v.typeset_shown("#step-4")

@@ -175,7 +175,7 @@ def test_each_parts_name_on_home_opens_its_page(visit):
     page = visit().open("/")
     page.locator(f'{SHOWN_MODEL} g[data-part="heads"] a').first.click()
     page.wait_for_url("**/toy/attention/")
-    page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
+    page.wait_for_selector("body[data-mathjax=done][data-started]", timeout=60000)
     assert "Attention" in page.locator("h1").first.text_content()
 
 

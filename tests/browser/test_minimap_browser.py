@@ -42,7 +42,7 @@ def test_a_click_on_a_parts_name_opens_its_page(visit, start, part, target, titl
     page = visit(375).open(start)
     page.locator(f'{SHOWN} g[data-part="{part}"] a').locator("visible=true").first.click()
     page.wait_for_url(f"**{target}")
-    page.wait_for_selector("body[data-mathjax=done]", timeout=60000)
+    page.wait_for_selector("body[data-mathjax=done][data-started]", timeout=60000)
     assert title.lower() in page.locator("article h1").first.text_content().lower()
 
 

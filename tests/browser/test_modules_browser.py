@@ -62,36 +62,44 @@ def test_nano_gpts_pages_start_their_parts_on_each_view(visit):
     assert fetched["/javascripts/letters.js"] == 1 and fetched["/javascripts/simulator.js"] == 0
 
 
-def test_mathjax_comes_to_the_pages_with_formulas_alone(visit):
-    """Home has no formula and fetches no MathJax; a page with formulas
-    reached from it by the site's own link loads it and typesets."""
+def test_mathjax_comes_only_for_the_formulas_a_script_makes(visit):
+    """The book's formulas come typeset (toycalc/site/typeset.py), their
+    stylesheet and fonts with every page, through instant navigation too:
+    no page fetches MathJax to show them. Letters the reader has nano-gpt
+    follow make new formulas: then MathJax comes, once, and sets them,
+    its fonts' faces still formulas.css's alone."""
     v = visit()
     page = v.open("/")
-    page.wait_for_selector("body[data-mathjax=done]")
     mathjax = "() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/mathjax/mathjax.js')).length"
-    assert page.evaluate(mathjax) == 0 and page.evaluate("!window.MathJax.version")
+    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFormulasCss": 22, "fromElsewhere": 0, "mainLoaded": False}
     follow(page, "/toy/")
     follow(page, "/toy/tokens/")
-    page.wait_for_selector("body[data-mathjax=done] article mjx-container")
+    assert page.locator("article mjx-container").count() > 3
+    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFormulasCss": 22, "fromElsewhere": 0, "mainLoaded": True}
+    follow(page, "/nano-gpt/self-attention/")   # a page of another depth
+    live = "article .arithmatex[data-nano-live]"
+    before = page.locator(live).first.inner_html()
+    assert "<mjx-container" in before and page.evaluate(mathjax) == 0
+    field = page.get_by_label("Letters for this chapter to follow", exact=True)
+    field.fill("cccaab")
+    field.press("Enter")
+    page.wait_for_selector("body[data-mathjax=done] .nano-followed")
+    page.wait_for_function(f"""() => [...document.querySelectorAll('{live}')]
+        .every((el) => el.querySelector('mjx-container'))""")
+    assert page.locator(live).first.inner_html() != before
     assert page.evaluate(mathjax) == 1
-    assert page.evaluate("getComputedStyle(document.querySelector('[data-from-first-formula]')).opacity") == "1"
-    # the fonts' faces come from the site's fonts.css, linked once, none from
-    # MathJax's own stylesheet (publish_mathjax.py), and the formulas' fonts load
-    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFontsCss": 22, "fromElsewhere": 0, "mainLoaded": True}
-    follow(page, "/nano-gpt/self-attention/")   # a page of another depth, with formulas too
-    page.wait_for_selector("body[data-mathjax=done] article mjx-container")
-    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFontsCss": 22, "fromElsewhere": 0, "mainLoaded": True}
+    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFormulasCss": 22, "fromElsewhere": 0, "mainLoaded": True}
 
 
 FONT_FACES = """async () => {
   await document.fonts.ready;
   const faces = (sheet) => [...sheet.cssRules].filter((rule) => rule instanceof CSSFontFaceRule).length;
   const sheets = [...document.styleSheets];
-  const fontsCss = (sheet) => (sheet.href || '').endsWith('/javascripts/mathjax/fonts.css');
+  const formulasCss = (sheet) => (sheet.href || '').endsWith('/javascripts/mathjax/formulas.css');
   return {
-    links: [...document.querySelectorAll('link[rel=stylesheet]')].filter((l) => l.href.endsWith('/mathjax/fonts.css')).length,
-    fromFontsCss: sheets.filter(fontsCss).reduce((n, sheet) => n + faces(sheet), 0),
-    fromElsewhere: sheets.filter((sheet) => !fontsCss(sheet)).reduce((n, sheet) => n + faces(sheet), 0),
+    links: [...document.querySelectorAll('link[rel=stylesheet]')].filter((l) => l.href.endsWith('/mathjax/formulas.css')).length,
+    fromFormulasCss: sheets.filter(formulasCss).reduce((n, sheet) => n + faces(sheet), 0),
+    fromElsewhere: sheets.filter((sheet) => !formulasCss(sheet)).reduce((n, sheet) => n + faces(sheet), 0),
     mainLoaded: [...document.fonts].some((f) => f.family === 'MJXTEX' && f.status === 'loaded'),
   };
 }"""
@@ -105,7 +113,7 @@ def test_the_pages_stylesheets_are_parsed_once_and_kept_by_instant_navigation(vi
     by the site's own link keeps the same stylesheets, each once, styled."""
     v = visit()
     page = v.open("/toy/attention/")
-    page.wait_for_selector("body[data-mathjax=done]")
+    page.wait_for_selector("body[data-mathjax=done][data-started]")
     links = "() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => l.getAttribute('href'))"
     written = page.evaluate(links)
     assert len(written) >= 8 and all(href.startswith("../../") for href in written), written
@@ -137,5 +145,5 @@ def test_the_head_writes_the_color_scheme_meta_material_keeps(visit, scheme):
     page.wait_for_function(f"() => ({COLOR_SCHEMES})()[1] === '{other}'")
     assert page.evaluate(COLOR_SCHEMES) == [[other], other]
     page.reload()
-    page.wait_for_selector("body[data-mathjax=done]")
+    page.wait_for_selector("body[data-mathjax=done][data-started]")
     assert page.evaluate(COLOR_SCHEMES) == [[other], other]

@@ -149,7 +149,7 @@ def test_the_choice_holds_on_the_next_pages_until_undone(visit, nano):
     page.get_by_role("button", name="Back to the book's example").click()
     wait_following(page, Run(nano).text)
     page.goto(page.url.replace("mlp", "projection"))
-    page.wait_for_selector("body[data-mathjax=done]")
+    page.wait_for_selector("body[data-mathjax=done][data-started]")
     assert page.locator(".nano-followed").inner_text() == Run(nano).text
     assert_shows(page, Run(nano))
 

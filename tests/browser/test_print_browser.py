@@ -1,8 +1,6 @@
 """The whole book, to print (/print_page/, Material's print-site plugin),
-read in chromium with the print media: paper has no scrolling, so the
-print page typesets every formula at once, where the chapters typeset a
-formula only when it comes into view; every formula has a width and is its
-own page's formula; the "Check yourself" answers are open; the controls and
+read in chromium with the print media: every formula comes typeset
+(toycalc/site/typeset.py), has a width and is its own page's formula; the "Check yourself" answers are open; the controls and
 the sentences about them are left out; End to End prints its drawing and
 every step; printed to PDF, the chapters' titles are its outline."""
 from __future__ import annotations
@@ -35,14 +33,11 @@ def own_pages(site):
     return {"index": "/"} | {p.strip("/").replace("/", "-"): p for p in paths}
 
 
-# Each section's formulas: the TeX MathJax typeset (from its list of what it
-# typeset), the width of what it drew, whether the print shows it, and
-# whether it is in a heads variant the book's choice hides; beside them,
-# the formulas of the page itself, as the server sends it.
+# Each section's formulas: the TeX MathJax typeset (data-tex), the width of
+# what it drew, whether the print shows it, and whether it is in a heads
+# variant the book's choice hides; beside them, the formulas of the page
+# itself, as the server sends it.
 FORMULAS = r"""async (pages) => {
-  const tex = new Map();
-  for (const item of MathJax.startup.document.math) if (item.typesetRoot) tex.set(item.typesetRoot, item.math);
-  const strip = (s) => s.trim().replace(/^\\[(\[]|\\[)\]]$/g, '').trim();
   const out = {};
   for (const [id, path] of Object.entries(pages)) {
     const section = document.getElementById(id);
@@ -53,11 +48,11 @@ FORMULAS = r"""async (pages) => {
     out[id] = {
       printed: mine.map((el) => {
         const c = el.querySelector('mjx-container');
-        return {tex: c ? strip(tex.get(c) ?? '(not in MathJax\'s list)') : '(not typeset)',
+        return {tex: c ? el.dataset.tex : '(not typeset)',
                 width: c ? c.getBoundingClientRect().width : 0, shown: el.checkVisibility(),
                 variant: !!el.closest('.heads-variant[hidden]')};
       }),
-      own: [...own.querySelectorAll('article .arithmatex')].map((el) => strip(el.textContent)),
+      own: [...own.querySelectorAll('article .arithmatex')].map((el) => el.dataset.tex),
     };
   }
   return out;
@@ -65,9 +60,8 @@ FORMULAS = r"""async (pages) => {
 
 
 def test_every_formula_has_a_width_and_is_its_pages(printed, site):
-    """The zero widths (407 of 586 once, #24) were MathJax's cache, cleared
-    while the print page was still being typeset: the formulas kept their
-    markup and lost their characters."""
+    """Zero widths (407 of 586 once, #24, when the browser typeset them)
+    would be characters without their rules in formulas.css."""
     assert printed.evaluate(MATHJAX_ERRORS) == []
     sections = printed.evaluate(FORMULAS, own_pages(site))
     assert None not in sections.values(), [k for k, v in sections.items() if v is None]

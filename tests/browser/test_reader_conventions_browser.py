@@ -174,24 +174,25 @@ def test_edit_and_view_links_ask_nothing_of_another_host(visit):
     page.wait_for_timeout(1000)   # time for a repository-facts request, were it made
 
 
-def test_without_mathjax_the_article_shows_after_3_s(visit):
-    """A page's article from its first formula on waits, laid out but not
-    shown, for MathJax's first formulas (book.css, page_speed.py); what
-    comes before shows at once; should MathJax never come, all shows after
-    3 s (the head's script, overrides/main.html)."""
-    v = visit(own_context=True)
-    v.context.route("**/mathjax/mathjax.js", lambda route: route.abort())
-    page = v.page
-    page.goto(v.base + "/toy/attention/", wait_until="domcontentloaded")
-    shown = "() => getComputedStyle(document.querySelector('[data-from-first-formula]')).opacity === '1'"
-    assert page.evaluate("getComputedStyle(document.querySelector('article h1')).opacity") == "1"
-    assert not page.evaluate(shown)
-    page.wait_for_function(shown, timeout=10000)
-    assert page.evaluate("performance.now()") >= 3000
-    assert page.evaluate("!window.MathJax.version") and page.locator("mjx-container").count() == 0
-    # the one error: MathJax's file, refused here on purpose
-    assert v.errors and all("ERR_FAILED" in e for e in v.errors), v.errors
-    v.errors.clear()
+def test_without_javascript_the_formulas_come_typeset(chromium, server):
+    """The formulas are typeset at build (toycalc/site/typeset.py): a reader
+    without JavaScript, or before any script runs, sees them set in
+    MathJax's fonts, each with its size, and MathJax's script never comes."""
+    context = chromium.new_context(java_script_enabled=False)
+    page = context.new_page()
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(server + "/toy/attention/")
+    page.evaluate("document.fonts.ready")
+    formulas = page.evaluate("""[...document.querySelectorAll('article .arithmatex')]
+        .filter((el) => el.checkVisibility())
+        .map((el) => [el.dataset.tex, el.querySelector('mjx-container') ? el.querySelector('mjx-math').getBoundingClientRect().width : 0])""")
+    assert len(formulas) > 30
+    assert [tex for tex, width in formulas if width < 5] == []
+    assert page.evaluate("['MJXTEX', 'MJXTEX-I'].every((f) => document.fonts.check(`16px ${f}`))")
+    assert page.evaluate("[...document.fonts].filter((f) => f.family.startsWith('MJX') && f.status === 'loaded').length") >= 2
+    assert not [url for url in requested if url.endswith("/mathjax.js")]
+    context.close()
 
 
 def test_a_kept_visit_is_reset_as_a_new_context_would_be(visit, toy):
@@ -238,7 +239,7 @@ SEARCH_INDEX = "() => performance.getEntriesByType('resource').filter((e) => e.n
 def test_search_suggests_and_highlights(visit, width):
     page = visit(width).open("/")
     # the index comes when the reader reaches for the search, not with each page (pinned.SEARCH_INDEX_CHANGE)
-    page.wait_for_selector("body[data-mathjax=done]")
+    page.wait_for_selector("body[data-mathjax=done][data-started]")
     assert page.evaluate(SEARCH_INDEX) == 0
     if width < 1220:
         page.locator("label.md-header__button[for=__search]").click()
@@ -248,7 +249,7 @@ def test_search_suggests_and_highlights(visit, width):
     assert page.locator(".md-search__suggest").inner_text().strip().startswith("softmax")
     page.locator(".md-search-result__item a").first.click()
     page.wait_for_url(re.compile(r"\?h=softm"))
-    page.wait_for_selector("body[data-mathjax=done]")
+    page.wait_for_selector("body[data-mathjax=done][data-started]")
     assert page.locator("article mark[data-md-highlight]").count() > 0
     # once the new page is laid out, nothing is wider than the screen
     page.wait_for_function("w => document.documentElement.scrollWidth <= w", arg=width)

@@ -286,13 +286,15 @@ def test_without_javascript_the_static_path_is_there(chromium, server, toy):
     assert f"The next token: {show(toy.vocab[ex.top_id])} with p = {fixed(ex.p_last.max())}" in text
     assert page.locator("#table-softmax-h2").is_visible() and page.locator("#table-ids").is_visible()
     assert page.locator("#table-E").is_visible()
+    # its formulas typeset at build
+    assert static.locator(".arithmatex").count() == static.locator(".arithmatex > mjx-container").count() > 10
     context.close()
 
 
 def test_with_javascript_the_static_path_is_never_laid_out_nor_its_formulas_typeset(visit):
     """The static path (#sim-static, data-fallback) is for a reader without
-    JavaScript and for paper: with it, the browser never lays it out and
-    MathJax, whose formulas on this page are all there, is never fetched.
+    JavaScript and for paper: with it, the browser never lays it out, and
+    MathJax's fonts, which only its formulas on this page use, never come.
     On a phone the first run builds none of the steps under the controls:
     each comes in a task of its own as it nears the screen, before it is
     seen (later.js, showFirst), or when the browser is idle."""
@@ -307,7 +309,7 @@ def test_with_javascript_the_static_path_is_never_laid_out_nor_its_formulas_type
     last = page.locator("#sim-results > .sim-step").last
     last.scroll_into_view_if_needed()
     page.wait_for_selector("#sim-softmax")
-    assert [url for url in requested if "/mathjax/" in url] == []   # its script, fonts and faces
+    assert [url for url in requested if "/mathjax/" in url and not url.endswith("/formulas.css")] == []
 
 
 def test_a_simulator_that_cannot_start_leaves_the_static_path_typeset(visit, toy):
@@ -321,7 +323,7 @@ def test_a_simulator_that_cannot_start_leaves_the_static_path_typeset(visit, toy
     assert static.is_visible()
     ex = Example(toy)
     assert f"The next token: {show(toy.vocab[ex.top_id])} with p = {fixed(ex.p_last.max())}" in static.inner_text()
-    # MathJax comes for its formulas, which no other part of the page has
+    # its formulas typeset at build
     v.typeset_shown("#sim-static")
     assert page.locator("#sim-static mjx-container").count() > 10
     # the one error: the weights' file, refused here on purpose

@@ -1,7 +1,6 @@
 """What the build says once so that the browser need not find it out at
 every style recalculation (toycalc/site/page_speed.py, issue 40): the
-article's classes in place of `:has()`, the part of a page that waits for
-MathJax, MathJax only where there are formulas, and Material's palette
+article's classes in place of `:has()`, and Material's palette
 stylesheet without its switching rule."""
 from __future__ import annotations
 
@@ -14,96 +13,10 @@ from conftest import ROOT, parsed
 from toycalc.site import page_speed, pinned
 
 ARTICLE = page_speed.ARTICLE
-MARK = page_speed.FROM_FIRST_FORMULA
-
-
-def marked(html: str) -> list[str]:
-    """The text of each element marked as waiting for MathJax, in order."""
-    soup = parsed_text(page_speed.with_first_formula_marked(html))
-    return [el.get_text() for el in soup.select(f"[{MARK}]")]
-
-
-def parsed_text(html: str):
-    from bs4 import BeautifulSoup
-    return BeautifulSoup(html, "html.parser")
-
-
-def test_from_the_first_formula_on_each_level_waits_and_what_comes_before_shows():
-    html = (ARTICLE + '<h1>T</h1><p>lead</p><div class="path"><svg><rect/><title>1</title></svg>'
-            '<div class="steps"><p>no</p><p class="q">a <span class="arithmatex">\\(x\\)</span> b</p>'
-            '<p>after</p></div><p>tail</p></div><table><tr><td>1</td></tr></table></article>')
-    assert marked(html) == ["a \\(x\\) b", "after", "tail", "1"]
-    soup = parsed_text(page_speed.with_first_formula_marked(html))
-    assert soup.select_one("p.q")["class"] == ["q"] and soup.select_one("p.q").has_attr(MARK)
-    # no class on a table: Material styles and wraps a table:not([class]) alone
-    assert soup.table.get("class") is None and soup.table.has_attr(MARK)
-    # a display formula waits itself; one in a table, the whole table; none: nothing waits
-    display = ARTICLE + '<p>x</p><div class="arithmatex">\\[y\\]</div><p>z</p></article>'
-    assert marked(display) == ["\\[y\\]", "z"]
-    table = ARTICLE + '<p>x</p><table><tr><td>1</td><td><span class="arithmatex">\\(y\\)</span></td></tr></table></article>'
-    assert marked(table) == ["1\\(y\\)"]
-    assert marked(ARTICLE + "<p>x</p></article>") == []
-    # a ">" inside an attribute's value does not end the tag
-    quoted = ARTICLE + '<p title="a > b">x <span class="arithmatex">\\(y\\)</span></p></article>'
-    assert parsed_text(page_speed.with_first_formula_marked(quoted)).p["title"] == "a > b"
-
-
-def test_formulas_shown_only_without_javascript_do_not_wait_nor_bring_mathjax():
-    """A part marked data-fallback (the Simulator's static path) is shown
-    only without JavaScript: its formulas are not the page's."""
-    fallback = '<div data-fallback hidden><p>a <span class="arithmatex">\\(x\\)</span></p><p>b</p></div>'
-    assert marked(ARTICLE + fallback + "<p>after</p></article>") == []
-    assert not page_speed.shows_formulas(fallback)
-    shown = '<p>c <span class="arithmatex">\\(y\\)</span></p>'
-    assert marked(ARTICLE + fallback + shown + "<p>after</p></article>") == ["c \\(y\\)", "after"]
-    assert page_speed.shows_formulas(fallback + shown)
 
 
 def article(soup):
     return soup.select_one("article.md-content__inner")
-
-
-def test_every_formula_of_a_built_page_waits_and_nothing_before_the_first(site):
-    pages = [p for p in sorted(site.rglob("*.html")) if p.parent.name != "print_page"]
-    with_formulas = 0
-    for path in pages:
-        soup = parsed(path)
-        art = article(soup)
-        if art is None:
-            continue
-        # those shown only without JavaScript (data-fallback) do not wait
-        formulas = [f for f in art.select(".arithmatex") if not f.find_parent(attrs={page_speed.FALLBACK: True})]
-        where = path.relative_to(site)
-        waiting = art.select(f"[{MARK}]")
-        assert bool(formulas) == bool(waiting), where
-        if not formulas:
-            continue
-        with_formulas += 1
-        # each formula inside a waiting element (or one itself)
-        assert [f for f in formulas if not f.find_parent(attrs={MARK: True}) and not f.has_attr(MARK)] == [], where
-        # nothing that holds no formula and comes before the first one waits
-        first = formulas[0]
-        before = [el for el in waiting if el is not first and first not in el.descendants
-                  and el.sourceline is not None and (el.sourceline, el.sourcepos) < (first.sourceline, first.sourcepos)]
-        assert before == [], (where, [el.name for el in before])
-    assert with_formulas > 20
-
-
-def test_a_page_loads_mathjax_only_with_formulas(site):
-    """No page names MathJax's script; one with formulas starts its
-    download in its head (mathjax-config.js adds the script)."""
-    for name in ("index.html", "end-to-end/index.html", "toy/attention/index.html", "nano-gpt/train/index.html"):
-        html = (site / name).read_text(encoding="utf-8")
-        assert not re.search(r"<script[^>]*mathjax/mathjax\.js", html), name
-        preload = re.search(r'<link rel="preload" href="[./]*javascripts/mathjax/mathjax\.js" as="script">', html)
-        assert bool(preload) == ('class="arithmatex"' in html), name
-    assert 'class="arithmatex"' not in (site / "index.html").read_text(encoding="utf-8")
-    # the Simulator's formulas are all in its static path, shown only
-    # without JavaScript: its head neither starts MathJax nor has the article wait
-    simulator = parsed(site / "simulator" / "index.html")
-    static = simulator.select_one("#sim-static")
-    assert static.has_attr("hidden") and static.has_attr(page_speed.FALLBACK) and static.select(".arithmatex")
-    assert simulator.select('link[href*="mathjax"]') == [] and "data-typeset-wait" not in str(simulator.head)
 
 
 def test_the_articles_say_what_they_hold_and_the_stylesheets_ask_no_has(site):
@@ -182,9 +95,7 @@ def test_the_article_s_tables_without_a_class_come_in_material_s_boxes(site):
         art = html[html.index("<article"):html.index("</article>")]
         bare = [m.start() for m in re.finditer(r"<table\b(?![^>]*\sclass=)[^>]*>", art)]
         assert bare, page
-        # (the outer box marked when it comes after the first formula)
-        boxes = re.compile(r'<div class="md-typeset__scrollwrap"( data-from-first-formula)?>'
-                           r'<div class="md-typeset__table">$')
+        boxes = re.compile(r'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">$')
         for at in bare:
             assert boxes.search(art[:at]), (page, art[at - 80:at + 40])
         assert art.count('<div class="md-typeset__table">') == len(bare)

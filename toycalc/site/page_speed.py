@@ -5,10 +5,7 @@ style recalculation, said once at build time.
 - The article names what it holds in its classes (`article_classes`):
   `with-path` (End to End's drawing and steps: the prose keeps a measure),
   `with-nano-input` (nano-gpt's numbers that follow the reader's letters:
-  the room for the "Follow" box is kept); and what comes from its first
-  formula on is marked `data-from-first-formula` (`from_first_formula`: book.css
-  keeps it unshown until MathJax has set the first screen's formulas, and
-  shows the rest at once). The rules read these classes in place of
+  the room for the "Follow" box is kept). The rules read these classes in place of
   `:has()`, which made every style recalculation of a page of 5,000
   elements slower.
 - The stylesheets of docs/stylesheets/ are served without their comments
@@ -83,27 +80,18 @@ def with_article_classes(output: str) -> str:
     return output[:start] + marked + output[start + len(ARTICLE):]
 
 
-# A formula's block: hidden from here on (below) when the formula is inside it.
-FORMULA_BLOCKS = {"p", "li", "table", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd",
-                  "figcaption", "summary", "details", "blockquote"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
-# an attribute, not a class: Material styles and wraps a table:not([class]) alone
-FROM_FIRST_FORMULA = "data-from-first-formula"
-# A part of a page shown only without JavaScript (and on paper), which the
-# page's script replaces: the Simulator's static path. Its formulas are not
-# the page's: MathJax does not come for them (mathjax-config.js).
-FALLBACK = "data-fallback"
 
 
 class _Tags(HTMLParser):
-    """Every start tag of an article, with its offset, its depth and its
-    parent's index (the tree, as far as the first formula needs it)."""
+    """Every start tag of an article, with its offset and its parent's
+    index (the tree, as far as the follow box's place needs it)."""
 
     def __init__(self, text: str):
         super().__init__(convert_charrefs=True)
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.tags: list[dict] = []   # tag, offset, end of the start tag, parent index, classes
+        self.tags: list[dict] = []   # tag, offset, end of the start tag, parent index
         self.open: list[int] = []
         self.feed(text)
         self.close()
@@ -111,13 +99,9 @@ class _Tags(HTMLParser):
     def handle_starttag(self, tag, attrs):
         line, column = self.getpos()
         offset = self.line_starts[line - 1] + column
-        named = dict(attrs)
-        classes = (named.get("class") or "").split()
         parent = self.open[-1] if self.open else None
-        # inside a part shown only without JavaScript (FALLBACK)
-        fallback = FALLBACK in named or (parent is not None and self.tags[parent]["fallback"])
-        self.tags.append({"tag": tag, "offset": offset, "parent": parent, "classes": classes,
-                          "fallback": fallback, "end": offset + len(self.get_starttag_text())})
+        self.tags.append({"tag": tag, "offset": offset, "parent": parent,
+                          "end": offset + len(self.get_starttag_text())})
         if tag not in VOID:
             self.open.append(len(self.tags) - 1)
 
@@ -132,53 +116,6 @@ class _Tags(HTMLParser):
             if self.tags[self.open[depth]]["tag"] == tag:
                 del self.open[depth:]
                 return
-
-
-def from_first_formula(article: str) -> list[tuple[int, int]]:
-    """Where the start tags are (start, end offsets), in `article` (an <article>'s HTML),
-    of what is hidden until MathJax has set the first screen's formulas:
-    the block of the first formula, every element after it at its level,
-    and every element after each of its ancestors at theirs, up to the
-    article. What comes before the first formula shows at once: no formula
-    can move it. (Marked one by one, not with a `~` rule, since Material
-    wraps a table in its own boxes when the page loads.)"""
-    tags = _Tags(article).tags
-    first = next((i for i, t in enumerate(tags) if _shown_formula(t)), None)
-    if first is None:
-        return []
-    ancestors, i = [], tags[first]["parent"]
-    while i is not None:
-        ancestors.append(i)
-        i = tags[i]["parent"]
-    article_index = ancestors[-1]   # the <article> itself
-    # the formula's block: itself when a display formula, or its nearest block ancestor
-    start = first if tags[first]["tag"] == "div" else next(
-        (a for a in ancestors[:-1] if tags[a]["tag"] in FORMULA_BLOCKS), first)
-    # the start and each of its ancestors below the article: every later
-    # element beside one of them (its parent's child after it)
-    levels = [start] + [a for a in ancestors if a != article_index and tags[a]["offset"] < tags[start]["offset"]]
-    marked = [start]
-    for node in levels:
-        parent = tags[node]["parent"]
-        marked += [j for j in range(node + 1, len(tags)) if tags[j]["parent"] == parent]
-    return sorted((tags[j]["offset"], tags[j]["end"]) for j in marked)
-
-
-def _shown_formula(tag: dict) -> bool:
-    return "arithmatex" in tag["classes"] and not tag["fallback"]
-
-
-def shows_formulas(content: str) -> bool:
-    """Whether a page whose article holds `content` (its HTML) shows a
-    reader with JavaScript formulas (overrides/main.html then has MathJax
-    come with the page)."""
-    return 'class="arithmatex"' in content and any(_shown_formula(t) for t in _Tags(content).tags)
-
-
-def with_attribute(tag_text: str, name: str) -> str:
-    """A start tag with one more attribute, without a value."""
-    closing = len(tag_text) - len(tag_text.rstrip("/> \t\n"))
-    return tag_text[:len(tag_text) - closing] + f" {name}" + tag_text[len(tag_text) - closing:]
 
 
 # a table's start or end tag
@@ -203,19 +140,6 @@ def with_tables_wrapped(output: str) -> str:
             pieces += [output[done:tag.start()], TABLE_BOXES[0] if bare else "", tag.group(0)]
         done = tag.end()
     return "".join(pieces + [output[done:]])
-
-
-def with_first_formula_marked(output: str) -> str:
-    span = article_span(output)
-    if span is None:
-        return output
-    start, end = span
-    article = output[start:end]
-    pieces, done = [output[:start]], 0   # one pass: the article is copied once, not once a mark
-    for tag_start, tag_end in from_first_formula(article):
-        pieces += [article[done:tag_start], with_attribute(article[tag_start:tag_end], FROM_FIRST_FORMULA)]
-        done = tag_end
-    return "".join(pieces + [article[done:], output[end:]])
 
 
 # On a page whose numbers follow the reader's letters (with-nano-input), the
@@ -247,16 +171,8 @@ def with_follow_place(output: str) -> str:
     return output[:at] + FOLLOW_PLACE + output[at:]
 
 
-def on_page_content(html, page, config, files):
-    # the head of a page whose formulas are all in a fallback does not
-    # have MathJax come (overrides/main.html)
-    if 'class="arithmatex"' in html and not shows_formulas(html):
-        page.meta["formulas_only_in_fallback"] = True
-    return html
-
-
 def on_post_page(output, page, config):
-    return with_article_classes(with_follow_place(with_first_formula_marked(with_tables_wrapped(output))))
+    return with_article_classes(with_follow_place(with_tables_wrapped(output)))
 
 
 # A comment of a stylesheet (none of ours holds "/*" in a string).

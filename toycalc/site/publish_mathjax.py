@@ -11,18 +11,19 @@ the components after it have registered. The CommonHTML output's CSS
 fetches the woff fonts it needs from beside the script
 (`output/chtml/fonts/woff-v2`): they are published at those paths.
 
-MathJax writes its fonts' @font-face rules into its stylesheet when it
-typesets the first formula, and a new font face makes chromium compute
-every element's style and layout again (184 ms of a nano-gpt page's load
-in a phone's trace, four times that on a phone). The site says the same
-rules from the start instead, in `javascripts/mathjax/fonts.css` (made
-here from the script's own rules; a formula page's head links it), and
-mathjax-config.js has MathJax leave them out.
+The book's own formulas are typeset at build (typeset.py, on the same
+MathJax's CommonJS modules, `js/`); the script comes to a page only for
+the formulas a page's script makes (mathjax-config.js). The stylesheet of
+the formulas typeset at build, `javascripts/mathjax/formulas.css`, holds
+the fonts' @font-face rules, which every page links: written by MathJax
+when it typesets its first formula in a browser, a new font face made
+chromium compute every element's style and layout again (184 ms of a
+nano-gpt page's load in a phone's trace), so mathjax-config.js has
+MathJax leave them out.
 """
 from __future__ import annotations
 
 import importlib.util
-import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -32,10 +33,6 @@ MATHJAX_URI = "javascripts/mathjax/mathjax.js"
 MATHJAX_PARTS = ["es5/startup.js", "es5/core.js", "es5/input/tex.js", "es5/output/chtml.js",
                  "es5/output/chtml/fonts/tex.js", "es5/a11y/assistive-mml.js"]
 FONTS = "output/chtml/fonts/woff-v2"
-FONTS_CSS_URI = "javascripts/mathjax/fonts.css"
-# one of MathJax's font faces as its CommonHTML output writes it
-FONT_FACE = re.compile(r'"@font-face /\* \d+ \*/":\{"font-family":"([\w-]+)",'
-                       r"src:'url\(\"%%URL%%/([\w-]+\.woff)\"\) format\(\"woff\"\)'\}")
 # file in the package -> where the site serves it, beside mathjax.js
 MATHJAX_FILES = {"LICENSE": "javascripts/mathjax/LICENSE"}
 
@@ -57,17 +54,6 @@ def mathjax_script(source: Path) -> str:
     return ";\n".join((source / name).read_text(encoding="utf-8") for name in MATHJAX_PARTS)
 
 
-def fonts_css(script: str) -> str:
-    """MathJax's @font-face rules, from its script, as a stylesheet
-    published beside it (the fonts' addresses relative to it)."""
-    faces = dict(FONT_FACE.findall(script))
-    if "MJXZERO" not in faces or "MJXTEX" not in faces:
-        raise PluginError("MathJax's script does not say its fonts' @font-face rules as MathJax 3.2.2 "
-                          f"writes them (toycalc/site/publish_mathjax.py, FONT_FACE): found {sorted(faces)}")
-    return "".join(f'@font-face{{font-family:{family};src:url("{FONTS}/{font}") '
-                   'format("woff")}\n' for family, font in faces.items())
-
-
 def mathjax_files(source: Path) -> dict[str, str]:
     """The other files the site publishes as they are: the license and the fonts."""
     fonts = sorted((source / "es5" / FONTS).glob("*.woff"))
@@ -81,7 +67,6 @@ def on_files(files, config):
     source = mathjax_dir()
     script = mathjax_script(source)
     files.append(File.generated(config, MATHJAX_URI, content=script))
-    files.append(File.generated(config, FONTS_CSS_URI, content=fonts_css(script)))
     for name, uri in mathjax_files(source).items():
         path = source / name
         if not path.is_file():

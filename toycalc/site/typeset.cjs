@@ -1,0 +1,57 @@
+// typeset.cjs: the book's formulas typeset at build, by MathJax in Node
+// (toycalc/site/typeset.py starts it once a build and speaks to it).
+//
+// One request a line on stdin, one answer a line on stdout, both JSON:
+//   {"tex": "...", "display": true}  ->  {"html": "<mjx-container ...>"} or {"error": "..."}
+//   {"css": true}                    ->  {"css": "..."}: the stylesheet for every formula so far
+// MathJax is the one the site publishes (django-static-mathjax carries the
+// npm release's CommonJS modules, js/), so nothing comes from npm. Its
+// output is what MathJax writes in the browser: CommonHTML, with the
+// hidden MathML a screen reader reads.
+"use strict";
+const path = require("path");
+const readline = require("readline");
+
+const js = process.argv[2];   // MathJax's js/ folder
+const mj = (name) => require(path.join(js, name));
+const { mathjax } = mj("mathjax.js");
+const { TeX } = mj("input/tex.js");
+const { CHTML } = mj("output/chtml.js");
+const { liteAdaptor } = mj("adaptors/liteAdaptor.js");
+const { RegisterHTMLHandler } = mj("handlers/html.js");
+const { AssistiveMmlHandler } = mj("a11y/assistive-mml.js");
+// The TeX the book writes, and no more: a macro outside them is an error
+// that fails the build (not the red text MathJax shows in a browser).
+const PACKAGES = ["base", "ams", "newcommand", "boldsymbol", "color"];
+const CONFIGURATIONS = ["base/BaseConfiguration", "ams/AmsConfiguration", "newcommand/NewcommandConfiguration",
+                        "boldsymbol/BoldsymbolConfiguration", "color/ColorConfiguration"];
+CONFIGURATIONS.forEach((name) => mj(`input/tex/${name}.js`));
+
+const adaptor = liteAdaptor();
+AssistiveMmlHandler(RegisterHTMLHandler(adaptor));
+let error = null;
+const tex = new TeX({
+  packages: PACKAGES,
+  formatError: (jax, err) => { error = err.message; return jax.formatError(err); }
+});
+// fontURL: the fonts beside the stylesheet (publish_mathjax.py publishes both)
+const chtml = new CHTML({ fontURL: process.argv[3] });
+const doc = mathjax.document("", { InputJax: tex, OutputJax: chtml });
+
+function answer(request) {
+  if (request.css) return { css: adaptor.textContent(chtml.styleSheet(doc)) };
+  error = null;
+  tex.parseOptions.tags.reset();
+  const node = doc.convert(request.tex, { display: Boolean(request.display) });
+  return error ? { error } : { html: adaptor.outerHTML(node) };
+}
+
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  let reply;
+  try {
+    reply = answer(JSON.parse(line));
+  } catch (err) {
+    reply = { error: String(err && err.message || err) };
+  }
+  process.stdout.write(JSON.stringify(reply) + "\n");
+});
