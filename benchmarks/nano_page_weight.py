@@ -4,7 +4,8 @@ Loads the chapter's Output page in headless chromium, sorts six letters
 (which fetches nano-gpt's weights) and opens a matrix in full, then sums
 the gzip size (level 9, as a server would send it) of everything the page
 asked for: the HTML, the stylesheets, the scripts and the weights. MathJax
-is counted apart, since every page of the book loads it. The issue's goal
+is counted apart: it comes for the formulas of the reader's letters (the
+book's own come drawn in the page). The issue's goal
 is 300 KiB for the page with the model. The weights go out as float16
 (training stores them so: see toycalc/model/train.py); beside them, what
 they would weigh as float32, and what a byte shuffle before base64 would
@@ -117,7 +118,7 @@ def main() -> None:
           f"{verdict(counted / 1024)}")
     print(f"  {total / 1024:8.1f}  everything the page asked for: {verdict(total / 1024)}")
     print(f"  {(total - lazy) / 1024:8.1f}  of it before the reader asks for the model")
-    print(f"  {mathjax / 1024:8.1f}  MathJax, apart (every page loads it)")
+    print(f"  {mathjax / 1024:8.1f}  MathJax, apart (for the formulas of the reader's letters)")
     now, then = gz(weights), gz(shuffled(weights))
     numbers = [raw_bytes(a) for a in packed_arrays(json.loads(weights))]
     count = sum(len(raw) // width for raw, width in numbers)

@@ -9,7 +9,8 @@ Two figures, each with its goal beside it, for the page opened at
 - when the formulas on the first screen are typeset (every formula in the
   viewport holds MathJax's output, the page has loaded and its fonts too),
   against when the same page has loaded with MathJax left out (its files
-  answered empty); goal <= 2 x. The two sides alternate, a cold browser
+  answered empty); goal <= 2 x. Since the formulas come drawn in the page
+  (toycalc/site/typeset.py), MathJax's part is the formulas' stylesheet. The two sides alternate, a cold browser
   context each, and the ratio is of the medians.
 
     .venv/bin/python benchmarks/page_load.py [--runs 7]

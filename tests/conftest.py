@@ -88,17 +88,19 @@ def parsed(html: Path) -> BeautifulSoup:
 # a formula as the build typesets it (toycalc/site/typeset.py): its element
 # keeps the TeX in data-tex, MathJax's markup inside
 TYPESET = re.compile(r'(<(span|div)\b[^>]*\sdata-tex="([^"]*)"[^>]*>)<mjx-container\b.*?</mjx-container>(</\2>)', re.S)
+# the glyphs of a page's formulas, after its article
+GLYPHS = re.compile(r'<svg id="formula-glyphs" style="display:none" aria-hidden="true"><defs>.*?</defs></svg>', re.S)
 
 
 def as_tex(text: str) -> str:
     """A built page's HTML with each formula as the TeX MathJax set it from
-    (\\( \\) in a span, \\[ \\] in a div), as arithmatex wrote it: what the
-    tests of the book's numbers read. tests/site/test_typeset.py reads the
-    typeset markup itself."""
+    (\\( \\) in a span, \\[ \\] in a div), as arithmatex wrote it, and
+    without their glyphs: what the tests of the book's numbers read.
+    tests/site/test_typeset.py reads the typeset markup itself."""
     def tex(m: re.Match) -> str:
         opening, kind, body, closing = m.groups()
         return opening + ("\\(" if kind == "span" else "\\[") + body + ("\\)" if kind == "span" else "\\]") + closing
-    return TYPESET.sub(tex, text)
+    return GLYPHS.sub("", TYPESET.sub(tex, text))
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 // settings, for the formulas a page's script makes for the reader
 // (nano-gpt's, for the reader's letters: letters.js).
 //
-// The book's own formulas come typeset in the page: MathJax set them at
+// The book's own formulas come typeset in the page: MathJax drew them at
 // build (toycalc/site/typeset.py), so no page loads MathJax to show them.
 // A script that makes formulas calls load(), which brings MathJax's script
 // (toycalc/site/publish_mathjax.py publishes it) the first time; MathJax
@@ -29,14 +29,6 @@ window.MathJax = {
   },
   startup: {
     typeset: false,  // the page's formulas are typeset already
-    // as soon as MathJax has loaded (before the page's next script runs)
-    ready: () => {
-      // the fonts' @font-face rules are in formulas.css, which every page
-      // links: written by MathJax at its first formula, they had chromium
-      // lay the whole page out again (publish_mathjax.py)
-      MathJax._.output.chtml.FontData.CHTMLFontData.prototype.addFontURLs = () => {};
-      MathJax.startup.defaultReady();
-    },
     pageReady: () => MathJax.startup.defaultPageReady().then(typesetMade)
   }
 };
@@ -56,9 +48,8 @@ function typesetMade() {
   return MathJax.typesetPromise(made).then(() => mark("done"));
 }
 
-// MathJax (160 KiB compressed, and its start), the first time a script
-// asks; its most used fonts beside it, rather than once its first formula
-// is laid out.
+// MathJax (160 KiB compressed, and its start, and its fonts), the first
+// time a script asks.
 let requested = false;
 function load() {
   if (requested) return;
@@ -68,7 +59,6 @@ function load() {
   script.src = new URL("mathjax/mathjax.js", import.meta.url).href;
   script.async = true;
   document.head.appendChild(script);
-  for (const family of ["MJXZERO", "MJXTEX", "MJXTEX-I"]) document.fonts.load(`1em ${family}`);
 }
 
 // Material's instant navigation swaps the content without a reload: MathJax,

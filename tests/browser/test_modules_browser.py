@@ -63,23 +63,28 @@ def test_nano_gpts_pages_start_their_parts_on_each_view(visit):
 
 
 def test_mathjax_comes_only_for_the_formulas_a_script_makes(visit):
-    """The book's formulas come typeset (toycalc/site/typeset.py), their
-    stylesheet and fonts with every page, through instant navigation too:
-    no page fetches MathJax to show them. Letters the reader has nano-gpt
-    follow make new formulas: then MathJax comes, once, and sets them,
-    its fonts' faces still formulas.css's alone."""
+    """The book's formulas come drawn (toycalc/site/typeset.py), their
+    stylesheet with every page, through instant navigation too: no page
+    fetches MathJax, nor its fonts, to show them. Letters the reader has
+    nano-gpt follow make new formulas: then MathJax comes, once, and sets
+    them, with its fonts."""
     v = visit()
     page = v.open("/")
-    mathjax = "() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/mathjax/mathjax.js')).length"
-    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFormulasCss": 22, "fromElsewhere": 0, "mainLoaded": False}
+    fetched = """(end) => performance.getEntriesByType('resource').filter((e) => e.name.endsWith(end)).length"""
+    assert page.evaluate(FORMULAS_CSS) == 1
     follow(page, "/toy/")
     follow(page, "/toy/tokens/")
-    assert page.locator("article mjx-container").count() > 3
-    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFormulasCss": 22, "fromElsewhere": 0, "mainLoaded": True}
+    assert page.locator("article mjx-container > svg").count() > 3
+    assert page.evaluate(FORMULAS_CSS) == 1
     follow(page, "/nano-gpt/self-attention/")   # a page of another depth
+    assert page.evaluate(FORMULAS_CSS) == 1
+    # each page's glyphs with it, after its article
+    assert page.evaluate("""() => [...document.querySelectorAll('article mjx-container use')]
+        .every((u) => document.getElementById(u.getAttribute('xlink:href').slice(1)))""")
     live = "article .arithmatex[data-nano-live]"
     before = page.locator(live).first.inner_html()
-    assert "<mjx-container" in before and page.evaluate(mathjax) == 0
+    assert "<mjx-container" in before
+    assert page.evaluate(fetched, "/mathjax.js") == 0 and page.evaluate(fetched, ".woff") == 0
     field = page.get_by_label("Letters for this chapter to follow", exact=True)
     field.fill("cccaab")
     field.press("Enter")
@@ -87,22 +92,13 @@ def test_mathjax_comes_only_for_the_formulas_a_script_makes(visit):
     page.wait_for_function(f"""() => [...document.querySelectorAll('{live}')]
         .every((el) => el.querySelector('mjx-container'))""")
     assert page.locator(live).first.inner_html() != before
-    assert page.evaluate(mathjax) == 1
-    assert page.evaluate(FONT_FACES) == {"links": 1, "fromFormulasCss": 22, "fromElsewhere": 0, "mainLoaded": True}
+    assert page.evaluate(fetched, "/mathjax.js") == 1
+    page.wait_for_function("() => [...document.fonts].some((f) => f.family === 'MJXTEX' && f.status === 'loaded')")
 
 
-FONT_FACES = """async () => {
-  await document.fonts.ready;
-  const faces = (sheet) => [...sheet.cssRules].filter((rule) => rule instanceof CSSFontFaceRule).length;
-  const sheets = [...document.styleSheets];
-  const formulasCss = (sheet) => (sheet.href || '').endsWith('/javascripts/mathjax/formulas.css');
-  return {
-    links: [...document.querySelectorAll('link[rel=stylesheet]')].filter((l) => l.href.endsWith('/mathjax/formulas.css')).length,
-    fromFormulasCss: sheets.filter(formulasCss).reduce((n, sheet) => n + faces(sheet), 0),
-    fromElsewhere: sheets.filter((sheet) => !formulasCss(sheet)).reduce((n, sheet) => n + faces(sheet), 0),
-    mainLoaded: [...document.fonts].some((f) => f.family === 'MJXTEX' && f.status === 'loaded'),
-  };
-}"""
+# formulas.css: linked once, in the head
+FORMULAS_CSS = """() => [...document.querySelectorAll('link[rel=stylesheet]')]
+    .filter((l) => l.href.endsWith('/javascripts/mathjax/formulas.css')).length"""
 
 
 def test_the_pages_stylesheets_are_parsed_once_and_kept_by_instant_navigation(visit):

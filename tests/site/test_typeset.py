@@ -15,7 +15,8 @@ from toycalc.site import typeset
 
 # a formula not typeset: its TeX still between \( \) or \[ \]
 TEX_LEFT = re.compile(r'class="arithmatex"[^>]*>\\[(\[]')
-CHARACTER = re.compile(r'<mjx-c class="(mjx-c[0-9A-F]+)((?: TEX-[A-Z0-9]+)?)"')
+GLYPH_USED = re.compile(r'<use data-c="[0-9A-F]+" xlink:href="#([\w-]+)"')
+GLYPH_DRAWN = re.compile(r'<path id="([\w-]+)" d="[^"]*"')
 
 
 def built_pages(site):
@@ -23,9 +24,9 @@ def built_pages(site):
 
 
 def test_every_formula_of_every_page_is_typeset_with_its_tex_and_its_mathml(site):
-    """Every formula, the print page's too: MathJax's CommonHTML (hidden
-    from a screen reader) beside the MathML a screen reader reads, the
-    TeX kept in data-tex."""
+    """Every formula, the print page's too: MathJax's SVG (hidden from a
+    screen reader) beside the MathML a screen reader reads, the TeX kept
+    in data-tex."""
     counted = {}
     for path in built_pages(site):
         text = path.read_text(encoding="utf-8")
@@ -36,8 +37,8 @@ def test_every_formula_of_every_page_is_typeset_with_its_tex_and_its_mathml(site
         counted[str(where)] = len(formulas)
         for m in TYPESET.finditer(text):
             one = m.group(0)
-            assert one.count("<mjx-container") == 1, (where, m.group(3))
-            assert '<mjx-math' in one and 'aria-hidden="true"' in one, (where, m.group(3))
+            assert one.count("<mjx-container") == 1 and one.count("<svg ") == 1, (where, m.group(3))
+            assert re.search(r'<svg [^>]*role="img" focusable="false"[^>]*aria-hidden="true"', one), (where, m.group(3))
             assert re.search(r'<mjx-assistive-mml unselectable="on" display="(inline|block)"><math ', one), where
             assert ('display="true"' in one) == (m.group(2) == "div"), (where, m.group(3))
     assert counted["end-to-end/index.html"] > 150 and counted["nano-gpt/self-attention/index.html"] > 15
@@ -53,19 +54,26 @@ def test_the_tex_kept_is_the_formula_s(site):
     assert "<msub><mi>s</mi><mrow" in found[one] and "<mfrac>" in found[one] and "<msqrt>" in found[one]
 
 
-def test_every_character_typeset_has_its_rule_in_the_stylesheet(site):
-    """CommonHTML draws each character from a CSS rule of its own: the
-    stylesheet written after the build holds one for every character of
-    every page, in its font, and the book's scale."""
-    css = (site / typeset.FORMULAS_CSS_URI).read_text(encoding="utf-8")
-    assert css.startswith(typeset.SCALE_RULE)
-    used = set()
+def test_every_glyph_a_page_uses_is_in_the_page_once(site):
+    """Each character of a formula is a <use> of its glyph: the page holds
+    each glyph it uses once, in the hidden <svg> right after its article
+    (instant navigation swaps the two together), and no other."""
+    glyphs = set()
     for path in built_pages(site):
-        used |= set(CHARACTER.findall(path.read_text(encoding="utf-8")))
-    assert len(used) > 100
-    missing = [c + v for c, v in used
-               if not re.search(rf"mjx-c\.{c}{re.escape(v.replace(' ', '.'))}::before \{{", css)]
-    assert missing == []
+        text = path.read_text(encoding="utf-8")
+        used = set(GLYPH_USED.findall(text))
+        where = path.relative_to(site)
+        if not used:
+            assert typeset.GLYPHS_ID not in text, where
+            continue
+        box = re.search(rf'</article><svg id="{typeset.GLYPHS_ID}" style="display:none" aria-hidden="true"><defs>(.*?)</defs></svg>', text)
+        assert box and text.count(typeset.GLYPHS_ID) == 1, where
+        drawn = GLYPH_DRAWN.findall(box.group(1))
+        assert sorted(drawn) == sorted(used), where
+        glyphs |= used
+    assert len(glyphs) > 100
+    css = (site / typeset.FORMULAS_CSS_URI).read_text(encoding="utf-8")
+    assert 'mjx-container[jax="SVG"]' in css and "@font-face" not in css
 
 
 def test_no_page_loads_mathjax_to_show_the_book_s_formulas(site):

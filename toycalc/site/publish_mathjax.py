@@ -12,14 +12,9 @@ fetches the woff fonts it needs from beside the script
 (`output/chtml/fonts/woff-v2`): they are published at those paths.
 
 The book's own formulas are typeset at build (typeset.py, on the same
-MathJax's CommonJS modules, `js/`); the script comes to a page only for
-the formulas a page's script makes (mathjax-config.js). The stylesheet of
-the formulas typeset at build, `javascripts/mathjax/formulas.css`, holds
-the fonts' @font-face rules, which every page links: written by MathJax
-when it typesets its first formula in a browser, a new font face made
-chromium compute every element's style and layout again (184 ms of a
-nano-gpt page's load in a phone's trace), so mathjax-config.js has
-MathJax leave them out.
+MathJax's CommonJS modules, `js/`, as SVG, which needs no fonts); the
+script and its fonts come to a page only for the formulas a page's script
+makes (mathjax-config.js).
 """
 from __future__ import annotations
 

@@ -3,11 +3,13 @@
 //
 // One request a line on stdin, one answer a line on stdout, both JSON:
 //   {"tex": "...", "display": true}  ->  {"html": "<mjx-container ...>"} or {"error": "..."}
-//   {"css": true}                    ->  {"css": "..."}: the stylesheet for every formula so far
+//   {"glyphs": ["MJX-TEX-I-1D465", ...]} -> {"glyphs": {"MJX-TEX-I-1D465": "<path ...>", ...}}
+//   {"css": true}                    ->  {"css": "..."}: the formulas' stylesheet
 // MathJax is the one the site publishes (django-static-mathjax carries the
 // npm release's CommonJS modules, js/), so nothing comes from npm. Its
-// output is what MathJax writes in the browser: CommonHTML, with the
-// hidden MathML a screen reader reads.
+// output is MathJax's SVG, with the hidden MathML a screen reader reads:
+// each character a <use> of its glyph, which the page holds once (the
+// glyphs request; typeset.py writes them into the page).
 "use strict";
 const path = require("path");
 const readline = require("readline");
@@ -16,7 +18,7 @@ const js = process.argv[2];   // MathJax's js/ folder
 const mj = (name) => require(path.join(js, name));
 const { mathjax } = mj("mathjax.js");
 const { TeX } = mj("input/tex.js");
-const { CHTML } = mj("output/chtml.js");
+const { SVG } = mj("output/svg.js");
 const { liteAdaptor } = mj("adaptors/liteAdaptor.js");
 const { RegisterHTMLHandler } = mj("handlers/html.js");
 const { AssistiveMmlHandler } = mj("a11y/assistive-mml.js");
@@ -34,12 +36,16 @@ const tex = new TeX({
   packages: PACKAGES,
   formatError: (jax, err) => { error = err.message; return jax.formatError(err); }
 });
-// fontURL: the fonts beside the stylesheet (publish_mathjax.py publishes both)
-const chtml = new CHTML({ fontURL: process.argv[3] });
-const doc = mathjax.document("", { InputJax: tex, OutputJax: chtml });
+const svg = new SVG({ fontCache: "global" });
+const doc = mathjax.document("", { InputJax: tex, OutputJax: svg });
 
 function answer(request) {
-  if (request.css) return { css: adaptor.textContent(chtml.styleSheet(doc)) };
+  if (request.css) return { css: adaptor.textContent(svg.styleSheet(doc)) };
+  if (request.glyphs) {
+    const paths = {};
+    for (const path of adaptor.childNodes(svg.fontCache.defs)) paths[adaptor.getAttribute(path, "id")] = adaptor.outerHTML(path);
+    return { glyphs: Object.fromEntries(request.glyphs.map((id) => [id, paths[id]])) };
+  }
   error = null;
   tex.parseOptions.tags.reset();
   const node = doc.convert(request.tex, { display: Boolean(request.display) });
