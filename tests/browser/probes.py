@@ -390,3 +390,15 @@ def our_module(name: str) -> str:
 
 # the TeX errors MathJax reported on this visit (mathjax-config.js)
 MATHJAX_ERRORS = "() => " + our_module("mathjax-config") + ".then((m) => m.errors)"
+
+
+# The text of the element (a selector), as innerText gives it, with what
+# End to End lays out only near the screen (content-visibility: auto,
+# book.css) read as it shows once the reader scrolls there: innerText
+# leaves out what is not laid out.
+SHOWN_TEXT = """(selector) => {
+  const all = document.createElement('style');
+  all.textContent = '* { content-visibility: visible !important; }';
+  document.head.append(all);
+  try { return document.querySelector(selector).innerText; } finally { all.remove(); }
+}"""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import axe_violations
-from tests.browser.probes import MATHJAX_ERRORS, our_module
+from tests.browser.probes import MATHJAX_ERRORS, SHOWN_TEXT, our_module
 
 from toycalc.book.example import Example
 from toycalc.book import end_to_end
@@ -90,7 +90,7 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
     page = visit().open()
     page.locator(f'.heads-chooser[data-ready] input[value="{heads}"]').first.check()
     ex = Example(toy, heads=heads)
-    text = " ".join(page.locator("article").inner_text().split())
+    text = " ".join(page.evaluate(SHOWN_TEXT, "article").split())
     top, p = token_text(toy.vocab[ex.top_id]), fixed(ex.p_last.max())
     assert f"The winner is {top} with p = {p}" in text
     assert "Where each head looks most: " + " ".join(end_to_end.heads_summary(ex).split()) in text
@@ -105,7 +105,7 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
     assert all(i.is_checked() for i in page.locator(f'.heads-chooser input[value="{heads}"]').all())
     page.reload()
     page.wait_for_selector("body[data-mathjax=done][data-started]")
-    assert f"The winner is {top} with p = {p}" in " ".join(page.locator("article").inner_text().split())
+    assert f"The winner is {top} with p = {p}" in " ".join(page.evaluate(SHOWN_TEXT, "article").split())
 
 
 def test_a_closed_step_s_formulas_show_set_as_it_opens(visit):
@@ -235,7 +235,7 @@ def test_without_javascript_every_step_is_readable(chromium, server):
     page = context.new_page()
     page.goto(server + "/end-to-end/")
     assert page.locator(".path-panel:visible").count() == 9
-    text = page.locator("article").inner_text()
+    text = page.evaluate(SHOWN_TEXT, "article")
     assert "The winner is ␣roof" in text  # the default, 2 heads
     context.close()
 
