@@ -553,7 +553,7 @@ const FIGURES = {
     }
     const width = left + H * T * size + (H - 1) * gap + 2, height = top + B * T * size + (B - 1) * gap + 2;
     const drawing = draw.svg(width, height, `The attention weights of the ${H} heads (columns) of the ${B} blocks (rows): ` +
-      "in each small map a row per time step t reading a column per earlier step j, the darker the larger; the future is hatched", body);
+      "in each small map a row per time step t reading a column per earlier step j, the stronger the purple, the larger; the future is hatched", body);
     return draw.figure("nano-attention", drawing + draw.probKey("weight", true), `The ${B * H} attention matrices on ${draw.esc(r.text)}: rows are the queries ` +
       `t = 0 to ${T - 1}, columns the keys j, both labelled with their letters`);
   },

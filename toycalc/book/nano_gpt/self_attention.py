@@ -137,7 +137,7 @@ def attention_figure(run: Run) -> str:
     width, height = left + H * T * size + (H - 1) * gap + 2, top + B * T * size + (B - 1) * gap + 2
     drawing = svg(width, height, f"The attention weights of the {H} heads (columns) of the {B} blocks (rows): "
                                  f"in each small map a row per time step t reading a column per earlier "
-                                 f"step j, the darker the larger; the future is hatched", "".join(body))
+                                 f"step j, the stronger the purple, the larger; the future is hatched", "".join(body))
     return figure("nano-attention", drawing + prob_key("weight", masked=True),
                   f"The {B * H} attention matrices on {plain(run.text)}: rows are the queries t = 0 "
                   f"to {T - 1}, columns the keys j, both labelled with their letters")
