@@ -25,6 +25,7 @@ from bs4 import BeautifulSoup, Tag
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt
 from toycalc.model.weights import DEFAULT_TOY, load_toy
+from toycalc.site import typeset
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,7 +90,7 @@ def parsed(html: Path) -> BeautifulSoup:
 # keeps the TeX in data-tex, MathJax's markup inside
 TYPESET = re.compile(r'(<(span|div)\b[^>]*\sdata-tex="([^"]*)"[^>]*>)<mjx-container\b.*?</mjx-container>(</\2>)', re.S)
 # the glyphs of a page's formulas, after its article
-GLYPHS = re.compile(r'<svg id="formula-glyphs" style="display:none" aria-hidden="true"><defs>.*?</defs></svg>', re.S)
+GLYPHS = re.compile(rf'<svg id="{typeset.GLYPHS_ID}" style="display:none" aria-hidden="true"><defs>.*?</defs></svg>', re.S)
 
 
 def as_tex(text: str) -> str:

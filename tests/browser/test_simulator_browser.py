@@ -292,7 +292,7 @@ def test_without_javascript_the_static_path_is_there(chromium, server, toy):
 
 
 def test_with_javascript_the_static_path_is_never_laid_out_nor_its_formulas_typeset(visit):
-    """The static path (#sim-static, data-fallback) is for a reader without
+    """The static path (#sim-static) is for a reader without
     JavaScript and for paper: with it, the browser never lays it out, and
     MathJax's fonts, which only its formulas on this page use, never come.
     On a phone the first run builds none of the steps under the controls:
