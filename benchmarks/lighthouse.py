@@ -36,7 +36,7 @@ PAGES = {
     "Home": "",
     "End to End": "end-to-end/",
     "toy Attention": "toy/attention/",
-    "Simulator": "simulator/",
+    "toy Training": "toy/training/",
     "nano-gpt Self Attention": "nano-gpt/self-attention/",
     "Train it yourself": "nano-gpt/train/",
 }

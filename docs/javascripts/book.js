@@ -4,7 +4,8 @@
 // On every page view (Material's instant navigation swaps the content
 // without a reload, and document$ tells each new page, the first one
 // included): the heads chooser and End to End's path (path.js), the tips
-// on touch screens (tips.js), and the code of the page's own parts. A
+// on touch screens (tips.js), the drawing's first look (light.js), and
+// the code of the page's own parts. A
 // part declares its code where the build writes it: data-module="simulator"
 // (or several names, "letters train_page") imports docs/javascripts/
 // simulator.js, whose start() then runs once for this page view. A module
@@ -12,6 +13,7 @@
 import "./mathjax-config.js";
 import * as path from "./path.js";
 import * as tips from "./tips.js";
+import * as light from "./light.js";
 
 const MODULE_NAME = /^[a-z_]+$/;
 
@@ -37,5 +39,6 @@ function startPageCode() {
 document$.subscribe(() => {
   path.start();
   tips.start();
+  light.start();
   startPageCode();
 });

@@ -279,6 +279,7 @@ function modelKey(steps, linked) {
   return '<p class="fig-legend model-key">Each row is a token of the sentence, followed from its ' +
     'row of E (top left) to the token the model guesses after it (bottom right). ' +
     '<span class="swatch v-neg"></span> negative ' +
+    '<span class="swatch v-zero"></span> zero ' +
     '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest ' +
     'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; ' +
     '<span class="swatch chosen"></span> the one chosen: the token the model picks, and its p; ' +

@@ -8,6 +8,8 @@
 // run, with model_drawing.js).
 // Material's instant navigation swaps pages without reloading: book.js
 // calls start on each page view, and it is safe to run twice.
+import * as light from "./light.js";
+
 const HEADS_KEY = "toycalc.heads";
 
 function showHeads(heads) {
@@ -72,12 +74,13 @@ function setUpPath() {
     }
     const panel = n && document.getElementById(`step-${n}`);
     if (panel && scroll) panel.scrollIntoView({ block: "start" });
-    // opened under the drawing, out of sight: the page scrolls to show its
-    // top, the drawing keeps its place on the page; it glides there, or
-    // jumps for a reader whose system asks for less motion
-    else if (panel && panel.getBoundingClientRect().top > innerHeight - 120) {
+    // opened under the drawing, its numbers out of sight (its box's title and
+    // padding come first): the page scrolls to show its first 360 px, the
+    // drawing keeps its place on the page; it glides there, or jumps for a
+    // reader whose system asks for less motion
+    else if (panel && panel.getBoundingClientRect().top > innerHeight - 240) {
       const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
-      scrollBy({ top: panel.getBoundingClientRect().top - innerHeight + 240, behavior: still ? "instant" : "smooth" });
+      scrollBy({ top: panel.getBoundingClientRect().top - innerHeight + 360, behavior: still ? "instant" : "smooth" });
     }
   }
 
@@ -146,14 +149,16 @@ function followRuns(path, figure, mark, panels) {
     figure.classList.toggle("is-stale", !run.tr);   // a sentence that cannot run: the last drawing, greyed
     if (!run.tr) return;
     const key = run.book && String(run.heads) === figure.dataset.heads ? "book"
-      : [run.heads, run.temperature, ...run.tr.ids].join(" ");
+      : [run.weights, run.heads, run.temperature, ...run.tr.ids].join(" ");
     if (key === drawn) return;
     if (!drawing.modelSvg) return loadDrawing().then(redraw);
     drawn = key;
     const focused = figure.contains(document.activeElement) ? document.activeElement.id : "";
     const tokens = Array.from(run.tr.ids, (i) => drawing.show(run.vocab[i]));
     panels.back();     // out of the bands before they go
+    const before = light.readings(figure.querySelector(".model-bands"));
     figure.querySelector(".model-bands").outerHTML = drawing.modelSvg(run.tr, tokens, run.vocab, {}, [], 1, true);
+    light.markChanged(before, figure.querySelector(".model-bands"));   // the numbers that changed flash once
     mark();
     if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
   }

@@ -1,17 +1,18 @@
-// simulator.js: a page's code (data-module="simulator"): the simulator of the Simulator page
-// (docs/simulator.md) and of End to End (docs/end-to-end.md), in
-// #live-simulator: the sentence field, the vocabulary's buttons, the
-// heads, temperature, next-token and seed controls.
+// simulator.js: a page's code (data-module="simulator"): the book's playground, on
+// End to End (docs/end-to-end.md): the sentence field and the vocabulary's
+// tokens above the drawing, the prediction, and under the drawing the
+// buttons, the heads and three drawers (sampling, the weights editor,
+// the trainer). The build writes all of it (toycalc/book/path.py), so the
+// page has its room before this runs; this wires it.
 //
 // It only wires controls to the twins: gpt.js runs the model, render.js
 // prints the numbers, draw.js and end_to_end.js draw the figures, and
-// later.js builds what the reader sees first. On the Simulator page the
-// whole model is drawn first (model_drawing.js), then each step of the
-// path is a section of tables, with the weights editor (weights_editor.js)
-// above them; on End to End (data-into="path") the
-// tables go into the path's panels, and the page's heads chooser
-// (path.js) picks the heads. Text typed by the reader is only ever
-// written with textContent.
+// later.js builds what the reader sees first. The reader's tables go into
+// the path's panels, the drawing follows the run (path.js), the page's
+// heads chooser picks the heads. The drawers "Change the weights"
+// (weights_editor.js) and "Train" (toy_training.js) are fetched and built
+// the first time the reader opens one. Text typed by the reader is only
+// ever written with textContent.
 
 import * as gpt from "./gpt.js";
 import * as render from "./render.js";
@@ -135,21 +136,6 @@ function softmaxTable({ model, tr, T, choice }) {
 
 // ------------------------------------------------------------ where the tables go
 
-/** The simulator's own page: the whole model drawn (model_drawing.js),
- *  then one section per step. */
-function showSteps(results, steps, model, tr) {
-  const first = results.children.length !== steps.length + 1;
-  if (first) results.replaceChildren(...[0, ...steps].map(() => el("section", { class: "sim-step" })));
-  results.hidden = false;
-  const tokens = Array.from(tr.ids, (i) => show(model.vocab[i]));
-  const parts = [[() => el("h2", { text: "The whole model" }),
-                  () => drawn(pageParts.modelDrawing.modelFigure(tr, tokens, model.vocab))],
-                 ...steps.map(({ n, title, parts }) => [() => el("h2", { text: `${n}. ${title}` }), ...parts])];
-  // the first run: the sections are new, none laid out yet
-  if (first) later.showFirst([...results.children], parts);
-  else parts.forEach((own, k) => later.showParts(results.children[k], own));
-}
-
 /** The End-to-End page: each step's tables go into that step's panel
  *  of the path, in place of the book's (for the heads shown); with
  *  steps = null the path shows the book's sentence again. */
@@ -190,9 +176,8 @@ function liveOf(body) {
   return live;
 }
 
-/** What a run may redraw, for survey: the boxes. */
-function inSight(root, path) {
-  if (!path) return [[...root.querySelectorAll("#sim-results > .sim-step")], []];
+/** What a run may redraw, for survey: the open step's boxes. */
+function inSight(path) {
   return [[...path.querySelectorAll(".path-panel.is-open .path-body")].map(liveOf), []];
 }
 
@@ -232,150 +217,83 @@ function start() {
   document.querySelectorAll("#live-simulator").forEach(setUp);
 }
 
-// The Simulator page's own parts (its drawing of the whole model and the
-// weights editor), fetched only there: End to End shows neither.
-const pageParts = { modelDrawing: null, weightsEditor: null };
-
-function loadPageParts(root) {
-  if (root.dataset.into) return null;
-  return Promise.all([import("./model_drawing.js"), import("./weights_editor.js")]).then(([m, w]) => {
-    pageParts.modelDrawing = m;
-    pageParts.weightsEditor = w;
+/** The JSON file at `name` (relative to the page), parsed. */
+function json(name) {
+  const url = new URL(name, document.baseURI);
+  return fetch(url).then((r) => {
+    if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
+    return r.json();
   });
 }
 
 function setUp(root) {
   if (root.dataset.ready) return;
   root.dataset.ready = "1";
-  const json = (name) => {
-    const url = new URL(name, document.baseURI);
-    return fetch(url).then((r) => {
-      if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
-      return r.json();
-    });
-  };
-  // the Simulator's editor also reads the file's comments and the loader's number rules
-  const editor = root.dataset.editor ? json(root.dataset.editor) : {};
-  Promise.all([json(root.dataset.weights), editor, loadPageParts(root)]).then(([data, extra]) => {
-    build(root, Object.assign(gpt.load(data), extra));
-  }).catch((e) => {
-    const note = root.querySelector(".sim-loading");
-    if (note) note.textContent = `The simulator could not start (${e.message}); the static path below still holds.`;
-    root.hidden = false;
-    showFallback();
+  json(root.dataset.weights).then((data) => build(root, gpt.load(data))).catch((e) => {
+    const message = root.querySelector("#sim-message");
+    message.textContent = `The playground could not start (${e.message}); the book's sentence stays as the build computed it.`;
+    message.hidden = false;
+    root.querySelectorAll(".sim-live input, .sim-live button").forEach((c) => { c.disabled = true; });
   });
 }
 
 /** The simulator in `root`: its controls, their listeners, a first run. */
 function build(root, model) {
-  // On the End-to-End page (data-into="path") the tables go into the
-  // path, and the page's own heads chooser picks the heads.
-  const path = root.dataset.into ? document.getElementById(root.dataset.into) : null;
-  const sim = { root, model, path, bookText: root.dataset.text || "", draws: 0, drawn: [], trace: null, choice: null };
-  sim.update = () => update(sim);
+  const path = document.getElementById(root.dataset.into);
+  const sim = { root, model, path, bookText: root.dataset.text || "", draws: 0, drawn: [], trace: null, choice: null,
+                book: copyOfWeights(model), weightsRun: 0 };
+  // a change of weights (the editor, the trainer) runs again, and the drawing is drawn again
+  sim.update = () => { sim.weightsRun += 1; update(sim); };
+  sim.rerun = () => update(sim);
   state.set(root, sim);
-  root.replaceChildren();
-  sim.ui = controls(model, path, sim.bookText);
-  layOut(sim);
+  sim.ui = controls(root);
   listen(sim);
-  root.hidden = false;
+  drawers(sim);
   update(sim);
 }
 
-/** The book's sentence as the build computed it (the Simulator page's
- *  #sim-static, shown without JavaScript), in place of a simulator that
- *  could not start. */
-function showFallback() {
-  const fallback = document.getElementById("sim-static");
-  if (!fallback) return;
-  fallback.hidden = false;
+const WEIGHTS = ["E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U"];
+const copyOfWeights = (model) => Object.fromEntries(WEIGHTS.map((name) => [name, model[name].map((row) => Array.from(row))]));
+
+/** Whether the model's weights are still the book's (the build's panels hold for them only). */
+function booksWeights({ model, book }) {
+  return WEIGHTS.every((name) => model[name].every((row, r) => row.every((v, c) => v === book[name][r][c])));
 }
 
-/** Radio buttons in a fieldset: [value, label] pairs, `checked` checked. */
-function choices(cls, legend, name, options, checked) {
-  const set = el("fieldset", { class: `${cls} choices` }, [el("legend", { text: legend })]);
-  for (const [value, label] of options) {
-    const input = el("input", { type: "radio", name, value });
-    input.checked = value === checked;
-    set.append(el("label", {}, [input, label]));
-  }
-  return set;
+/** The controls the build wrote (toycalc/book/path.py), by their ids. */
+function controls(root) {
+  const $ = (id) => root.querySelector(`#${id}`);
+  return {
+    text: $("sim-text"), vocab: root.querySelector(".sim-vocab"), back: $("sim-back"), reset: $("sim-reset"),
+    temp: $("sim-temperature"), tempShown: $("sim-temperature-value"), mode: root.querySelector(".sim-mode"),
+    seed: $("sim-seed"), draw: $("sim-draw"), append: $("sim-append"), message: $("sim-message"),
+    summary: $("sim-next"),
+  };
 }
 
-// the heads chosen on any page (path.js keeps it under this key)
-const HEADS_KEY = "toycalc.heads";
-function storedHeads() {
-  try { return localStorage.getItem(HEADS_KEY); } catch (e) { return null; }   // private mode
-}
-function storeHeads(heads) {
-  try { localStorage.setItem(HEADS_KEY, heads); } catch (e) { /* private mode */ }
-}
-
-/** The controls' nodes, not yet on the page. */
-function controls(model, path, bookText) {
-  const ui = {};
-  ui.text = el("input", { type: "text", id: "sim-text", autocomplete: "off", spellcheck: "false",
-                          "aria-describedby": "sim-message" });
-  ui.text.value = bookText;
-  ui.vocab = el("div", { class: "sim-vocab", role: "group", "aria-labelledby": "sim-vocab-label" },
-                model.vocab.map((tok, i) => el("button", { type: "button", class: "sim-token", "data-id": String(i),
-                                                           "aria-label": `add ${show(tok)}`, text: show(tok) })));
-  ui.back = el("button", { type: "button", id: "sim-back", class: "sim-action", text: "Remove the last token" });
-  ui.reset = el("button", { type: "button", id: "sim-reset", class: "sim-action", text: "Back to the book's sentence" });
-  // on End to End the page's own chooser (path.js) picks the heads
-  const offered = gpt.headsChoices(model).map(String), stored = storedHeads();
-  ui.heads = path ? null : choices("sim-heads", "Heads", "sim-heads",
-    offered.map((h) => [h, ` ${h} head${h > 1 ? "s" : ""}`]),
-    offered.includes(stored) ? stored : String(model.heads));
-  ui.temp = el("input", { type: "range", id: "sim-temperature", min: "0.1", max: "3", step: "0.1" });
-  ui.temp.value = "1";
-  ui.tempShown = el("output", { id: "sim-temperature-value", for: "sim-temperature", text: "1.0" });
-  ui.mode = choices("sim-mode", "Next token", "sim-mode",
-                    [["greedy", " the most probable"], ["sample", " drawn at random"]], "greedy");
-  ui.seed = el("input", { type: "number", id: "sim-seed", min: "0", max: "4294967295", step: "1", inputmode: "numeric" });
-  ui.seed.value = "1";
-  ui.draw = el("span", { id: "sim-draw" });
-  ui.append = el("button", { type: "button", id: "sim-append", class: "sim-action md-button md-button--primary" });
-  ui.message = el("p", { id: "sim-message", class: "sim-message", role: "alert", hidden: true });
-  ui.summary = el("p", { id: "sim-next", class: "sim-next", "aria-live": "polite" });
-  ui.results = el("div", { id: "sim-results" });
-  return ui;
-}
-
-/** The controls into the page: the Simulator page's weights editor and
- *  results under them; on End to End, the path takes the results. */
-function layOut({ root, model, path, ui }) {
-  root.append(
-    el("div", { class: "sim-controls" }, [
-      el("label", { for: "sim-text", class: "sim-label", text: "Sentence" }), ui.text, ui.message,
-      el("p", { id: "sim-vocab-label", class: "sim-label",
-                text: `Or add tokens of the vocabulary (at most ${model.nCtx}):` }),
-      ui.vocab, el("div", { class: "sim-buttons" }, path ? [ui.back, ui.reset] : [ui.back]),
-      ...(ui.heads ? [ui.heads] : []),
-      el("div", { class: "sim-temperature" }, [
-        el("label", { for: "sim-temperature", text: "Temperature T " }), ui.temp, " ", ui.tempShown]),
-      ui.mode,
-      el("div", { class: "sim-seed" }, [el("label", { for: "sim-seed", text: "Seed " }), ui.seed, ui.draw]),
-    ]),
-    ui.summary, ui.append,
-    ...(path ? [] : [...trainerPlace(root), pageParts.weightsEditor.weightsEditor(model, () => update(state.get(root))),
-                     ui.results]));
-}
-
-/** The page's trainer of this simulator (toy_training.js builds it),
- *  folded under its name beside "Change the weights", which shows what it
- *  changes. Moved in with the simulator's first build: a part moved in
- *  later had the browser restyle the whole article. */
-function trainerPlace(root) {
-  const box = document.querySelector(`[data-toy-trainer][data-into="${root.id}"]`);
-  return box ? [el("details", { class: "sim-editor", id: "toy-training-details" },
-                   [el("summary", { text: "Train the model" }), box])] : [];
+/** "Change the weights" and "Train": built the first time the reader opens
+ *  either (the trainer shows its changes in the weights editor, so it
+ *  builds that too). */
+function drawers(sim) {
+  const editorBox = sim.root.querySelector("#sim-editor"), trainBox = sim.root.querySelector("#toy-training-details");
+  let editor = null;
+  const openEditor = () => {
+    editor = editor || Promise.all([import("./weights_editor.js"), json(sim.root.dataset.editor)]).then(([w, extra]) => {
+      // the editor also reads the file's comments and the loader's number rules
+      Object.assign(sim.model, extra);
+      w.weightsEditor(sim.model, sim.update, editorBox);
+    });
+    return editor;
+  };
+  editorBox.addEventListener("toggle", () => { if (editorBox.open) openEditor(); });
+  trainBox.addEventListener("toggle", () => {
+    if (trainBox.open) openEditor().then(() => import("./toy_training.js")).then((t) => t.start());
+  });
 }
 
 /** What the controls say: heads, temperature, greedy or sampled, seed. */
-function read({ root, model, path, ui }) {
-  const heads = path ? document.querySelector(".heads-chooser input:checked")
-                     : root.querySelector("input[name=sim-heads]:checked");
+function read({ root, model, ui }) {
+  const heads = root.querySelector(".heads-chooser input:checked");
   return {
     heads: heads ? Number(heads.value) : model.heads,
     temperature: Number(ui.temp.value),
@@ -387,7 +305,7 @@ function read({ root, model, path, ui }) {
 /** The model run again on what the controls say, and everything shown again. */
 function update(sim) {
   const { model, path, ui } = sim;
-  later.survey(...inSight(sim.root, path));  // before any write
+  later.survey(...inSight(path));  // before any write
   const o = read(sim);
   holdHeight(sim);
   ui.tempShown.textContent = short(o.temperature, true);
@@ -403,17 +321,14 @@ function update(sim) {
   stale(sim, false);
   const choice = choose(sim, tr, o);
   sim.trace = tr; sim.choice = choice;
-  const all = steps(model, tr, choice);
-  if (!path) showSteps(ui.results, all, model, tr);
-  else {
-    // the book's own run keeps the book's panels, with their sums
-    const isBook = ui.text.value === sim.bookText && o.temperature === 1 && !o.sampled;
-    showInPath(path, isBook ? null : all, o.heads);
-    ui.reset.disabled = isBook;
-    // the model's drawing follows the run (path.js draws it)
-    path.dispatchEvent(new CustomEvent("toycalc:run", { detail: { tr, vocab: model.vocab, heads: o.heads,
-                                                                  temperature: o.temperature, book: isBook } }));
-  }
+  // the book's own run keeps the book's panels, with their sums
+  const isBook = ui.text.value === sim.bookText && o.temperature === 1 && !o.sampled && booksWeights(sim);
+  showInPath(path, isBook ? null : steps(model, tr, choice), o.heads);
+  ui.reset.disabled = isBook;
+  // the model's drawing follows the run (path.js draws it)
+  path.dispatchEvent(new CustomEvent("toycalc:run", { detail: { tr, vocab: model.vocab, heads: o.heads,
+                                                                temperature: o.temperature, book: isBook,
+                                                                weights: sim.weightsRun } }));
   const full = tr.ids.length >= model.nCtx;
   ui.append.disabled = full;
   ui.append.textContent = full ? `All ${model.nCtx} positions are used`
@@ -433,10 +348,11 @@ function choose({ model, ui, draws }, tr, o) {
     choice = { id: gpt.argmax(p) };
     ui.draw.textContent = "";
   }
-  const token = show(model.vocab[choice.id]);
-  ui.summary.textContent = o.sampled
-    ? `Next token, drawn with r = ${fixed(choice.r)}: ${token} (p = ${fixed(p[choice.id])})`
-    : `Next token: ${token} with p = ${fixed(p[choice.id])}`;
+  // the token in the frame that marks the token the model picks (the build writes the same)
+  const token = el("span", { class: "sim-pick", text: show(model.vocab[choice.id]) });
+  ui.summary.replaceChildren(...(o.sampled
+    ? [`Next token, drawn with r = ${fixed(choice.r)}: `, token, ` (p = ${fixed(p[choice.id])})`]
+    : ["Next token: ", token, ` with p = ${fixed(p[choice.id])}`]));
   return choice;
 }
 
@@ -462,14 +378,13 @@ function cannotRun(sim, e, o) {
  *  a shorter sentence on the way does not pull the page up. */
 function holdHeight({ ui, path }) {
   if (document.activeElement !== ui.text) return;
-  const box = path || ui.results, held = parseFloat(box.style.minHeight) || 0;
+  const box = path, held = parseFloat(box.style.minHeight) || 0;
   box.style.minHeight = `${Math.max(held, box.offsetHeight)}px`;
 }
 
 /** The last run's tables marked as not the sentence's (or no longer). */
 function stale({ path, ui }, on) {
-  for (const node of [ui.results, ui.summary, path]) {
-    if (!node) continue;
+  for (const node of [ui.summary, path]) {
     node.classList.toggle("sim-stale", on);
     if (on) node.setAttribute("aria-describedby", "sim-message"); else node.removeAttribute("aria-describedby");
   }
@@ -493,12 +408,11 @@ function enableTokens({ model, ui }, T) {
 
 /** Each control reruns the model. */
 function listen(sim) {
-  const { root, model, ui } = sim, update = sim.update;
+  const { root, model, ui } = sim, update = () => sim.rerun();
   ui.text.addEventListener("input", update);
-  ui.text.addEventListener("blur", () => { (sim.path || ui.results).style.minHeight = ""; });
-  if (ui.heads) ui.heads.addEventListener("change", (event) => { storeHeads(event.target.value); update(); });
+  ui.text.addEventListener("blur", () => { sim.path.style.minHeight = ""; });
   // path.js switches the book's variants on the same change, first
-  else document.querySelectorAll(".heads-chooser").forEach((c) => c.addEventListener("change", update));
+  document.querySelectorAll(".heads-chooser").forEach((c) => c.addEventListener("change", update));
   ui.mode.addEventListener("change", update);
   ui.temp.addEventListener("input", update);
   ui.seed.addEventListener("input", () => { sim.draws = 0; sim.drawn = []; update(); });

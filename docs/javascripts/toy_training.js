@@ -1,7 +1,7 @@
 // toy_training.js: a page's code (data-module="toy_training"): "Train the toy" ([data-toy-trainer]) on the
-// toy chapter's Training page (docs/toy/training.md) and on the Simulator
-// page (docs/simulator.md, data-into="live-simulator": it moves into the
-// simulator, above the weights editor).
+// toy chapter's Training page (docs/toy/training.md) and in End to End's
+// drawer "Train" (docs/end-to-end.md, data-into="live-simulator": the
+// playground's model; simulator.js starts this when the drawer opens).
 // On the Training page the worked step's tables (∂L/∂E and the step, under
 // every heads choice) follow the reader's weights and choice too
 // (followTables: the next step from them, in the build's markup).
@@ -10,7 +10,7 @@
 // twin of toycalc/model/descent.py, on gpt.js's backward pass), render.js
 // prints the numbers, charts.js draws the chart, weights_editor.js writes
 // the toy.yaml. The new weights go into the page's model in place: on the
-// Simulator the simulator runs again (its own update) and the weights
+// playground the simulator runs again (its own update) and the weights
 // editor shows them, changed cells marked (its "weights-set" event); on
 // the Training page the whole model is drawn again (model_drawing.js).
 // What the reader types is only ever written with textContent.
@@ -51,7 +51,7 @@ function setUp(box) {
 
 // ------------------------------------------------------------ where it runs: the host
 
-/** The Simulator page: the simulator's model, sentence, heads and
+/** End to End's playground: the simulator's model, sentence, heads and
  *  temperature; a change of weights runs the simulator again and shows
  *  in the weights editor. Waits for the simulator to be built. */
 function inSimulator(box, simulator, tries) {
@@ -62,7 +62,7 @@ function inSimulator(box, simulator, tries) {
     if (tries < 400) setTimeout(() => inSimulator(box, simulator, tries + 1), 50);
     return;
   }
-  // the simulator has put the box in its place (simulator.js, trainerPlace)
+  // the box is in its drawer, written by the build (toycalc/book/path.py)
   build(box, {
     model: sim.model,
     sentence: () => (sim.trace ? { ids: Array.from(sim.trace.ids), heads: sim.trace.heads,

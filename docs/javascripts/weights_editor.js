@@ -1,5 +1,6 @@
-// weights_editor.js: a page helper: the Simulator page's "Change the
-// weights" (#sim-editor), which simulator.js puts under its controls.
+// weights_editor.js: a page helper: End to End's drawer "Change the weights"
+// (#sim-editor, written by the build), which simulator.js fills the first
+// time the reader opens it.
 //
 // Every weight of the toy as an input, labelled as the book's tables are; a
 // change reruns the model at once. A typed number follows the weights
@@ -32,12 +33,14 @@ function labels(model, name) {
   return { rows, cols, corner: name === "E" ? "token" : name === "P" ? "position" : "" };
 }
 
+
 /** How the book names row r and column c of a matrix (the cell's label). */
 function cellName(model, name, r, c) {
   const tok = (i) => show(model.vocab[i]);
   if (name === "E") return `E, ${tok(r)}, column ${c + 1}`;
   if (name === "P") return `P, position ${r + 1}, column ${c + 1}`;
-  if (name === "W_U") return `W_U, row ${r + 1}, ${tok(c)}`;
+  // W_U is shown by its columns, a row per token: its row r is the shown column c_{r+1}
+  if (name === "W_U") return `W_U, ${tok(c)}, ${dim(r)}`;
   return `${name}, row ${r + 1}, column ${c + 1}`;
 }
 
@@ -116,20 +119,29 @@ const NOTE = "Every weight of the toy, as the weights file holds it, labelled as
   "its last number. Download the weights to build the whole book from them.";
 
 /** One matrix as a table of inputs with the book's row and column
- *  labels, folded under its name and size. */
+ *  labels, folded under its name and size. W_U, whose columns are tokens,
+ *  is shown by its columns, one row per token, as the Output page prints
+ *  it (a sequence or a vocabulary has one row per token in the whole book). */
 function matrixInputs(model, name, cells) {
-  const M = model[name], { rows, cols, corner } = labels(model, name);
-  const block = el("details", { class: "sim-matrix" }, [el("summary", { text: `${name} (${M.length} × ${M[0].length})` })]);
+  const M = model[name], { rows, cols } = labels(model, name);
+  const byColumns = name === "W_U";
+  const shown = byColumns ? cols.map((_, c) => M.map((row, r) => [r, c]))
+                          : M.map((row, r) => Array.from(row, (_, c) => [r, c]));
+  const [rowNames, colNames] = byColumns ? [cols, rows] : [rows, cols];
+  const corner = name === "P" ? "position" : name === "E" || byColumns ? "token" : "";
+  const size = `${M.length} × ${M[0].length}${byColumns ? ", shown by its columns: a row per token" : ""}`;
+  const block = el("details", { class: "sim-matrix" }, [el("summary", {}, [dom.notation(name), ` (${size})`])]);
   const table = el("table", { class: "sim-weights", id: `sim-edit-${name}` });
   table.append(el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: corner }),
-    ...cols.map((h) => el("th", { scope: "col", text: h }))])]));
+    ...colNames.map((h) => el("th", { scope: "col", text: h }))])]));
   const body = el("tbody");
-  M.forEach((row, r) => {
-    const tr = el("tr", {}, [el("th", { scope: "row", text: rows[r] })]);
+  shown.forEach((places, k) => {
+    const tr = el("tr", {}, [el("th", { scope: "row", text: rowNames[k] })]);
     // a refused entry's note goes in a row of its own under the cell's row,
     // as wide as the table: inside the cell it widened its column (#25, at 375 px)
-    const notes = el("td", { colspan: String(row.length + 1) });
-    row.forEach((v, c) => {
+    const notes = el("td", { colspan: String(places.length + 1) });
+    places.forEach(([r, c]) => {
+      const v = M[r][c];
       const note = el("span", { class: "sim-cell-note", id: `sim-note-${name}-${r}-${c}`, hidden: true });
       const input = el("input", { type: "text", inputmode: "decimal", size: "5", spellcheck: "false",
                                   "aria-label": cellName(model, name, r, c), "data-matrix": name,
@@ -178,14 +190,14 @@ function showVerdict(input, why, kept) {
   row.hidden = !row.querySelector(".sim-cell-note:not([hidden])");
 }
 
-/** Every weight as an input: a change reruns the model at once (onChange).
+/** Every weight as an input, in `section` (the drawer, its summary
+ *  written by the build): a change reruns the model at once (onChange).
  *  The section's `editor` (cell, refresh) lets another script reach a
  *  cell or show weights it changed in the model. */
-function weightsEditor(model, onChange) {
+function weightsEditor(model, onChange, section) {
   const original = copyOf(model);
   const changedCells = new Set();
-  const section = el("details", { class: "sim-editor", id: "sim-editor" });
-  section.append(el("summary", { text: "Change the weights" }), el("p", { class: "sim-note", text: NOTE }));
+  section.append(el("p", { class: "sim-note", text: NOTE }));
   const reset = el("button", { type: "button", id: "sim-weights-reset", class: "sim-action",
                                text: "Reset to the book's weights" });
   const save = el("button", { type: "button", id: "sim-weights-download", class: "sim-action",

@@ -54,7 +54,7 @@ def ex(request, toy):
     return Example(toy, heads=request.param)
 
 
-@pytest.mark.parametrize("where", ["end-to-end", "toy/attention", "simulator"])
+@pytest.mark.parametrize("where", ["end-to-end", "toy/attention"])
 def test_attention_figures_show_toycalcs_weights(site, ex, where):
     shown = variant(page(site, where), ex.n_heads)
     figures = shown.select('figure[data-figure="attention"]')
@@ -76,7 +76,7 @@ def test_attention_figures_show_toycalcs_weights(site, ex, where):
         assert boxes == {(xs[j], ys[i]) for i in range(T) for j in range(i + 1, T)}
 
 
-@pytest.mark.parametrize("where", ["end-to-end", "simulator"])   # Output draws p at T = 1 (test_chapter_figures)
+@pytest.mark.parametrize("where", ["end-to-end"])   # Output draws p at T = 1 (test_chapter_figures)
 def test_probability_bars_show_toycalcs_p(site, ex, where):
     shown = variant(page(site, where), ex.n_heads)
     (f,) = shown.select('figure[data-figure="probabilities"]')
@@ -155,7 +155,7 @@ def test_chapter_figures(site, ex):
 
 
 def test_every_figure_is_labelled(site):
-    for name in ("end-to-end", "simulator", "toy/attention", "toy/output", "toy/generation",
+    for name in ("end-to-end", "toy/attention", "toy/output", "toy/generation",
                  "toy/layernorm", "toy/positions"):
         soup = page(site, name)
         figures = soup.select("figure.toy-figure")

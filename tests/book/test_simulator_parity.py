@@ -137,12 +137,12 @@ def test_every_intermediate_agrees_on_the_toy(toy_model):
     for run, trace, js in zip(runs, traces, out["runs"]):
         assert_trace_agrees(trace, js, f"{run}")
 
-def test_the_simulator_page_states_the_tolerance_this_file_holds(site):
-    """The Simulator page says to how many decimal places the browser agrees
+def test_the_playground_states_the_tolerance_this_file_holds(site):
+    """End to End says to how many decimal places the browser agrees
     with toycalc: the tolerance of the parity tests above, from the same
     constant (it typed "nine")."""
     from conftest import page
-    text = " ".join(page(site, "simulator").select_one("article").get_text(" ").split())
+    text = " ".join(page(site, "end-to-end").select_one("article").get_text(" ").split())
     assert f"agrees to {PARITY_PLACES} decimal places" in text
     assert TOL == 10.0 ** -PARITY_PLACES
 
@@ -273,7 +273,7 @@ def test_the_export_reads_back_as_the_same_doubles(toy_model):
 def test_the_build_publishes_the_weights_the_macros_use(site, toy_model):
     published = json.loads((site / "javascripts" / "toy-weights.json").read_text(encoding="utf-8"))
     assert published == json.loads(weights_json(toy_model))
-    html = (site / "simulator" / "index.html").read_text(encoding="utf-8")
+    html = (site / "end-to-end" / "index.html").read_text(encoding="utf-8")
     assert 'data-module="simulator"' in html   # book.js imports simulator.js, which imports gpt.js
     assert 'data-weights="../javascripts/toy-weights.json"' in html
     assert (site / "javascripts" / "gpt.js").is_file() and (site / "javascripts" / "simulator.js").is_file()

@@ -147,7 +147,7 @@ def test_home_lists_the_chapters_in_the_nav_order(pages):
     # every top-level chapter and every page of the toy is linked, and in the nav's order
     expected = [p for p in order if p in linked]
     assert linked == expected, (linked, order)
-    for must in toy_pages + ["end-to-end", "nano-gpt", "what-changed", "simulator", "glossary"]:
+    for must in toy_pages + ["end-to-end", "nano-gpt", "what-changed", "glossary"]:
         assert must in linked, must
 
 

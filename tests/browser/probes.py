@@ -375,7 +375,7 @@ NANO_FIGURES = {"/nano-gpt/self-attention/": ["nano-attention"], "/nano-gpt/tran
 # others are drawn by the same stylesheet; their figures' texts are read
 # on every page in both schemes (CONTRASTS).
 MAIN_PAGES = ["/", "/toy/attention/", "/toy/training/", "/nano-gpt/", "/nano-gpt/self-attention/",
-              "/nano-gpt/train/", "/end-to-end/", "/simulator/", "/what-changed/", "/glossary/", "/contributing/"]
+              "/nano-gpt/train/", "/end-to-end/", "/what-changed/", "/glossary/", "/contributing/"]
 
 
 def our_module(name: str) -> str:

@@ -50,29 +50,22 @@ def typed_with_heads(visit, toy, path: str, ready: str, chooser: str, heads: int
     return page, Example(toy, text=DOG, heads=heads)
 
 
-@pytest.mark.parametrize("heads", [1, 4])
-def test_the_simulator_redraws_with_the_browsers_numbers(visit, toy, heads):
-    page, ex = typed_with_heads(visit, toy, "/simulator/", "#sim-softmax", "input[name=sim-heads]", heads)
-    results = "#sim-results"
-    got = drawn_titles(page, f'{results} figure[data-figure="attention"] svg:first-of-type rect title')
-    assert set(got) == attention_want(ex)
-    lines = drawn_titles(page, f'{results} figure[data-figure="attention"] line title')
-    assert set(lines) == attention_want(ex)
-    assert drawn_titles(page, f'{results} figure[data-figure="probabilities"] rect title') == probabilities_want(ex)
-
-
 @pytest.mark.parametrize("heads", [1, 2, 4])
 def test_the_path_redraws_with_the_readers_sentence(visit, toy, heads):
     page, ex = typed_with_heads(visit, toy, "/end-to-end/", "#sim-text", ".heads-chooser input[name=path]", heads)
     page.locator("#path-step-6").click()
     got = drawn_titles(page, '#step-6 .path-live figure[data-figure="attention"] rect title')
     assert set(got) == attention_want(ex)
+    lines = drawn_titles(page, '#step-6 .path-live figure[data-figure="attention"] line title')
+    assert set(lines) == attention_want(ex)
     page.locator("#path-step-9").click()
     assert drawn_titles(page, '#step-9 .path-live figure[data-figure="probabilities"] rect title') == \
         probabilities_want(ex)
     # the drawing follows: every title of every part is toycalc's, for this run
     assert drawn_titles(page, "#path .path-figure title") == model_titles(ex)
     assert page.locator('#path .path-figure g[data-part="heads"]').count() == heads
+    answer = page.locator("#path .path-figure text.answer").evaluate("t => t.firstChild.textContent")
+    assert answer == f"{ex.model.show(ex.top_id)}, p = {fixed(ex.p_last[ex.top_id])}"
     # back to the book's sentence: the book's drawing again, for these heads
     page.locator("#sim-reset").click()
     assert drawn_titles(page, "#path .path-figure title") == model_titles(Example(toy, heads=heads))
@@ -179,21 +172,6 @@ def test_each_parts_name_on_home_opens_its_page(visit):
     assert "Attention" in page.locator("h1").first.text_content()
 
 
-@pytest.mark.parametrize("heads", [1, 4])
-def test_the_simulator_redraws_the_whole_model_for_the_readers_sentence(visit, toy, heads):
-    page, ex = typed_with_heads(visit, toy, "/simulator/", '#sim-results figure[data-figure="model"]',
-                                "input[name=sim-heads]", heads)
-    figure = '#sim-results figure[data-figure="model"]'
-    assert page.locator(f'{figure} g[data-part="heads"]').count() == heads
-    shown = [show(v) for v in toy.vocab]
-    T = len(ex.ids)
-    want = [f"p after {ex.model.show(ex.ids[t])} (position {t + 1}), p({shown[i]}): {fixed(ex.trace['p'][t, i])}"
-            for t in range(T) for i in range(len(shown))]
-    assert drawn_titles(page, f'{figure} g[data-part="softmax"] rect title') == want
-    answer = page.locator(f"{figure} text.answer").evaluate("t => t.firstChild.textContent")
-    assert answer == f"{ex.model.show(ex.top_id)}, p = {fixed(ex.p_last[ex.top_id])}"
-
-
 def test_live_tables_and_figures_print_the_books_notation(visit):
     """After a typed sentence, the live tables keep the built tables'
     headers (c₁, not c1), and no figure or live table of End to End shows
@@ -213,19 +191,22 @@ def test_live_tables_and_figures_print_the_books_notation(visit):
     assert leaks == []
 
 
-def test_the_simulators_live_figures_and_tables_print_the_books_notation(visit):
-    """After a typed sentence, no figure or live table of the Simulator
-    shows a _ or ^ standing for a subscript or a power (its drawn texts,
-    captions, keys, <title>s and table headers)."""
-    page = visit().open("/simulator/")
-    page.wait_for_selector("#sim-softmax")
+def test_the_playgrounds_live_figures_and_tables_print_the_books_notation(visit):
+    """After a typed sentence, no figure or live table of End to End's
+    steps, nor its drawing, shows a _ or ^ standing for a subscript or a
+    power (its drawn texts, captions, keys, <title>s and table headers)."""
+    page = visit().open("/end-to-end/")
+    page.wait_for_selector("#live-simulator[data-ready]")
     type_sentence(page, DOG)
+    for n in range(1, 10):
+        page.locator(f"#path-step-{n}").click()
+    page.wait_for_function("!document.querySelector('.sim-pending')")
     seen = page.evaluate("""() => {
       const out = [];
-      for (const f of document.querySelectorAll('#sim-results figure')) {
+      for (const f of document.querySelectorAll('#path .path-live figure, #path .path-figure')) {
         for (const t of f.querySelectorAll('text, title, figcaption, .fig-key')) out.push(t.textContent);
       }
-      for (const th of document.querySelectorAll('#sim-results table th')) {
+      for (const th of document.querySelectorAll('#path .path-live table th')) {
         const c = th.cloneNode(true);
         c.querySelectorAll('.arithmatex, mjx-container').forEach((m) => m.remove());
         out.push(c.textContent);
@@ -241,8 +222,8 @@ def test_the_simulators_live_figures_and_tables_print_the_books_notation(visit):
 def test_a_zero_is_drawn_as_the_key_shows_it(visit, scheme):
     """A cell whose number is 0 is the key's grey, at full strength (its
     strength would make it blank, and the key says grey)."""
-    page = visit(scheme=scheme).open("/simulator/")
-    # the simulator redraws its figures for the reader's run as it sets up: a shown one
+    page = visit(scheme=scheme).open("/end-to-end/")
+    # a shown one (the drawing's first positional row, P₁, is all zeros)
     page.wait_for_function("() => [...document.querySelectorAll('svg.fig rect.v-zero')].some((r) => r.checkVisibility())")
     cell, key = page.evaluate("""() => {
       const z = [...document.querySelectorAll('svg.fig rect.v-zero')].find((r) => r.checkVisibility());

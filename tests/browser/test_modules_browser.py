@@ -29,17 +29,21 @@ def follow(page, path: str) -> None:
 
 def test_a_page_viewed_again_starts_its_code_once_and_fetches_nothing_again(visit):
     v = visit()
-    page = v.open("/simulator/")
-    page.wait_for_selector("#toy-training-details")
+    page = v.open("/end-to-end/")
+    page.wait_for_selector("#live-simulator[data-ready]")
+    page.locator("#toy-training-details > summary").click()     # the editor and the trainer come
+    page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden])")
     page.evaluate("window.__sameDocument = true")      # gone if a link reloaded the page
+    follow(page, "/toy/training/")
+    page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden])")
     follow(page, "/end-to-end/")
-    page.wait_for_selector("#path[data-ready]")
-    page.wait_for_selector("#sim-text")
-    follow(page, "/simulator/")
-    page.wait_for_selector("#toy-training-details")
+    page.wait_for_selector("#live-simulator[data-ready]")
+    page.locator("#toy-training-details > summary").click()
+    page.wait_for_selector("#sim-trainer[data-ready]:not([hidden])")
     assert page.evaluate("window.__sameDocument") is True
     # one simulator, one editor, one trainer: the view's parts set up once each
-    for part in ("#sim-text", "#sim-editor", "#toy-training-details", "#sim-next"):
+    for part in ("#sim-text", "#sim-editor", "#toy-training-details", "#sim-next", "#sim-edit-E",
+                 "#toy-training-one"):
         assert page.locator(part).count() == 1, part
     before = page.locator("#sim-next").text_content()
     page.fill("#sim-text", "the dog")          # and it runs
@@ -114,10 +118,12 @@ def test_the_pages_stylesheets_are_parsed_once_and_kept_by_instant_navigation(vi
     written = page.evaluate(links)
     assert len(written) >= 8 and all(href.startswith("../../") for href in written), written
     before = page.evaluate("() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => (l.kept = true, l.href))")
-    follow(page, "/end-to-end/")   # one folder up, with the simulator's stylesheet besides
+    follow(page, "/end-to-end/")   # one folder up, with the playground's stylesheets besides
     after = page.evaluate("() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => [l.href, !!l.kept])")
     assert [href for href, kept in after if kept] == before, after        # the same elements, each once
-    assert [href for href, kept in after if not kept] == [before[0].split("/assets/")[0] + "/stylesheets/simulator.css"]
+    root = before[0].split("/assets/")[0] + "/stylesheets/"
+    assert [href for href, kept in after if not kept] == [root + name for name in
+                                                          ("simulator.css", "weights_editor.css", "toy_training.css")]
     assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
 
 

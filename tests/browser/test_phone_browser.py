@@ -44,7 +44,7 @@ def test_a_tap_on_a_mark_shows_its_number(visit):
     assert page.locator(".fig-tip").text_content() == title
 
 
-def test_the_simulator_fits_a_phone(visit):
+def test_the_playground_fits_a_phone(visit):
     """With 4 heads and eight tokens, every part built and the weights
     editor open: the page no wider than the screen; a table of vectors
     (dom.js's stack) laid out a row at a time, each value under its
@@ -52,24 +52,29 @@ def test_the_simulator_fits_a_phone(visit):
     first column kept and the cue (probes.WIDE_TABLES)."""
     v = visit(PHONE, own_context=True)
     v.context.add_init_script("localStorage.setItem('toycalc.heads', '4')")
-    page = v.open("/simulator/")
-    page.wait_for_selector("#sim-softmax")
+    page = v.open("/end-to-end/")
+    page.wait_for_selector("#live-simulator[data-ready]")
     page.fill("#sim-text", "the cat climbed the wall. the")
-    page.wait_for_function("() => document.querySelectorAll('#sim-results .sim-pending').length === 0"
-                           " && document.querySelector('#sim-mix th[scope=col]:nth-child(5)')"
-                           " && document.querySelector('#sim-mlp').tBodies[0].rows.length === 8")
-    page.evaluate("document.querySelectorAll('.sim-editor, .sim-matrix').forEach((d) => { d.open = true; })")
+    stacked = []
+    for n in range(1, 10):      # every step's live tables, read while its step is open (one at a time)
+        page.locator(f"#path-step-{n}").click()
+        page.wait_for_function(f"() => !document.querySelector('#step-{n} .sim-pending')")
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE, n
+        stacked += page.evaluate("""() => [...document.querySelectorAll('.path-panel.is-open .sim-stack')].map((box) => {
+            const t = box.querySelector('table'), names = [...t.tHead.rows[0].cells].map((c) => c.textContent);
+            const rows = [...t.tBodies[0].rows];
+            return {id: t.id, fits: box.scrollWidth <= box.clientWidth + 1,
+                    labelled: rows.every((r) => [...r.cells].slice(1).every((c, k) => {
+                        const label = c.querySelector('.cell-label');
+                        return label.checkVisibility() && label.textContent === names[k + 1];
+                    })),
+                    rows: rows.length};
+        })""")
+    assert page.evaluate("document.querySelector('#sim-mix th[scope=col]:nth-child(5)') !== null")
+    page.locator("#sim-editor > summary").click()
+    page.wait_for_selector("#sim-edit-E", state="attached")
+    page.evaluate("document.querySelectorAll('.sim-drawer, .sim-matrix').forEach((d) => { d.open = true; })")
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE
-    stacked = page.evaluate("""() => [...document.querySelectorAll('.sim-stack')].map((box) => {
-        const t = box.querySelector('table'), names = [...t.tHead.rows[0].cells].map((c) => c.textContent);
-        const rows = [...t.tBodies[0].rows];
-        return {id: t.id, fits: box.scrollWidth <= box.clientWidth + 1,
-                labelled: rows.every((r) => [...r.cells].slice(1).every((c, k) => {
-                    const label = c.querySelector('.cell-label');
-                    return label.checkVisibility() && label.textContent === names[k + 1];
-                })),
-                rows: rows.length};
-    })""")
     assert sorted(s["id"] for s in stacked) == ["sim-QKV", "sim-X", "sim-mix", "sim-mlp"]
     assert all(s["fits"] and s["labelled"] and s["rows"] == 8 for s in stacked), stacked
     tables = page.evaluate(WIDE_TABLES)

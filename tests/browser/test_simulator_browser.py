@@ -1,9 +1,10 @@
-"""The Simulator page in a real browser (fixtures chromium, server and
+"""End to End's playground in a real browser (fixtures chromium, server and
 visit in conftest.py): a sentence typed by the reader, the heads and the
-temperature chosen, every number shown checked against toycalc; the
-tokenizer's message; the keyboard, a phone, and the page without
-JavaScript. `visit` fails a test that asked anything of another host or
-logged an error."""
+temperature chosen, every number shown in the path's steps checked against
+toycalc; the tokenizer's message; the keyboard, a phone, and the page
+without JavaScript. (The Simulator page it took in only sends the reader
+here: test_playground_browser.py.) `visit` fails a test that asked
+anything of another host or logged an error."""
 from __future__ import annotations
 
 import re
@@ -19,13 +20,22 @@ from toycalc.book.example import Example
 from toycalc.book.render import fixed, short, vector
 from toycalc.model.tokenizer import TokenizerError, show, shorten, tokenize
 
-PAGE = "/simulator/"
+PAGE = "/end-to-end/"
 
 
 def open_simulator(visit, width=1280):
     page = visit(width).open(PAGE)
-    page.wait_for_selector("#sim-softmax")
+    page.wait_for_selector("#live-simulator[data-ready] #sim-next")
     return page
+
+
+def open_drawer(page, name):
+    """One of the drawers under the drawing ("sampling", "editor", "train"), opened."""
+    drawer = page.locator({"sampling": "#sim-sampling", "editor": "#sim-editor",
+                           "train": "#toy-training-details"}[name])
+    if drawer.get_attribute("open") is None:
+        drawer.locator("> summary").click()
+    return drawer
 
 
 def cells(page, table_id) -> list[list[str]]:
@@ -38,8 +48,9 @@ def cells(page, table_id) -> list[list[str]]:
 
 def choose(page, text=None, heads=None, temperature=None):
     if heads is not None:
-        page.locator(f'input[name=sim-heads][value="{heads}"]').check()
+        page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
     if temperature is not None:
+        open_drawer(page, "sampling")
         page.locator("#sim-temperature").fill(str(temperature))
     if text is not None:
         page.locator("#sim-text").fill(text)
@@ -68,8 +79,7 @@ def open_every_step(page):
 
 def assert_shows(page, ex: Example):
     """Every table of the path against toycalc's trace of the same run."""
-    if page.locator("#path").count():
-        open_every_step(page)
+    open_every_step(page)
     tr, b, vocab = ex.trace, ex.block, ex.model.vocab
     tokens = [show(t) for t in ex.tokens]
     assert cells(page, "sim-ids") == [["token"] + tokens, ["id"] + [str(i) for i in ex.ids]]
@@ -106,18 +116,9 @@ def assert_shows(page, ex: Example):
         [show(vocab[i]), fixed(logits[i]), fixed(z[i]), fixed(np.exp(z[i])), fixed(p[i])] for i in order]
     top = show(vocab[ex.top_id])
     assert page.locator("#sim-next").text_content() == f"Next token: {top} with p = {fixed(p.max())}"
+    assert page.locator("#sim-next .sim-pick").text_content() == top    # framed as the token the model picks
     if len(ex.ids) < ex.model.cfg.n_ctx:
         assert page.locator("#sim-append").text_content() == f"Append {top} and run again"
-
-
-def test_the_default_sentence_shows_the_books_numbers(visit, toy):
-    page = open_simulator(visit)
-    assert page.locator("#sim-text").input_value() == "the cat climbed the"
-    assert page.locator("#sim-static").is_hidden()
-    assert_shows(page, Example(toy))
-    # a prime stands for the book's u′, never for an apostrophe ("Each head′s average")
-    captions = page.locator(".simulator table caption").all_text_contents()
-    assert len(captions) > 5 and not [c for c in captions if re.search(r"\w′s\b", c)], captions
 
 
 @pytest.mark.parametrize("heads,temperature", [(1, 1.0), (2, 0.5), (4, 2.0), (2, 1.3)])
@@ -126,6 +127,9 @@ def test_the_dog_climbed_the(visit, toy, heads, temperature):
     choose(page, "the dog climbed the", heads, temperature)
     assert page.locator("#sim-temperature-value").text_content() == short(temperature, keep_decimal=True)
     assert_shows(page, Example(toy, text="the dog climbed the", heads=heads, temperature=temperature))
+    # a prime stands for the book's u′, never for an apostrophe ("Each head′s average")
+    captions = page.locator("#path .path-live table caption").all_text_contents()
+    assert len(captions) > 5 and not [c for c in captions if re.search(r"\w′s\b", c)], captions
 
 
 def test_an_unknown_word_shows_the_message_and_nothing_breaks(visit, toy):
@@ -136,7 +140,7 @@ def test_an_unknown_word_shows_the_message_and_nothing_breaks(visit, toy):
     message = page.locator("#sim-message")
     assert message.is_visible() and message.text_content() == str(e.value)
     # the last run's tables stay, dimmed, while the sentence cannot be run
-    results = page.locator("#sim-results")
+    results = page.locator("#path")
     assert results.is_visible() and "sim-stale" in results.get_attribute("class")
     assert page.locator("#sim-append").is_disabled()
     assert page.locator("#sim-text").get_attribute("aria-invalid") == "true"
@@ -205,6 +209,7 @@ def test_clicking_tokens_and_appending(visit, toy):
 def test_sampling_with_a_seed(visit, toy):
     page = open_simulator(visit)
     choose(page, "the cat climbed the", heads=2, temperature=2)
+    assert page.locator("#sim-sampling").get_attribute("open") is not None   # the drawer that holds them
     page.locator("input[name=sim-mode][value=sample]").check()
     page.locator("#sim-seed").fill("42")
     draw = mulberry32(42)
@@ -234,9 +239,11 @@ def test_by_keyboard(visit, toy):
         page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     assert field.input_value() == "the dog climb"
-    page.locator('input[name=sim-heads][value="2"]').focus()
+    page.locator('input[name=path][value="2"]').focus()
     page.keyboard.press("ArrowRight")  # radio buttons: the arrows choose
-    assert page.locator('input[name=sim-heads][value="4"]').is_checked()
+    assert page.locator('input[name=path][value="4"]').is_checked()
+    page.locator("#sim-sampling > summary").focus()
+    page.keyboard.press("Enter")       # a drawer opens from the keyboard
     page.locator("#sim-temperature").focus()
     page.keyboard.press("ArrowRight")
     assert page.locator("#sim-temperature-value").text_content() == "1.1"
@@ -265,67 +272,20 @@ def test_no_serious_accessibility_violation(visit):
     assert bad == []
 
 
-def test_reached_by_instant_navigation_from_end_to_end(visit, toy):
-    page = visit().open("/end-to-end/")
-    page.locator("#your-own-sentence ~ p a[href$='simulator/']").first.click()
-    page.wait_for_url("**/simulator/")
-    page.wait_for_selector("#sim-softmax")
-    choose(page, "the dog climbed the")
-    assert_shows(page, Example(toy, text="the dog climbed the"))
-
-
-def test_without_javascript_the_static_path_is_there(chromium, server, toy):
-    context = chromium.new_context(java_script_enabled=False)
-    page = context.new_page()
-    page.goto(server + PAGE)
-    assert page.locator("#live-simulator").is_hidden()
-    static = page.locator("#sim-static")
-    assert static.is_visible()
-    ex = Example(toy)
-    text = static.inner_text()
-    assert f"The next token: {show(toy.vocab[ex.top_id])} with p = {fixed(ex.p_last.max())}" in text
-    assert page.locator("#table-softmax-h2").is_visible() and page.locator("#table-ids").is_visible()
-    assert page.locator("#table-E").is_visible()
-    # its formulas typeset at build
-    assert static.locator(".arithmatex").count() == static.locator(".arithmatex > mjx-container").count() > 10
-    context.close()
-
-
-def test_with_javascript_the_static_path_is_never_laid_out_nor_its_formulas_typeset(visit):
-    """The static path (#sim-static) is for a reader without
-    JavaScript and for paper: with it, the browser never lays it out, and
-    MathJax's fonts, which only its formulas on this page use, never come.
-    On a phone the first run builds none of the steps under the controls:
-    each comes in a task of its own as it nears the screen, before it is
-    seen (later.js, showFirst), or when the browser is idle."""
-    v = visit(375, own_context=True)
-    v.page.add_init_script("window.requestIdleCallback = () => 0;")   # only nearing the screen builds a step
-    requested = []
-    v.page.on("request", lambda r: requested.append(r.url))
-    page = v.open(PAGE)
-    page.wait_for_selector("#sim-next:not(:empty)")
-    assert page.evaluate("document.getElementById('sim-static').getClientRects().length") == 0
-    assert page.locator("#sim-results .sim-pending").count() > 10 and page.locator("#sim-softmax").count() == 0
-    last = page.locator("#sim-results > .sim-step").last
-    last.scroll_into_view_if_needed()
-    page.wait_for_selector("#sim-softmax")
-    assert [url for url in requested if "/mathjax/" in url and not url.endswith("/formulas.css")] == []
-
-
-def test_a_simulator_that_cannot_start_leaves_the_static_path_typeset(visit, toy):
+def test_a_playground_that_cannot_start_says_so_and_keeps_the_books_path(visit, toy):
     v = visit(own_context=True)
     v.context.route("**/toy-weights.json", lambda route: route.fulfill(status=404, body="not here"))
     page = v.open(PAGE)
-    note = page.locator("#live-simulator .sim-loading")
-    note.wait_for()
-    assert note.text_content().startswith("The simulator could not start (") and note.is_visible()
-    static = page.locator("#sim-static")
-    assert static.is_visible()
+    message = page.locator("#sim-message")
+    message.wait_for()
+    assert message.text_content().startswith("The playground could not start (") and message.is_visible()
+    # no control offers what it cannot do; the book's prediction and path stay
+    assert page.locator("#sim-text").is_disabled() and page.locator("#sim-append").is_disabled()
     ex = Example(toy)
-    assert f"The next token: {show(toy.vocab[ex.top_id])} with p = {fixed(ex.p_last.max())}" in static.inner_text()
-    # its formulas typeset at build
-    v.typeset_shown("#sim-static")
-    assert page.locator("#sim-static mjx-container").count() > 10
+    assert page.locator("#sim-next").text_content() == (f"Next token: {show(toy.vocab[ex.top_id])} "
+                                                        f"with p = {fixed(ex.p_last.max())}")
+    page.locator("#path-step-9").click()
+    assert f"with p = {fixed(ex.p_last.max())}" in page.locator("#step-9 .path-box-sum:visible").inner_text()
     # the one error: the weights' file, refused here on purpose
     assert v.errors and all("404" in e for e in v.errors), v.errors
     v.errors.clear()
@@ -444,9 +404,12 @@ def test_without_javascript_the_path_is_the_books(chromium, server, toy):
     context = chromium.new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(server + "/end-to-end/")
-    assert page.locator("#live-simulator").is_hidden()
+    # no control that would do nothing; the prediction, as the build computed it
+    assert page.locator(".sim-live").count() == 3 and all(c.is_hidden() for c in page.locator(".sim-live").all())
     assert page.locator(".path-live").count() == 0
     ex = Example(toy)
+    assert page.locator("#sim-next").inner_text() == (f"Next token: {show(toy.vocab[ex.top_id])} "
+                                                      f"with p = {fixed(ex.p_last.max())}")
     assert f"with p = {fixed(ex.p_last.max())}" in page.locator("#step-9 .path-box-sum:visible").inner_text()
     context.close()
 
@@ -493,6 +456,7 @@ def test_typing_key_by_key_keeps_the_tables_and_the_height(visit, width):
     10 % below what it was, and the message sits beside the field, in
     view without scrolling."""
     page = open_simulator(visit, width)
+    page.locator("#path-step-2").click()
     field = page.locator("#sim-text")
     field.fill("")
     field.focus()
@@ -500,8 +464,8 @@ def test_typing_key_by_key_keeps_the_tables_and_the_height(visit, width):
     for key in TYPED:
         page.keyboard.type(key)
         page.wait_for_function("!document.querySelector('.sim-pending')")
-        results = page.locator("#sim-results")
-        assert results.is_visible() and page.locator("#sim-results table").count() > 0, key
+        results = page.locator("#path")
+        assert page.locator("#step-2 table:visible").count() > 0, key
         heights.append(page.evaluate(HEIGHT))
         assert heights[-1] >= 0.9 * heights[-2], (field.input_value(), heights[-2:])
         stale = "sim-stale" in (results.get_attribute("class") or "")
@@ -515,20 +479,24 @@ def test_typing_key_by_key_keeps_the_tables_and_the_height(visit, width):
             assert 0 <= box["y"] - (field_box["y"] + field_box["height"]) < 40
             assert box["y"] + box["height"] <= view["height"] + 1 and box["y"] >= 0, box
     assert uncuttable >= 5   # the sentence did pass through texts that cannot be cut
-    assert field.input_value() == TYPED and "sim-stale" not in (page.locator("#sim-results").get_attribute("class") or "")
+    assert field.input_value() == TYPED and "sim-stale" not in (page.locator("#path").get_attribute("class") or "")
 
 
-def test_the_heads_chosen_on_another_page_open_the_simulator(visit, toy):
+def test_the_heads_chosen_on_another_page_open_the_playground(visit, toy):
     """Home says the choice of heads is remembered from page to page: the
-    Simulator opens on it, and its own choice is remembered too."""
+    playground opens on it, and its own choice is remembered too."""
     v = visit()
     page = v.open("/")
     page.locator('.heads-chooser input[value="4"]').first.check(force=True)
     page = v.open(PAGE)
-    page.wait_for_selector("#sim-softmax")
-    assert page.locator('input[name=sim-heads][value="4"]').is_checked()
-    assert_shows(page, Example(toy, heads=4))
-    page.locator('input[name=sim-heads][value="1"]').check()
+    page.wait_for_selector("#live-simulator[data-ready] #sim-next")
+    assert page.locator('input[name=path][value="4"]').is_checked()
+    ex = Example(toy, heads=4)
+    assert page.locator("#sim-next").text_content() == (f"Next token: {show(toy.vocab[ex.top_id])} "
+                                                        f"with p = {fixed(ex.p_last.max())}")
+    choose(page, "the dog climbed the")
+    assert_shows(page, Example(toy, text="the dog climbed the", heads=4))
+    page.locator('input[name=path][value="1"]').check()
     page = v.open("/toy/attention/")
     assert page.locator('.heads-chooser input[value="1"]').first.is_checked()
 

@@ -1,4 +1,4 @@
-"""Every tool opens on the tool (issue 38): the Simulator's sentence field,
+"""Every tool opens on the tool (issue 38): End to End's sentence field,
 the toy Training page's "One step", nano-gpt's Start and its letters field
 start within the first screen of a laptop (1280 × 800) and within the first
 two of a phone (375 × 740), as the page opens, under a sentence or two and
@@ -10,7 +10,7 @@ import pytest
 
 # the control a reader comes for, as a reader finds it (its role and name)
 TOOLS = {
-    "/simulator/": lambda page: page.get_by_label("Sentence", exact=True),
+    "/end-to-end/": lambda page: page.get_by_label("Your sentence", exact=True),
     "/toy/training/": lambda page: page.get_by_role("button", name="One step", exact=True),
     "/nano-gpt/train/": lambda page: page.get_by_role("button", name="Start", exact=True),
     "/nano-gpt/": lambda page: page.get_by_label("Letters for nano-gpt to sort and this chapter to follow", exact=True),

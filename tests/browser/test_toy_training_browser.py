@@ -1,5 +1,5 @@
 """The toy learns in the page (docs/javascripts/toy_training.js): on the
-Training page and on the Simulator, "One step" shows the book's step for
+Training page and in End to End's drawer "Train", "One step" shows the book's step for
 the book's choice, "Train" takes the steps toycalc's descent takes for
 another choice (to the printed places), the page follows the new weights,
 bad input is refused beside its field, Reset restores the book's weights
@@ -25,18 +25,28 @@ from toycalc.model import descent
 from toycalc.model.weights import load_toy
 
 
+PLAYGROUND = "/end-to-end/"
+
+
 def open_training(visit, where="/toy/training/", heads=None):
     page = visit().open(where)
-    if heads:   # the page's own chooser (path.js) on the Training page, the simulator's on the Simulator
-        name = "sim-heads" if where == "/simulator/" else None
-        chooser = page.locator(f'input[name="{name}"][value="{heads}"]' if name else
-                               f'.heads-chooser[data-ready] input[value="{heads}"]').first
-        chooser.check()
-    if where == "/simulator/":
-        page.wait_for_selector("#sim-softmax")
+    if heads:   # the page's own chooser (path.js)
+        page.locator(f'.heads-chooser[data-ready] input[value="{heads}"]').first.check()
+    if where == PLAYGROUND:
+        page.wait_for_selector("#live-simulator[data-ready] #sim-next")
         page.locator("#toy-training-details > summary").click()
     page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden]) #toy-training-one")
     return page
+
+
+def p_in_path(page, token: str) -> str:
+    """p of a token in End to End's step 9, as shown (its live table once the weights changed)."""
+    step = page.locator("#path-step-9")
+    if step.get_attribute("aria-expanded") != "true":
+        step.click()
+    rows = page.locator("#step-9 .path-live #sim-softmax").evaluate(
+        "t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))")
+    return next(r[-1] for r in rows if r[0] == token)
 
 
 def train(page):
@@ -71,13 +81,13 @@ def test_one_step_shows_the_books_step(visit, toy):
     """The book's choice (its target, η, E alone, 2 heads): the loss, p(target)
     before and after, dL/dE of the sentence's rows and the rows after it,
     as the Training page prints them; the other rows exactly 0. The same on
-    the Simulator, whose tables then show the new p."""
+    End to End, whose tables then show the new p."""
     ex = Example(toy)
     tok = ex.model.show(ex.target_id)
     want = (f"Step 1: L = {fixed(ex.loss)} → {fixed(ex.stepped_loss)}, p({tok}) = "
             f"{fixed(ex.p_last[ex.target_id])} → {fixed(ex.stepped_trace['p'][-1, ex.target_id])}.")
     assert want == "Step 1: L = 0.928 → 0.927, p(␣roof) = 0.395 → 0.396."   # the book's, as issue 26 names them
-    for where in ("/toy/training/", "/simulator/"):
+    for where in ("/toy/training/", PLAYGROUND):
         page = open_training(visit, where)
         assert page.get_by_label("Target").input_value() == tok
         assert page.get_by_label("Learning rate η").input_value() == end_to_end.eta_number(ex)
@@ -88,9 +98,8 @@ def test_one_step_shows_the_books_step(visit, toy):
         assert step_rows(page) == expected_rows(ex, ex.grads["E"], toy.params["E"], ex.stepped_E)
         assert page.locator("#toy-training-still").text_content().startswith(
             f"The other {len(ex.still_rows)} rows of E get ∂L/∂E = 0 exactly")
-    # the simulator ran again on the new E
-    rows = page.locator("#sim-softmax").evaluate("t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))")
-    assert next(r[-1] for r in rows if r[0] == tok) == fixed(ex.stepped_trace["p"][-1, ex.target_id])
+    # the playground ran again on the new E
+    assert p_in_path(page, tok) == fixed(ex.stepped_trace["p"][-1, ex.target_id])
 
 
 def test_ten_steps_of_every_matrix_match_toycalc(visit, toy):
@@ -189,18 +198,17 @@ def test_after_ten_steps_the_pages_worked_tables_follow(visit, toy):
     assert notes.count() == 0
 
 
-def test_every_matrix_on_the_simulator_shows_in_the_editor(visit, toy):
-    """On the Simulator (4 heads chosen there), ten steps of every matrix:
+def test_every_matrix_on_the_playground_shows_in_the_editor(visit, toy):
+    """On End to End (4 heads chosen there), ten steps of every matrix:
     the simulator's probabilities are those of toycalc's new weights, the
     weights editor holds them, its changed cells marked."""
     ex = Example(toy, heads=4)
     steps = descent.descend(toy.params, toy.cfg, ex.ids, toy.vocab.index(" wall"), 0.1, "all", 10, heads=4)
     new = steps[-1]["params"]
-    page = open_training(visit, "/simulator/", heads=4)
+    page = open_training(visit, PLAYGROUND, heads=4)
     choose(page, "␣wall", "every matrix", 10)
     train(page)
-    rows = page.locator("#sim-softmax").evaluate("t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))")
-    assert next(r[-1] for r in rows if r[0] == "␣wall") == fixed(steps[-1]["p_after"])
+    assert p_in_path(page, "␣wall") == fixed(steps[-1]["p_after"])
     page.locator("#sim-editor > summary").click()
     changed = sum(int((new[n] != toy.params[n]).sum()) for n in toy.params)
     assert page.locator("#sim-editor input.is-changed").count() == changed
@@ -345,8 +353,10 @@ def test_the_live_tables_use_the_books_notation(visit):
     heads = page.locator("#toy-training-step thead th")
     assert [h.text_content() for h in heads.all()] == ["id", "token", "Ei before", "∂L/∂Ei", "Ei after"]
     assert heads.nth(2).evaluate("h => h.querySelector('sub').textContent") == "i"
-    page = open_training(visit, "/simulator/")
+    page = open_training(visit, PLAYGROUND)
     page.get_by_role("button", name="One step").click()
+    for n in range(1, 10):     # End to End builds a step's live tables when it opens
+        page.locator(f"#path-step-{n}").click()
     live = page.evaluate("() => [...document.querySelectorAll('#toy-training-results table, #live-simulator table')]"
                          ".map(t => [t.id, [...t.querySelectorAll('caption, th')].map(h => h.textContent)])")
     assert len(live) >= 5

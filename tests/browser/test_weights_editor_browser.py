@@ -1,4 +1,4 @@
-"""The weights editor on the Simulator page: an edit reruns the model with
+"""The weights editor, End to End's drawer "Change the weights": an edit reruns the model with
 toycalc's numbers for the edited weights, reset restores the book's, and
 the downloaded file passes `toycalc check` and builds the book with the
 numbers the browser showed."""
@@ -17,17 +17,26 @@ from toycalc.model.weights import DEFAULT_TOY, load_toy
 NEW_CAT = [0.5, -1.0, 0.5, 0.0]
 
 
-def open_editor(visit):
-    page = visit().open("/simulator/")
-    page.wait_for_selector("#sim-softmax")
+def open_editor(visit, width=1280):
+    page = visit(width).open("/end-to-end/")
+    page.wait_for_selector("#live-simulator[data-ready] #sim-next")
     page.locator("#sim-editor > summary").click()
     page.locator("#sim-editor details.sim-matrix").first.locator("summary").click()  # E
     return page
 
 
+def softmax_shown(page) -> list[list[str]]:
+    """The rows of step 9's table as shown (the build's for the book's run,
+    else the reader's): token first, p last."""
+    step = page.locator("#path-step-9")
+    if step.get_attribute("aria-expanded") != "true":
+        step.click()
+    table = page.locator("#step-9 .path-live #sim-softmax:visible, #step-9 .path-matrices:visible table").last
+    return table.evaluate("t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent.trim()))")
+
+
 def p_shown(page, token: str) -> str:
-    rows = page.locator("#sim-softmax").evaluate("t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))")
-    return next(r[-1] for r in rows if r[0] == token)
+    return next(r[-1] for r in softmax_shown(page) if r[0] == token)
 
 
 def edit_cat(page):
@@ -74,7 +83,7 @@ def test_an_edit_reruns_the_model_and_reset_restores_it(visit, toy, tmp_path):
 def test_the_download_checks_and_builds_the_same_numbers(visit, tmp_path):
     page = open_editor(visit)
     edit_cat(page)
-    shown = page.locator("#sim-softmax").evaluate("t => [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent))")
+    shown = softmax_shown(page)
     with page.expect_download() as download:
         page.locator("#sim-weights-download").click()
     path = tmp_path / "toy.yaml"
@@ -91,8 +100,9 @@ def test_the_download_checks_and_builds_the_same_numbers(visit, tmp_path):
 
 
 def test_every_matrix_is_labelled_as_the_book_labels_it(visit, toy):
-    """Row labels (tokens for E, positions for P, dimensions c₁ … elsewhere)
-    and column headers (tokens for W_U, c₁ … elsewhere) on every matrix."""
+    """Row labels (tokens for E and for W_U, shown by its columns; positions
+    for P; dimensions c₁ … elsewhere) and column headers (c₁ …) on every
+    matrix: a row per token, as everywhere in the book."""
     page = open_editor(visit)
     tokens = [toy.show(i) for i in range(len(toy.vocab))]
     sub = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -103,17 +113,22 @@ def test_every_matrix_is_labelled_as_the_book_labels_it(visit, toy):
         rows = table.locator("tbody th").all_text_contents()
         key = name if name in ("E", "P", "W_U") else f"blocks.0.{name}"
         n, m = toy.params[key].shape
-        assert rows == (tokens if name == "E" else [str(r + 1) for r in range(n)] if name == "P" else dims(n)), name
-        assert heads == (tokens if name == "W_U" else dims(m)), name
+        if name == "W_U":
+            assert rows == tokens and heads == dims(n), name
+            assert "a row per token" in page.locator("#sim-edit-W_U").locator("xpath=ancestor::details[1]/summary").inner_text()
+        else:
+            assert rows == (tokens if name == "E" else [str(r + 1) for r in range(n)] if name == "P" else dims(n)), name
+            assert heads == dims(m), name
+        # the name as the book writes it: W with Q below, never "W_Q"
+        summary = table.locator("xpath=ancestor::details[1]/summary")
+        assert "_" not in summary.inner_text(), name
+        assert summary.locator("sub").count() == ("_" in name), name
         assert table.locator("tbody input").count() == n * m, name
 
 
 def test_a_refused_entry_widens_nothing_on_a_phone(visit):
     """At 375 px a refused entry's note neither widens its column nor the page (#25)."""
-    page = visit(width=375).open("/simulator/")
-    page.wait_for_selector("#sim-softmax")
-    page.locator("#sim-editor > summary").click()
-    page.locator("#sim-editor details.sim-matrix").first.locator("summary").click()  # E
+    page = open_editor(visit, width=375)
     widths = "() => [...document.querySelectorAll('#sim-edit-E tr:first-child > *')].map(c => c.offsetWidth)"
     region = "() => { const r = document.querySelector('#sim-edit-E').parentElement; return [r.scrollWidth, r.clientWidth]; }"
     before = page.evaluate(widths)

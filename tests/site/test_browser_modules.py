@@ -86,7 +86,7 @@ def test_each_page_loads_one_module_of_ours_and_names_its_code(site):
 
 
 def test_the_pages_with_code_name_it(site):
-    needs = {"": {"story"}, "simulator": {"simulator", "toy_training"}, "end-to-end": {"simulator"},
+    needs = {"": {"story"}, "end-to-end": {"simulator"},
              "toy/training": {"toy_training"}, "nano-gpt/train": {"letters", "train_page"},
              "nano-gpt/output": {"letters"}, "glossary": set(), "toy/attention": set()}
     for name, modules in needs.items():

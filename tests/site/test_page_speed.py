@@ -90,7 +90,7 @@ def test_material_s_script_is_known_by_its_name():
 def test_the_article_s_tables_without_a_class_come_in_material_s_boxes(site):
     """As Material's script would box them at each load (page_speed.py); its
     script then leaves them (pinned.TABLE_WRAP_CHANGE)."""
-    for page in ("toy/attention", "end-to-end", "simulator", "nano-gpt/self-attention"):
+    for page in ("toy/attention", "end-to-end", "nano-gpt/self-attention"):
         html = (site / page / "index.html").read_text(encoding="utf-8")
         art = html[html.index("<article"):html.index("</article>")]
         bare = [m.start() for m in re.finditer(r"<table\b(?![^>]*\sclass=)[^>]*>", art)]

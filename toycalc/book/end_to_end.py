@@ -1,6 +1,6 @@
 """The worked example's steps, as pure functions of an Example: what the
-End-to-End page shows, and what the toy chapter (docs/toy/) and the
-Simulator call again.
+End-to-End page shows, and what the toy chapter (docs/toy/) and Home
+call again.
 
 Registered on `steps`, the part whose macros have no prefix: table(...)
 (HTML tables with stable ids), formula(...) (display TeX with the numbers
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..model import gpt, sizes
 from ..model.configs import GPT2_SMALL
-from .draw import attention_lines_svg, attention_svg, bars_svg, figure, legend, prob_key
+from .draw import attention_lines_svg, attention_svg, bars_svg, figure, prob_key
 from .example import Example
 from .example_checks import check_head, check_position, token_id
 from . import model_drawing
@@ -420,7 +420,6 @@ def attention_figure(ex: Example, view: str = "both") -> str:
 
 
 @mirrored("end_to_end.js")
-@steps.figure("probabilities")
 def probabilities_figure(ex: Example) -> str:
     """The next token's probabilities over the whole vocabulary, most
     probable first, as bars."""
@@ -442,8 +441,3 @@ def model_figure(ex: Example, links: bool = False) -> str:
     tokens = [ex.model.show(i) for i in ex.ids]
     return model_drawing.model_figure(ex.trace, tokens, ex.model.vocab, model_drawing.TOY_PAGES if links else None)
 
-
-@steps.figure("legend")
-def legend_figure(ex: Example) -> str:
-    """The book's colour scale, in words."""
-    return legend()

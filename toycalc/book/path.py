@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import html
 
+from ..model import descent
+from ..model.tokenizer import show
 from . import end_to_end as t
 from . import model_drawing
 from .toy import embedding
@@ -83,18 +85,21 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
 
 
 def path_diagram(examples: dict[int, Example], default: int) -> str:
-    """The whole path: the model's drawing, its nine steps regions of it
-    (model_drawing.STEPS), then each step's panel, every heads choice
-    included. Only the default heads are drawn here: the page's script
-    draws the others (docs/javascripts/path.js, with model_drawing.js),
-    which keeps the page light; without JavaScript the page shows the
-    default heads and every panel."""
+    """The whole playground: the sentence and its prediction, the model's
+    drawing with its nine steps regions of it (model_drawing.STEPS), the
+    controls under it (sentence_controls, drawers), then each step's panel,
+    every heads choice included. Only the default heads are drawn here:
+    the page's script draws the others (docs/javascripts/path.js, with
+    model_drawing.js), which keeps the page light; without JavaScript the
+    page shows the default heads and every panel, and none of the controls."""
     ex = examples[default]
     tokens = [ex.model.show(i) for i in ex.ids]
     drawing = model_drawing.model_svg(ex.trace, tokens, ex.model.vocab, steps=True)
-    parts = ['<div class="path" id="path">',
+    parts = [sentence_field(ex),
+             '<div class="path" id="path">',
              f'<figure class="toy-figure model-figure path-figure" data-figure="model" data-heads="{default}">'
-             f'{drawing}<figcaption>{model_drawing.model_key(steps=True)}</figcaption></figure>']
+             f'{drawing}<figcaption>{model_drawing.model_key(steps=True)}</figcaption></figure>',
+             controls(ex, heads_chooser(list(examples), default, "path"))]
     for n, label, _ in model_drawing.STEPS:
         variants = {h: _panel_html(other, n, label) for h, other in examples.items()}
         parts.append(f'<section class="path-panel" id="step-{n}" aria-labelledby="path-step-{n}">'
@@ -108,6 +113,66 @@ def _panel_html(ex: Example, step: int, label: str) -> str:
     title = f"Step {step}. {html.escape(label).replace('W_O', 'W<sub>O</sub>')}"
     return (f'<div class="path-body"><div class="path-matrices">{matrices}</div>'
             f'<aside class="path-box"><p class="path-box-title">{title}</p>{box}</aside></div>')
+
+
+def sentence_field(ex: Example) -> str:
+    """What the first screen holds above the drawing: the sentence field, the
+    vocabulary's tokens to add, and the prediction written out. Built here,
+    so that the page has its room and its prediction before any script runs
+    (docs/javascripts/simulator.js wires them); the field and the tokens are
+    for a reader with JavaScript (html.no-js hides them), the prediction for
+    every reader."""
+    vocab, n_ctx = ex.model.vocab, ex.model.cfg.n_ctx
+    tokens = "".join(f'<button type="button" class="sim-token" data-id="{i}" aria-label="add {html.escape(show(t))}">'
+                     f"{html.escape(show(t))}</button>" for i, t in enumerate(vocab))
+    return ('<div class="sim-sentence sim-live">'
+            '<label for="sim-text" class="sim-label">Your sentence</label>'
+            f'<input type="text" id="sim-text" value="{html.escape(ex.text)}" autocomplete="off" '
+            'spellcheck="false" aria-describedby="sim-message">'
+            '<p id="sim-message" class="sim-message" role="alert" hidden></p>'
+            f'<p id="sim-vocab-label" class="sim-label">or add tokens (at most {n_ctx}):</p>'
+            f'<div class="sim-vocab" role="group" aria-labelledby="sim-vocab-label">{tokens}</div></div>'
+            f'<p id="sim-next" class="sim-next" aria-live="polite">{prediction(ex)}</p>')
+
+
+def prediction(ex: Example) -> str:
+    """The line that says the prediction (simulator.js writes the same for the reader's runs)."""
+    return (f'Next token: <span class="sim-pick">{html.escape(token_text(ex.model.vocab[ex.top_id]))}</span> '
+            f"with p = {fixed(ex.p_last.max())}")
+
+
+def controls(ex: Example, chooser: str) -> str:
+    """Under the drawing: the buttons that change the sentence, the heads,
+    and three drawers folded until the reader opens one (simulator.js fills
+    "Change the weights" and "Train" then): the sampling's controls, every
+    weight as a box, the trainer."""
+    top = token_text(ex.model.vocab[ex.top_id])
+    buttons = ('<div class="sim-buttons sim-live">'
+               '<button type="button" id="sim-append" class="sim-action md-button md-button--primary">'
+               f"Append {html.escape(top)} and run again</button>"
+               '<button type="button" id="sim-back" class="sim-action">Remove the last token</button>'
+               '<button type="button" id="sim-reset" class="sim-action" disabled>Back to the book’s sentence</button>'
+               "</div>")
+    sampling = ('<div class="sim-sampling">'
+                '<div class="sim-temperature"><label for="sim-temperature">Temperature T</label> '
+                '<input type="range" id="sim-temperature" min="0.1" max="3" step="0.1" value="1"> '
+                '<output id="sim-temperature-value" for="sim-temperature">1.0</output></div>'
+                '<fieldset class="sim-mode choices"><legend>Next token</legend>'
+                '<label><input type="radio" name="sim-mode" value="greedy" checked> the most probable</label>'
+                '<label><input type="radio" name="sim-mode" value="sample"> drawn at random</label></fieldset>'
+                '<div class="sim-seed"><label for="sim-seed">Seed</label> '
+                '<input type="number" id="sim-seed" min="0" max="4294967295" step="1" inputmode="numeric" value="1">'
+                '<span id="sim-draw"></span></div></div>')
+    trainer = (f'<div id="sim-trainer" class="toy-training" data-toy-trainer hidden data-into="live-simulator" '
+               f'data-target="{html.escape(ex.target)}" data-eta="{ex.eta:g}" '
+               f'data-steps="{descent.TRAIN_STEPS}" data-learns="{descent.TRAIN_LEARNS}"></div>')
+    drawer = lambda id_, title, body: (f'<details class="sim-drawer" id="{id_}"><summary>{title}</summary>'
+                                       f"{body}</details>")
+    return ('<div class="sim-under sim-live">' + buttons + chooser +
+            '<div class="sim-drawers">' +
+            drawer("sim-sampling", "Sampling: temperature and draws", sampling) +
+            drawer("sim-editor", "Change the weights", "") +
+            drawer("toy-training-details", "Train", trainer) + "</div></div>")
 
 
 def heads_chooser(choices: list[int], default: int, name: str) -> str:

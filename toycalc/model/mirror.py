@@ -16,7 +16,7 @@ F = TypeVar("F", bound=Callable)
 
 # How many decimal places the browser's forward pass agrees with numpy's on
 # every intermediate: the tolerance of tests/book/test_simulator_parity.py,
-# and what the Simulator page says of it.
+# and what End to End says of it.
 PARITY_PLACES = 9
 
 # "module.function" -> (JavaScript file in docs/javascripts, the twin's name)

@@ -201,7 +201,7 @@ def read_vocab(raw, where: str) -> list[str]:
 # separators, surrogates, unassigned code points, and any space but the
 # plain one (U+0020, which ␣ stands for): each prints as nothing, as
 # something else, or breaks the page, the search index or the YAML written
-# back by the Simulator.
+# back by End to End.
 NOT_TEXT = {"Cc": "a control character", "Cf": "a format character (invisible)",
             "Zl": "a line separator", "Zp": "a paragraph separator", "Cs": "a surrogate",
             "Cn": "an unassigned code point", "Zs": "a space other than the plain space"}

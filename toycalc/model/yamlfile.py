@@ -31,7 +31,7 @@ MAX_DEPTH = 8            # a weights file needs 3: the file, a matrix, a row
 _DIGITS = r"[0-9](?:_?[0-9])*"                       # 1000 or 1_000, as Python writes them
 # What a number typed by hand may be, in order: the first pattern that
 # matches the whole text decides ("int" or "float": read as that number;
-# otherwise refused, saying why). The Simulator's weights editor follows
+# otherwise refused, saying why). End to End's weights editor follows
 # the same table (exported in toy-editor.json, read by weights_editor.js's
 # readNumber), so the editor and this loader accept the same spellings;
 # tests/model/test_number_rules.py runs one list of strings through both.

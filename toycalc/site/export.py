@@ -39,7 +39,7 @@ def weights_data(model: Model) -> dict:
 
 
 def editor_data(model: Model) -> dict:
-    """What the Simulator's weights editor needs besides the weights, in a
+    """What End to End's weights editor needs besides the weights, in a
     file of its own (EDITOR_URI) that End to End, which has no editor, does
     not load: the weights file's comments, for the download, and the
     loader's rules for a typed number, which the editor follows."""

@@ -3,7 +3,7 @@ for every part of the book (mkdocs.yml: `modules: [toycalc.site.macros]`).
 
     {{ table("softmax") }}            the worked example's steps (book/end_to_end.py): table,
     {{ formula("mlp", heads=4) }}       formula, number; the End-to-End page, the toy chapter
-    {{ number("p", token="␣roof") }}    and the Simulator all call them
+    {{ number("p", token="␣roof") }}    and Home all call them
     {{ claim("identity", name="W_O") }}  nothing on the page; a false claim stops the build (book/claims.py)
     {{ path_diagram() }}              the numbered path at the top of End to End (book/path.py)
     {{ heads_chooser("top") }}        the 1 / 2 / 4 heads buttons (named, one group each)

@@ -2,8 +2,8 @@
 a row of it drawn as GPT-2 draws its fresh weights, and a token's row read
 as a product with a one-hot row.
 
-These are steps of the worked example, which End to End (and the
-Simulator) show again: they are registered on `steps`, the part whose
+These are steps of the worked example, which End to End shows
+again: they are registered on `steps`, the part whose
 macros have no prefix ({{ table("E") }}), as end_to_end.py's are.
 """
 from __future__ import annotations

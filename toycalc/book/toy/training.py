@@ -17,7 +17,7 @@ from .shared import toy
 
 FD_STEP = 1e-4   # the finite-difference step h of the gradient check
 
-# Train's defaults, written into the trainer's data-* (this page's and the Simulator's)
+# Train's defaults, written into the trainer's data-* (this page's and End to End's)
 toy.constant("train_steps", str(descent.TRAIN_STEPS), "How many steps the trainer's Train takes by default.")
 toy.constant("train_learns", descent.TRAIN_LEARNS, 'Which weights Train moves by default: "E" or "all".')
 
