@@ -173,27 +173,11 @@ document.addEventListener("keydown", (event) => {
 });
 addEventListener("scroll", hide, { passive: true });
 
-/** A chapter's map that the reader swipes through (on a phone, figures.css)
- *  opens on the page's part, as a tap on a mark opens its number; a
- *  keyboard reaches it (a region of its own, minimap.py: Tab, then the
- *  arrows). */
-function openMaps() {
-  if (!matchMedia("(max-width: 37.4375em)").matches) return;   // a wide screen: the bands wrap
-  document.querySelectorAll(".minimap .map-bands").forEach((row) => {
-    row.tabIndex = 0;
-    const here = row.querySelector("g.here");
-    if (here && row.scrollWidth > row.clientWidth) {   // hidden (a heads choice not made): it has no width
-      row.scrollLeft += here.closest("svg").getBoundingClientRect().left - row.getBoundingClientRect().left;
-    }
-  });
-}
-
 // The listeners above are the document's, set once (a module runs once);
-// each page view (book.js) takes the last page's tip away and opens the maps on their part.
+// each page view (book.js) takes the last page's tip away.
 function start() {
   hide();
   unpoint();
-  openMaps();
 }
 
 export { start };
