@@ -141,6 +141,10 @@ document.addEventListener("pointerover", (event) => {
   if (event.pointerType !== "mouse") return;
   const cut = event.target.closest && event.target.closest(".md-ellipsis");
   if (cut && cut.offsetWidth < cut.scrollWidth) (cut.closest("a") || cut).title = cut.innerText;
+  if (pointed && !pointed.node.contains(event.target)) {   // left without a pointerout: redrawn under the pointer
+    if (tip && tip.mark === pointed.node) hide();
+    unpoint();
+  }
   const mark = markOf(event.target);
   if (mark && !mark.term) point(mark);
   if (mark) show(mark);

@@ -108,3 +108,21 @@ def test_a_mouse_moving_from_mark_to_mark_reads_each(visit):
     page.mouse.move(1, 1)
     assert page.evaluate("""() => [...document.querySelectorAll('.home-figure g[data-part="softmax"] rect[class^="v-"]')]
         .filter((r) => !r.querySelector(':scope > title')).length""") == 0
+
+
+def test_a_drawing_redrawn_under_the_pointer_leaves_no_stale_box(visit):
+    """Home's drawing under a resting mouse, the heads changed from the
+    keyboard (another drawing shows): once the mouse moves off the
+    drawing, no box is left with the old number."""
+    page = visit(1280).open("/")
+    cell = page.locator('.home-figure svg.model-band g[data-part="softmax"] rect[class^="v-"]:has(> title)')
+    cell = cell.locator("visible=true").element_handles()[5]
+    cell.scroll_into_view_if_needed()
+    box = cell.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert page.locator(".fig-tip").count() == 1
+    page.evaluate("""() => { const other = [...document.querySelectorAll('.home-figure .heads-chooser input')]
+        .find((i) => !i.checked); other.focus(); other.click(); }""")
+    page.mouse.move(box["x"] + box["width"] / 2, 5)      # the header, far from any mark
+    assert page.locator(".fig-tip").count() == 0
+    assert cell.evaluate("(el) => !!el.querySelector(':scope > title')")    # its words back, though hidden
