@@ -246,16 +246,21 @@ def test_you_are_here_is_its_own_mark_and_the_outline_the_pick_alone(toy, run):
 
 
 def test_a_phone_shows_the_pages_bands_where_the_whole_map_is_tall(toy, run):
-    """nano-gpt's map, taller than CUT_HEIGHT on a phone: cut to the bands
-    of the page's parts, and a button for the whole; the toy's short map,
-    and a page about the whole model, whole."""
-    soup = nano_map(run, ["Q", "K", "V", "heads"])
-    bands = soup.select("svg.map-band")
-    assert "is-cut" in soup.select_one("div.map-bands")["class"]
-    assert sum(int(b["height"]) for b in bands) > minimap.CUT_HEIGHT
-    assert [("here-band" in b["class"]) for b in bands] == [bool(b.select("g.here")) for b in bands]
-    assert 0 < len(soup.select("svg.here-band")) < len(bands)
-    (button,) = soup.select("button.map-whole")
-    assert button["type"] == "button" and button["aria-expanded"] == "false" and button.get_text() == "The whole map"
-    for small in (toy_map(Example(toy), ["E"]), nano_map(run, [])):
+    """nano-gpt's map, taller than CUT_HEIGHT on a phone: cut to the first
+    band of the page's parts and those of them that follow within
+    CUT_HEIGHT, and a button for the whole; the toy's short map, and a
+    page about the whole model, whole."""
+    for here in (["Q", "K", "V", "heads"], ["ln1", "ln2"], [n for n in PARTS if n in IN_BLOCK], ["softmax"]):
+        soup = nano_map(run, here)
+        bands = soup.select("svg.map-band")
+        assert "is-cut" in soup.select_one("div.map-bands")["class"], here
+        assert sum(int(b["height"]) for b in bands) > minimap.CUT_HEIGHT
+        phone = [b for b in bands if "phone-band" in b["class"]]
+        assert phone and phone[0] is next(b for b in bands if b.select("g.here")), here
+        assert all(b.select("g.here") for b in phone), here
+        assert len(phone) == 1 or sum(int(b["height"]) for b in phone) <= minimap.CUT_HEIGHT, here
+        (button,) = soup.select("button.map-whole")
+        assert button["type"] == "button" and button["aria-expanded"] == "false" and button.get_text() == "The whole map"
+    for small in (toy_map(Example(toy), ["E"]), toy_map(Example(toy, heads=4), ["heads"]), nano_map(run, [])):
         assert "is-cut" not in small.select_one("div.map-bands")["class"] and not small.select("button")
+        assert all("phone-band" in b["class"] for b in small.select("svg.map-band"))

@@ -14,8 +14,9 @@ and the toy has not. nano-gpt's map draws its first block and says
 does. The bands are cut as the big drawing's are (no wider than a
 phone's column) and sit side by side on a wide screen; on a phone they
 stand one under the other, and where all of them would take more than
-CUT_HEIGHT, only the bands that hold the page's parts (with the parts
-beside them) show until the reader asks for the whole map (a button;
+CUT_HEIGHT, only bands that hold the page's parts (with the parts beside
+them), the first of them and the next while they stand within
+CUT_HEIGHT, show until the reader asks for the whole map (a button;
 minimap.js).
 
 The page's parts are shaded and underlined ("you are here", in the key):
@@ -53,7 +54,7 @@ WORDS = {"tokens": "the tokens", "E": "the embedding E", "P": "the positions P",
 
 SMALL, LARGE = 5, 8            # a cell and its gap: a part of the map, the part the page explains
 TARGET = 24                    # a part's name as a tap target, both ways (WCAG 2.5.8)
-CUT_HEIGHT = 260               # bands taller than this together: a phone shows the page's alone
+CUT_HEIGHT = 260               # bands taller than this together: a phone shows the page's, this tall at most
 WRAP = 16                      # a long vector's cells in rows of WRAP (d = 48: three rows)
 FEW = 5                        # a page that explains this many parts or fewer shows their weights
 GAP, LIMIT = 6, 336            # between two parts; the widest band (a phone's column)
@@ -203,9 +204,10 @@ def band_height(band: list[Part], block_name: str) -> int:
     return TOP + max(p.height for p in band) + (22 if framed and block_name else 8 if framed else 4)
 
 
-def band_svg(band: list[Part], links: dict, here: list[str], block_name: str) -> str:
+def band_svg(band: list[Part], links: dict, here: list[str], block_name: str, phone: bool = True) -> str:
     """One band: the stream along the top, the branches' boxes and the
-    block's frame, then each part, a link to its page."""
+    block's frame, then each part, a link to its page; phone: shown on a
+    phone before the reader asks for the whole map."""
     placed, x = [], 4
     for part in band:
         placed.append((part, x))
@@ -237,7 +239,7 @@ def band_svg(band: list[Part], links: dict, here: list[str], block_name: str) ->
         body.append(part_svg(part, px, centre, bottom, links, part.name in here))
     height = band_height(band, block_name)
     names = ", ".join(dict.fromkeys(WORDS[p.name] for p in band))
-    cls = " here-band" if any(p.name in here for p in band) else ""
+    cls = " phone-band" if phone else ""
     return (f'<svg class="fig map-band{cls}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'role="group" aria-label="{esc(names)}">{"".join(body)}</svg>')
 
@@ -285,22 +287,28 @@ def map_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict, here:
             params: dict | None = None, from0: bool = False) -> str:
     """The map for one run: its bands (links: part -> the page, as docs/ names it),
     the parts `here` (the page's) drawn large; when the bands stand taller
-    than CUT_HEIGHT and some hold none of the page's parts, marked for a
-    phone to show the page's bands alone (is-cut, here-band), with the
-    button that shows the whole map."""
+    than CUT_HEIGHT, marked for a phone to show the first band of the
+    page's parts and those of them that follow within CUT_HEIGHT (is-cut,
+    phone-band), with the button that shows the whole map."""
     n = len(trace["blocks"])
     block_name = "the block" if n == 1 else f"× {n} blocks (the first drawn)"
     bands = cut(map_parts(trace, tokens, vocab, params, tuple(here), from0))
     first = next(k for k, band in enumerate(bands) if any(p.name in IN_BLOCK for p in band))
     names = [block_name if k == first else "" for k in range(len(bands))]
-    # on a phone, the page's bands alone when all of them would stand too tall
-    tall = sum(band_height(band, name) for band, name in zip(bands, names)) > CUT_HEIGHT
-    cut_short = tall and any(not any(p.name in here for p in band) for band in bands) and bool(here)
+    heights = [band_height(band, name) for band, name in zip(bands, names)]
+    # on a phone, some of the page's bands alone when all of them would stand too tall
+    phone, used = [True] * len(bands), 0
+    if here and sum(heights) > CUT_HEIGHT:
+        for k, band in enumerate(bands):
+            phone[k] = any(p.name in here for p in band) and (used == 0 or used + heights[k] <= CUT_HEIGHT)
+            used += heights[k] if phone[k] else 0
+    cut_short = not all(phone)
     whole = ('<button type="button" class="map-whole" aria-expanded="false">The whole map</button>'
              if cut_short else "")
     # a region of its own: said here, as a role set by a script restyled every cell
     return (f'<div class="map-bands{" is-cut" if cut_short else ""}" role="region" aria-label="The model\'s map">'
-            + "".join(band_svg(band, links, here, name) for band, name in zip(bands, names)) + "</div>" + whole)
+            + "".join(band_svg(band, links, here, name, shown) for band, name, shown in zip(bands, names, phone))
+            + "</div>" + whole)
 
 
 def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
