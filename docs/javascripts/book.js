@@ -4,8 +4,8 @@
 // On every page view (Material's instant navigation swaps the content
 // without a reload, and document$ tells each new page, the first one
 // included): the heads chooser and End to End's path (path.js), the tips
-// on touch screens (tips.js), the drawing's first look (light.js), and
-// the code of the page's own parts. A
+// (tips.js), the drawing's first look (light.js), and the code of the
+// page's own parts. A
 // part declares its code where the build writes it: data-module="simulator"
 // (or several names, "letters train_page") imports docs/javascripts/
 // simulator.js, whose start() then runs once for this page view. A module

@@ -2,20 +2,24 @@
 // term, in a small box beside it.
 //
 // A figure's mark says its number in its SVG <title>, a nano-gpt cell in
-// its title attribute: the browser shows them when a mouse points at the
-// mark, never on a tap. Here a tap on such a mark (or the keyboard's focus
-// on one) shows the same words in a small box beside it, until the next
-// tap, a scroll or another page. A glossary term (an <abbr>, its line in
-// its title) shows its line in the same box when a mouse points at it, a
-// tap, or the keyboard's focus (its first use on a page is a tab stop), as
-// the glossary page says; its title then moves to data-title, so that the
-// browser's own tooltip does not show it twice. No number is made here: the
-// words are the title's, as the build or the page's script wrote them. And
-// a chapter's map, on a phone a row to swipe, opens on the page's part.
+// its title attribute: text that the build or the page's script wrote,
+// which a screen reader reads and the tests read. The book shows it in a
+// small box beside the mark, the same box however the mark is reached: a
+// mouse pointing at it (at once, in the same frame, until the pointer
+// leaves it), a tap (until the next tap, a scroll or another page), the
+// keyboard's focus. While a mouse points at a mark, the mark and the
+// elements around it hold no title (each <title> is taken out, each title
+// attribute set aside, and put back when the pointer leaves): the
+// browser's own tooltip, which reads them after its delay, would show the
+// words a second time, over the box. A glossary term (an <abbr>, its line
+// in its title) shows its line in the same box when a mouse points at it,
+// a tap, or the keyboard's focus (its first use on a page is a tab stop),
+// as the glossary page says; its title then moves to data-title for good.
+// No number is made here: the words are the title's.
 //
 // The listeners are the document's: nothing is set up per mark or term at a
 // page's load (Material's tooltips, one per term, made a tenth of its start).
-let tip = null, leaving = 0;
+let tip = null, leaving = 0, pointed = null;
 const TIP_ID = "term-tip";
 
 /** A glossary term under `node`, or null. */
@@ -33,6 +37,7 @@ function termOf(node) {
  *  a <title> child, or a nano-gpt cell; or a glossary term. */
 function markOf(node) {
   for (let n = node; n && n.nodeType === 1; n = n.parentNode) {
+    if (pointed && n === pointed.node) return { node: n, text: pointed.text };   // its titles set aside
     if (n.matches("td.nano-cell[title]")) return { node: n, text: n.getAttribute("title") };
     if (n instanceof SVGElement && n.closest("svg.fig")) {
       const title = [...n.children].find((c) => c.tagName.toLowerCase() === "title");
@@ -42,6 +47,40 @@ function markOf(node) {
     }
   }
   return null;
+}
+
+/** The mark a mouse points at: its titles, and those of the elements
+ *  around it, set aside (the browser's tooltip reads the nearest), so that
+ *  only the book's box shows the words; `aside` keeps what to put back. */
+function point(mark) {
+  if (pointed && pointed.node === mark.node) return;
+  unpoint();
+  const aside = [];
+  for (let n = mark.node; n && n.nodeType === 1; n = n.parentNode) {
+    if (n.hasAttribute("title")) {
+      aside.push({ node: n, attribute: n.getAttribute("title") });
+      n.removeAttribute("title");
+    }
+    if (n instanceof SVGElement) {
+      for (const c of [...n.children]) {
+        if (c.tagName.toLowerCase() !== "title") continue;
+        aside.push({ node: n, title: c, before: c.nextSibling });
+        c.remove();
+      }
+    }
+  }
+  pointed = { node: mark.node, text: mark.text, aside };
+}
+
+/** The titles set aside put back where they were (unless the page's
+ *  script wrote the element's words again meanwhile). */
+function unpoint() {
+  if (!pointed) return;
+  for (const { node, attribute, title, before } of pointed.aside.reverse()) {
+    if (title) node.insertBefore(title, before && before.parentNode === node ? before : null);
+    else if (!node.hasAttribute("title")) node.setAttribute("title", attribute);
+  }
+  pointed = null;
 }
 
 function hide() {
@@ -80,29 +119,44 @@ function show(mark) {
   const from = tip.offsetParent && tip.offsetParent !== document.body
     ? tip.offsetParent.getBoundingClientRect() : { left: -scrollX, top: -scrollY };
   tip.style.left = `${left - from.left}px`;
-  tip.style.top = `${(below ? r.bottom + 6 : r.top - h - 6) - from.top}px`;
+  // inside the screen, both ways (a phone's 375 px too)
+  const top = Math.max(4, Math.min(below ? r.bottom + 6 : r.top - h - 6, innerHeight - h - 4));
+  tip.style.top = `${top - from.top}px`;
 }
 
-// a tap: a pointer that is a finger or a pen (a mouse has the browser's own tooltip)
+// a tap: a pointer that is a finger or a pen (a mouse shows the box as it points)
 document.addEventListener("pointerup", (event) => {
   if (event.pointerType === "mouse") return;
   const mark = markOf(event.target);
   if (mark) show(mark);
   else if (!(tip && tip.contains(event.target))) hide();
 });
-// a mouse over a term; the box stays while the pointer moves onto it. A
-// title cut short in the nav or the table of contents (…) gives its link
-// the whole title, for the browser to show (pinned.ELLIPSIS_CHANGE).
+// a mouse over a mark or a term: its box at once (the browser reads a
+// title for its tooltip after this event's listeners have run, so the
+// titles set aside here are not shown); a term's box stays while the
+// pointer moves onto it. A title cut short in the nav or the table of
+// contents (…) gives its link the whole title, for the browser to show
+// (pinned.ELLIPSIS_CHANGE).
 document.addEventListener("pointerover", (event) => {
   if (event.pointerType !== "mouse") return;
   const cut = event.target.closest && event.target.closest(".md-ellipsis");
   if (cut && cut.offsetWidth < cut.scrollWidth) (cut.closest("a") || cut).title = cut.innerText;
-  const term = termOf(event.target);
-  if (term) show(term);
+  if (pointed && !pointed.node.contains(event.target)) {   // left without a pointerout: redrawn under the pointer
+    if (tip && tip.mark === pointed.node) hide();
+    unpoint();
+  }
+  const mark = markOf(event.target);
+  if (mark && !mark.term) point(mark);
+  if (mark) show(mark);
   else if (tip && tip.contains(event.target)) clearTimeout(leaving);
 });
 document.addEventListener("pointerout", (event) => {
-  if (event.pointerType !== "mouse" || !tip || !tip.classList.contains("term-tip")) return;
+  if (event.pointerType !== "mouse") return;
+  if (pointed && !pointed.node.contains(event.relatedTarget)) {   // off the mark a mouse pointed at
+    if (tip && tip.mark === pointed.node) hide();
+    unpoint();
+  }
+  if (!tip || !tip.classList.contains("term-tip")) return;
   if (tip.contains(event.relatedTarget) || tip.mark.contains(event.relatedTarget)) return;
   clearTimeout(leaving);
   leaving = setTimeout(hide, 250);
@@ -123,26 +177,11 @@ document.addEventListener("keydown", (event) => {
 });
 addEventListener("scroll", hide, { passive: true });
 
-/** A chapter's map that the reader swipes through (on a phone, figures.css)
- *  opens on the page's part, as a tap on a mark opens its number; a
- *  keyboard reaches it (a region of its own, minimap.py: Tab, then the
- *  arrows). */
-function openMaps() {
-  if (!matchMedia("(max-width: 37.4375em)").matches) return;   // a wide screen: the bands wrap
-  document.querySelectorAll(".minimap .map-bands").forEach((row) => {
-    row.tabIndex = 0;
-    const here = row.querySelector("g.here");
-    if (here && row.scrollWidth > row.clientWidth) {   // hidden (a heads choice not made): it has no width
-      row.scrollLeft += here.closest("svg").getBoundingClientRect().left - row.getBoundingClientRect().left;
-    }
-  });
-}
-
 // The listeners above are the document's, set once (a module runs once);
-// each page view (book.js) takes the last page's tip away and opens the maps on their part.
+// each page view (book.js) takes the last page's tip away.
 function start() {
   hide();
-  openMaps();
+  unpoint();
 }
 
 export { start };

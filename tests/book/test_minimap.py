@@ -3,7 +3,8 @@ small: every part once, each number a cell of 4 px or more whose <title>
 is toycalc's number (the toy for each heads choice; nano-gpt counting from
 0, with the biases and LayerNorm weights of the page's parts), the page's
 parts large, bands a phone can show, and on the built site every chapter
-page opens with it, its page's parts outlined."""
+page opens with it, its page's parts marked "you are here" (shaded and
+underlined, never the accent's outline of the token the model picks)."""
 from __future__ import annotations
 
 import re
@@ -57,7 +58,7 @@ def channels(values) -> list[str]:
 
 def test_the_map_is_a_region_of_its_own(toy, run):
     """Named in the build: a role set by a script had the browser restyle
-    every cell of the map (tips.js makes it a tab stop on a phone)."""
+    every cell of the map."""
     for soup in (toy_map(Example(toy)), nano_map(run)):
         bands = soup.select_one("div.map-bands")
         assert bands["role"] == "region" and bands["aria-label"] == "The model's map"
@@ -159,7 +160,7 @@ def test_the_highlight_follows_the_page():
 @pytest.mark.parametrize("chapter,pages", [("toy", TOY_PAGES), ("nano-gpt", NANO_PAGES)])
 def test_every_chapter_page_opens_with_its_map(site, toy, run, chapter, pages):
     """Right under the title; every part once (once per heads choice in the
-    toy, the default shown), the page's parts outlined and marked current,
+    toy, the default shown), the page's parts marked "you are here" and current,
     each part a link to the page that explains it; the numbers the build's."""
     pages_of = minimap.TOY_PAGES if chapter == "toy" else minimap.NANO_PAGES
     for name in pages:
@@ -198,3 +199,68 @@ def test_the_map_prints_the_books_notation(toy, run):
         text = soup.get_text(" ") + " ".join(a["aria-label"] for a in soup.select("a"))
         assert "_" not in text and "^" not in text and "´" not in text
         assert soup.select('g[data-part="W_O"] text.hdr tspan.sub')[0].get_text() == "O"
+
+
+def box(rect) -> tuple[float, float, float, float]:
+    x, y = float(rect["x"]), float(rect["y"])
+    return x, y, x + float(rect["width"]), y + float(rect["height"])
+
+
+def overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("which", ["toy", "nano"])
+def test_a_parts_name_is_a_target_of_24_px_that_no_cell_covers(toy, run, which):
+    """Each link's hit area 24 × 24 or more, inside its band, over no cell,
+    no text of another part and no other link's area."""
+    here = ["Q", "K", "V", "heads", "W_O"]
+    soup = toy_map(Example(toy, heads=4), here) if which == "toy" else nano_map(run, here)
+    for svg in soup.select("svg"):
+        hits = [(a.find_parent("g")["data-part"], box(a.select_one("rect.hit"))) for a in svg.select("a")]
+        cells = [box(r) for r in svg.select('rect[class^="v-"], rect.chosen-box')]
+        for part, hit in hits:
+            assert hit[2] - hit[0] >= minimap.TARGET and hit[3] - hit[1] >= minimap.TARGET, (part, hit)
+            assert hit[1] >= 0 and hit[3] <= float(svg["height"]) and hit[2] <= float(svg["width"]), (part, hit)
+            assert not any(overlap(hit, c) for c in cells), (part, hit)
+            assert not any(overlap(hit, other) for p, other in hits if p != part), (part, hit)
+
+
+def test_you_are_here_is_its_own_mark_and_the_outline_the_pick_alone(toy, run):
+    """The page's parts: a shaded box and a bar under it, no class of the
+    one chosen; the accent's classes (chosen, chosen-box) on the token the
+    model picks alone; the key names both marks."""
+    here = minimap.highlighted("toy", "attention.md")
+    soup = toy_map(Example(toy), here)
+    for g in soup.select("g.here"):
+        assert g.select(":scope > rect.here-box") and g.select(":scope > rect.here-bar"), g["data-part"]
+    assert [g["data-part"] for g in soup.select("g.here")] == here
+    chosen = soup.select(".chosen, .chosen-box")
+    assert [c.find_parent("g")["data-part"] for c in chosen] == ["softmax", "next"]
+    caption = minimap.minimap("toy/attention.md", lambda heads=None: Example(toy, heads=heads))
+    key = BeautifulSoup(caption, "html.parser").figcaption
+    assert key.select_one(".swatch.chosen").next_sibling.strip() == "the token the model picks"
+    assert key.select_one(".swatch.here").next_sibling.strip() == "you are here."
+    whole = BeautifulSoup(minimap.minimap("toy/index.md", lambda heads=None: Example(toy, heads=heads)), "html.parser")
+    assert whole.select(".swatch.here") == [] and "whole model" in whole.figcaption.get_text()
+
+
+def test_a_phone_shows_the_pages_bands_where_the_whole_map_is_tall(toy, run):
+    """nano-gpt's map, taller than CUT_HEIGHT on a phone: cut to the first
+    band of the page's parts and those of them that follow within
+    CUT_HEIGHT, and a button for the whole; the toy's short map, and a
+    page about the whole model, whole."""
+    for here in (["Q", "K", "V", "heads"], ["ln1", "ln2"], [n for n in PARTS if n in IN_BLOCK], ["softmax"]):
+        soup = nano_map(run, here)
+        bands = soup.select("svg.map-band")
+        assert "is-cut" in soup.select_one("div.map-bands")["class"], here
+        assert sum(int(b["height"]) for b in bands) > minimap.CUT_HEIGHT
+        phone = [b for b in bands if "phone-band" in b["class"]]
+        assert phone and phone[0] is next(b for b in bands if b.select("g.here")), here
+        assert all(b.select("g.here") for b in phone), here
+        assert len(phone) == 1 or sum(int(b["height"]) for b in phone) <= minimap.CUT_HEIGHT, here
+        (button,) = soup.select("button.map-whole")
+        assert button["type"] == "button" and button["aria-expanded"] == "false" and button.get_text() == "The whole map"
+    for small in (toy_map(Example(toy), ["E"]), toy_map(Example(toy, heads=4), ["heads"]), nano_map(run, [])):
+        assert "is-cut" not in small.select_one("div.map-bands")["class"] and not small.select("button")
+        assert all("phone-band" in b["class"] for b in small.select("svg.map-band"))

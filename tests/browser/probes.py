@@ -278,12 +278,16 @@ CLIPPED_FORMULAS = r"""() => {
 SHOWN = 'figure[data-figure="minimap"] svg.map-band'   # the map's bands; hidden variants have no boxes
 
 
-# what the map shows, read in the page: the parts drawn, the outlined ones
-# (their outline's colour and the accent's), the smallest text, the widest
-# band's right edge and the page's width
+# what the map shows, read in the page (its bands of the heads chosen; on a
+# phone some may be folded away, minimap.js): the parts drawn, the page's
+# ones and their marks ("you are here": shaded and underlined, in ink),
+# every mark outlined in the accent colour (the token the model picks
+# alone), the key's names, the smallest text, the widest shown band's
+# right edge and the page's width
 READ = r"""() => {
-  const bands = [...document.querySelectorAll('figure[data-figure="minimap"] svg.map-band')]
-      .filter((s) => s.checkVisibility());
+  const all = [...document.querySelectorAll('figure[data-figure="minimap"] svg.map-band')]
+      .filter((s) => !s.closest('[hidden]'));
+  const bands = all.filter((s) => s.checkVisibility());
   const probe = document.createElement('span');
   probe.style.color = 'var(--md-accent-fg-color)';
   document.querySelector('article').append(probe);
@@ -291,22 +295,31 @@ READ = r"""() => {
   probe.remove();
   const figure = document.querySelector('figure[data-figure="minimap"]');
   const h1 = document.querySelector('article h1');
+  const drawn = 'rect, path, circle, line, polygon, text';
   return {
-    parts: bands.flatMap((s) => [...s.querySelectorAll('g[data-part]')].map((g) => g.dataset.part)),
-    here: bands.flatMap((s) => [...s.querySelectorAll('g.here')].map((g) => g.dataset.part)),
-    outlines: bands.flatMap((s) => [...s.querySelectorAll('g.here .here-box')].map((r) => getComputedStyle(r).stroke)),
+    parts: all.flatMap((s) => [...s.querySelectorAll('g[data-part]')].map((g) => g.dataset.part)),
+    here: all.flatMap((s) => [...s.querySelectorAll('g.here')].map((g) => g.dataset.part)),
+    marks: all.flatMap((s) => [...s.querySelectorAll('g.here')].map((g) => {
+      const box = g.querySelector(':scope > .here-box'), bar = g.querySelector(':scope > .here-bar');
+      return box && bar ? [getComputedStyle(box).stroke, getComputedStyle(box).fill, getComputedStyle(bar).fill] : null;
+    })),
+    ink: getComputedStyle(figure.querySelector('svg.map-band text')).fill,
+    outlined: all.flatMap((s) => [...s.querySelectorAll(drawn)].filter((el) => {
+      const st = getComputedStyle(el);
+      return st.stroke === accent && parseFloat(st.strokeWidth) > 0 && parseFloat(st.strokeOpacity) > 0;
+    }).map((el) => ({cls: el.getAttribute('class'), title: el.querySelector(':scope > title')?.textContent ?? null}))),
+    // the key's swatch of "you are here", and the words after it
+    hereKey: [...figure.querySelectorAll('figcaption .swatch.here')].map((sw) => sw.nextSibling.textContent.trim().split('.')[0]),
     accent,
     smallest: Math.min(...bands.flatMap((s) => [...s.querySelectorAll('text')].map(
         (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))),
-    // a band's right edge, as far as it is seen: on a phone the bands are a row to swipe through
-    right: Math.max(...bands.map((s) => Math.min(s.getBoundingClientRect().right,
-                                                 s.closest('.map-bands').getBoundingClientRect().right))),
+    right: Math.max(...bands.map((s) => s.getBoundingClientRect().right)),
     width: document.documentElement.scrollWidth,
     afterTitle: h1.compareDocumentPosition(figure) & Node.DOCUMENT_POSITION_FOLLOWING,
     // the heads' lanes: their cells' titles name the head ("head 2, ...")
-    lanes: new Set(bands.flatMap((s) => [...s.querySelectorAll('g[data-part="heads"] rect > title')])
+    lanes: new Set(all.flatMap((s) => [...s.querySelectorAll('g[data-part="heads"] rect > title')])
         .map((t) => t.textContent.split(',')[0])).size,
-    softmax: bands.flatMap((s) => [...s.querySelectorAll('g[data-part="softmax"] rect > title')])
+    softmax: all.flatMap((s) => [...s.querySelectorAll('g[data-part="softmax"] rect > title')])
         .map((t) => t.textContent),
   };
 }"""

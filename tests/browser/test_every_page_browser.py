@@ -147,10 +147,8 @@ def read_page(v, site, path, width, tokens) -> tuple[dict, dict | None]:
         seen["wide tables"] = page.evaluate(probes.WIDE_TABLES)
         if figures:
             seen["sizes"] = page.evaluate(probes.RENDERED_SIZES)
-            # (a chapter map's bands on a phone: a row the reader swipes, which the screen cuts on purpose)
             seen["figures past the screen"] = page.locator("svg.fig").evaluate_all(
-                "svgs => svgs.filter(s => s.getClientRects().length && s.getBoundingClientRect().right > 376"
-                " && !s.closest('.map-bands')).length")
+                "svgs => svgs.filter(s => s.getClientRects().length && s.getBoundingClientRect().right > 376).length")
         if nano or path in probes.NANO_FIGURES:
             seen["axe"] = serious(page, skip=COLOUR_RULES)
         return seen, None
@@ -367,8 +365,10 @@ def test_the_nano_figures_fit_the_column_and_say_their_numbers(tours, tour):
 @pytest.mark.parametrize("tour", ["phone", "desktop"])
 def test_every_chapter_page_shows_where_it_is(tours, toy, tour):
     """The "you are here" map (toycalc/book/minimap.py) under each chapter
-    page's title: every part drawn, the page's parts outlined in the
-    accent colour, text a phone can read, the heads' lanes and numbers."""
+    page's title: every part drawn, the page's parts shaded and underlined
+    in ink ("you are here", named in the key), the accent's outline on the
+    token the model picks alone (its cell of p and its name), text a phone
+    can read, no band past the screen, the heads' lanes and numbers."""
     seen, width, ex = tours(tour), TOURS[tour], Example(toy)
     vocab = [show(t) for t in ex.model.vocab]
     at = f"{ex.model.show(ex.ids[-1])} (position {len(ex.ids)})"
@@ -380,8 +380,14 @@ def test_every_chapter_page_shows_where_it_is(tours, toy, tour):
             assert m["afterTitle"], path
             assert m["parts"] == PARTS, path
             assert m["here"] == minimap.highlighted(chapter, (name or "index") + ".md"), path
-            assert len(m["outlines"]) == len(m["here"]), path
-            assert set(m["outlines"]) <= {m["accent"]}, path   # the accent's outline, as the visual language says
+            assert len(m["marks"]) == len(m["here"]) and None not in m["marks"], path
+            for stroke, box, bar in m["marks"]:      # in ink, no outline
+                assert stroke == "none" and box == bar == m["ink"] != m["accent"], (path, m["marks"])
+            assert m["hereKey"] == (["you are here"] if m["here"] else []), path
+            # the accent's outline: the token the model picks, and that alone
+            assert sorted(o["cls"].split()[-1] for o in m["outlined"]) == ["chosen", "chosen-box"], (path, m["outlined"])
+            picked = next(o["title"] for o in m["outlined"] if o["cls"].endswith(" chosen"))
+            assert float(picked.rsplit(": ", 1)[1]) == max(float(t.rsplit(": ", 1)[1]) for t in m["softmax"]), path
             assert m["smallest"] >= 11, f"{path}: map text down to {m['smallest']:.1f} px"
             assert m["right"] <= width and m["width"] <= width, path
             if chapter == "toy":         # the default heads, as the page shows them

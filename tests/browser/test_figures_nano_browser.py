@@ -7,17 +7,17 @@ import pytest
 
 
 def test_a_dot_says_its_value_on_hover(visit):
-    """The loss curve: pointing at a dot shows its step and loss (the
-    browser's tooltip reads the <title>; the test reads what it would)."""
+    """The loss curve: pointing at a dot shows its step and loss, its
+    <title>'s words, in the book's box (tips.js)."""
     page = visit().open("/nano-gpt/preliminaries/")
     dot = page.locator('figure[data-figure="nano-loss"] circle.dot').nth(9)
     dot.scroll_into_view_if_needed()
     # at the dot's exact centre: the dots are 2 px wide, and Playwright's
     # hover point, rounded, can fall just outside one, onto the line under it
     box = dot.bounding_box()
+    words = dot.evaluate("(el) => el.querySelector(':scope > title').textContent")
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    hovered = page.evaluate("[...document.querySelectorAll(':hover')].pop().querySelector('title').textContent")
-    assert hovered.startswith("step 10: loss ")
+    assert words.startswith("step 10: loss ") and page.locator(".fig-tip").text_content() == words
 
 
 # Each shown nano-gpt cell's number against its fill (blue, orange or purple

@@ -146,3 +146,44 @@ def test_the_answer_stands_out_in_both_schemes(visit, toy, where, scheme):
         assert seen["answers"] == [f"{word}, p = {p}"] and seen["boxed"] == [True], (heads, seen)
         assert seen["contrast"] >= 3 and seen["boxContrast"] >= 3 and seen["width"] >= 2, (heads, seen)
         assert seen["key"] == 1, seen
+
+
+# Boxes of the article laid out in the page's flow, 40 px tall or more,
+# that show nothing: no text, no drawing, no control, no formula (a
+# table's empty cell is part of its grid).
+EMPTY_BOXES = r"""() => [...document.querySelectorAll('article *')]
+  .filter((el) => el.checkVisibility() && el.getBoundingClientRect().height >= 40)
+  .filter((el) => !['fixed', 'absolute'].includes(getComputedStyle(el).position))
+  .filter((el) => !el.matches('td, th, svg, svg *, img, input, button, select, textarea, canvas, mjx-container, mjx-container *')
+                  && !el.querySelector('svg, img, input, button, select, textarea, canvas, mjx-container')
+                  && !el.innerText.trim())
+  .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().height)} px`)"""
+
+
+def test_home_on_a_phone_has_no_empty_box_and_does_not_shift(visit):
+    """At 375 px: nothing empty between the drawing and the story (a strip
+    kept for the told part's band stood there, 180 px tall), before and
+    while the story is told; the told band shows in its strip at the top
+    of the screen, and the page moves by no layout shift of 0.05 or more
+    from its load to the story's end."""
+    from tests.browser.probes import OBSERVE, SETTLED
+    v = visit(375, own_context=True)
+    v.context.add_init_script(OBSERVE)
+    page = v.open("/")
+    page.wait_for_function(SETTLED, polling=50, timeout=10000)
+    assert page.evaluate(EMPTY_BOXES) == []
+    gap = page.evaluate("""() => { const h = [...document.querySelectorAll('.home-story h2')][0];
+        const before = [...document.querySelectorAll('.home-figure .heads-chooser')].find((c) => c.checkVisibility());
+        return h.getBoundingClientRect().top - before.getBoundingClientRect().bottom; }""")
+    assert 0 <= gap < 80, gap
+    parts = page.locator(".story-part[data-part]")
+    for k in range(parts.count()):
+        page.evaluate(TOLD, k)
+        page.wait_for_function("(k) => document.querySelectorAll('.story-part[data-part]')[k].classList.contains('is-told')",
+                               arg=k)
+        strip = page.locator(".story-band")
+        assert strip.is_visible() and strip.locator("svg").count() == 1
+        box = strip.bounding_box()
+        assert box["y"] >= 0 and box["x"] >= 0 and box["x"] + box["width"] <= 375
+        assert page.evaluate(EMPTY_BOXES) == [], k
+    assert page.evaluate("window.__shift") <= 0.05

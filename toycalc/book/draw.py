@@ -10,7 +10,7 @@ parity test in Node holds the two to the same string).
 Conventions:
 - every mark that stands for a number carries it in its <title>, printed
   as the page prints it (render.fixed: three places, a true minus sign),
-  so a hover shows it and a test reads it;
+  so a pointer, a tap or the focus shows it (tips.js) and a test reads it;
 - one visual language (docs/contributing.md's table): blue for negative,
   orange for positive, the strength of the colour for the size (|value| /
   the largest |value| of the drawing), a zero grey; purple, from pale to

@@ -12,7 +12,17 @@ vectors, framed: LayerNorm's γ and β and the biases, which nano-gpt has
 and the toy has not. nano-gpt's map draws its first block and says
 "× 3 blocks", and counts positions and channels from 0, as its chapter
 does. The bands are cut as the big drawing's are (no wider than a
-phone's column) and sit side by side on a wide screen.
+phone's column) and sit side by side on a wide screen; on a phone they
+stand one under the other, and where all of them would take more than
+CUT_HEIGHT, only bands that hold the page's parts (with the parts beside
+them), the first of them and the next while they stand within
+CUT_HEIGHT, show until the reader asks for the whole map (a button;
+minimap.js).
+
+The page's parts are shaded and underlined ("you are here", in the key):
+the accent's outline means only the token the model picks, in the map
+as in every figure. A part's name, the link to its page, is a tap target
+of 24 × 24 px or more that no cell covers.
 """
 from __future__ import annotations
 
@@ -43,6 +53,8 @@ WORDS = {"tokens": "the tokens", "E": "the embedding E", "P": "the positions P",
          "softmax": "the probabilities p", "next": "the next token"}
 
 SMALL, LARGE = 5, 8            # a cell and its gap: a part of the map, the part the page explains
+TARGET = 24                    # a part's name as a tap target, both ways (WCAG 2.5.8)
+CUT_HEIGHT = 260               # bands taller than this together: a phone shows the page's, this tall at most
 WRAP = 16                      # a long vector's cells in rows of WRAP (d = 48: three rows)
 FEW = 5                        # a page that explains this many parts or fewer shows their weights
 GAP, LIMIT = 6, 336            # between two parts; the widest band (a phone's column)
@@ -50,6 +62,7 @@ STREAM_Y, BOX_Y, LABEL_Y, TOP = 18, 23, 36, 40
 KEY = ('<span class="swatch v-neg"></span> negative <span class="swatch v-zero"></span> zero '
        '<span class="swatch v-pos"></span> positive <span class="swatch v-prob"></span> 0 to 1 '
        '<span class="swatch chosen"></span> the token the model picks')
+HERE_KEY = ' <span class="swatch here"></span> you are here'
 
 
 def highlighted(chapter: str, page: str) -> list[str]:
@@ -75,12 +88,14 @@ class Strip:
 
 class Part:
     """A part of the map: its strips, drawn from x; its width fits its
-    strips and its label."""
+    strips and its label, and its name's target (TARGET wide from 2 px
+    before it) ends before the next part begins."""
 
     def __init__(self, name: str, label: str, strips: list[Strip], stream: bool = False, text: tuple = ()):
         self.name, self.label, self.strips, self.stream, self.text = name, label, strips, stream, text
         self.width = max([s.dx + s.width for s in strips] +
-                         [text_width(label.replace("_", ""), 7) + 2, text_width(text[0], 7) + 6 if text else 0])
+                         [text_width(label.replace("_", ""), 7) + 2, text_width(text[0], 7) + 6 if text else 0,
+                          TARGET - GAP])
         self.height = max([s.dy + s.height for s in strips] + [SMALL + 4])
 
 
@@ -183,9 +198,16 @@ def cells(part: Part, x: int) -> str:
     return "".join(out)
 
 
-def band_svg(band: list[Part], links: dict, here: list[str], block_name: str) -> str:
+def band_height(band: list[Part], block_name: str) -> int:
+    """A band's height: its tallest part, and under the block's frame its name."""
+    framed = any(p.name in IN_BLOCK for p in band)
+    return TOP + max(p.height for p in band) + (22 if framed and block_name else 8 if framed else 4)
+
+
+def band_svg(band: list[Part], links: dict, here: list[str], block_name: str, phone: bool = True) -> str:
     """One band: the stream along the top, the branches' boxes and the
-    block's frame, then each part, a link to its page."""
+    block's frame, then each part, a link to its page; phone: shown on a
+    phone before the reader asks for the whole map."""
     placed, x = [], 4
     for part in band:
         placed.append((part, x))
@@ -215,25 +237,30 @@ def band_svg(band: list[Part], links: dict, here: list[str], block_name: str) ->
                 f'<path class="stream-end" d="M{width - 6} {STREAM_Y - 4}l6 4l-6 4z"/>')
     for part, px in placed:
         body.append(part_svg(part, px, centre, bottom, links, part.name in here))
-    height = bottom + (22 if framed and block_name else 8 if framed else 4)
+    height = band_height(band, block_name)
     names = ", ".join(dict.fromkeys(WORDS[p.name] for p in band))
-    return (f'<svg class="fig map-band" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+    cls = " phone-band" if phone else ""
+    return (f'<svg class="fig map-band{cls}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'role="group" aria-label="{esc(names)}">{"".join(body)}</svg>')
 
 
 def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: bool) -> str:
-    """A part: its outline when the page explains it, its label, its
-    strips. Its label (for the tokens, which have none, their text) is the
-    link to its page, named in words that start with what it shows; a tap
-    on a cell shows its number and stays on the page."""
+    """A part: when the page explains it, shaded and underlined ("you are
+    here"); its label, its strips. Its label (for the tokens, which have
+    none, their text) is the link to its page, named in words that start
+    with what it shows, its target TARGET px each way from above the
+    cells (a name over the stream, from the band's top; the tokens' over
+    their text): a tap on a cell shows its number and stays on the page."""
     top = 1 if part.stream else LABEL_Y - 11
     inner = [f'<rect class="here-box" x="{px - 2}" y="{top}" width="{part.width + 4}" '
-             f'height="{bottom - top + 3}" rx="3"/>'] if here else []
+             f'height="{bottom - top}" rx="2"/><rect class="here-bar" x="{px - 2}" y="{bottom + 1}" '
+             f'width="{part.width + 4}" height="3"/>'] if here else []
     current = ' aria-current="page"' if here else ""
 
     def linked(text: str, shown: str, y: int) -> str:
+        width = max(TARGET, text_width(shown, 6) + 4)
         return (f'<a data-page="{esc(links[part.name])}" aria-label="{esc(shown)}, {esc(WORDS[part.name])}"{current}>'
-                f'<rect class="hit" x="{px - 2}" y="{y - 9}" width="{text_width(shown, 6) + 4}" height="12"/>{text}</a>')
+                f'<rect class="hit" x="{px - 2}" y="{y}" width="{width}" height="{TARGET}"/>{text}</a>')
     if part.stream:
         mid = centre[part.name]
         inner.append(f'<path class="tap" d="M{mid} {STREAM_Y}V{TOP - 1}"/>')
@@ -242,7 +269,7 @@ def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: 
     if part.label:
         y = STREAM_Y - 5 if part.stream else LABEL_Y
         inner.append(linked(f'<text x="{px}" y="{y}" class="hdr">{sub(part.label)}</text>',
-                            part.label.replace("_", ""), y))
+                            part.label.replace("_", ""), 0 if part.stream else TOP - 2 - TARGET))
     if part.text:
         answer = part.name == "next"        # the model's answer, in the box of the one chosen
         box = (f'<rect class="chosen-box" x="{px - 1}" y="{TOP - 2}" width="{text_width(part.text[0], 7) + 4}" '
@@ -250,7 +277,7 @@ def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: 
         cls = ' class="answer"' if answer else ""
         text = (f'{box}<text x="{px + 1}" y="{TOP + 8}"{cls}>'
                 f'{esc(part.text[0])}<title>{esc(part.text[1])}</title></text>')
-        inner.append(text if part.label else linked(text, part.text[0], TOP + 8))
+        inner.append(text if part.label else linked(text, part.text[0], TOP + 12 - TARGET))
     inner.append(cells(part, px))
     cls = ' class="here"' if here else ""
     return f'<g data-part="{part.name}"{cls}>{"".join(inner)}</g>'
@@ -259,16 +286,29 @@ def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: 
 def map_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict, here: list[str],
             params: dict | None = None, from0: bool = False) -> str:
     """The map for one run: its bands (links: part -> the page, as docs/ names it),
-    the parts `here` (the page's) drawn large."""
+    the parts `here` (the page's) drawn large; when the bands stand taller
+    than CUT_HEIGHT, marked for a phone to show the first band of the
+    page's parts and those of them that follow within CUT_HEIGHT (is-cut,
+    phone-band), with the button that shows the whole map."""
     n = len(trace["blocks"])
     block_name = "the block" if n == 1 else f"× {n} blocks (the first drawn)"
     bands = cut(map_parts(trace, tokens, vocab, params, tuple(here), from0))
     first = next(k for k, band in enumerate(bands) if any(p.name in IN_BLOCK for p in band))
-    # a region of its own (on a phone a row to scroll, which tips.js makes a
-    # tab stop): said here, as a role set by a script restyled every cell
-    return ('<div class="map-bands" role="region" aria-label="The model\'s map">'
-            + "".join(band_svg(band, links, here, block_name if k == first else "")
-                      for k, band in enumerate(bands)) + "</div>")
+    names = [block_name if k == first else "" for k in range(len(bands))]
+    heights = [band_height(band, name) for band, name in zip(bands, names)]
+    # on a phone, some of the page's bands alone when all of them would stand too tall
+    phone, used = [True] * len(bands), 0
+    if here and sum(heights) > CUT_HEIGHT:
+        for k, band in enumerate(bands):
+            phone[k] = any(p.name in here for p in band) and (used == 0 or used + heights[k] <= CUT_HEIGHT)
+            used += heights[k] if phone[k] else 0
+    cut_short = not all(phone)
+    whole = ('<button type="button" class="map-whole" aria-expanded="false">The whole map</button>'
+             if cut_short else "")
+    # a region of its own: said here, as a role set by a script restyled every cell
+    return (f'<div class="map-bands{" is-cut" if cut_short else ""}" role="region" aria-label="The model\'s map">'
+            + "".join(band_svg(band, links, here, name, shown) for band, name, shown in zip(bands, names, phone))
+            + "</div>" + whole)
 
 
 def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
@@ -302,8 +342,10 @@ def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
         model, text, last = "nano-gpt", nano_run.text, VOCAB[nano_run.ids[-1]]
         weights = (" Under the page's part, its weights that are vectors (LayerNorm's γ and β, the biases), "
                    "each cell framed." if few else "")
-    lead = "You are here (outlined, drawn large)" if here else "This page is about the whole model"
-    return (f'<figure class="minimap" data-figure="minimap"><figcaption class="fig-legend">{lead}: {model} on '
-            f'“{esc(text)}” at its last token, {esc(last)}; each part\'s name links to its page'
+    lead = ("You are here (the page's parts shaded, underlined and drawn large)" if here
+            else "This page is about the whole model")
+    module = ' data-module="minimap"' if 'class="map-whole"' in drawn else ""    # its button's code
+    return (f'<figure class="minimap" data-figure="minimap"{module}><figcaption class="fig-legend">'
+            f'{lead}: {model} on “{esc(text)}” at its last token, {esc(last)}; each part\'s name links to its page'
             f'<span class="screen-only">; point at or tap a cell for its number</span>. '
-            f'Colours: {KEY}.{weights}</figcaption>{drawn}</figure>')
+            f'Key: {KEY}{HERE_KEY if here else ""}.{weights}</figcaption>{drawn}</figure>')
