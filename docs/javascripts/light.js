@@ -41,7 +41,9 @@ let running = null;   // the animation under way: { stop }
 function start() {
   if (running) running.stop();
   const figure = drawingOf(document);
-  if (!figure || still()) return;
+  if (!figure) return;
+  followHeads(figure);
+  if (still()) return;
   const key = SEEN_KEY + location.pathname;
   try { if (sessionStorage.getItem(key)) return; } catch (e) { return; }   // storage off: never, rather than always
   // when its top has come up a third of the screen (a phone's reader may scroll to it)
@@ -91,6 +93,20 @@ function lightUp(figure) {
   return { stop };
 }
 
+/** Home draws a figure per heads choice: when the reader picks another
+ *  (path.js shows it first), its cells that differ from the one shown
+ *  before flash. End to End draws its runs again instead (path.js calls
+ *  markChanged). */
+function followHeads(figure) {
+  if (figure.closest("#path")) return;
+  let shown = figure;
+  document.querySelectorAll(".heads-chooser").forEach((chooser) => chooser.addEventListener("change", () => {
+    const now = drawingOf(document);
+    if (now && now !== shown) markChanged(shown, now);
+    shown = now;
+  }));
+}
+
 /** What a mark says, split into what it is and its number ("p after ␣the
  *  (position 5), p(␣cat): 0.123": the part before the last ": " names it). */
 function reading(mark) {
@@ -107,6 +123,8 @@ function markChanged(before, drawn) {
   if (still()) return;
   const old = before instanceof Map ? before : readings(before);
   if (!old.size) return;
+  drawn.querySelectorAll(".cell-changed").forEach((mark) => mark.classList.remove("cell-changed"));
+  void drawn.getBoundingClientRect();   // the class taken off is seen, so that a second flash runs
   for (const mark of drawn.querySelectorAll("rect, text")) {
     const r = reading(mark);
     if (r && old.get(r[0]) !== r[1]) mark.classList.add("cell-changed");

@@ -237,3 +237,22 @@ def test_a_step_tapped_on_a_phone_shows_its_numbers(visit):
           return first.getBoundingClientRect().top;
         }}""")
         assert 0 <= top < 740 - 60, (n, top)
+
+
+def test_another_heads_choice_on_home_flashes_what_changed(chromium, server):
+    """Home holds a drawing per heads choice: choosing another shows it, and
+    its cells whose number differs from the drawing shown before flash
+    (the heads' weights do; the embeddings do not)."""
+    context, page, errors = moving_visit(chromium, server, 1280)
+    try:
+        page.goto(server + "/")
+        page.wait_for_selector("body[data-started]")
+        page.locator('.heads-chooser input[value="4"]').first.check(force=True)
+        page.wait_for_function("window.__lit.includes('cell-changed')")
+        flashed = page.evaluate("""() => [...document.querySelectorAll('.home-figure .cell-changed')]
+            .filter((m) => m.checkVisibility()).map((m) => m.querySelector('title').textContent)""")
+        assert flashed and any(t.startswith("head 4") for t in flashed), flashed[:5]
+        assert not [t for t in flashed if t.startswith("E, ")], flashed[:5]
+        assert errors == []
+    finally:
+        context.close()
