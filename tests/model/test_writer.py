@@ -121,3 +121,39 @@ def test_save_writes_both_files_and_load_checks_the_record_against_the_weights(t
     writer.record_path(path).write_text(json.dumps(record))
     with pytest.raises(writer.WriterError, match="field 'held_out_loss': expected a loss from 0 to 1.8"):
         writer.load(path)
+
+
+# ---------------------------------------------------------------- the shipped weights
+
+@pytest.fixture(scope="module")
+def shipped():
+    return writer.load()
+
+
+def test_the_shipped_held_out_loss_is_computed_again_from_the_committed_text(shipped):
+    loss = writer.held_out_loss(shipped.params)
+    assert loss <= writer.TARGET == 1.80
+    assert abs(loss - shipped.record["held_out_loss"]) <= 1e-4
+    assert shipped.record["weights_sha256"] == writer.digest(shipped.params)
+    assert shipped.record["steps"] == len(shipped.record["loss_curve"])
+    assert shipped.record["data"]["held_out_from"] == writer.split_at()
+
+
+def test_the_shipped_weights_are_float16_and_at_most_2_mb(shipped):
+    assert shipped.path.stat().st_size <= 2_000_000
+    with np.load(shipped.path) as f:
+        assert {f[name].dtype for name in f.files} == {np.dtype(np.float16)}
+
+
+@pytest.mark.train
+def test_a_retrain_repeats_the_shipped_runs_first_50_losses_to_the_bit(shipped):
+    """In a process of its own, which pins the BLAS kernel before numpy
+    loads, as `python -m toycalc train-writer` does (model/blas.py)."""
+    code = ("from toycalc.model import blas; blas.pin_kernel(); import json; "
+            "from toycalc.model import train_writer; "
+            f"print(json.dumps(train_writer.first_losses(50, {shipped.record['steps']}, {shipped.record['seed']})))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    losses = json.loads(run.stdout)
+    assert len(losses) == 50
+    assert losses == shipped.record["loss_curve"][:50]

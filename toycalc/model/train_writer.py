@@ -1,6 +1,6 @@
 """Train the writer on Shakespeare, with toycalc's own numpy GPT.
 
-    python -m toycalc train-writer [--seed 1337] [--steps 6000] [--every 100]
+    python -m toycalc train-writer [--seed 1337] [--steps 2000] [--every 100]
                                    [--out PATH.npz | --force]
 
 Random batches of 32 windows of 64 characters from the first 90 % of the
@@ -36,7 +36,7 @@ from .files import not_regular
 from .train import AdamW, Arguments, BETAS, ADAM_EPS, WEIGHT_DECAY
 
 SEED = 1337
-STEPS = 6000
+STEPS = 2000
 MAX_STEPS = 20_000
 BATCH = 32
 LR, MIN_LR, WARMUP = 1e-3, 1e-4, 100
@@ -45,6 +45,10 @@ HELD_OUT_EVERY = 250
 HELD_OUT_WINDOWS = 64
 DTYPE = np.float32
 CONFIG = writer.CONFIG
+# One BLAS thread, not nano-gpt's two (blas.THREADS): on a busy machine two
+# threads wait on each other, and a step took ten times as long. A retrain
+# repeats the run to the bit only with the same count.
+THREADS = 1
 
 
 def learning_rate(step: int, steps: int) -> float:
@@ -82,14 +86,14 @@ def train_step(params, opt, data, step: int, steps: int) -> float:
 def first_losses(n: int, steps: int = STEPS, seed: int = SEED) -> list[float]:
     """The losses of the first n steps of a run of `steps` (the tests
     compare them with the shipped record's), BLAS pinned as in a run."""
-    with threadpool_limits(limits=blas.THREADS, user_api="blas"):
+    with threadpool_limits(limits=THREADS, user_api="blas"):
         params, opt, data = start(seed)
         return [train_step(params, opt, data, k, steps) for k in range(n)]
 
 
 def train(seed: int = SEED, steps: int = STEPS, every: int = EVERY, out: Path | None = None,
           log=print) -> dict:
-    with threadpool_limits(limits=blas.THREADS, user_api="blas"):
+    with threadpool_limits(limits=THREADS, user_api="blas"):
         return _train(seed, steps, every, out, log)
 
 
