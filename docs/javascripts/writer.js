@@ -206,13 +206,16 @@ function setUp(root) {
     root.dataset.writing = "";
     delete root.dataset.done;
     await write(model, x, n, t, kk, s, async (step, id, q) => {
-      const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1),
-        "aria-label": `character ${step + 1}: ${shown(setup.vocab[id])}` }, setup.vocab[id]);
+      const ch = setup.vocab[id];
+      // a line break shows as ↵ and breaks the line after it
+      const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
+        "aria-label": `character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
       b.addEventListener("click", () => {
         picked.replaceChildren(distTable(q, setup.vocab, 10,
           `Character ${step + 1}, “${shown(setup.vocab[id])}”, was drawn from these (temperature ${t}, top-k ${kk})`));
       });
       written.append(b);
+      if (ch === "\n") written.append(el("br"));
       if (step % 10 === 9) await new Promise((r) => setTimeout(r, 0));   // let the page draw
     });
     delete root.dataset.writing;
@@ -232,8 +235,8 @@ function setUp(root) {
       startButton.disabled = false;
       return;
     }
-    startButton.hidden = true;
-    note.hidden = true;
+    startButton.remove();     // .md-button's display would outlast the hidden attribute
+    note.remove();
     tool.hidden = false;
     text.addEventListener("input", showNext);
     showNext();
