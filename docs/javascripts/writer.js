@@ -1,4 +1,4 @@
-// writer.js: the page Type, it writes (docs/writer/write.md). The reader
+// writer.js: a page's code (data-module="writer"): the page Type, it writes (docs/writer/write.md). The reader
 // types; the table shows the next character's ten likeliest; Write draws a
 // continuation. The model is gpt.js's forward on the writer's weights,
 // which the build publishes as float16 bytes (toycalc/book/writer/live.py)
@@ -138,107 +138,116 @@ function distTable(p, vocab, count, caption) {
   return table;
 }
 
+/** The tool's elements: Start, then (hidden until the weights are in)
+ *  the text, its message, the top 10, the settings, Write and its output. */
+function makeTool(root, setup) {
+  const t = {};
+  t.start = el("button", { type: "button", class: "md-button md-button--primary", "data-writer-start": "" },
+    "Start the writer");
+  t.note = el("p", { class: "writer-note" }, `Starting fetches the weights (${Math.round(setup.bytes / 1024)} KiB) once.`);
+  root.append(t.start, t.note);
+  const textLabel = el("label", { for: "writer-text" }, "Your text");
+  t.text = el("textarea", { id: "writer-text", rows: "3", spellcheck: "false", "data-writer-text": "" });
+  t.text.value = setup.prompt;
+  t.message = el("p", { class: "writer-message", role: "status", "aria-live": "polite", "data-writer-message": "" });
+  t.top = el("div", { class: "writer-next", "aria-live": "polite", "data-writer-next": "" });
+  const settings = el("div", { class: "writer-settings" });
+  t.length = field(settings, "Characters", { name: "length", type: "number", min: "1", max: String(setup.max_length), value: String(setup.length) });
+  t.temperature = field(settings, "Temperature", { name: "temperature", type: "number", min: "0.05", max: "5", step: "0.05", value: String(setup.temperature) });
+  t.k = field(settings, "Top-k", { name: "top-k", type: "number", min: "0", max: String(setup.vocab.length), value: String(setup.top_k) });
+  t.seed = field(settings, "Seed", { name: "seed", type: "number", min: "0", max: "4294967295", value: String(setup.seed) });
+  t.write = el("button", { type: "button", class: "md-button", "data-writer-write": "" }, "Write");
+  t.written = el("p", { class: "writer-written-out", "data-writer-out": "" });
+  t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "" });
+  t.tool = el("div", { class: "writer-tool", hidden: "" });
+  t.tool.append(textLabel, t.text, t.message, t.top, settings, t.write, t.written, t.picked);
+  root.append(t.tool);
+  return t;
+}
+
+/** The reader's text as ids, or null with the message saying why (nothing else changes). */
+function readIds(t, setup) {
+  const bad = outside(t.text.value, setup.vocab);
+  if (bad) {
+    const code = bad.ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+    t.message.textContent = `Character ${bad.at} (“${bad.ch}”, U+${code}) is not one of the writer's ${setup.vocab.length} characters.`;
+    return null;
+  }
+  if (!t.text.value.length) {
+    t.message.textContent = "Type at least one character.";
+    return null;
+  }
+  t.message.textContent = "";
+  return encode(t.text.value, setup.vocab);
+}
+
+/** A setting's number, or null with the message naming it and its range. */
+function setting(t, input, lo, hi, whole) {
+  const v = Number(input.value);
+  if (input.value === "" || !(v >= lo && v <= hi) || (whole && !Number.isInteger(v))) {
+    t.message.textContent = `${input.parentElement.firstChild.textContent.trim()}: expected ${whole ? "a whole number" : "a number"} from ${lo} to ${hi}.`;
+    return null;
+  }
+  return v;
+}
+
+/** Write: draw the continuation, a character at a time, each a button that shows its distribution. */
+async function writeOut(root, t, setup, model) {
+  const x = readIds(t, setup);
+  if (!x) return;
+  const n = setting(t, t.length, 1, setup.max_length, true), temp = setting(t, t.temperature, 0.05, 5, false);
+  const k = setting(t, t.k, 0, setup.vocab.length, true), seed = setting(t, t.seed, 0, 4294967295, true);
+  if ([n, temp, k, seed].includes(null)) return;
+  t.write.disabled = true;
+  t.written.replaceChildren();
+  t.picked.replaceChildren();
+  root.dataset.writing = "";
+  delete root.dataset.done;
+  await write(model, x, n, temp, k, seed, async (step, id, q) => {
+    const ch = setup.vocab[id];
+    // a line break shows as ↵ and breaks the line after it
+    const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
+      "aria-label": `character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
+    b.addEventListener("click", () => {
+      t.picked.replaceChildren(distTable(q, setup.vocab, 10,
+        `Character ${step + 1}, “${shown(ch)}”, was drawn from these (temperature ${temp}, top-k ${k})`));
+    });
+    t.written.append(b);
+    if (ch === "\n") t.written.append(el("br"));
+    if (step % 10 === 9) await new Promise((r) => setTimeout(r, 0));   // let the page draw
+  });
+  delete root.dataset.writing;
+  root.dataset.done = "";
+  t.write.disabled = false;
+}
+
 function setUp(root) {
   const setup = JSON.parse(root.dataset.writer);
   root.replaceChildren();
-  const startButton = el("button", { type: "button", class: "md-button md-button--primary", "data-writer-start": "" },
-    "Start the writer");
-  const note = el("p", { class: "writer-note" },
-    `Starting fetches the weights (${Math.round(setup.bytes / 1024)} KiB) once.`);
-  root.append(startButton, note);
+  const t = makeTool(root, setup);
   let model = null;
-  const textLabel = el("label", { for: "writer-text" }, "Your text");
-  const text = el("textarea", { id: "writer-text", rows: "3", spellcheck: "false", "data-writer-text": "" });
-  text.value = setup.prompt;
-  const message = el("p", { class: "writer-message", role: "status", "aria-live": "polite", "data-writer-message": "" });
-  const top = el("div", { class: "writer-next", "aria-live": "polite", "data-writer-next": "" });
-  const settings = el("div", { class: "writer-settings" });
-  const length = field(settings, "Characters", { name: "length", type: "number", min: "1", max: String(setup.max_length), value: String(setup.length) });
-  const temperature = field(settings, "Temperature", { name: "temperature", type: "number", min: "0.05", max: "5", step: "0.05", value: String(setup.temperature) });
-  const k = field(settings, "Top-k", { name: "top-k", type: "number", min: "0", max: String(setup.vocab.length), value: String(setup.top_k) });
-  const seed = field(settings, "Seed", { name: "seed", type: "number", min: "0", max: "4294967295", value: String(setup.seed) });
-  const writeButton = el("button", { type: "button", class: "md-button", "data-writer-write": "" }, "Write");
-  const written = el("p", { class: "writer-written-out", "data-writer-out": "" });
-  const picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "" });
-  const tool = el("div", { class: "writer-tool", hidden: "" });
-  tool.append(textLabel, text, message, top, settings, writeButton, written, picked);
-  root.append(tool);
-
-  const ids = () => {
-    const bad = outside(text.value, setup.vocab);
-    if (bad) {
-      message.textContent = `Character ${bad.at} (“${bad.ch}”, U+${bad.ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}) is not one of the writer's ${setup.vocab.length} characters.`;
-      return null;
-    }
-    if (!text.value.length) {
-      message.textContent = "Type at least one character.";
-      return null;
-    }
-    message.textContent = "";
-    return encode(text.value, setup.vocab);
-  };
   const showNext = () => {
-    const x = ids();
+    const x = readIds(t, setup);
     if (!x) return;   // the message says why; nothing else changes
-    const p = next(model, x, 1);
-    top.replaceChildren(distTable(p, setup.vocab, 10, "The next character's ten likeliest (temperature 1)"));
+    t.top.replaceChildren(distTable(next(model, x, 1), setup.vocab, 10, "The next character's ten likeliest (temperature 1)"));
   };
-  const number = (input, lo, hi, whole) => {
-    const v = Number(input.value);
-    if (input.value === "" || !(v >= lo && v <= hi) || (whole && !Number.isInteger(v))) {
-      message.textContent = `${input.parentElement.firstChild.textContent.trim()}: expected ${whole ? "a whole number" : "a number"} from ${lo} to ${hi}.`;
-      return null;
-    }
-    return v;
-  };
-  let busy = false;
-  writeButton.addEventListener("click", async () => {
-    if (busy) return;
-    const x = ids();
-    if (!x) return;
-    const n = number(length, 1, setup.max_length, true), t = number(temperature, 0.05, 5, false);
-    const kk = number(k, 0, setup.vocab.length, true), s = number(seed, 0, 4294967295, true);
-    if ([n, t, kk, s].includes(null)) return;
-    busy = true;
-    writeButton.disabled = true;
-    written.replaceChildren();
-    picked.replaceChildren();
-    root.dataset.writing = "";
-    delete root.dataset.done;
-    await write(model, x, n, t, kk, s, async (step, id, q) => {
-      const ch = setup.vocab[id];
-      // a line break shows as ↵ and breaks the line after it
-      const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
-        "aria-label": `character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
-      b.addEventListener("click", () => {
-        picked.replaceChildren(distTable(q, setup.vocab, 10,
-          `Character ${step + 1}, “${shown(setup.vocab[id])}”, was drawn from these (temperature ${t}, top-k ${kk})`));
-      });
-      written.append(b);
-      if (ch === "\n") written.append(el("br"));
-      if (step % 10 === 9) await new Promise((r) => setTimeout(r, 0));   // let the page draw
-    });
-    delete root.dataset.writing;
-    root.dataset.done = "";
-    busy = false;
-    writeButton.disabled = false;
-  });
-  startButton.addEventListener("click", async () => {
-    startButton.disabled = true;
-    note.textContent = "Fetching the weights…";
+  t.write.addEventListener("click", () => { if (!t.write.disabled) writeOut(root, t, setup, model); });
+  t.start.addEventListener("click", async () => {
+    t.start.disabled = true;
+    t.note.textContent = "Fetching the weights…";
     try {
       const response = await fetch(WEIGHTS);
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
       model = modelFromBytes(setup, await response.arrayBuffer());
     } catch (e) {
-      note.textContent = `The weights could not be fetched (${e.message}).`;
-      startButton.disabled = false;
+      t.note.textContent = `The weights could not be fetched (${e.message}).`;
+      t.start.disabled = false;
       return;
     }
-    startButton.remove();     // .md-button's display would outlast the hidden attribute
-    note.remove();
-    tool.hidden = false;
-    text.addEventListener("input", showNext);
+    t.start.remove();     // .md-button's display would outlast the hidden attribute
+    t.note.remove();
+    t.tool.hidden = false;
+    t.text.addEventListener("input", showNext);
     showNext();
     root.dataset.ready = "";
   });

@@ -9,7 +9,7 @@ import numpy as np
 from ...model import sizes, train_writer, writer as model
 from ..draw import esc, figure, grid, label, line_chart_svg, nice_ticks, prob_key, signed_key, svg
 from ..render import count, fixed, html_table, plain
-from .shared import (LIVE_TEMPERATURE, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, Run, nats_to_bits, part)
+from .shared import (LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, Run, nats_to_bits, part)
 
 
 def char_name(ch: str) -> str:
@@ -43,7 +43,8 @@ def fact_number(run: Run, key: str) -> str:
         "min_lr": str(rec["optimizer"]["min_lr"]), "seed": str(rec["seed"]),
         "line": f"<code>{plain(run.line)}</code>", "line_length": count(len(run.line)),
         "sample_seed": str(SAMPLE_SEED), "sample_length": count(SAMPLE_LENGTH),
-        "live_temperature": str(LIVE_TEMPERATURE),
+        "live_temperature": str(LIVE_TEMPERATURE), "live_top_k": str(LIVE_TOP_K),
+        "t_low": str(TEMPERATURES[0]), "t_mid": str(TEMPERATURES[1]), "t_high": str(TEMPERATURES[2]),
     }
     if key not in values:
         raise ValueError(f"key = {key!r}: expected one of {', '.join(values)}")
@@ -112,7 +113,7 @@ def characters_table(run: Run, columns: int = 5) -> str:
         row = []
         for c in range(columns):
             k = c * per + r
-            row += ([f"<code>{char_text(ranked[k][0])}</code>", count(ranked[k][1])]
+            row += ([f'<span class="writer-ch">{char_text(ranked[k][0])}</span>', count(ranked[k][1])]
                     if k < len(ranked) else ["", ""])
         rows.append(row)
     return html_table("writer-characters", ["character", "count"] * columns, rows,
@@ -173,7 +174,7 @@ def sample_figure(run: Run, temperature: float) -> str:
             f"and the {count(len(text))} characters the writer wrote after it (bold).</figcaption></figure>")
 
 
-def heat_svg(chars: list[str], weights, block: int, head: int, size: int = 12) -> str:
+def heat_svg(chars: list[str], weights, block: int, head: int, size: int = 9) -> str:
     """One head's attention on the line: a row per query, a column per key."""
     T = len(chars)
     left, top = 16, 16
@@ -259,7 +260,7 @@ def next_table(run: Run, top: int = 10) -> str:
     p = run.trace["p"][-1]
     order = sorted(range(len(p)), key=lambda i: (-p[i], i))[:top]
     return html_table("writer-next", ["character", "p"],
-                      [[f"<code>{char_text(run.vocab[i])}</code>", fixed(p[i])] for i in order],
+                      [[f'<span class="writer-ch">{char_text(run.vocab[i])}</span>', fixed(p[i])] for i in order],
                       bold_rows={0})
 
 

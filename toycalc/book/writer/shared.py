@@ -23,8 +23,6 @@ LIVE_TOP_K = 0                      # 0: every character may be drawn
 LINE_LENGTH = (24, 32)              # the held-out line the chapter follows: this many characters
 PREVIOUS_SHARE = 0.5                # "most weight": more than half
 
-part.constant("seed", str(SAMPLE_SEED), "The seed of every sample the chapter prints.")
-part.constant("length", str(SAMPLE_LENGTH), "How many characters a sample writes.")
 
 
 # ---------------------------------------------------------------- sampling (writer.js)
