@@ -39,6 +39,8 @@ PAGES = {
     "toy Training": "toy/training/",
     "nano-gpt Self Attention": "nano-gpt/self-attention/",
     "Train it yourself": "nano-gpt/train/",
+    "The writer": "writer/",
+    "Type, it writes": "writer/write/",
 }
 # Already compressed: a static host sends them as they are.
 STORED = {".woff", ".woff2", ".png", ".jpg", ".gif", ".gz", ".zip"}

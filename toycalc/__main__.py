@@ -2,6 +2,7 @@
 
     python -m toycalc check toycalc/weights/toy.yaml ["the cat climbed the"] [--heads N]
     python -m toycalc train [--seed 1337] [--max-steps 5000] [--every 100] [--out PATH.npz | --force]
+    python -m toycalc train-writer [--seed 1337] [--steps 6000] [--every 100] [--out PATH.npz | --force]
 
 `check` prints the model's shape and, for the sentence, the prediction of
 each heads choice; a bad file or sentence prints one line and exits with 1.
@@ -9,13 +10,14 @@ each heads choice; a bad file or sentence prints one line and exits with 1.
 the weights --out names (.npz) and their record beside them (.json); the
 book's own (weights/nanogpt.npz) only with --force or --out naming them.
 A bad argument prints one line and exits with 2, before any training.
+`train-writer` is toycalc.model.train_writer: the character-level writer.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-if __name__ == "__main__" and sys.argv[1:2] == ["train"]:
+if __name__ == "__main__" and sys.argv[1:2] in (["train"], ["train-writer"]):
     from .model.blas import pin_kernel
     pin_kernel()  # before anything imports numpy: see model/blas.py
 
@@ -52,9 +54,14 @@ def main(argv=None) -> int:
     c.add_argument("text", nargs="?", default="the cat climbed the")
     c.add_argument("--heads", type=int)
     sub.add_parser("train", add_help=False, help="train nano-gpt (python -m toycalc train --help)")
+    sub.add_parser("train-writer", add_help=False,
+                   help="train the writer on Shakespeare (python -m toycalc train-writer --help)")
     args, rest = parser.parse_known_args(argv)
     if args.command == "train":
         return train.main(rest)
+    if args.command == "train-writer":
+        from .model import train_writer
+        return train_writer.main(rest)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:

@@ -20,14 +20,16 @@ from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.part import Part
 from toycalc.book.toy import toy
 from toycalc.book.what_changed import what_changed
+from toycalc.book.writer import WRITER_CLAIMS, writer
 from toycalc.site import reference
 from toycalc.site.macros import MACRO_NAMES
 
-PARTS = {"end_to_end": steps, "toy": toy, "what_changed": what_changed, "nano_gpt": nano_gpt}
+PARTS = {"end_to_end": steps, "toy": toy, "what_changed": what_changed, "nano_gpt": nano_gpt, "writer": writer}
 # where each part's functions live: its module, or its package (a module per page);
 # the Embedding page's steps are in its own module (End to End shows them again)
 HOMES = {"end_to_end": ("toycalc.book.end_to_end", "toycalc.book.toy.embedding"), "toy": "toycalc.book.toy.",
-         "what_changed": "toycalc.book.what_changed", "nano_gpt": "toycalc.book.nano_gpt."}
+         "what_changed": "toycalc.book.what_changed", "nano_gpt": "toycalc.book.nano_gpt.",
+         "writer": "toycalc.book.writer."}
 
 
 def registered():
@@ -67,7 +69,7 @@ def test_each_page_module_is_named_as_its_page():
 # Every macro, as a page calls it: a part's kind (its function found by the
 # name the page gives), a claim, or one of the three with no name.
 BY_NAME = {macro: registry for part in PARTS.values() for macro, registry in part.macros().items()} | {
-    "claim": claims.CLAIMS}
+    "claim": claims.CLAIMS, "writer_claim": WRITER_CLAIMS}
 WITHOUT_NAME = {"path_diagram": path.path_diagram, "heads_chooser": path.heads_chooser,
                 "macro_reference": reference.macro_reference, "site_files": reference.site_files_table}
 # What any page may call beside its own: the claims' checks and the heads chooser.

@@ -326,9 +326,10 @@ def test_the_numbers_and_formula_in_the_prose(changed, ex):
 
 
 def test_the_page_sits_after_nano_gpt(changed):
-    """The nav: the toy, End to End, nano-gpt, then this page (issue #25)."""
+    """The nav: the toy, End to End, nano-gpt, then this page (issue #25);
+    the writer's chapter (issue 51) comes between."""
     links = [a.get_text(" ", strip=True) for a in changed.select(".md-footer__link")]
-    assert "nano-gpt · Train it yourself" in links[0]
+    assert "A model that writes · Type, it writes" in links[0]
 
 
 def test_every_formula_is_typeset_in_a_browser(visit):

@@ -80,7 +80,8 @@ def test_every_page_is_built_in_nav_order(site, pages):
     nav = yaml.safe_load(re.sub(r"!(ENV \[[^\]]*\]|relative \S+)", "''", (ROOT / "mkdocs.yml").read_text(encoding="utf-8")))["nav"]
     titles = [next(iter(item)) for item in nav]
     # the toy first, then End to End, which closes the toy's path (issue #25)
-    assert titles[:5] == ["Home", "The toy model", "End to End", "nano-gpt", "What changed since 2017"]
+    assert titles[:6] == ["Home", "The toy model", "End to End", "nano-gpt", "A model that writes",
+                          "What changed since 2017"]
     toy = next(item["The toy model"] for item in nav if "The toy model" in item)
     assert [next(iter(p.values())) for p in toy] == ["toy/index.md"] + [f"toy/{n}.md" for n in CHAPTER]
     for name in CHAPTER:
@@ -101,7 +102,8 @@ def test_footer_reads_in_nav_order(pages, site):
     assert footer(page(site, "end-to-end")) == ["Previous: The toy model · Training", "Next: nano-gpt · Introduction"]
     assert footer(page(site, "nano-gpt"))[0] == "Previous: End to End"
     assert footer(page(site, "nano-gpt/output"))[1] == "Next: Train it yourself"
-    assert footer(page(site, "nano-gpt/train")) == ["Previous: Output", "Next: What changed since 2017"]
+    assert footer(page(site, "nano-gpt/train")) == ["Previous: Output", "Next: A model that writes · Introduction"]
+    assert footer(page(site, "writer/write"))[1] == "Next: What changed since 2017"
     assert footer(pages["home"]) == ["Next: The toy model · Introduction"]
 
 

@@ -82,14 +82,15 @@ def test_each_page_loads_one_module_of_ours_and_names_its_code(site):
                 named.add(module)
                 assert f"{module}.js" in files, f"{where}: data-module names {module}, not in docs/javascripts"
                 assert "start" in exported(files[f"{module}.js"]), f"{module}.js exports no start"
-    assert named == {"simulator", "toy_training", "letters", "train_page", "story", "minimap"}
+    assert named == {"simulator", "toy_training", "letters", "train_page", "story", "minimap", "writer"}
 
 
 def test_the_pages_with_code_name_it(site):
     needs = {"": {"story"}, "end-to-end": {"simulator"},
              "toy/training": {"toy_training"}, "nano-gpt/train": {"letters", "train_page"},
              "nano-gpt/output": {"letters", "minimap"}, "nano-gpt/mlp": {"letters", "minimap"},
-             "nano-gpt/preliminaries": {"letters"}, "glossary": set(), "toy/attention": set()}
+             "nano-gpt/preliminaries": {"letters"}, "glossary": set(), "toy/attention": set(),
+             "writer/write": {"writer"}, "writer": set()}
     for name, modules in needs.items():
         html = (site / name / "index.html").read_text(encoding="utf-8")
         found = {m for value in PART.findall(html) for m in value.split()}

@@ -26,7 +26,8 @@ GLOSSARY = ROOT / reader.GLOSSARY
 # the chapters, so each must have its line in the glossary.
 BOOK_TERMS = ["token", "vocabulary", "embedding", "attention", "head", "query", "key", "value vectors",
               "mask", "LayerNorm", "residual stream", "MLP", "GELU", "logit", "softmax", "temperature",
-              "top-k", "top-p", "KV cache", "RoPE", "RMSNorm", "SwiGLU"]
+              "top-k", "top-p", "KV cache", "RoPE", "RMSNorm", "SwiGLU",
+              "character-level", "nats", "perplexity"]   # the writer's chapter (issue 51)
 
 
 def nav_sources() -> list[str]:

@@ -13,6 +13,8 @@ for every part of the book (mkdocs.yml: `modules: [toycalc.site.macros]`).
                                         nano_gpt_matrix, _table, _formula, _number, _figure
     {{ what_changed_table("models") }}  What changed since 2017 (book/what_changed.py):
                                         what_changed_table, _formula, _number, _figure
+    {{ writer_table("characters") }}  the writer's chapter (book/writer/): writer_table, _number,
+                                        _figure, writer_claim (site/writer_run.py)
 
 Each function is registered by a decorator on the line above it, on its
 part (book/part.py): `@toy.table("order")` registers what
@@ -51,6 +53,7 @@ from .fresh import forget_toycalc, stale
 from .page_checks import on_post_page_macros  # noqa: F401 (the plugin calls it from this module)
 from .reference import macro_reference, site_files, site_files_table
 from .runs import nano_run, toy_examples
+from . import writer_run
 
 
 def every_heads_choice(example, inline: bool):
@@ -117,7 +120,7 @@ NANO_GPT_KINDS = nano_gpt.macros()
 
 
 MACRO_NAMES = [*TOY_KINDS, *WHAT_CHANGED_KINDS, *NANO_GPT_KINDS, "path_diagram", "heads_chooser",
-               "macro_reference", "site_files", "claim"]
+               "macro_reference", "site_files", "claim", *writer_run.MACRO_NAMES]
 
 
 def define_env(env):
@@ -141,6 +144,7 @@ def define_env(env):
             env.macro(failing(str(e)), name)
         return
     env.toycalc_runs = (example, nano)   # the "you are here" maps' (page_checks.py)
+    writer_run.register(env, registry_macro)   # the writer's chapter; it loads its weights when first called
     model = example().model
     for kind, registry in TOY_KINDS.items():
         # the End-to-End page's own macros name their kind as their noun ("no such table")

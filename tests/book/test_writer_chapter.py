@@ -1,0 +1,150 @@
+"""The writer's chapter (docs/writer/), read in the built HTML: its numbers
+are the text's and the weights', its samples the ones toycalc writes, its
+figures carry every number; every claim holds for the shipped weights, and
+altered weights fail the build naming the page and the line."""
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, mkdocs_env, page
+from toycalc.book.writer import WRITER_CLAIMS, Run
+from toycalc.book.writer.live import WEIGHTS_URI
+from toycalc.book.writer.shared import SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES
+from toycalc.model import writer
+
+CHAPTER = ROOT / "docs" / "writer"
+
+
+@pytest.fixture(scope="module")
+def run():
+    return Run(writer.load())
+
+
+def text_of(soup) -> str:
+    return " ".join(soup.select_one("article").get_text(" ").split())
+
+
+def claim_calls():
+    """(page, line, claim, options) of every writer_claim on the chapter's pages."""
+    for path in sorted(CHAPTER.glob("*.md")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for what, args in re.findall(r'writer_claim\("(\w+)"((?:, \w+=[^,)]+)*)\)', line):
+                options = {k: json.loads(v) for k, v in re.findall(r"(\w+)=([^,)]+)", args)}
+                yield path.name, n, what, options
+
+
+def test_every_claim_is_made_and_holds_for_the_shipped_weights(run):
+    calls = list(claim_calls())
+    assert {what for *_, what, _ in calls} == set(WRITER_CLAIMS)
+    for name, line, what, options in calls:
+        assert WRITER_CLAIMS[what](run, **options) is None, (name, line, what, options)
+
+
+def test_the_text_page_prints_the_texts_counts(site, run):
+    soup = page(site, "writer")
+    text = text_of(soup)
+    counts = Counter(writer.text())
+    assert f"{len(writer.text()):,} characters of Shakespeare" in text
+    assert f"occurs {counts['e']:,} times" in text and f"only {counts['z']:,}" in text
+    cells = [td.get_text() for td in soup.select("#writer-characters td")]
+    pairs = dict(zip(cells[0::2], cells[1::2]))
+    assert len([k for k in pairs if k]) == 65
+    assert pairs["␣"] == f"{counts[' ']:,}" and pairs["↵"] == f"{counts[chr(10)]:,}"
+
+
+def test_the_losses_are_the_records_and_the_texts(site, run):
+    soup = page(site, "writer")
+    rows = [[c.get_text() for c in tr.select("th, td")] for tr in soup.select("#writer-losses tbody tr")]
+    held = run.record["held_out_loss"]
+    assert rows[0][1:] == [f"{held:.2f}", f"{held / math.log(2):.2f}", f"{math.exp(held):.1f}"]
+    counts = np.bincount(writer.train_ids(), minlength=65)
+    unigram = -np.log((counts / counts.sum())[writer.held_out_ids()]).mean()
+    assert rows[1][1] == f"{unigram:.2f}" and 3.2 < unigram < 3.4
+    assert rows[2][1] == f"{math.log(65):.2f}"
+    titles = [t.get_text() for t in soup.select("[data-figure=writer-curves] title")]
+    assert f"step {run.record['steps']}: held-out loss {run.record['held_out_curve'][-1][1]:.3f}" in titles
+
+
+def test_the_samples_are_toycalcs_for_the_seed(site, run):
+    soup = page(site, "writer")
+    figures = soup.select("figure[data-figure=writer-sample]")
+    assert [float(f["data-temperature"]) for f in figures] == list(TEMPERATURES)
+    for f in figures:
+        assert f["data-seed"] == str(SAMPLE_SEED)
+        assert f.select_one(".writer-prompt").get_text() == run.line + "\n"
+        written = f.select_one(".writer-written").get_text()
+        assert len(written) == SAMPLE_LENGTH
+        assert written == run.sample_text(float(f["data-temperature"]))
+    assert len({f.select_one(".writer-written").get_text() for f in figures}) == 3
+
+
+def test_inside_shows_every_step_and_every_head_with_its_numbers(site, run):
+    soup = page(site, "writer/inside")
+    rows = soup.select("#writer-steps tbody tr")
+    assert [r.select_one("code").get_text() for r in rows][:3] == ["E", "P", "x"]
+    last = len(run.ids) - 1
+    x = run.trace["X"][last]
+    x_row = rows[2]
+    titles = [t.get_text() for t in x_row.select("svg title")]
+    assert len(titles) == 128
+    assert titles[0] == f"x[1]: {x[0]:.3f}".replace("-", "−")
+    p_titles = [t.get_text() for t in rows[-1].select("svg title")]
+    assert len(p_titles) == 65
+    heads = soup.select("[data-figure=writer-attention] svg")
+    assert len(heads) == 16
+    T = len(run.line)
+    cells = heads[0].select("rect title")
+    assert len(cells) == T * (T + 1) // 2
+    a = run.attention(1, 1)
+    assert cells[1].get_text().endswith(f"{a[1, 0]:.3f}")
+    scatter = soup.select("[data-figure=writer-embeddings] text title")
+    assert len(scatter) == 65
+
+
+def test_the_live_page_has_its_setup_and_the_weights_are_published(site, run):
+    soup = page(site, "writer/write")
+    tool = soup.select_one("[data-writer]")
+    assert tool["data-module"] == "writer"
+    setup = json.loads(tool["data-writer"])
+    assert setup["vocab"] == run.vocab and setup["prompt"] == run.prompt and setup["seed"] == SAMPLE_SEED
+    published = (site / WEIGHTS_URI).read_bytes()
+    assert len(published) == setup["bytes"] == 2 * 818_176
+    # the page loads nothing big before the reader starts: the weights are not in it
+    assert len((site / "writer" / "write" / "index.html").read_bytes()) < 200_000
+
+
+@pytest.mark.build
+def test_a_false_claim_on_altered_weights_fails_the_build_naming_page_and_line(tmp_path, run):
+    """Head 2 of block 1 made to read every character alike (its part of
+    W_Q and b_Q zero): the chapter's sentence about it no longer holds."""
+    params = {k: v.copy() for k, v in run.params.items()}
+    params["blocks.0.W_Q"][:, 32:64] = 0
+    params["blocks.0.b_Q"][32:64] = 0
+    record = dict(run.record, weights_sha256=writer.digest(params))
+    path = tmp_path / "writer.npz"
+    writer.save(params, record, path)
+    env = mkdocs_env(TOYCALC_WRITER=str(path))
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                             str(tmp_path / "site")], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    # the build stops at the first false claim: named by page and line, it is a call the pages make
+    errors = [s for s in result.stderr.splitlines() if "rewrite the sentence or the weights" in s]
+    assert len(errors) == 1, result.stderr[-2000:]
+    found = re.search(r"(writer/\w+\.md), line (\d+): the text \(“.+”\) claims (\w+)\((.*?)\), but ", errors[0])
+    assert found, errors[0]
+    calls = {(f"writer/{name}", line, what) for name, line, what, _ in claim_calls()}
+    assert (found[1], int(found[2]), found[3]) in calls
+    assert errors[0].endswith(f"rewrite the sentence or the weights ({path})")
+    # and the sentence about head 2 of block 1 is false for these weights
+    altered = Run(writer.load(path))
+    assert WRITER_CLAIMS["favours"](altered, block=1, head=2, offset=1) is not None

@@ -1,0 +1,86 @@
+"""The writer in the browser: docs/javascripts/writer.js (gpt.js's forward
+on the bytes the build publishes) against toycalc, in Node: the same
+next-character probabilities on three held-out lines (to 1e-5), the same
+top-k, the same 200 characters for a seed as the chapter's sample."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nodejs import run_json
+from toycalc.book.writer import Run
+from toycalc.book.writer.live import setup, weights_bytes
+from toycalc.book.writer.shared import SAMPLE_SEED, top_k, write
+from toycalc.model import gpt, writer
+
+RUNNER = r"""
+const w = await js("writer");
+const bytes = Buffer.from(job.bytes, "base64");
+const model = w.modelFromBytes(job.setup, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+const out = {
+  next: job.lines.map((ids) => w.next(model, ids, 1)),
+  hot: job.lines.map((ids) => w.next(model, ids, 0.5)),
+  topk: job.topk.map(([p, k]) => w.topK(p, k)),
+  outside: job.texts.map((t) => w.outside(t, job.setup.vocab)),
+  written: (await w.write(model, job.prompt, job.n, job.temperature, job.k, job.seed)).ids,
+  written_k: (await w.write(model, job.prompt, 50, 1.0, 5, 7)).ids,
+};
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@pytest.fixture(scope="module")
+def run():
+    return Run(writer.load())
+
+
+@pytest.fixture(scope="module")
+def node(run):
+    import base64
+    lines = [writer.encode(line) for line in run.lines[:3]]
+    rng = np.random.default_rng(0)
+    p = rng.random(65)
+    p[3] = p[9]                                    # a tie
+    p /= p.sum()
+    job = {"bytes": base64.b64encode(weights_bytes(run.params)).decode(), "setup": setup(run),
+           "lines": lines, "topk": [[p.tolist(), 5], [p.tolist(), 0], [p.tolist(), 64]],
+           "texts": ["To be", "To be\u2014or", "caf\u00e9 au lait", ""],
+           "prompt": writer.encode(run.prompt), "n": 200, "temperature": 0.8, "k": 0, "seed": SAMPLE_SEED}
+    return lines, p, run_json(RUNNER, job, timeout=600)
+
+
+def test_the_published_bytes_are_the_stored_weights(run):
+    data = weights_bytes(run.params)
+    assert len(data) == setup(run)["bytes"] == 2 * 818_176 < 2_000_000
+    E = np.frombuffer(data[:2 * 65 * 128], dtype="<f2").reshape(65, 128)
+    np.testing.assert_array_equal(E.astype(np.float64), run.params["E"])
+
+
+def test_the_next_character_is_toycalcs_on_three_held_out_lines(run, node):
+    lines, _, out = node
+    assert len(lines) == 3 and len(set(map(tuple, lines))) == 3
+    for ids, js, js_hot in zip(lines, out["next"], out["hot"]):
+        want = gpt.forward(run.params, run.cfg, np.array(ids))["p"][-1]
+        hot = gpt.forward(run.params, run.cfg, np.array(ids), temperature=0.5)["p"][-1]
+        np.testing.assert_allclose(js, want, rtol=0, atol=1e-5)
+        np.testing.assert_allclose(np.float32(js), np.float32(want), rtol=0, atol=1e-5)
+        np.testing.assert_allclose(js_hot, hot, rtol=0, atol=1e-5)
+
+
+def test_top_k_is_toycalcs_to_the_bit(node):
+    _, p, out = node
+    for (k, js) in zip([5, 0, 64], out["topk"]):
+        assert js == top_k(p, k)
+    assert sum(v > 0 for v in out["topk"][0]) == 5
+
+
+def test_a_character_outside_the_vocabulary_is_named_with_its_place(node):
+    *_, out = node
+    assert out["outside"] == [None, {"at": 6, "ch": "\u2014"}, {"at": 4, "ch": "\u00e9"}, None]
+
+
+def test_a_seed_writes_the_chapters_sample_in_the_browser(run, node):
+    *_, out = node
+    assert writer.decode(out["written"]) == run.sample_text(0.8)
+    new, _ = write(run.params, writer.encode(run.prompt), 50, 1.0, 5, 7)
+    assert out["written_k"] == new

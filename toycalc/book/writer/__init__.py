@@ -1,0 +1,9 @@
+"""The writer's chapter (docs/writer/): a character-level GPT trained on
+Shakespeare. Importing the package registers every page's functions on
+`part` (shared.py): {{ writer_table(...) }}, writer_number, writer_figure;
+claims.py holds {{ writer_claim(...) }}'s checks."""
+from .shared import part as writer, Run
+from . import chapter, live  # noqa: F401 (each registers its functions)
+from .claims import WRITER_CLAIMS
+
+__all__ = ["writer", "Run", "WRITER_CLAIMS"]

@@ -1,0 +1,291 @@
+"""The pages of the writer's chapter (docs/writer/): their tables, numbers
+and figures, each a pure function of the Run (shared.py)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...model import sizes, train_writer, writer as model
+from ..draw import esc, figure, grid, label, line_chart_svg, nice_ticks, prob_key, signed_key, svg
+from ..render import count, fixed, html_table, plain
+from .shared import (LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, Run, nats_to_bits, part)
+
+
+def char_name(ch: str) -> str:
+    """A character as a page shows it: the space and the line break by name."""
+    return {" ": "␣", "\n": "↵"}.get(ch, ch)
+
+
+def char_text(ch: str) -> str:
+    return plain(char_name(ch))
+
+
+# ---------------------------------------------------------------- numbers
+
+@part.number("fact")
+def fact_number(run: Run, key: str) -> str:
+    """A fact of the text, the model or its training (key: characters,
+    distinct, held_out_from, held_out, trained_on, parameters, kib, d,
+    blocks, heads, n_ctx, batch, steps, minutes, lr, seed, line)."""
+    rec, cfg = run.record, run.cfg
+    n = len(model.text())
+    values = {
+        "characters": count(n), "distinct": count(len(run.vocab)),
+        "held_out_from": count(model.split_at()), "held_out": count(n - model.split_at()),
+        "held_out_percent": f"{round(100 * model.HELD_OUT)}", "trained_on": count(model.split_at()),
+        "parameters": count(sizes.count_params(cfg)["total"]),
+        "kib": count(math.ceil(run.model.path.stat().st_size / 1024)),
+        "d": count(cfg.d), "blocks": count(cfg.n_blocks), "heads": count(cfg.n_heads),
+        "n_ctx": count(cfg.n_ctx), "batch": count(rec["batch"]), "steps": count(rec["steps"]),
+        "chars_seen": count(rec["steps"] * rec["batch"] * cfg.n_ctx),
+        "minutes": f"{rec['seconds'] / 60:.0f}", "lr": str(rec["optimizer"]["lr"]),
+        "min_lr": str(rec["optimizer"]["min_lr"]), "seed": str(rec["seed"]),
+        "line": f"<code>{plain(run.line)}</code>", "line_length": count(len(run.line)),
+        "sample_seed": str(SAMPLE_SEED), "sample_length": count(SAMPLE_LENGTH),
+        "live_temperature": str(LIVE_TEMPERATURE), "live_top_k": str(LIVE_TOP_K),
+        "t_low": str(TEMPERATURES[0]), "t_mid": str(TEMPERATURES[1]), "t_high": str(TEMPERATURES[2]),
+    }
+    if key not in values:
+        raise ValueError(f"key = {key!r}: expected one of {', '.join(values)}")
+    return values[key]
+
+
+@part.number("count")
+def count_number(run: Run, char: str) -> str:
+    """How often a character occurs in the whole text."""
+    if char not in run.counts:
+        raise ValueError(f"char = {char!r}: not one of the text's {len(run.vocab)} characters")
+    return count(run.counts[char])
+
+
+@part.number("loss")
+def loss_number(run: Run, which: str = "held_out", unit: str = "nats") -> str:
+    """A loss per character: which = held_out (the shipped weights on the
+    held-out text), train (the mean of the last 100 steps), unigram (the
+    context-blind baseline), start (ln V, a uniform guess); unit = nats, bits
+    or perplexity (e to the loss: as unsure as a choice among that many)."""
+    losses = {"held_out": run.record["held_out_loss"], "train": float(np.mean(run.record["loss_curve"][-100:])),
+              "unigram": run.unigram_loss, "start": math.log(len(run.vocab))}
+    if which not in losses:
+        raise ValueError(f"which = {which!r}: expected one of {', '.join(losses)}")
+    loss = losses[which]
+    if unit == "nats":
+        return fixed(loss, 2)
+    if unit == "bits":
+        return fixed(nats_to_bits(loss), 2)
+    if unit == "perplexity":
+        return fixed(math.exp(loss), 1)
+    raise ValueError(f"unit = {unit!r}: expected nats, bits or perplexity")
+
+
+@part.number("share")
+def share_number(run: Run, block: int, head: int, offset: int) -> str:
+    """The mean weight head `head` of block `block` puts on the character
+    `offset` places back (0: itself), over the held-out line."""
+    from .claims import offset_share
+    return fixed(offset_share(run, block, head, offset), 2)
+
+
+@part.number("next_p")
+def next_p_number(run: Run, char: str) -> str:
+    """The probability the writer gives `char` after the held-out line."""
+    if char not in run.vocab:
+        raise ValueError(f"char = {char!r}: not one of the writer's characters")
+    return fixed(run.trace["p"][-1][run.vocab.index(char)], 3)
+
+
+@part.number("target")
+def target_number(run: Run) -> str:
+    """The most held-out loss the book ships (nats per character)."""
+    return fixed(model.TARGET, 2)
+
+
+# ---------------------------------------------------------------- tables
+
+@part.table("characters")
+def characters_table(run: Run, columns: int = 5) -> str:
+    """The 65 characters and how often each occurs, most frequent first, in `columns` pairs of columns."""
+    ranked = sorted(run.counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    per = math.ceil(len(ranked) / columns)
+    rows = []
+    for r in range(per):
+        row = []
+        for c in range(columns):
+            k = c * per + r
+            row += ([f'<span class="writer-ch">{char_text(ranked[k][0])}</span>', count(ranked[k][1])]
+                    if k < len(ranked) else ["", ""])
+        rows.append(row)
+    return html_table("writer-characters", ["character", "count"] * columns, rows,
+                      caption=f"The {len(ranked)} characters of the text, most frequent first "
+                              "(␣ the space, ↵ the line break)")
+
+
+@part.table("losses")
+def losses_table(run: Run) -> str:
+    """One loss per character in three units, for the writer, the unigram baseline and a uniform guess."""
+    rows = []
+    for name, which in (("the writer, on the held-out text", "held_out"),
+                        ("each character's share, ignoring context (unigram)", "unigram"),
+                        (f"a uniform guess among {len(run.vocab)}", "start")):
+        rows.append([name] + [loss_number(run, which, u) for u in ("nats", "bits", "perplexity")])
+    return html_table("writer-losses", ["", "nats per character", "bits per character", "perplexity"],
+                      rows, bold_rows={0})
+
+
+# ---------------------------------------------------------------- figures
+
+@part.figure("curves")
+def curves_figure(run: Run, every: int = 100) -> str:
+    """The two loss curves of the record: training (the mean of each `every`
+    steps) and held-out (as measured while it trained)."""
+    curve = run.record["loss_curve"]
+    train_pts = [(min(s + every, len(curve)), float(np.mean(curve[s:s + every])))
+                 for s in range(0, len(curve), every)]
+    held = [(s, v) for s, v in run.record["held_out_curve"]]
+    lo = min(v for _, v in train_pts + held)
+    hi = max(v for _, v in train_pts + held)
+    y_ticks = [(v, fixed(v, 1)) for v in nice_ticks(math.floor(lo * 2) / 2, hi, 6)]
+    x_ticks = [(v, count(int(v))) for v in nice_ticks(0, len(curve), 6)]
+    series = [("training text", train_pts, [f"steps {max(0, s - every) + 1} to {s}: mean loss {fixed(v)}"
+                                            for s, v in train_pts]),
+              ("held-out text", held, [f"step {s}: held-out loss {fixed(v)}" for s, v in held])]
+    chart = line_chart_svg(series, "The writer's loss per character while it trained: training text and "
+                           "held-out text, falling together", x_ticks, y_ticks, "step", "loss (nats per character)",
+                           width=560, height=260)
+    return figure("writer-curves", chart, f"Loss in nats per character, step by step: the training curve is "
+                  f"the mean of each {every} steps; the held-out curve was measured every "
+                  f"{train_writer.HELD_OUT_EVERY} steps on {train_writer.HELD_OUT_WINDOWS} windows of the "
+                  "held-out text.")
+
+
+@part.figure("sample")
+def sample_figure(run: Run, temperature: float) -> str:
+    """The sample written at `temperature` after the held-out line, with the chapter's seed."""
+    if temperature not in TEMPERATURES:
+        raise ValueError(f"temperature = {temperature!r}: the chapter samples at "
+                         f"{', '.join(map(str, TEMPERATURES))}")
+    text = run.sample_text(temperature)
+    prompt = esc(run.prompt)
+    return (f'<figure class="writer-sample" data-figure="writer-sample" data-temperature="{temperature}" '
+            f'data-seed="{SAMPLE_SEED}"><pre class="writer-text"><span class="writer-prompt">{prompt}</span>'
+            f'<span class="writer-written">{esc(text)}</span></pre>'
+            f"<figcaption>Temperature {temperature}, seed {SAMPLE_SEED}: the held-out line (plain) "
+            f"and the {count(len(text))} characters the writer wrote after it (bold).</figcaption></figure>")
+
+
+def heat_svg(chars: list[str], weights, block: int, head: int, size: int = 9) -> str:
+    """One head's attention on the line: a row per query, a column per key."""
+    T = len(chars)
+    left, top = 16, 16
+    body = []
+    for i, ch in enumerate(chars):
+        body.append(label(left - 3, top + i * size + size - 2, char_name(ch), "end", "val"))
+        body.append(label(left + i * size + size // 2, top - 4, char_name(ch), "middle", "val"))
+    M = [[float(weights[i][j]) if j <= i else None for j in range(T)] for i in range(T)]
+    titles = [[f"block {block}, head {head}: {char_name(chars[i])} (position {i + 1}) reads "
+               f"{char_name(chars[j])} (position {j + 1})" for j in range(T)] for i in range(T)]
+    body.append(grid(M, titles, size, left, top, 1.0, "prob"))
+    return svg(left + T * size + 2, top + T * size + 2,
+               f"Block {block}, head {head}: attention on the line, a row per character reading, "
+               "a column per character read", "".join(body))
+
+
+@part.figure("attention")
+def attention_figure(run: Run) -> str:
+    """Every head of every block on the held-out line, as heat-maps."""
+    chars = list(run.line)
+    cells = []
+    for b in range(1, run.cfg.n_blocks + 1):
+        for h in range(1, run.cfg.n_heads + 1):
+            cells.append(f'<div class="writer-head"><p class="writer-head-name">block {b}, head {h}</p>'
+                         f"{heat_svg(chars, run.attention(b, h), b, h)}</div>")
+    return (f'<figure class="writer-heads" data-figure="writer-attention">{"".join(cells)}'
+            f"<figcaption>The attention of every head on the line {plain(run.line)}: "
+            "a row per character (the query), a column per character it may read (the keys before it "
+            "and itself).</figcaption></figure>\n\n" + prob_key("attention weight", masked=True))
+
+
+STEPS = [("E", "the character's row of E", lambda t, b: t["E_ids"]),
+         ("P", "the position's row of P", lambda t, b: t["P_t"]),
+         ("x", "x = E + P, the block's input", lambda t, b: t["X"]),
+         ("u", "LayerNorm(x)", lambda t, b: t["blocks"][b]["u"]),
+         ("q", "the query, u W_Q", lambda t, b: t["blocks"][b]["Q"]),
+         ("k", "the key, u W_K", lambda t, b: t["blocks"][b]["K"]),
+         ("v", "the value, u W_V", lambda t, b: t["blocks"][b]["V"]),
+         ("attn", "the heads' outputs, joined and times W_O", lambda t, b: t["blocks"][b]["attn"]),
+         ("h", "h = x + attn", lambda t, b: t["blocks"][b]["h"]),
+         ("m", "the MLP's output", lambda t, b: t["blocks"][b]["m"]),
+         ("y", "y = h + m, the block's output", lambda t, b: t["blocks"][b]["y"]),
+         ("f", "after the last block, LayerNorm(y)", lambda t, b: t["f"]),
+         ("logits", "the logits, f W_U", lambda t, b: t["logits"]),
+         ("p", "p = softmax(logits)", lambda t, b: t["p"])]
+
+
+def strip_svg(values, name: str, names=None, size: int = 4, height: int = 18) -> str:
+    """A wide vector as a strip of cells, each with its value in its title."""
+    n = len(values)
+    kind = "prob" if name == "p" else "signed"
+    titles = [[f"{name}[{(names[j] if names else j + 1)}]" for j in range(n)]]
+    body = grid([list(map(float, values))], titles, size, 0, 0, 1.0 if kind == "prob" else None, kind)
+    # grid draws squares; stretch them into a strip
+    return (f'<svg class="fig writer-strip" viewBox="0 0 {n * size} {size}" width="{n * size}" '
+            f'height="{height}" preserveAspectRatio="none" role="img" '
+            f'aria-label="{esc(name)}: {n} numbers, one cell each">{body}</svg>')
+
+
+@part.table("steps")
+def steps_table(run: Run, block: int = 1) -> str:
+    """End to End's steps for the line's last character, at this size:
+    each vector as a strip (every number in its cell's title) and its
+    first four numbers written out."""
+    if not 1 <= block <= run.cfg.n_blocks:
+        raise ValueError(f"block = {block}: expected 1 to {run.cfg.n_blocks}")
+    t, last = run.trace, len(run.ids) - 1
+    rows = []
+    for name, what, get in STEPS:
+        v = get(t, block - 1)[last]
+        names = [char_name(c) for c in run.vocab] if name in ("logits", "p") else None
+        first = ", ".join(fixed(x) for x in v[:4])
+        rows.append([f"<code>{name}</code>", what, count(len(v)), strip_svg(v, name, names),
+                     f"{first}, …"])
+    return html_table("writer-steps", ["", "what", "numbers", "all of them", "the first four"], rows,
+                      wrap={1}, caption=f"The line's last character, {char_text(run.line[-1])} "
+                      f"(position {len(run.line)}), through block {block} and out")
+
+
+@part.table("next")
+def next_table(run: Run, top: int = 10) -> str:
+    """The `top` most probable next characters after the line, with p."""
+    p = run.trace["p"][-1]
+    order = sorted(range(len(p)), key=lambda i: (-p[i], i))[:top]
+    return html_table("writer-next", ["character", "p"],
+                      [[f'<span class="writer-ch">{char_text(run.vocab[i])}</span>', fixed(p[i])] for i in order],
+                      bold_rows={0})
+
+
+@part.figure("embeddings")
+def embeddings_figure(run: Run) -> str:
+    """E's 65 rows on its two principal directions, each character at its place."""
+    xy = run.embedding_2d
+    size, pad = 360, 24
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9)
+    body = [f'<path class="axis" d="M{pad} {pad}V{size - pad}H{size - pad}"/>']
+    for ch, (x, y) in zip(run.vocab, xy):
+        X = pad + (x - lo[0]) / span[0] * (size - 2 * pad)
+        Y = size - pad - (y - lo[1]) / span[1] * (size - 2 * pad)
+        kind = ("upper" if ch.isupper() else "lower" if ch.islower() else "other")
+        body.append(f'<text x="{X:.1f}" y="{Y:.1f}" class="lbl writer-{kind}" text-anchor="middle">'
+                    f"{esc(char_name(ch))}<title>{esc(char_name(ch))}: ({fixed(x)}, {fixed(y)})</title></text>")
+    chart = svg(size, size, "The characters' embeddings projected on two directions: "
+                "capitals, small letters and the rest each gather", "".join(body))
+    return figure("writer-embeddings", chart, "Each character's row of E (128 numbers) projected on the two "
+                  "directions along which the rows differ most (principal components, computed at build). "
+                  "Capitals in one style, small letters in another, the rest in a third.")
+
+
+@part.figure("key")
+def key_figure(run: Run) -> str:
+    """The signed scale's key, for the strips."""
+    return signed_key()

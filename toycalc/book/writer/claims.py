@@ -1,0 +1,128 @@
+"""What the writer's chapter says about its weights, checked on every
+build by {{ writer_claim(...) }}: a check returns None when the sentence
+holds, else what is true, and the build stops naming the page and line."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ...model import writer as model
+from ..render import fixed
+from .shared import Run
+
+WRITER_CLAIMS: dict = {}
+
+
+def writer_claim(name: str):
+    def register(check):
+        if name in WRITER_CLAIMS:
+            raise ValueError(f"writer_claim({name!r}) is registered twice")
+        WRITER_CLAIMS[name] = check
+        return check
+    return register
+
+
+def offset_share(run: Run, block: int, head: int, offset: int) -> float:
+    """The mean weight a head puts on the character `offset` places back,
+    over the line's positions that have one."""
+    if not (1 <= block <= run.cfg.n_blocks and 1 <= head <= run.cfg.n_heads):
+        raise ValueError(f"block {block}, head {head}: the writer has blocks 1 to {run.cfg.n_blocks} "
+                         f"and heads 1 to {run.cfg.n_heads}")
+    a = run.attention(block, head)
+    return float(np.mean([a[t, t - offset] for t in range(offset, len(a))]))
+
+
+def favourite_offset(run: Run, block: int, head: int) -> int:
+    """The offset (0: itself, 1: the character before, ...) on which the
+    head puts the largest mean weight, over the line's positions that have it."""
+    T = len(run.line)
+    shares = [offset_share(run, block, head, k) for k in range(T)]
+    return int(max(range(T), key=lambda k: (shares[k], -k)))
+
+
+@writer_claim("favours")
+def favours_claim(run: Run, block: int, head: int, offset: int) -> str | None:
+    """Head `head` of block `block` puts, on average over the held-out line,
+    more weight on the character `offset` places back (0: itself) than on
+    any other place."""
+    best = favourite_offset(run, block, head)
+    if best == offset:
+        return None
+    return (f"head {head} of block {block} favours the character {best} back "
+            f"({fixed(offset_share(run, block, head, best))} of its weight on average), "
+            f"not {offset} back ({fixed(offset_share(run, block, head, offset))})")
+
+
+def _cos(E):
+    n = E / np.linalg.norm(E, axis=1, keepdims=True)
+    return n @ n.T
+
+
+@writer_claim("case_groups")
+def case_groups_claim(run: Run) -> str | None:
+    """In E's 128 dimensions, a capital is on average more like (cosine)
+    the other capitals than the small letters, and a small letter more like
+    the other small letters than the capitals."""
+    E, v = run.params["E"], run.vocab
+    upper = [i for i, c in enumerate(v) if c.isupper()]
+    lower = [i for i, c in enumerate(v) if c.islower()]
+    C = _cos(E)
+
+    def mean(a, b):
+        vals = [C[i, j] for i in a for j in b if i != j]
+        return float(np.mean(vals))
+    uu, ll, ul = mean(upper, upper), mean(lower, lower), mean(upper, lower)
+    if uu > ul and ll > ul:
+        return None
+    return (f"the mean cosine is {fixed(uu)} among capitals, {fixed(ll)} among small letters and "
+            f"{fixed(ul)} between the two")
+
+
+@writer_claim("beats_unigram")
+def beats_unigram_claim(run: Run) -> str | None:
+    """The writer's held-out loss is below the unigram baseline's."""
+    ours = run.record["held_out_loss"]
+    return None if ours < run.unigram_loss else (f"its held-out loss {fixed(ours)} is not below the "
+                                                  f"unigram's {fixed(run.unigram_loss)}")
+
+
+@writer_claim("top_next")
+def top_next_claim(run: Run, char: str) -> str | None:
+    """After the held-out line, the most probable next character is `char`."""
+    p = run.trace["p"][-1]
+    best = run.vocab[int(np.argmax(p))]
+    return None if best == char else f"the most probable next character is {best!r}, not {char!r}"
+
+
+@writer_claim("most_common")
+def most_common_claim(run: Run, char: str) -> str | None:
+    """`char` is the text's most common character."""
+    best = max(run.counts, key=lambda c: (run.counts[c], c))
+    return None if best == char else f"the most common character is {best!r}, not {char!r}"
+
+
+SPEAKER = re.compile(r"^[A-Z][A-Z ]*[A-Z]:$|^[A-Z][a-z]+( [A-Z][a-z]+)*:$")
+
+
+@writer_claim("sample_has_speaker")
+def sample_has_speaker_claim(run: Run, temperature: float) -> str | None:
+    """The sample at `temperature` has a line that is a name and a colon, as a play's speaker."""
+    lines = run.sample_text(temperature).split("\n")
+    if any(SPEAKER.match(line) for line in lines):
+        return None
+    return f"no line of the sample at temperature {temperature} is a name followed by a colon"
+
+
+def known_share(run: Run, temperature: float) -> float:
+    words = re.findall(r"[A-Za-z]+", run.sample_text(temperature))
+    known = set(re.findall(r"[A-Za-z]+", model.text()[:model.split_at()]))
+    return sum(w in known for w in words) / max(1, len(words))
+
+
+@writer_claim("sample_words_known")
+def sample_words_known_claim(run: Run, temperature: float, share: float) -> str | None:
+    """At least `share` of the words of the sample at `temperature` occur in the training text."""
+    got = known_share(run, temperature)
+    return None if got >= share else (f"{fixed(got)} of the words of the sample at temperature {temperature} "
+                                      f"occur in the training text, less than {share}")

@@ -1,0 +1,170 @@
+"""What every page of the writer's chapter shares: its part (writer_table,
+writer_number, writer_figure), the run of the loaded weights that the
+pages read (the held-out line's trace, the samples), and the sampling
+the browser repeats (docs/javascripts/writer.js): mulberry32, top-k, the
+draw, over a window of the last n_ctx characters."""
+from __future__ import annotations
+
+import math
+from functools import cached_property
+
+import numpy as np
+
+from ...model import gpt, writer as model
+from ..part import Part
+
+part = Part("writer_", kinds=("table", "number", "figure"))
+
+SAMPLE_SEED = 51                    # every sample of the chapter
+TEMPERATURES = (0.5, 0.8, 1.0)      # the chapter's samples, in this order
+SAMPLE_LENGTH = 200                 # characters a sample writes
+LIVE_TEMPERATURE = 0.8              # the live page's defaults: its first Write is the build's sample
+LIVE_TOP_K = 0                      # 0: every character may be drawn
+LINE_LENGTH = (24, 32)              # the held-out line the chapter follows: this many characters
+PREVIOUS_SHARE = 0.5                # "most weight": more than half
+
+
+
+# ---------------------------------------------------------------- sampling (writer.js)
+
+def mulberry32(seed: int):
+    """gpt.js's generator (rng): uniforms in [0, 1) from a 32-bit seed."""
+    a = seed & 0xFFFFFFFF
+
+    def imul(x, y):
+        return (x * y) & 0xFFFFFFFF
+
+    def draw() -> float:
+        nonlocal a
+        a = (a + 0x6D2B79F5) & 0xFFFFFFFF
+        t = imul(a ^ (a >> 15), 1 | a)
+        t = ((t + imul(t ^ (t >> 7), 61 | t)) & 0xFFFFFFFF) ^ t
+        return ((t ^ (t >> 14)) & 0xFFFFFFFF) / 4294967296
+    return draw
+
+
+def top_k(p, k: int) -> list[float]:
+    """p kept on its k largest entries (the earlier one first on a tie),
+    shared out again so they sum to 1; k = 0 (or >= V) keeps p whole.
+    The sum runs in index order, as in the browser, to the same bits."""
+    p = [float(v) for v in p]
+    if not 0 < k < len(p):
+        return p
+    keep = sorted(sorted(range(len(p)), key=lambda i: (-p[i], i))[:k])
+    total = 0.0
+    for i in keep:
+        total += p[i]
+    kept = set(keep)
+    return [p[i] / total if i in kept else 0.0 for i in range(len(p))]
+
+
+def sample(q, r: float) -> int:
+    """The id whose share of [0, 1) holds r (gpt.js's sample)."""
+    cum, last = 0.0, 0
+    for i, v in enumerate(q):
+        if v > 0:
+            last = i
+        cum += v
+        if r < cum:
+            return i
+    return last
+
+
+def write(params, ids, n: int, temperature: float, k: int, seed: int,
+          cfg: gpt.Config = model.CONFIG) -> tuple[list[int], list[list[float]]]:
+    """n characters after ids: each drawn from p (at temperature, cut to
+    top-k) of the last n_ctx characters; returns the new ids and the
+    distribution each was drawn from."""
+    draw, ids, out, dists = mulberry32(seed), list(ids), [], []
+    for _ in range(n):
+        p = gpt.forward(params, cfg, np.array(ids[-cfg.n_ctx:]), temperature=temperature)["p"][-1]
+        q = top_k(p, k)
+        nxt = sample(q, draw())
+        ids.append(nxt)
+        out.append(nxt)
+        dists.append(q)
+    return out, dists
+
+
+# ---------------------------------------------------------------- the run
+
+def lines_of(text: str, low: int, high: int) -> list[str]:
+    """The lines of text with low to high characters and three spaces at least (speech, not names)."""
+    return [s for s in text.split("\n") if low <= len(s) <= high and s.count(" ") >= 3]
+
+
+class Run:
+    """The writer's weights and what the chapter computes from them, each once."""
+
+    def __init__(self, loaded: model.Writer):
+        self.model = loaded
+        self.params = loaded.params
+        self.cfg = loaded.cfg
+        self.vocab = loaded.vocab
+        self.record = loaded.record
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """Held-out lines the chapter and the parity tests use, in text order."""
+        return lines_of(model.held_out_text(), *LINE_LENGTH)
+
+    @cached_property
+    def line(self) -> str:
+        return self.lines[0]
+
+    @cached_property
+    def ids(self) -> list[int]:
+        return model.encode(self.line)
+
+    @cached_property
+    def trace(self) -> dict:
+        return gpt.forward(self.params, self.cfg, np.array(self.ids))
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        ids = model.all_ids()
+        n = np.bincount(ids, minlength=len(self.vocab))
+        return {ch: int(n[i]) for i, ch in enumerate(self.vocab)}
+
+    @cached_property
+    def unigram_loss(self) -> float:
+        """The held-out loss, in nats per character, of the model that
+        ignores context: each character's share of the training text."""
+        n = np.bincount(model.train_ids(), minlength=len(self.vocab)).astype(np.float64)
+        p = n / n.sum()
+        held = model.held_out_ids()
+        return float(-np.log(p[held]).mean())
+
+    @cached_property
+    def prompt(self) -> str:
+        """What the samples continue: the held-out line and its line break."""
+        return self.line + "\n"
+
+    def sample_text(self, temperature: float, k: int = 0, seed: int = SAMPLE_SEED,
+                    n: int = SAMPLE_LENGTH) -> str:
+        key = (temperature, k, seed, n)
+        cache = self.__dict__.setdefault("_samples", {})
+        if key not in cache:
+            new, _ = write(self.params, model.encode(self.prompt), n, temperature, k, seed, self.cfg)
+            cache[key] = model.decode(new)
+        return cache[key]
+
+    def attention(self, block: int, head: int) -> np.ndarray:
+        """Block `block`'s head `head` (both from 1) on the line: (T, T) weights."""
+        return self.trace["blocks"][block - 1]["weights"][head - 1]
+
+    @cached_property
+    def embedding_2d(self) -> np.ndarray:
+        """E's rows projected on its two principal directions (centred), (V, 2),
+        each direction's sign fixed so that its largest coordinate is positive."""
+        E = self.params["E"] - self.params["E"].mean(axis=0)
+        _, _, vt = np.linalg.svd(E, full_matrices=False)
+        xy = E @ vt[:2].T
+        for c in range(2):
+            if xy[np.argmax(np.abs(xy[:, c])), c] < 0:
+                xy[:, c] = -xy[:, c]
+        return xy
+
+
+def nats_to_bits(loss: float) -> float:
+    return loss / math.log(2)

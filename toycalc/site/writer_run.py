@@ -1,0 +1,83 @@
+"""The writer's run for the build: its weights file (TOYCALC_WRITER, else
+the shipped weights/writer.npz, with the record beside it), loaded on the
+first writer macro a build calls and kept while neither file changes;
+and the writer's macros (writer_table, _number, _figure, writer_claim),
+which macros.py registers with `register`."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..book.writer import WRITER_CLAIMS, Run, writer
+from ..model import writer as model
+from .arguments import check_arguments
+from .errors import BookError, claims_log, claims_mode, located, sentence_at, template_line
+from ..book.render import plain
+
+WRITER_ENV = "TOYCALC_WRITER"
+RUNS: dict = {}
+
+
+def writer_path() -> Path:
+    return Path(os.environ.get(WRITER_ENV) or model.DEFAULT_NPZ)
+
+
+def _version(path: Path):
+    try:
+        s = path.stat()
+        return s.st_mtime_ns, s.st_ctime_ns, s.st_size
+    except OSError:
+        return None
+
+
+def writer_run() -> Run:
+    """The loaded writer; a file that does not load stops the build with its one line."""
+    path = writer_path()
+    key = (str(path.resolve()), _version(path), _version(model.record_path(path)))
+    if key not in RUNS:
+        try:
+            run = Run(model.load(path))
+        except ValueError as e:
+            raise BookError(str(e)) from None
+        RUNS.clear()
+        RUNS[key] = run
+    return RUNS[key]
+
+
+MACRO_NAMES = [*writer.macros(), "writer_claim"]
+
+
+def register(env, registry_macro) -> None:
+    """Define the writer's macros on env (registry_macro: macros.py's)."""
+    for kind, registry in writer.macros().items():
+        env.macro(registry_macro(env, kind, registry,
+                                 lambda function, options: function(writer_run(), **options)), kind)
+    mode = claims_mode()
+
+    def writer_claim(what, **options):
+        """Nothing on the page; stops the build when the sentence's claim about the writer is false."""
+        page = located(env)
+        if what not in WRITER_CLAIMS:
+            raise BookError(f"{page}: writer_claim({what!r}): no such claim; the claims are: "
+                            f"{', '.join(WRITER_CLAIMS)}")
+        function = WRITER_CLAIMS[what]
+        try:
+            check_arguments(function, options)
+            false = function(writer_run(), **options)
+        except (ValueError, TypeError) as e:
+            raise BookError(f"{page}: writer_claim({what!r}): {e}") from None
+        if not false:
+            return ""
+        args = ", ".join(f"{k}={v!r}" for k, v in options.items())
+        # the sentence up to this call (sentence_at cuts at "{{ claim")
+        sentence = sentence_at((env.markdown or "").replace("{{ writer_claim", "{{ claim"), template_line())
+        quoted = f" (“{sentence}”)" if sentence else ""
+        message = (f"{page}: the text{quoted} claims {what}({args}), but {false}: "
+                   f"rewrite the sentence or the weights ({writer_path()})")
+        if mode == "strict":
+            raise BookError(message)
+        claims_log.warning(message)
+        return ('<span class="claim-broken" role="note">This sentence was written for the book\'s '
+                f"weights and does not hold for these: {plain(false)}.</span>")
+    writer_claim.registry = WRITER_CLAIMS
+    env.macro(writer_claim, "writer_claim")
