@@ -2,15 +2,19 @@
 build draws, how long Node may take, which files `train` writes."""
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
 
+import pytest
 from bs4 import BeautifulSoup
+from mkdocs.exceptions import PluginError
 
-from conftest import DEFAULT_TOY, build_site
+from conftest import DEFAULT_TOY, build_site, build_with_page
 from toycalc.book.draw import number_line_svg
 from toycalc.model.weights import MAX_WEIGHT
+from toycalc.site import typeset
 
 
 def test_a_number_line_ticks_round_values_whatever_the_range():
@@ -68,3 +72,81 @@ def test_every_toy_weight_at_the_bound_builds_small(tmp_path):
                               "html.parser")
     for figure in layernorm.select('figure[data-figure="layernorm"]'):
         assert len(figure.select("text.val")) <= 2 * 11
+
+
+# ---------------------------------------------------------------- TeX and Node
+
+def test_a_definition_in_a_page_is_refused_in_one_line_naming_page_and_line(project):
+    result = build_with_page(project, "# A page\n\nSome text.\n\nA note: \\(\\def\\cdot{+}\\)\n")
+    said = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "Traceback" not in said
+    (line,) = [s for s in said.splitlines() if "defines" in s]
+    assert re.search(r"bad\.md, line 5: the formula \\\(\\def\\cdot\{\+\}\\\) defines with \\def", line), line
+
+
+def test_node_keeps_no_definition_from_one_formula_to_the_next():
+    """Even asked straight, MathJax in Node defines nothing: the formulas
+    after are drawn as a clean build draws them."""
+    setter = typeset.Typesetter()
+    try:
+        clean = setter.ask({"tex": "a \\cdot b", "display": False}, "test")["html"]
+        for definition in ("\\def\\cdot{+}", "\\renewcommand{\\cdot}{+}", "\\newcommand{\\x}{+}", "\\let\\cdot=+"):
+            assert "Undefined control sequence" in setter.ask({"tex": definition, "display": False}, "test")["error"]
+        assert setter.ask({"tex": "a \\cdot b", "display": False}, "test")["html"] == clean
+    finally:
+        setter.stop()
+
+
+def fake_node(folder: Path, script: str, monkeypatch) -> None:
+    """A `node` first on PATH that runs this shell script instead."""
+    folder.mkdir()
+    node = folder / "node"
+    node.write_text("#!/bin/sh\n" + script + "\n", encoding="utf-8")
+    node.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
+
+
+@pytest.mark.parametrize("script, said", [
+    ("exec sleep 600", r"bad\.md: the formula \\\(x\\\): MathJax in Node \(toycalc/site/typeset\.cjs\) "
+                       r"gave no answer in 1 s; the build stopped it"),
+    ("while read line; do echo 'Hello from node'; done", r"bad\.md: the formula \\\(x\\\): MathJax in Node "
+                                                        r"\(toycalc/site/typeset\.cjs\) answered 'Hello from node'"),
+    ("while read line; do echo '[1, 2]'; done", r"answered '\[1, 2\]', not the JSON object it writes"),
+    ("while read line; do echo '{}'; done", r"bad\.md: the formula \\\(x\\\): MathJax in Node .* answered no html"),
+    ("exit 3", r"bad\.md: the formula \\\(x\\\): MathJax in Node \(toycalc/site/typeset\.cjs\) stopped, "
+               r"exit code 3"),
+])
+def test_a_node_that_hangs_or_talks_garbage_is_one_line(tmp_path, monkeypatch, script, said):
+    fake_node(tmp_path / "bin", script, monkeypatch)
+    setter = typeset.Typesetter()
+    start = time.monotonic()
+    try:
+        with pytest.raises(PluginError) as refused:
+            setter.formula("x", False, "bad.md", seconds=1)
+    finally:
+        setter.stop()
+    assert time.monotonic() - start < 30
+    message = str(refused.value)
+    assert "\n" not in message and re.search(said, message), message
+
+
+def test_a_page_whose_formulas_take_too_long_is_named(tmp_path, monkeypatch):
+    fake_node(tmp_path / "bin", "exec sleep 600", monkeypatch)
+    monkeypatch.setattr(typeset, "TYPESETTER", typeset.Typesetter())
+    monkeypatch.setattr(typeset, "PAGE_SECONDS", 0)
+    try:
+        with pytest.raises(PluginError, match=r"^slow\.md: its formulas took more than 0 s to typeset; "
+                                              r"the build stopped at \\\(y…\\\)$"):
+            typeset.typeset('<p><span class="arithmatex">\\(y\\)</span></p>', "slow.md")
+    finally:
+        typeset.TYPESETTER.stop()
+
+
+def test_a_glyph_the_page_did_not_make_is_one_line():
+    page = ('<article><p><span class="arithmatex">\\(x\\)</span>'
+            '<svg><use data-c="41" xlink:href="#MJX-FAKE-41"/></svg></p></article>')
+    with pytest.raises(PluginError) as refused:
+        typeset.typeset(page, "bad.md")
+    assert str(refused.value) == ("bad.md: the page refers to the glyph #MJX-FAKE-41, which none of its "
+                                  "formulas made (a <use> written into the page?)")
