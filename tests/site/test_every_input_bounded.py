@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from mkdocs.exceptions import PluginError
 
 from conftest import DEFAULT_TOY, build_site, build_with_page
 from toycalc.book.draw import number_line_svg
+from toycalc.model import nanogpt, train
 from toycalc.model.weights import MAX_WEIGHT
 from toycalc.site import typeset
 
@@ -150,3 +152,45 @@ def test_a_glyph_the_page_did_not_make_is_one_line():
         typeset.typeset(page, "bad.md")
     assert str(refused.value) == ("bad.md: the page refers to the glyph #MJX-FAKE-41, which none of its "
                                   "formulas made (a <use> written into the page?)")
+
+
+# ---------------------------------------------------------------- train writes only its own files
+
+def test_train_never_writes_over_an_unrelated_json_beside_its_weights(tmp_path, capsys):
+    notes = tmp_path / "results.json"
+    notes.write_bytes(b'{"my": "notes", "kept": [1, 2, 3]}\n')
+    with pytest.raises(SystemExit) as exit:
+        train.main(["--out", str(tmp_path / "results.npz"), "--max-steps", "1"])
+    out, err = capsys.readouterr()
+    assert exit.value.code == 2 and out == ""
+    assert err == (f"error: --out {tmp_path / 'results.npz'}: {notes} is there and is not a nano-gpt record, "
+                   "which a run writes beside its weights; move it, or name other weights with --out\n")
+    assert notes.read_bytes() == b'{"my": "notes", "kept": [1, 2, 3]}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_a_write_that_fails_after_the_run_is_one_line_and_keeps_the_weights(tmp_path, capsys, monkeypatch):
+    """A full disk when the run is done: one line, saying where the
+    weights are kept; the old record (a run's) is as it was."""
+    out = tmp_path / "mine.npz"
+    old_record = nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_bytes()
+    nanogpt.record_path(out).write_bytes(old_record)
+    monkeypatch.setattr(nanogpt, "accuracy", lambda params: 729)   # as if one step sorted them all
+    save = nanogpt.save
+
+    def full_disk(params, record, path):
+        if Path(path).parent == tmp_path:
+            raise OSError(28, "No space left on device")
+        return save(params, record, path)
+    monkeypatch.setattr(nanogpt, "save", full_disk)
+    assert train.main(["--out", str(out), "--max-steps", "1", "--every", "1"]) == 1
+    err = capsys.readouterr().err
+    (line,) = err.splitlines()
+    found = re.fullmatch(rf"error: {re.escape(str(out))}: not written \(No space left on device\); the weights "
+                         r"are kept in (\S+) and their record in (\S+); " + re.escape(f"{out} is as it was"), line)
+    assert found, line
+    kept = nanogpt.load(Path(found.group(1)))
+    shutil.rmtree(Path(found.group(1)).parent)
+    assert kept.record["steps"] == 1 and Path(found.group(2)) == nanogpt.record_path(Path(found.group(1)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json"]
+    assert nanogpt.record_path(out).read_bytes() == old_record
