@@ -12,7 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
-from conftest import DEFAULT_TOY, build_site, build_with_page
+from conftest import DEFAULT_TOY, build_site, build_with_page, render_page
 from toycalc.book.draw import number_line_svg
 from toycalc.model import nanogpt, train
 from toycalc.model.weights import MAX_WEIGHT
@@ -74,6 +74,18 @@ def test_every_toy_weight_at_the_bound_builds_small(tmp_path):
                               "html.parser")
     for figure in layernorm.select('figure[data-figure="layernorm"]'):
         assert len(figure.select("text.val")) <= 2 * 11
+    # and strictly: the build stops, naming every false sentence the warned build named
+    warned = claim_lines(result.stderr, "WARNING")
+    assert len(warned) >= 3, result.stderr[-2000:]
+    strict = build_site(tmp_path / "strict", weights=weights)
+    assert strict.returncode != 0 and "Traceback" not in strict.stderr
+    assert claim_lines(strict.stderr, "ERROR") == warned
+
+
+def claim_lines(said: str, level: str) -> list[str]:
+    """The false claims a build printed at this level, each as "page, line N: ..."."""
+    return sorted(line.split("-  ", 1)[1] for line in said.splitlines()
+                  if line.startswith(level) and " claims " in line and ": rewrite the sentence" in line)
 
 
 # ---------------------------------------------------------------- TeX and Node
@@ -194,3 +206,24 @@ def test_a_write_that_fails_after_the_run_is_one_line_and_keeps_the_weights(tmp_
     assert kept.record["steps"] == 1 and Path(found.group(2)) == nanogpt.record_path(Path(found.group(1)))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json"]
     assert nanogpt.record_path(out).read_bytes() == old_record
+
+
+# ---------------------------------------------------------------- a strict build names every false sentence
+
+def test_a_strict_build_names_every_false_sentence_of_a_page(macros):
+    from toycalc.site import errors
+    env = macros()
+    text = ('# C\n\nThe model picks ␣roof.{{ claim("top_token", token="␣roof", heads=1) }}\n\n'
+            'Its last row is the identity.{{ claim("identity", name="W_1") }}\n\n'
+            'And it picks ␣cat.{{ claim("top_token", token="␣cat", heads=2) }}\n')
+    errors.LOGGED.clear()
+    shown = render_page(env, text)
+    assert len(errors.LOGGED) == 3
+    starts = ["bad.md, line 3: the text (“The model picks ␣roof.”) claims top_token(token='␣roof'), but ",
+              "bad.md, line 5: the text (“Its last row is the identity.”) claims identity(name='W_1'), but ",
+              "bad.md, line 7: the text (“And it picks ␣cat.”) claims top_token(token='␣cat'), but "]
+    for start in starts:
+        assert any(line.startswith(start) for line in errors.LOGGED), (start, errors.LOGGED)
+    # the page (under serve) shows them all in its place, in the page's order
+    assert shown.count(errors.PAGE_ERROR) == 3
+    assert [shown.index(s[:15]) for s in starts] == sorted(shown.index(s[:15]) for s in starts)
