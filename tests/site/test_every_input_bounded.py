@@ -57,6 +57,7 @@ def extreme_toy(path: Path) -> Path:
     return path
 
 
+@pytest.mark.build
 def test_every_toy_weight_at_the_bound_builds_small(tmp_path):
     weights = extreme_toy(tmp_path / "toy.yaml")
     assert weights.read_text(encoding="utf-8").count("1000000") >= 50
@@ -90,6 +91,7 @@ def claim_lines(said: str, level: str) -> list[str]:
 
 # ---------------------------------------------------------------- TeX and Node
 
+@pytest.mark.build
 def test_a_definition_in_a_page_is_refused_in_one_line_naming_page_and_line(project):
     result = build_with_page(project, "# A page\n\nSome text.\n\nA note: \\(\\def\\cdot{+}\\)\n")
     said = result.stdout + result.stderr
