@@ -189,13 +189,13 @@ def test_the_sentences_written_for_the_books_example_are_marked(visit, nano):
     wait_following(page, Run(nano).text)
     assert notes.count() == 0 and page.locator(".nano-for-example--marked").count() == 0
     # Output's "the input ..., sorted" is marked only where the model does not sort the letters;
-    # its "just as sharp" (the untrained columns against the trained) always
+    # its "sharp too" (the untrained columns, like the trained) always
     page.goto(page.url.replace("transformer", "output"))
     follow(page, "bcabca")
     run = Run(nano, "B C A B C A")
     wait_following(page, run.text)
     assert notes.count() == 1 + (0 if run.answer == sorted(run.ids) else 1)
-    assert page.locator(".nano-for-example--marked").first.inner_text().endswith("just as sharp about a letter that means nothing")
+    assert page.locator(".nano-for-example--marked").first.inner_text().endswith("sharp too, more than half sure of a letter that means nothing")
 
 
 def test_following_on_a_phone_stays_in_the_page(visit):

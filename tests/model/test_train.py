@@ -114,7 +114,7 @@ def test_a_run_that_does_not_sort_all_729_writes_nothing(capsys, tmp_path):
     were at --out (here another run's, any bytes) are as they were."""
     out = tmp_path / "mine.npz"
     out.write_bytes(b"an earlier run's weights")
-    out.with_suffix(".json").write_bytes(b"{}")
+    out.with_suffix(".json").write_bytes(b'{"what": "nano-gpt, an earlier run"}')   # a record, if stale
     before = files(tmp_path)
     assert train.main(["--max-steps", "1", "--out", str(out)]) == 1
     printed = capsys.readouterr().out

@@ -37,14 +37,16 @@ def snapshot(folder: Path) -> dict:
     return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def only_error_line(result) -> str:
-    """The one thing -q prints: a single line at error level."""
+def only_error_line(result, count: int = 1) -> str | list[str]:
+    """The one thing -q prints: a single line at error level (or count
+    such lines, one for each mistake, as a list)."""
     assert result.returncode != 0
     assert "Traceback" not in result.stdout + result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("ERROR   -  "), result.stderr
-    assert len(lines[0]) < 500
-    return lines[0][len("ERROR   -  "):]
+    assert len(lines) == count and all(line.startswith("ERROR   -  ") for line in lines), result.stderr
+    assert all(len(line) < 500 for line in lines)
+    lines = [line[len("ERROR   -  "):] for line in lines]
+    return lines[0] if count == 1 else lines
 
 
 def toy(tmp_path, text, name="toy.yaml") -> Path:
@@ -94,14 +96,14 @@ def previous_site(tmp_path: Path) -> Path:
     return site
 
 
-def failed_build(tmp_path: Path, weights: str) -> tuple[str, Path]:
+def failed_build(tmp_path: Path, weights: str, lines: int = 1) -> tuple[str | list[str], Path]:
     """A build on these weights over a previous site: the one line it
-    prints, and the weights file's path. The previous site is kept byte for
-    byte, and nothing is left beside it."""
+    prints (or its `lines` lines), and the weights file's path. The previous
+    site is kept byte for byte, and nothing is left beside it."""
     site = previous_site(tmp_path)
     before = snapshot(site)
     path = toy(tmp_path, weights)
-    line = only_error_line(quiet_build(site, weights=path))
+    line = only_error_line(quiet_build(site, weights=path), lines)
     assert snapshot(site) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "toy.yaml"]
     return line, path
@@ -115,14 +117,19 @@ def test_a_bad_weights_file_fails_the_build_in_one_line_and_keeps_the_site(tmp_p
 
 @pytest.mark.build
 def test_a_false_claim_fails_the_build_in_one_line_and_keeps_the_site(tmp_path):
-    """A mistake found late, while the pages are rendered."""
-    line, path = failed_build(tmp_path, TOY.replace(
-        "W_O:   # d x d: the identity, the joined heads pass unchanged\n  - [1, 0, 0, 0]", "W_O:   # d x d\n  - [2, 0, 0, 0]"))
-    call = next(n for n, text in enumerate((ROOT / "docs" / "end-to-end.md").read_text(encoding="utf-8").splitlines(), 1)
-                if 'claim("identity", name="W_O")' in text)
-    assert line == (f"end-to-end.md, line {call}: the text (“The heads' results are set side by side, "
-                    "and \\(W_O = I\\) passes them on unchanged”) claims identity(name='W_O'), but W_O is "
-                    f"not the identity matrix: rewrite the sentence or the weights ({path})")
+    """A mistake found late, while the pages are rendered: every false
+    sentence is named, one line each (issue 53)."""
+    lines, path = failed_build(tmp_path, TOY.replace(
+        "W_O:   # d x d: the identity, the joined heads pass unchanged\n  - [1, 0, 0, 0]", "W_O:   # d x d\n  - [2, 0, 0, 0]"),
+        lines=2)
+    calls = {page: next(n for n, text in enumerate((ROOT / "docs" / page).read_text(encoding="utf-8").splitlines(), 1)
+                        if 'claim("identity", name="W_O")' in text) for page in ("end-to-end.md", "toy/attention.md")}
+    assert (f"end-to-end.md, line {calls['end-to-end.md']}: the text (“The heads' results are set side by side, "
+            "and \\(W_O = I\\) passes them on unchanged”) claims identity(name='W_O'), but W_O is "
+            f"not the identity matrix: rewrite the sentence or the weights ({path})") in lines
+    assert any(line.startswith(f"toy/attention.md, line {calls['toy/attention.md']}: the text (“")
+               and line.endswith(f"claims identity(name='W_O'), but W_O is not the identity matrix: "
+                                 f"rewrite the sentence or the weights ({path})") for line in lines), lines
 
 
 def test_a_build_strict_fails_for_a_warning_keeps_the_site(project):

@@ -292,14 +292,16 @@ def heads_look_at_claim(run: Run, letter: str = "A", t: int = 5, block: int = 0)
 def untrained_as_sure_claim(run: Run) -> str | None:
     """The trained columns learned to be sharp (each step of the greedy
     decoding gives its letter more than half), and the columns whose
-    targets training ignores are as sure of a letter: the least sure of
-    them at least as sure as the least sure step."""
+    targets training ignores are sharp too: each more than half sure of a
+    letter. Not "as sure as the least sure step": that margin is no
+    property of a sorter (weights trained to 729 of 729 in the page came
+    out 0.990 against 0.991), and the book builds on any sorter."""
     trained = min(s["p"][s["next"]] for s in run.steps)
     if trained <= 0.5:
         return f"a step of the greedy decoding gives its letter only {fixed(trained)}"
     t = min(ignored_positions(run), key=lambda t: run.trace["p"][t].max())
     least = run.trace["p"][t].max()
-    if least >= trained:
+    if least > 0.5:
         return None
-    return (f"the column t = {t}, whose target training ignores, is {fixed(least)} sure of its letter, "
-            f"less than the {fixed(trained)} of the least sure step of the greedy decoding")
+    return (f"the column t = {t}, whose target training ignores, is only {fixed(least)} sure of its letter, "
+            "not more than half")

@@ -271,9 +271,14 @@ def plain(text: str) -> str:
     return text.replace("'", "′")
 
 
+NUMBER_LINE_TICKS = 10   # at most this many integer steps are ticked one by one
+
+
 def number_line_svg(rows: list[tuple[str, list[float]]], spreads: list[tuple[str, float, float]],
                     aria: str) -> str:
-    """Values as dots on one number line per row (ticks at the integers);
+    """Values as dots on one number line per row (ticks at the integers,
+    or at round values 1, 2 or 5 times a power of ten apart when the
+    integers would be more than NUMBER_LINE_TICKS);
     spreads[k] = (what, mean, standard deviation) of row k, drawn as the
     mean's dashed mark, labelled μ, under a bracket from μ − σ to μ + σ
     labelled σ on each side. Names take notation() ("h_5"). Dots closer
@@ -282,6 +287,10 @@ def number_line_svg(rows: list[tuple[str, list[float]]], spreads: list[tuple[str
     values = [v for _, vs in rows for v in vs] + [m + s * d for _, m, s in spreads for d in (-1, 1)]
     lo, hi = math.floor(min(values + [0.0])), math.ceil(max(values + [0.0]))
     lo, hi = (lo, hi) if hi > lo else (lo - 1, hi + 1)
+    # a tick at each integer while they are few; past that, round ticks
+    # (nice_ticks), so the marks stay bounded whatever the weights' range
+    ticks = list(range(lo, hi + 1)) if hi - lo <= NUMBER_LINE_TICKS else nice_ticks(lo, hi, 4)
+    lo, hi = ticks[0], ticks[-1]
     left, span, pitch, r = 52, 270, 72, 5
 
     def x(v: float) -> float:
@@ -291,7 +300,7 @@ def number_line_svg(rows: list[tuple[str, list[float]]], spreads: list[tuple[str
         y = 44 + k * pitch
         body.append(f'<text x="{left - 16}" y="{y + 4}" class="lbl math" text-anchor="end">{notation(name)}</text>')
         body.append(f'<line x1="{left}" y1="{y}" x2="{left + span}" y2="{y}" class="axis"/>')
-        for t in range(lo, hi + 1):
+        for t in ticks:
             body.append(f'<line x1="{at(x(t))}" y1="{y - 3}" x2="{at(x(t))}" y2="{y + 3}" class="axis"/>')
             body.append(label(int(x(t) + 0.5), y + 17, fixed(t, 0), "middle", "val"))
         # the spread: a bracket over the row from μ − σ to μ + σ, and the mean's mark

@@ -17,6 +17,10 @@ all 729 writes anything: the weights to --out (.npz, float16) and beside
 them their record (.json, with the loss of every step: the chapter draws
 it), each to a temporary file renamed over the old one (nanogpt.save), so
 no failed, stopped or interrupted run loses the weights already there.
+It writes only files it owns: a file where the record would go that is
+not a nano-gpt record (a keeper's results.json beside results.npz) is
+refused before training; a write that fails after the run (a full disk)
+is one line, and the weights are kept in a named temporary folder.
 The book's own, weights/nanogpt.npz, are replaced only when --out names
 them or with --force. Every argument is checked before training starts,
 and a bad one is refused in one line.
@@ -32,8 +36,10 @@ What it leaves out: dropout, a learning-rate schedule, gradient clipping.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -197,9 +203,29 @@ def _train(seed, max_steps, every, out, log) -> dict:
         log(f"nothing written: only weights that sort all 729 inputs are written "
             f"({out} is as it was); raise --max-steps (at most {MAX_STEPS:,}) or try another --seed")
         return record
-    nanogpt.save(shipped, record, out)
+    try:
+        nanogpt.save(shipped, record, out)
+    except OSError as e:
+        raise NotWritten(f"{out}: not written ({e.strerror or e}); {kept(shipped, record, out)}") from None
     log(f"wrote {out} and {nanogpt.record_path(out)}")
     return record
+
+
+class NotWritten(Exception):
+    """A run's weights that could not be written where asked: the one line
+    to print, which says where they are kept."""
+
+
+def kept(params: dict, record: dict, out: Path) -> str:
+    """Save a finished run's weights under a named temporary folder, so a
+    failed write loses no run; what to tell the keeper."""
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="toycalc-train-"))
+        nanogpt.save(params, record, folder / out.name)
+    except (OSError, ValueError) as e:
+        return f"nor could the weights be kept in a temporary folder ({e}): the run is lost"
+    return (f"the weights are kept in {folder / out.name} and their record in "
+            f"{nanogpt.record_path(folder / out.name)}; {out} is as it was")
 
 
 class Arguments(argparse.ArgumentParser):
@@ -236,7 +262,24 @@ def weights_path(out: Path | None, force: bool) -> Path:
         kind = not_regular(path)
         if kind:
             raise ValueError(f"--out {out}: {path} is {kind}; expected a regular file or none")
+    record = nanogpt.record_path(out)
+    if record.exists() and not is_a_record(record):
+        raise ValueError(f"--out {out}: {record} is there and is not a nano-gpt record, which a run "
+                         f"writes beside its weights; move it, or name other weights with --out")
     return out
+
+
+def is_a_record(path: Path) -> bool:
+    """Whether path holds a nano-gpt record (any run's, even one the book
+    would refuse now): a JSON object whose "what" says nano-gpt. Anything
+    else beside the weights is a keeper's, and train does not write over it."""
+    try:
+        if path.stat().st_size > nanogpt.MAX_RECORD_BYTES:
+            return False
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and str(record.get("what", "")).startswith("nano-gpt")
 
 
 def main(argv=None) -> int:
@@ -267,6 +310,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: nothing written ({out} is as it was)", file=sys.stderr)
         return 130
+    except NotWritten as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     return 0 if record["accuracy_on_729"] == 729 else 1
 
 

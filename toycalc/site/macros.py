@@ -51,6 +51,14 @@ from .errors import (LOGGED, BookError, claims_log, claims_mode, failing, locate
                      template_line)
 from .fresh import forget_toycalc, stale
 from .page_checks import on_post_page_macros  # noqa: F401 (the plugin calls it from this module)
+
+
+def on_post_build(env):
+    """A build (not serve) with false claims fails once every page has named
+    its own: --strict fails it for the lines logged; without it, here."""
+    false = getattr(env, "toycalc_false_count", 0)
+    if false and env.config["on_error_fail"] and not env.conf.get("strict"):
+        raise PluginError(f"{false} false claim{'s' * (false > 1)}, each named above: the build stops")
 from .reference import macro_reference, site_files, site_files_table
 from .runs import nano_run, toy_examples
 from . import writer_run
@@ -143,6 +151,8 @@ def define_env(env):
         for name in MACRO_NAMES:
             env.macro(failing(str(e)), name)
         return
+    env.toycalc_false_claims = {}        # page -> its false claims, under strict (page_checks.py)
+    env.toycalc_false_count = 0
     env.toycalc_runs = (example, nano)   # the "you are here" maps' (page_checks.py)
     writer_run.register(env, registry_macro)   # the writer's chapter; it loads its weights when first called
     model = example().model
@@ -196,8 +206,11 @@ def define_env(env):
             quoted = f" (“{sentence}”)" if sentence else ""
             message = (f"{page}: the text{quoted} claims {what}({args}), but {false}: "
                        f"rewrite the sentence or the weights ({(nano.model if nano_claim else model).path})")
-            if mode == "strict":
-                raise BookError(message)
+            if mode == "strict":   # logged now, the page replaced once all its claims ran (page_checks.py)
+                report(message)
+                env.toycalc_false_claims.setdefault(env.page.file.src_path if env.page else "", []).append(message)
+                env.toycalc_false_count = getattr(env, "toycalc_false_count", 0) + 1
+                return ""
             claims_log.warning(message)
             return ('<span class="claim-broken" role="note">This sentence was written for the book\'s '
                     f"weights and does not hold for these: {plain(false)}.</span>")

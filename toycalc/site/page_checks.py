@@ -9,6 +9,7 @@ from mkdocs.exceptions import PluginError
 
 from ..book.minimap import minimap
 from .blocks import kept
+from .errors import report
 
 # A display block (formula, table, figure, one div per heads choice) is
 # raw HTML, and Markdown keeps raw HTML only as a block of its own: set
@@ -53,7 +54,12 @@ def source_line(page, text: str) -> int | None:
 
 def on_post_page_macros(env):
     """Refuse display math (or any display block) inside a paragraph; then
-    open every chapter page with its "you are here" map, under the title."""
+    open every chapter page with its "you are here" map, under the title.
+    A page with false claims (strict) shows them all in place of its text."""
+    false = getattr(env, "toycalc_false_claims", {}).pop(env.page.file.src_path if env.page else "", None)
+    if false:
+        env.markdown = "".join(report(message) for message in false)
+        return
     bad = display_in_paragraph(env.markdown)
     if bad:
         text, below = bad[0]

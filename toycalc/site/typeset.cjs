@@ -23,9 +23,11 @@ const { liteAdaptor } = mj("adaptors/liteAdaptor.js");
 const { RegisterHTMLHandler } = mj("handlers/html.js");
 const { AssistiveMmlHandler } = mj("a11y/assistive-mml.js");
 // The TeX the book writes, and no more: a macro outside them is an error
-// that fails the build (not the red text MathJax shows in a browser).
-const PACKAGES = ["base", "ams", "newcommand", "boldsymbol", "color"];
-const CONFIGURATIONS = ["base/BaseConfiguration", "ams/AmsConfiguration", "newcommand/NewcommandConfiguration",
+// that fails the build (not the red text MathJax shows in a browser). No
+// newcommand: one process typesets every page, and a \def would hold on
+// every page after its own (typeset.py refuses definitions, in one line).
+const PACKAGES = ["base", "ams", "boldsymbol", "color"];
+const CONFIGURATIONS = ["base/BaseConfiguration", "ams/AmsConfiguration",
                         "boldsymbol/BoldsymbolConfiguration", "color/ColorConfiguration"];
 CONFIGURATIONS.forEach((name) => mj(`input/tex/${name}.js`));
 

@@ -16,7 +16,11 @@ after its article (instant navigation swaps the two together).
 
 `typeset.cjs` runs in Node, on the MathJax the site publishes
 (publish_mathjax.py): one process a build, a formula a line. A formula
-MathJax cannot typeset fails the build, naming the page and the TeX. The
+MathJax cannot typeset fails the build, naming the page and the TeX; so
+do a formula that defines a macro (its definition would hold on every
+page built after it), a Node that answers nothing in FORMULA_SECONDS or
+garbage, a page that takes more than PAGE_SECONDS, and a glyph the page
+refers to that no formula made: each in one line. The
 formulas' stylesheet is written beside MathJax's script,
 `FORMULAS_CSS_URI`, which every page's head links (overrides/main.html):
 instant navigation keeps the head of the page the reader came in on.
@@ -26,9 +30,12 @@ from __future__ import annotations
 import atexit
 import html
 import json
+import queue
 import re
 import shutil
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -44,6 +51,13 @@ SCRIPT = Path(__file__).with_name("typeset.cjs")
 FORMULA = re.compile(r'(<(span|div)\b[^>]*\sclass="arithmatex"[^>]*>)\\([(\[])(.*?)\\([)\]])(</\2>)', re.S)
 GLYPH = re.compile(r'<use data-c="[0-9A-F]+" xlink:href="#(MJX-[\w-]+)"')
 GLYPHS_ID = "formula-glyphs"
+# TeX that defines: MathJax would keep the definition for the rest of the
+# build (typeset.cjs loads no newcommand package either, so these fail there too)
+DEFINITION = re.compile(r"\\(def|gdef|edef|xdef|let|futurelet|global|newcommand|renewcommand|providecommand"
+                        r"|newenvironment|renewenvironment|DeclareMathOperator|definecolor|Newextarrow|require)"
+                        r"(?![A-Za-z])")
+FORMULA_SECONDS = 30   # MathJax sets the book's largest formula in well under a second
+PAGE_SECONDS = 120
 
 
 class Typesetter:
@@ -62,68 +76,124 @@ class Typesetter:
                               "(toycalc/site/typeset.py): install it (on Debian: apt install nodejs)")
         self.process = subprocess.Popen(
             [node, str(SCRIPT), str(mathjax_dir() / "js")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", errors="replace")
+        # Node's answers, read by a thread, so that waiting for one has a time limit
+        self.answers: queue.Queue = queue.Queue()
+        threading.Thread(target=self.read, args=(self.process, self.answers), daemon=True).start()
         atexit.register(self.stop)
         return self.process
 
+    @staticmethod
+    def read(process: subprocess.Popen, answers: queue.Queue) -> None:
+        for line in process.stdout:
+            answers.put(line)
+        answers.put("")   # Node stopped
+
     def stop(self) -> None:
-        if self.process is not None:
-            self.process.stdin.close()
-            self.process.wait()
-            self.process = None
+        process, self.process = self.process, None
+        if process is not None:
+            try:
+                process.stdin.close()
+                process.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                process.kill()
+                process.wait()
 
-    def ask(self, request: dict) -> dict:
+    def ask(self, request: dict, what: str, seconds: float = FORMULA_SECONDS) -> dict:
+        """Node's answer to request, what being what it is for ("bad.md, the
+        formula \\(x\\)"), in one line if Node gives none in time or garbage."""
         process = self.process or self.start()
-        process.stdin.write(json.dumps(request) + "\n")
-        process.stdin.flush()
-        line = process.stdout.readline()
+        try:
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+            line = self.answers.get(timeout=seconds)
+        except queue.Empty:
+            self.stop()
+            raise PluginError(f"{what}: MathJax in Node (toycalc/site/typeset.cjs) gave no answer in "
+                              f"{seconds:g} s; the build stopped it") from None
+        except OSError:
+            line = ""
         if not line:
-            self.process = None
-            raise PluginError(f"MathJax in Node stopped (toycalc/site/typeset.cjs, exit code {process.wait()})")
-        return json.loads(line)
+            self.stop()
+            raise PluginError(f"{what}: MathJax in Node (toycalc/site/typeset.cjs) stopped, exit code "
+                              f"{process.wait()}")
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            self.stop()
+            raise PluginError(f"{what}: MathJax in Node (toycalc/site/typeset.cjs) answered "
+                              f"{line.strip()[:80]!r}, not the JSON object it writes")
+        return answer
 
-    def formula(self, tex: str, display: bool, where: str) -> str:
+    def formula(self, tex: str, display: bool, where: str, seconds: float = FORMULA_SECONDS) -> str:
         key = (tex, display)
         if key not in self.done:
-            answer = self.ask({"tex": tex, "display": display})
+            mark = ("\\[", "\\]") if display else ("\\(", "\\)")
+            what = f"{where}: the formula {mark[0]}{tex}{mark[1]}"
+            answer = self.ask({"tex": tex, "display": display}, what, seconds)
             if "error" in answer:
-                mark = ("\\[", "\\]") if display else ("\\(", "\\)")
                 raise PluginError(f"{where}: MathJax cannot typeset the formula "
                                   f"{mark[0]}{tex}{mark[1]}: {answer['error']}")
+            if not isinstance(answer.get("html"), str):
+                raise PluginError(f"{what}: MathJax in Node (toycalc/site/typeset.cjs) answered no html")
             self.done[key] = answer["html"]
         return self.done[key]
 
-    def glyphs(self, ids: list[str]) -> str:
+    def glyphs(self, ids: list[str], where: str) -> str:
         """The <path>s of these glyphs, each once."""
         missing = [i for i in ids if i not in self.paths]
         if missing:
-            self.paths |= self.ask({"glyphs": missing})["glyphs"]
+            got = self.ask({"glyphs": missing}, f"{where}: the glyphs").get("glyphs")
+            self.paths |= {i: p for i, p in (got if isinstance(got, dict) else {}).items() if isinstance(p, str)}
+        unknown = [i for i in ids if i not in self.paths]
+        if unknown:
+            raise PluginError(f"{where}: the page refers to the glyph #{unknown[0]}, which none of its "
+                              "formulas made (a <use> written into the page?)")
         return "".join(self.paths[i] for i in ids)
 
     def stylesheet(self) -> str:
-        return self.ask({"css": True})["css"]
+        css = self.ask({"css": True}, "the formulas' stylesheet").get("css")
+        if not isinstance(css, str):
+            raise PluginError("the formulas' stylesheet: MathJax in Node (toycalc/site/typeset.cjs) answered none")
+        return css
 
 
 TYPESETTER = Typesetter()
 
 
-def typeset(page_html: str, where: str) -> str:
+def typeset(page_html: str, where: str, source: str = "") -> str:
     """page_html with every formula typeset (the TeX is HTML-escaped text),
     its element keeping the TeX in `data-tex` (without its \\( \\) or \\[ \\]:
-    a span is inline, a div display)."""
+    a span is inline, a div display). source: the page's Markdown, to name
+    the line of a formula refused."""
+    ends = time.monotonic() + PAGE_SECONDS
+
     def one(m: re.Match) -> str:
         opening, _, start, tex, end, closing = m.groups()
         display = start == "["
         if (end == "]") != display:
             raise PluginError(f"{where}: a formula opens with \\{start} and closes with \\{end}")
         tex = html.unescape(tex)
+        defined = DEFINITION.search(tex)
+        if defined:
+            line = next((f", line {n}" for n, text in enumerate(source.splitlines(), 1)
+                         if defined.group(0) in text), "")
+            raise PluginError(f"{where}{line}: the formula \\{start}{tex}\\{end} defines with "
+                              f"{defined.group(0)}, which the book refuses: a definition would hold on "
+                              "every page built after this one; write the TeX out in full")
+        left = ends - time.monotonic()
+        if left <= 0:
+            raise PluginError(f"{where}: its formulas took more than {PAGE_SECONDS} s to typeset; "
+                              f"the build stopped at \\{start}{tex[:60]}…\\{end}")
         marked = f'{opening[:-1]} data-tex="{html.escape(tex)}">'   # the TeX it was set from
-        return marked + TYPESETTER.formula(tex, display, where) + closing
+        return marked + TYPESETTER.formula(tex, display, where, min(FORMULA_SECONDS, left)) + closing
     page_html = FORMULA.sub(one, page_html)
     ids = sorted(set(GLYPH.findall(page_html)))
     if not ids:
         return page_html
-    glyphs = f'<svg id="{GLYPHS_ID}" style="display:none" aria-hidden="true"><defs>{TYPESETTER.glyphs(ids)}</defs></svg>'
+    glyphs = f'<svg id="{GLYPHS_ID}" style="display:none" aria-hidden="true"><defs>{TYPESETTER.glyphs(ids, where)}</defs></svg>'
     at = page_html.rfind("</article>")
     at = at + len("</article>") if at >= 0 else page_html.rfind("</body>")
     return page_html[:at] + glyphs + page_html[at:]
@@ -131,7 +201,11 @@ def typeset(page_html: str, where: str) -> str:
 
 @event_priority(-90)   # after the other hooks have written the page
 def on_post_page(output, page, config):
-    return typeset(output, page.file.src_uri)
+    try:
+        source = page.file.content_string
+    except (OSError, UnicodeDecodeError):
+        source = ""
+    return typeset(output, page.file.src_uri, source)
 
 
 @event_priority(-90)   # after print-site has written the print page, before staged_build's
