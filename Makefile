@@ -6,14 +6,23 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve build check test bench wasm
+.PHONY: install lock serve build check test bench wasm
 
+# The locked packages first, each file checked against its sha256
+# (requirements.lock), then toycalc itself, editable, with nothing more:
+# its build uses the locked setuptools, not one fetched for the build.
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
 install: $(STAMP)
+
+# requirements.lock (and requirements-bench.lock) written again from
+# pyproject.toml's pins, with their hashes: after a pin changed.
+lock:
+	$(PYTHON) .ci/lock.py
 
 # make serve PORT=8001 when 8000 is taken (then one line says so, not a traceback).
 PORT ?= 8000
@@ -43,7 +52,8 @@ test: $(STAMP)
 	$(PYTEST)
 
 # The benchmarks (scripts printing figures with their goals; see README).
-# PyTorch, for train_speed.py's side-by-side: pip install -e '.[bench]'.
+# PyTorch, for train_speed.py's side-by-side:
+# .venv/bin/pip install --require-hashes -r requirements-bench.lock
 bench: $(STAMP)
 	$(BIN)/python benchmarks/page_load.py
 	$(BIN)/python benchmarks/simulator_speed.py

@@ -13,8 +13,8 @@ on each side (checked every 100 steps, as `python -m toycalc train` does;
 the checks count in each side's time) and prints the steps and seconds of
 each. Nothing is written.
 
-PyTorch is an optional extra (`pip install -e '.[bench]'`): without it the
-script times numpy alone and says so. It never installs anything.
+PyTorch is an optional extra (`.venv/bin/pip install --require-hashes -r
+requirements-bench.lock`): without it the script times numpy alone and says so. It never installs anything.
 
     .venv/bin/python benchmarks/train_speed.py [--steps 200] [--threads 2] [--full]
 """
@@ -178,7 +178,8 @@ def main() -> None:
     with threadpool_limits(limits=args.threads, user_api="blas"):
         sides = [Numpy()]
         if importlib.util.find_spec("torch") is None:
-            print("PyTorch is not installed here (pip install -e '.[bench]'): numpy alone, no ratio.")
+            print("PyTorch is not installed here (.venv/bin/pip install --require-hashes -r requirements-bench.lock): "
+                  "numpy alone, no ratio.")
         else:
             import torch
             torch.set_num_threads(args.threads)

@@ -1,9 +1,10 @@
 """The package installs as a package: a wheel built from a clean clone
 holds every tracked file of toycalc/, installs without -e in a fresh venv
 and works there (every module imports, `python -m toycalc check` runs on
-the weights it ships). Offline: the build uses this venv's setuptools
-(pinned in the test extras as in [build-system]) and the fresh venv reads
-the dependencies from this one's site-packages."""
+the weights it ships); building it leaves nothing git would list.
+Offline: the build uses this venv's setuptools (pinned in the test extras
+as in [build-system]) and the fresh venv reads the dependencies from this
+one's site-packages."""
 from __future__ import annotations
 
 import importlib.metadata
@@ -116,6 +117,20 @@ def test_a_package_left_out_of_the_build_is_found(tmp_path):
     missing = missing_from(build_wheel(source, tmp_path / "dist"))
     assert "toycalc/book/toy/mlp.py" in missing and "toycalc/book/nano_gpt/index.py" in missing
     assert all(name.startswith(("toycalc/book/toy/", "toycalc/book/nano_gpt/")) for name in missing), missing
+
+
+def test_pip_wheel_leaves_nothing_untracked(tmp_path):
+    """`pip wheel .` as a reader types it (the wheel into the folder it is
+    run from): whatever it leaves in the clone, setuptools' build/ among
+    it, is ignored by .gitignore, so git lists nothing new."""
+    source = clean_clone(tmp_path / "clone")
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "."], cwd=source)
+    left = sorted(p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file())
+    new = sorted(set(left) - set(tracked()))
+    assert "build/lib/toycalc/__init__.py" in new and any(name.endswith(".whl") for name in new)
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT, input="\n".join(new),
+                             capture_output=True, text=True).stdout.split("\n")
+    assert sorted(set(new) - set(ignored)) == []
 
 
 def test_every_module_imports_from_the_fresh_venv(installed):

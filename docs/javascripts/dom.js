@@ -1,11 +1,13 @@
-// dom.js: a page helper, no Python twin: nodes for the page scripts
-// (simulator.js, weights_editor.js, later.js, letters.js).
+// dom.js: a page helper, no Python twin: nodes and data for the page
+// scripts (simulator.js, weights_editor.js, later.js, letters.js,
+// toy_training.js).
 //
 // `el` makes an element (text written only with textContent), `table` a
 // table of strings; `patchInto` writes draw.js's markup into a node,
-// keeping the elements already there (tests/browser/test_simulator_speed_browser.py).
-// Loaded in a page only (toycalc.dom); in Node, where the parity tests
-// require the modules, it is never called.
+// keeping the elements already there (tests/browser/test_simulator_speed_browser.py);
+// `fetchJson` reads a JSON file the build wrote. It touches the page's
+// document, so only the pages import it; the parity tests in Node import
+// the modules that compute (gpt.js, render.js, draw.js, ...), not this one.
 
 /** An element: attrs.text is its text, attrs.hidden its hidden flag, the
  *  others attributes; children are nodes or strings (as text). */
@@ -293,4 +295,14 @@ function stylesheet(url) {
   });
 }
 
-export { el, table, patchInto, notation, stylesheet };
+/** The JSON file at `name` (an address, relative to the page or whole),
+ *  parsed; a failed request rejects with the file's path and the status. */
+function fetchJson(name) {
+  const url = new URL(name, document.baseURI);
+  return fetch(url).then((r) => {
+    if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
+    return r.json();
+  });
+}
+
+export { el, table, patchInto, notation, stylesheet, fetchJson };

@@ -12,7 +12,6 @@
 // a tap (Lighthouse's total blocking time counts four times its length
 // over 50 ms): so does a first run that builds every part, or an idle
 // turn that fills the whole of an idle period.
-// Loaded in a page only (toycalc.later).
 
 import * as dom from "./dom.js";
 

@@ -78,10 +78,7 @@ let bookData = null;   // the book's weights as nanogpt-weights.json holds them 
 
 function fetchBook() {
   if (!bookData) {
-    bookData = fetch(weightsUrl).then((r) => {
-      if (!r.ok) throw new Error(`${new URL(weightsUrl).pathname}: HTTP ${r.status}`);
-      return r.json();
-    }).catch((e) => {
+    bookData = dom.fetchJson(weightsUrl).catch((e) => {
       bookData = null;   // may be tried again
       throw e;
     });

@@ -10,6 +10,8 @@
 // calls start on each page view, and it is safe to run twice.
 import * as light from "./light.js";
 
+// localStorage: the heads count the reader chose, on every page (the only
+// place that names it: the browser tests read it from here)
 const HEADS_KEY = "toycalc.heads";
 
 function showHeads(heads) {
@@ -196,4 +198,4 @@ function start() {
   fixMaterialA11y();
 }
 
-export { start };
+export { start, HEADS_KEY };

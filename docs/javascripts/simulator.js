@@ -21,7 +21,7 @@ import * as endToEnd from "./end_to_end.js";
 import * as dom from "./dom.js";
 import * as later from "./later.js";
 
-const { show } = gpt, { fixed, short, vector, weightsVector } = render, { el, table, notation: n } = dom, { drawn } = later;
+const { show } = gpt, { fixed, short, vector, weightsVector } = render, { el, table, notation: n, fetchJson } = dom, { drawn } = later;
 
 // ------------------------------------------------------------ the tables of each step
 
@@ -217,19 +217,10 @@ function start() {
   document.querySelectorAll("#live-simulator").forEach(setUp);
 }
 
-/** The JSON file at `name` (relative to the page), parsed. */
-function json(name) {
-  const url = new URL(name, document.baseURI);
-  return fetch(url).then((r) => {
-    if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
-    return r.json();
-  });
-}
-
 function setUp(root) {
   if (root.dataset.ready) return;
   root.dataset.ready = "1";
-  json(root.dataset.weights).then((data) => build(root, gpt.load(data))).catch((e) => {
+  fetchJson(root.dataset.weights).then((data) => build(root, gpt.load(data))).catch((e) => {
     const message = root.querySelector("#sim-message");
     message.textContent = `The playground could not start (${e.message}); the book's sentence stays as the build computed it.`;
     message.hidden = false;
@@ -278,7 +269,7 @@ function drawers(sim) {
   const editorBox = sim.root.querySelector("#sim-editor"), trainBox = sim.root.querySelector("#toy-training-details");
   let editor = null;
   const openEditor = () => {
-    editor = editor || Promise.all([import("./weights_editor.js"), json(sim.root.dataset.editor)]).then(([w, extra]) => {
+    editor = editor || Promise.all([import("./weights_editor.js"), fetchJson(sim.root.dataset.editor)]).then(([w, extra]) => {
       // the editor also reads the file's comments and the loader's number rules
       Object.assign(sim.model, extra);
       w.weightsEditor(sim.model, sim.update, editorBox);

@@ -39,11 +39,7 @@ function setUp(box) {
   box.dataset.ready = "1";
   // the simulator's module, the same one the page started (one module per address)
   if (box.dataset.into) return import("./simulator.js").then((simulator) => inSimulator(box, simulator, 0));
-  const url = new URL(box.dataset.weights, document.baseURI);
-  fetch(url).then((r) => {
-    if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
-    return r.json();
-  }).then((data) => build(box, onItsOwn(box, gpt.load(data)))).catch((e) => {
+  dom.fetchJson(box.dataset.weights).then((data) => build(box, onItsOwn(box, gpt.load(data)))).catch((e) => {
     box.replaceChildren(el("p", { class: "sim-message", text: `The training could not start (${e.message}).` }));
     box.hidden = false;
   });

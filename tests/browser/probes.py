@@ -4,8 +4,10 @@ tour of every page (test_every_page_browser.py) runs most of them on one
 load of each page; the other tests run one or two on the pages they open."""
 from __future__ import annotations
 
+import re
 import struct
 import zlib
+from pathlib import Path
 
 
 def every_page(site):
@@ -18,6 +20,13 @@ def every_page(site):
 
 # Visible text nodes outside code and typeset math: a backslash command,
 # \( \[ or $$ there is TeX that MathJax never saw.
+# The localStorage key of the reader's heads choice, as path.js (its one
+# place) exports it: a test that opens pages under a heads count sets it.
+HEADS_KEY = re.search(r'^const HEADS_KEY = "([^"]+)";$',
+                      (Path(__file__).resolve().parents[2] / "docs" / "javascripts" / "path.js").read_text(encoding="utf-8"),
+                      re.M)[1]
+
+
 RAW_TEX = r"""() => {
     const skip = 'PRE, CODE, SCRIPT, STYLE, MJX-CONTAINER, .md-clipboard';
     const found = [];

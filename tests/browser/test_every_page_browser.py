@@ -260,7 +260,7 @@ def test_no_raw_tex_and_nothing_too_wide_under_other_heads(visit, site, toy, hea
     screen, and the wide tables and formulas as the phone's tour reads them."""
     assert heads != Example(toy).n_heads
     visitor = visit(width, own_context=True)
-    visitor.context.add_init_script(f"localStorage.setItem('toycalc.heads', '{heads}')")
+    visitor.context.add_init_script(f"localStorage.setItem('{probes.HEADS_KEY}', '{heads}')")
     paths = [p for p in probes.every_page(site)
              if 'class="heads-variant"' in (site / p.strip("/") / "index.html").read_text(encoding="utf-8")]
     raw, wide, checked = {}, {}, 0

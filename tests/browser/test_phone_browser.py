@@ -5,7 +5,7 @@ page at 375 px (test_every_page_browser.py) reads tokens, chips, code and
 the wide formulas' cues in the light scheme."""
 from __future__ import annotations
 
-from tests.browser.probes import WIDE_TABLES, phone_formulas
+from tests.browser.probes import HEADS_KEY, WIDE_TABLES, phone_formulas
 
 PHONE = 375
 
@@ -51,7 +51,7 @@ def test_the_playground_fits_a_phone(visit):
     column's name, inside the column; any other wide table scrolls with its
     first column kept and the cue (probes.WIDE_TABLES)."""
     v = visit(PHONE, own_context=True)
-    v.context.add_init_script("localStorage.setItem('toycalc.heads', '4')")
+    v.context.add_init_script(f"localStorage.setItem('{HEADS_KEY}', '4')")
     page = v.open("/end-to-end/")
     page.wait_for_selector("#live-simulator[data-ready]")
     page.fill("#sim-text", "the cat climbed the wall. the")

@@ -99,3 +99,26 @@ def test_the_pages_with_code_name_it(site):
     for name in ("book.js", "simulator.js", "train_worker.js", "kernels.wasm"):
         assert (site / "javascripts" / name).is_file(), name
     assert not (site / "javascripts" / "package.json").exists()   # Node's, not the reader's
+
+
+def test_one_json_fetch_and_one_heads_key():
+    """dom.js's fetchJson is the one place a JSON file is fetched and read,
+    and path.js's HEADS_KEY the one place the heads choice's key is named:
+    the modules that read JSON use fetchJson."""
+    files = sources()
+    assert [name for name, source in files.items() if ".json()" in source] == ["dom.js"]
+    assert "fetchJson" in exported(files["dom.js"])
+    for name in ("letters.js", "toy_training.js", "simulator.js"):
+        assert "fetchJson(" in files[name] and "fetch(" not in files[name].replace("fetchJson(", ""), name
+    assert "HEADS_KEY" in exported(files["path.js"])
+    assert [name for name, source in files.items() if '"toycalc.heads"' in source] == ["path.js"]
+
+
+def test_no_comment_speaks_of_the_module_system_before_es_modules():
+    """The scripts were once globals under a `toycalc.NAME` namespace that
+    the parity tests loaded with require: no comment says so any more."""
+    stale = re.compile(r"\(toycalc\.\w+\)|\brequire\b")
+    for name, source in sources().items():
+        comments = re.findall(r"//.*|/\*[\s\S]*?\*/", source)
+        found = [c for c in comments if stale.search(c)]
+        assert found == [], f"{name}: {found}"

@@ -27,8 +27,10 @@ def test_the_installed_version_is_the_one_pinned_py_was_written_against(package)
 
 
 def locked() -> dict[str, str]:
-    lines = (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines()
-    return dict(line.strip().split("==", 1) for line in lines if "==" in line)
+    """name -> version of each entry of requirements.lock (`name==version \\`,
+    its hashes on the lines after it)."""
+    text = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    return dict(re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\]+)", text, re.M))
 
 
 @pytest.mark.parametrize("package", sorted(pinned.WRITTEN_AGAINST))

@@ -141,6 +141,22 @@ def test_the_pages_workflow_pins_every_action_by_commit():
         assert PINNED.match(line), f"not pinned by commit with its version beside it: {line.strip()}"
 
 
+def test_the_pages_workflow_installs_a_pinned_node_before_the_tests():
+    """Node typesets every formula at build: the workflow installs one
+    version, whole (major.minor.patch), the major of the Node here, before
+    the tests and the build run."""
+    _, flow = workflow()
+    steps = flow["jobs"]["build"]["steps"]
+    node = [s for s in steps if uses(s) == "actions/setup-node"]
+    assert len(node) == 1
+    version = str(node[0]["with"]["node-version"])
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"node-version {version!r} is not one release"
+    tests = next(s for s in steps if s.get("run") == "./.ci/run")
+    assert steps.index(node[0]) < steps.index(tests)
+    here = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    assert here.lstrip("v").split(".")[0] == version.split(".")[0], f"Node {here} here, {version} in CI"
+
+
 def test_make_serve_on_a_taken_port_says_so_in_one_line():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

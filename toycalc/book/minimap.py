@@ -86,7 +86,7 @@ class Strip:
         self.height = pitch * -(-len(self.values) // WRAP)
 
 
-class Part:
+class MapPart:
     """A part of the map: its strips, drawn from x; its width fits its
     strips and its label, and its name's target (TARGET wide from 2 px
     before it) ends before the next part begins."""
@@ -100,7 +100,7 @@ class Part:
 
 
 def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | None = None,
-              large: tuple = (), from0: bool = False) -> list[Part]:
+              large: tuple = (), from0: bool = False) -> list[MapPart]:
     """The parts of the map for this trace: the last token's numbers, the
     first block; the parts named in `large` drawn large and (with params)
     with their weights that are vectors. from0: positions, channels and
@@ -126,9 +126,9 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
         for values, about in (weights if big else ()):
             if values is not None:          # nano-gpt's (params given); the toy has none
                 out.append(vector(values, about, pitch, out[-1].dy + out[-1].height + 3, weight=True))
-        return Part(name, label, out, stream)
+        return MapPart(name, label, out, stream)
     w = (lambda key: params.get(key)) if params else (lambda key: None)  # noqa: E731
-    out = [Part("tokens", "", [], text=(tokens[-1], f"the tokens: {' '.join(tokens)}; the map follows the last")),
+    out = [MapPart("tokens", "", [], text=(tokens[-1], f"the tokens: {' '.join(tokens)}; the map follows the last")),
            part("E", "E", trace["E_ids"], "E, the row"), part("P", "+ P", trace["P_t"], "P, the row"),
            part("X", "x", trace["X"], "x", stream=True),
            part("ln1", "u", blk["u"], "u, x after LayerNorm",
@@ -140,7 +140,7 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
                    [f"head {h if from0 else h + 1}, {at} reads {tok} ({pos(j)}): {fixed(a)}"
                     for j, (tok, a) in enumerate(zip(tokens, weights[-1][:T]))])
              for h, weights in enumerate(blk["weights"])]
-    out.append(Part("heads", "heads", lanes))
+    out.append(MapPart("heads", "heads", lanes))
     out.append(part("W_O", "a W_O", blk["attn"], "attention's output", [(w("blocks.0.b_O"), "the projection's bias")]))
     out.append(part("add1", "h", blk["h"], "h, x plus attention's output", stream=True))
     out.append(part("ln2", "u′", blk["u2"], "u′, h after LayerNorm",
@@ -158,17 +158,17 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
             ("W_U", "z", z, "z, the logits", "signed", vocab, None),
             ("softmax", "p", p, "p", "prob", [f"p({v})" for v in vocab], best)):
         pitch = LARGE if name in large else SMALL
-        out.append(Part(name, label, [vector(values, f"{what} after {at}", pitch, kind=kind, names=names,
+        out.append(MapPart(name, label, [vector(values, f"{what} after {at}", pitch, kind=kind, names=names,
                                              chosen=chosen)]))
-    out.append(Part("next", "next", [], text=(vocab[best], f"after {at}: {vocab[best]}, p = {fixed(p[best])}")))
+    out.append(MapPart("next", "next", [], text=(vocab[best], f"after {at}: {vocab[best]}, p = {fixed(p[best])}")))
     return out
 
 
-def cut(parts: list[Part]) -> list[list[Part]]:
+def cut(parts: list[MapPart]) -> list[list[MapPart]]:
     """The parts in bands no wider than LIMIT, a group (model_drawing.GROUPS)
     kept whole when it fits in one."""
     group_of = {name: k for k, names in enumerate(GROUPS) for name in names}
-    out: list[list[Part]] = [[]]
+    out: list[list[MapPart]] = [[]]
     used = 0
     for k, part in enumerate(parts):
         starts = k > 0 and group_of[part.name] != group_of[parts[k - 1].name]
@@ -181,7 +181,7 @@ def cut(parts: list[Part]) -> list[list[Part]]:
     return out
 
 
-def cells(part: Part, x: int) -> str:
+def cells(part: MapPart, x: int) -> str:
     """Each number of the part a cell that carries it in its <title>, on
     the book's scales (a signed vector's full colour for its largest size);
     a weight's cell framed; the model's answer outlined as the one chosen."""
@@ -198,13 +198,13 @@ def cells(part: Part, x: int) -> str:
     return "".join(out)
 
 
-def band_height(band: list[Part], block_name: str) -> int:
+def band_height(band: list[MapPart], block_name: str) -> int:
     """A band's height: its tallest part, and under the block's frame its name."""
     framed = any(p.name in IN_BLOCK for p in band)
     return TOP + max(p.height for p in band) + (22 if framed and block_name else 8 if framed else 4)
 
 
-def band_svg(band: list[Part], links: dict, here: list[str], block_name: str, phone: bool = True) -> str:
+def band_svg(band: list[MapPart], links: dict, here: list[str], block_name: str, phone: bool = True) -> str:
     """One band: the stream along the top, the branches' boxes and the
     block's frame, then each part, a link to its page; phone: shown on a
     phone before the reader asks for the whole map."""
@@ -244,7 +244,7 @@ def band_svg(band: list[Part], links: dict, here: list[str], block_name: str, ph
             f'role="group" aria-label="{esc(names)}">{"".join(body)}</svg>')
 
 
-def part_svg(part: Part, px: int, centre: dict, bottom: int, links: dict, here: bool) -> str:
+def part_svg(part: MapPart, px: int, centre: dict, bottom: int, links: dict, here: bool) -> str:
     """A part: when the page explains it, shaded and underlined ("you are
     here"); its label, its strips. Its label (for the tokens, which have
     none, their text) is the link to its page, named in words that start
