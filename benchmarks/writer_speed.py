@@ -27,7 +27,7 @@ def main() -> None:
     with served_site() as (base, site, browser):
         size = (site / "javascripts" / "writer-weights.bin").stat().st_size
         page = browser.new_page()
-        page.goto(base + "writer/write/")
+        page.goto(base + "/writer/write/")
         page.wait_for_selector("body[data-started]")
         page.get_by_role("button", name="Start the writer").click()
         page.wait_for_selector("[data-writer][data-ready]", timeout=120000)

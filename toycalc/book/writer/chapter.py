@@ -177,10 +177,12 @@ def sample_figure(run: Run, temperature: float) -> str:
 def heat_svg(chars: list[str], weights, block: int, head: int, size: int = 9) -> str:
     """One head's attention on the line: a row per query, a column per key."""
     T = len(chars)
-    left, top = 16, 16
+    left, top = 2, 16
     body = []
+    # the characters along the top only: the rows are the same characters in
+    # the same order (row i meets column i on the diagonal), and 12 px labels
+    # on rows 9 px apart would overlap
     for i, ch in enumerate(chars):
-        body.append(label(left - 3, top + i * size + size - 2, char_name(ch), "end", "val"))
         body.append(label(left + i * size + size // 2, top - 4, char_name(ch), "middle", "val"))
     M = [[float(weights[i][j]) if j <= i else None for j in range(T)] for i in range(T)]
     titles = [[f"block {block}, head {head}: {char_name(chars[i])} (position {i + 1}) reads "
