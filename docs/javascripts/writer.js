@@ -144,7 +144,7 @@ function makeTool(root, setup) {
   const t = {};
   t.start = el("button", { type: "button", class: "md-button md-button--primary", "data-writer-start": "" },
     "Start the writer");
-  t.note = el("p", { class: "writer-note" }, `Starting fetches the weights (${Math.round(setup.bytes / 1024)} KiB) once.`);
+  t.note = el("p", { class: "writer-note" }, `Starting fetches the weights (${Math.ceil(setup.bytes / 1024).toLocaleString("en")} KiB) once.`);
   root.append(t.start, t.note);
   const textLabel = el("label", { for: "writer-text" }, "Your text");
   t.text = el("textarea", { id: "writer-text", rows: "3", spellcheck: "false", "data-writer-text": "" });

@@ -9,7 +9,7 @@ import numpy as np
 from ...model import sizes, train_writer, writer as model
 from ..draw import esc, figure, grid, label, line_chart_svg, nice_ticks, prob_key, signed_key, svg
 from ..render import count, fixed, html_table, plain
-from .shared import (LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, Run, nats_to_bits, part)
+from .shared import (published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, Run, nats_to_bits, part)
 
 
 def char_name(ch: str) -> str:
@@ -35,7 +35,7 @@ def fact_number(run: Run, key: str) -> str:
         "held_out_from": count(model.split_at()), "held_out": count(n - model.split_at()),
         "held_out_percent": f"{round(100 * model.HELD_OUT)}", "trained_on": count(model.split_at()),
         "parameters": count(sizes.count_params(cfg)["total"]),
-        "kib": count(math.ceil(run.model.path.stat().st_size / 1024)),
+        "kib": published_kib(cfg),
         "d": count(cfg.d), "blocks": count(cfg.n_blocks), "heads": count(cfg.n_heads),
         "n_ctx": count(cfg.n_ctx), "batch": count(rec["batch"]), "steps": count(rec["steps"]),
         "chars_seen": count(rec["steps"] * rec["batch"] * cfg.n_ctx),

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...model import sizes, writer as model
 from ...model.gpt import GELU_C, LN_EPS
-from .shared import LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, Run, part
+from .shared import published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, Run, part
 
 WEIGHTS_URI = "javascripts/writer-weights.bin"
 MAX_WRITE = 500          # characters one Write may ask for
@@ -39,7 +39,7 @@ def setup(run: Run) -> dict:
 def live_figure(run: Run) -> str:
     """The tool: its settings for the browser, and what a reader without JavaScript reads."""
     data = html.escape(json.dumps(setup(run), ensure_ascii=False))
-    kib = f"{(2 * sizes.count_params(run.cfg)['total'] + 1023) // 1024:,}"
+    kib = published_kib(run.cfg)
     return (f'<div class="writer-live" data-module="writer" data-writer="{data}">'
             f"<p><em>The writer runs in your browser and needs JavaScript; it fetches its weights "
             f"({kib} KiB) when you start it. Without JavaScript, the chapter's samples show what it "

@@ -10,7 +10,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ...model import gpt, writer as model
+from ...model import gpt, sizes, writer as model
 from ..part import Part
 
 part = Part("writer_", kinds=("table", "number", "figure"))
@@ -26,6 +26,12 @@ PREVIOUS_SHARE = 0.5                # "most weight": more than half
 
 
 # ---------------------------------------------------------------- sampling (writer.js)
+
+def published_kib(cfg) -> str:
+    """What the browser fetches of the weights, in KiB: every parameter as
+    float16 (publish_writer.py writes them so), as the live page says it."""
+    return f"{(2 * sizes.count_params(cfg)['total'] + 1023) // 1024:,}"
+
 
 def mulberry32(seed: int):
     """gpt.js's generator (rng): uniforms in [0, 1) from a 32-bit seed."""
