@@ -35,7 +35,7 @@ function vocabulary(vocab, limit) {
   if (vocab.length > limit) {
     return `The vocabulary has ${vocab.length} tokens, from ${show(vocab[0])} to ${show(vocab[vocab.length - 1])}.`;
   }
-  return `The vocabulary is: ${vocab.map(show).join(", ")}`;
+  return `The vocabulary is: ${vocab.map(show).join(", ")}.`;
 }
 
 /** Greedy longest match, as tokenizer.py: from the left, the

@@ -30,7 +30,7 @@ def vocabulary(vocab: list[str], limit: int = 30) -> str:
     """The vocabulary for a message: every token, when they are few."""
     if len(vocab) > limit:
         return f"The vocabulary has {len(vocab)} tokens, from {show(vocab[0])} to {show(vocab[-1])}."
-    return f"The vocabulary is: {', '.join(show(t) for t in vocab)}"
+    return f"The vocabulary is: {', '.join(show(t) for t in vocab)}."
 
 
 @mirrored("gpt.js")
