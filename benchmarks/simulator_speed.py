@@ -80,9 +80,9 @@ TIMING = """async ([text, before, heads, runs, tablesIn]) => {
   const median = (a) => { a.sort((x, y) => x - y); return a[a.length >> 1]; };
   return {frame: median(frame), deferred: median(deferred), forward, built, all};
 }"""
-PAGES = [("Simulator", "simulator/", "#live-simulator table"),
-         ("End to End", "end-to-end/#step-6", ".path-live table")]
-# the Simulator page's scripts (docs/simulator.md)
+# End to End, the playground (the Simulator's page now sends the reader there)
+PAGES = [("End to End", "end-to-end/#step-6", ".path-live table")]
+# the playground's scripts (docs/end-to-end.md; the weights editor comes with its drawer)
 SCRIPTS = ["render.js", "gpt.js", "draw.js", "end_to_end.js", "dom.js", "later.js", "weights_editor.js", "simulator.js"]
 ONLY = os.environ.get("SIM_SPEED_ONLY")  # e.g. "End to End": one page, 4 heads
 
