@@ -14,8 +14,8 @@ letter).
 "frame" is what the reader waits for: the input handler and the layout
 after it (performance.now around the event and a read of offsetHeight).
 It holds every part the reader can see, or nearly: the parts within half a
-screen of the screen (End to End opened at #step-6, the Simulator at the
-top). The other parts are deferred: later.js builds each when it comes
+screen of the screen (End to End opened at #step-6). The other parts are
+deferred: later.js builds each when it comes
 within half a screen of the screen or when the browser is idle, whichever
 is first, and shows an empty box (a button's drawing: its last one,
 dimmed) until then, so a deferred part is built before it is shown
