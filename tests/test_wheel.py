@@ -116,7 +116,8 @@ def test_a_package_left_out_of_the_build_is_found(tmp_path):
     config.write_text(text, encoding="utf-8")
     missing = missing_from(build_wheel(source, tmp_path / "dist"))
     assert "toycalc/book/toy/mlp.py" in missing and "toycalc/book/nano_gpt/index.py" in missing
-    assert all(name.startswith(("toycalc/book/toy/", "toycalc/book/nano_gpt/")) for name in missing), missing
+    assert all(name.startswith(("toycalc/book/toy/", "toycalc/book/nano_gpt/", "toycalc/book/writer/", "toycalc/data/"))
+               for name in missing), missing
 
 
 def test_pip_wheel_leaves_nothing_untracked(tmp_path):

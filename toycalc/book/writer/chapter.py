@@ -104,7 +104,7 @@ def target_number(run: Run) -> str:
 # ---------------------------------------------------------------- tables
 
 @part.table("characters")
-def characters_table(run: Run, columns: int = 5) -> str:
+def characters_table(run: Run, columns: int = 4) -> str:
     """The 65 characters and how often each occurs, most frequent first, in `columns` pairs of columns."""
     ranked = sorted(run.counts.items(), key=lambda kv: (-kv[1], kv[0]))
     per = math.ceil(len(ranked) / columns)
@@ -152,7 +152,7 @@ def curves_figure(run: Run, every: int = 100) -> str:
               ("held-out text", held, [f"step {s}: held-out loss {fixed(v)}" for s, v in held])]
     chart = line_chart_svg(series, "The writer's loss per character while it trained: training text and "
                            "held-out text, falling together", x_ticks, y_ticks, "step", "loss (nats per character)",
-                           width=560, height=260)
+                           width=336, height=240)   # a phone's column: its text stays at 11 px
     return figure("writer-curves", chart, f"Loss in nats per character, step by step: the training curve is "
                   f"the mean of each {every} steps; the held-out curve was measured every "
                   f"{train_writer.HELD_OUT_EVERY} steps on {train_writer.HELD_OUT_WINDOWS} windows of the "
@@ -270,7 +270,7 @@ def next_table(run: Run, top: int = 10) -> str:
 def embeddings_figure(run: Run) -> str:
     """E's 65 rows on its two principal directions, each character at its place."""
     xy = run.embedding_2d
-    size, pad = 360, 24
+    size, pad = 336, 24     # a phone's column: the labels stay at 11 px
     lo, hi = xy.min(axis=0), xy.max(axis=0)
     span = np.maximum(hi - lo, 1e-9)
     body = [f'<path class="axis" d="M{pad} {pad}V{size - pad}H{size - pad}"/>']
