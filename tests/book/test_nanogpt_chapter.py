@@ -448,7 +448,9 @@ def test_what_the_walkthrough_covers_is_kept(site, run):
     p = run.trace["p"][5, 0]
     assert f"a letter with probability {p:.3f} comes out in that share of the draws, {100 * p:.1f} % of them" \
         in text("output")
-    assert "stretches the gaps between large logits" in text("output")
+    # temperature is explained by differences of logits, as the toy's Output does
+    assert "Only the differences between logits matter" in text("output")
+    assert "stretches the gaps" not in text("output")
     assert "\\(T\\) for time" in text("embedding") and "\\(C\\) for channels" in text("embedding")
 
 
