@@ -356,6 +356,17 @@ function shown(ui, model, s, o, records, fresh, before, state) {
 /** A loss as printed; ∞ where p(target) rounded to 0 (a huge η). */
 const loss = (v) => (Number.isFinite(v) ? fixed(v) : "∞");
 
+/** A gradient as the tables print it: 3 decimals, and a value that is not
+ *  zero but would print as 0.000 written as render.py's tiny() writes it
+ *  (5.6 × 10⁻⁵), so that it reads as non-zero. */
+const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+function tinyFixed(v) {
+  if (v === 0 || Math.abs(v) >= 0.0005) return fixed(v);
+  const [mantissa, exponent] = v.toExponential(1).split("e");
+  return `${mantissa.replace("-", "−")} × 10${String(Number(exponent)).replace(/./g, (c) => SUPERSCRIPT[c])}`;
+}
+const gradVector = (values) => vector(values, tinyFixed);
+
 /** The last step on E: its loss, dL/dE for the sentence's rows and the
  *  rows after it; the other rows' derivative, exactly 0, said in words. */
 function stepTable(model, s, o, r, before) {
@@ -364,7 +375,7 @@ function stepTable(model, s, o, r, before) {
   const others = g.map((_, i) => i).filter((i) => !rows.includes(i));
   const still = others.filter((i) => g[i].every((v) => v === 0));
   const caption = `The last step (η = ${short(o.eta)}) on the rows of E the sentence reads`;
-  const body = rows.map((i) => [String(i), show(model.vocab[i]), vector(before[i]), vector(g[i]), vector(E[i])]);
+  const body = rows.map((i) => [String(i), show(model.vocab[i]), vector(before[i]), gradVector(g[i]), vector(E[i])]);
   const words = el("p", { id: "toy-training-still", text:
     (still.length === others.length ? `The other ${others.length} rows of E get ∂L/∂E = 0 exactly`
                                     : `${still.length} of the other ${others.length} rows of E get ∂L/∂E = 0`) +

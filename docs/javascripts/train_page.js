@@ -260,8 +260,7 @@ function setUp() {
   const finished = (m) => {
     const r = m.record;
     run.files = { npz: m.npz, record: r, unfinished: r.accuracy_on_729 !== ui.inputs };
-    ui.status.textContent = `${r.accuracy_on_729} of ${ui.inputs} sorted after ${r.steps} step${r.steps === 1 ? "" : "s"}, ` +
-      `${fixed(r.seconds, 1)} s`;
+    ui.status.textContent = `${r.accuracy_on_729} of ${ui.inputs} sorted after ${r.steps} step${r.steps === 1 ? "" : "s"}, ${fixed(r.seconds, 1)} s`;
     ui.detail.textContent = r.accuracy_on_729 === ui.inputs
       ? "Done: your model sorts every input. Download its weights and its record to build the book on them."
       : "Stopped at the step limit, before sorting every input. Raise the limit and start again, or try another seed.";

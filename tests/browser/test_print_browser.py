@@ -106,7 +106,10 @@ def test_controls_and_what_speaks_of_them_are_left_out(printed):
     assert [s for s in SCREEN_ONLY if s in text] == []
     # what they replace is there: the nano-gpt trainer's page keeps its prose,
     # End to End prints the book's prediction
-    assert "What happens when you press Start" in text
+    assert "What happens in a run" in text
+    # no screen instruction of the Train pages
+    for said in ("press Start", "when you press", "Press \"One step\""):
+        assert said not in text, said
     assert printed.locator("#sim-next").is_visible()
 
 

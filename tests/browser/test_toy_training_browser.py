@@ -72,8 +72,21 @@ def choose(page, target, learns, steps, eta=None):
         page.get_by_label("Learning rate η").fill(str(eta))
 
 
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def tiny_fixed(v: float) -> str:
+    """A gradient as the live tables print it: 3 decimals, and one that is
+    not zero but would print as 0.000 in render.py's tiny() form (as text)."""
+    if v == 0 or abs(v) >= 0.0005:
+        return fixed(v)
+    mantissa, exponent = f"{float(v):.1e}".split("e")
+    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
 def expected_rows(ex, grads_E, before_E, after_E):
-    return [[str(i), ex.model.show(i), vector(before_E[i]), vector(grads_E[i]), vector(after_E[i])]
+    return [[str(i), ex.model.show(i), vector(before_E[i]), "[" + ", ".join(map(tiny_fixed, grads_E[i])) + "]",
+             vector(after_E[i])]
             for i in ex.sentence_rows]
 
 
@@ -96,6 +109,9 @@ def test_one_step_shows_the_books_step(visit, toy):
         page.get_by_role("button", name="One step").click()
         assert summary(page) == want, where
         assert step_rows(page) == expected_rows(ex, ex.grads["E"], toy.params["E"], ex.stepped_E)
+        # a row of ∂L/∂E that is not zero never reads as a row of 0.000
+        zeros = "[" + ", ".join(["0.000"] * toy.cfg.d) + "]"
+        assert [r for r in step_rows(page) if r[3] == zeros] == [], where
         assert page.locator("#toy-training-still").text_content().startswith(
             f"The other {len(ex.still_rows)} rows of E get ∂L/∂E = 0 exactly")
     # the playground ran again on the new E

@@ -84,3 +84,15 @@ def test_on_the_print_page_every_link_within_it_reaches_an_element(site):
     inside = [a["href"] for a in soup.select('a[href^="#"]')]
     assert "#step-4" in inside and "end-to-end-step-4-layernorm" in ids
     assert [href for href in inside if href[1:] not in ids] == []
+
+
+def test_home_names_the_book_s_heads_and_the_reader_s_apart(site):
+    """Under any heads choice, Home never calls the reader's count the book's
+    (it said "with the book's 4 heads"): the book's two heads are said once,
+    and the chosen count is the chooser's."""
+    text = BeautifulSoup((site / "index.html").read_text(encoding="utf-8"), "html.parser").get_text(" ")
+    text = " ".join(text.split())
+    assert "The book's weights were typed for two heads" in text
+    assert "of the chooser above" in text
+    for n in (1, 2, 4):
+        assert f"book's {n} head" not in text

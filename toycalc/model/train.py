@@ -196,7 +196,7 @@ def _train(seed, max_steps, every, out, log) -> dict:
         "seconds": round(seconds, 1),
         "made_with": machine,
     }
-    log(f"{record['accuracy_on_729']}/729 sorted after {step} steps, {seconds:.0f} s")
+    log(f"{record['accuracy_on_729']}/729 sorted after {step} step{'' if step == 1 else 's'}, {seconds:.0f} s")
     if out is None:
         return record
     if record["accuracy_on_729"] < 729:
