@@ -99,7 +99,7 @@ def main() -> None:
                 continue
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(f"{base}/{path}")
-            page.wait_for_selector("#sim-next:not(:empty)")
+            page.wait_for_selector("#live-simulator[data-live] #sim-next")
             page.evaluate("fetch('../javascripts/toy-weights.json').then(r => r.json())"
                           ".then(w => { window.__weights = w; })")
             page.wait_for_function("window.__weights !== undefined")

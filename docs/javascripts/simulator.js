@@ -212,15 +212,16 @@ function fillWhenOpened(panel) {
 
 const state = new WeakMap();   // #live-simulator -> its simulator
 
-/** Each page view (book.js): the page's simulator. */
+/** Each page view (book.js): the page's simulator; the promise settles
+ *  once it answers (book.js then marks the page started). */
 function start() {
-  document.querySelectorAll("#live-simulator").forEach(setUp);
+  return Promise.all([...document.querySelectorAll("#live-simulator")].map(setUp));
 }
 
 function setUp(root) {
-  if (root.dataset.ready) return;
+  if (root.dataset.ready) return null;
   root.dataset.ready = "1";
-  fetchJson(root.dataset.weights).then((data) => build(root, gpt.load(data))).catch((e) => {
+  return fetchJson(root.dataset.weights).then((data) => build(root, gpt.load(data))).catch((e) => {
     const message = root.querySelector("#sim-message");
     message.textContent = `The playground could not start (${e.message}); the book's sentence stays as the build computed it.`;
     message.hidden = false;
@@ -241,6 +242,7 @@ function build(root, model) {
   listen(sim);
   drawers(sim);
   update(sim);
+  root.dataset.live = "";   // its controls answer from now on (the build wrote them long before)
 }
 
 const WEIGHTS = ["E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U"];

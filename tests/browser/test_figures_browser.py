@@ -196,7 +196,7 @@ def test_the_playgrounds_live_figures_and_tables_print_the_books_notation(visit)
     steps, nor its drawing, shows a _ or ^ standing for a subscript or a
     power (its drawn texts, captions, keys, <title>s and table headers)."""
     page = visit().open("/end-to-end/")
-    page.wait_for_selector("#live-simulator[data-ready]")
+    page.wait_for_selector("#live-simulator[data-live]")
     type_sentence(page, DOG)
     for n in range(1, 10):
         page.locator(f"#path-step-{n}").click()

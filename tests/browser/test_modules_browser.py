@@ -30,14 +30,14 @@ def follow(page, path: str) -> None:
 def test_a_page_viewed_again_starts_its_code_once_and_fetches_nothing_again(visit):
     v = visit()
     page = v.open("/end-to-end/")
-    page.wait_for_selector("#live-simulator[data-ready]")
+    page.wait_for_selector("#live-simulator[data-live]")
     page.locator("#toy-training-details > summary").click()     # the editor and the trainer come
     page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden])")
     page.evaluate("window.__sameDocument = true")      # gone if a link reloaded the page
     follow(page, "/toy/training/")
     page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden])")
     follow(page, "/end-to-end/")
-    page.wait_for_selector("#live-simulator[data-ready]")
+    page.wait_for_selector("#live-simulator[data-live]")
     page.locator("#toy-training-details > summary").click()
     page.wait_for_selector("#sim-trainer[data-ready]:not([hidden])")
     assert page.evaluate("window.__sameDocument") is True

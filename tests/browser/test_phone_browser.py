@@ -53,7 +53,7 @@ def test_the_playground_fits_a_phone(visit):
     v = visit(PHONE, own_context=True)
     v.context.add_init_script(f"localStorage.setItem('{HEADS_KEY}', '4')")
     page = v.open("/end-to-end/")
-    page.wait_for_selector("#live-simulator[data-ready]")
+    page.wait_for_selector("#live-simulator[data-live]")
     page.fill("#sim-text", "the cat climbed the wall. the")
     stacked = []
     for n in range(1, 10):      # every step's live tables, read while its step is open (one at a time)

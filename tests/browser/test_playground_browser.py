@@ -42,7 +42,7 @@ def test_the_first_screen_holds_the_sentence_the_drawing_and_the_prediction(visi
     v.page.set_viewport_size({"width": width, "height": height})
     try:
         page = v.open("/end-to-end/")
-        page.wait_for_selector("#live-simulator[data-ready]")
+        page.wait_for_selector("#live-simulator[data-live]")
         ex = Example(toy)
         assert page.locator("#sim-next").text_content() == (f"Next token: {show(toy.vocab[ex.top_id])} "
                                                             f"with p = {fixed(ex.p_last.max())}")
@@ -60,7 +60,7 @@ def test_a_weight_edited_in_its_drawer_moves_the_prediction(visit, toy):
     the weights": the prediction and the drawing's answer are toycalc's
     for those weights; reset brings the book's back."""
     page = visit().open("/end-to-end/")
-    page.wait_for_selector("#live-simulator[data-ready]")
+    page.wait_for_selector("#live-simulator[data-live]")
     page.locator("#sim-editor > summary").click()
     W = toy.params["W_U"].copy()
     roof, wall = toy.vocab.index(" roof"), toy.vocab.index(" wall")
@@ -90,7 +90,7 @@ def test_the_simulators_address_leads_to_end_to_end(visit):
     v = visit()
     v.page.goto(v.base + "/simulator/")
     v.page.wait_for_url("**/end-to-end/")
-    v.page.wait_for_selector("#live-simulator[data-ready]")
+    v.page.wait_for_selector("#live-simulator[data-live]")
     assert v.page.locator("#sim-text").is_visible()
 
 
@@ -98,7 +98,7 @@ def test_the_drawers_keep_their_state(visit, toy):
     """A drawer closed and opened again keeps what the reader set in it, and
     the numbers follow it all along."""
     page = visit().open("/end-to-end/")
-    page.wait_for_selector("#live-simulator[data-ready]")
+    page.wait_for_selector("#live-simulator[data-live]")
     page.locator("#sim-sampling > summary").click()
     page.locator("#sim-temperature").fill("2")
     page.locator("#sim-sampling > summary").click()      # closed
@@ -177,7 +177,7 @@ def test_nothing_moves_for_a_reader_who_asks_for_less_motion(chromium, server, p
         page.locator(DRAWING[path]).locator("visible=true").first.scroll_into_view_if_needed()
         page.wait_for_timeout(1500)
         if path == "/end-to-end/":
-            page.wait_for_selector("#live-simulator[data-ready]")
+            page.wait_for_selector("#live-simulator[data-live]")
             page.locator("#sim-text").fill("the dog climbed the")
             page.wait_for_timeout(300)
         assert page.evaluate("window.__lit") == [] and errors == []
@@ -189,7 +189,7 @@ def test_the_reader_can_stop_it_and_a_run_flashes_what_changed(chromium, server,
     context, page, errors = moving_visit(chromium, server, 1280)
     try:
         page.goto(server + "/end-to-end/")
-        page.wait_for_selector("#live-simulator[data-ready]")
+        page.wait_for_selector("#live-simulator[data-live]")
         page.wait_for_selector(".path-figure.is-lighting .light-skip")
         # clicked at once (a slow machine could reach the animation's end first)
         left = page.evaluate("""() => { document.querySelector('.light-skip').click();
@@ -225,7 +225,7 @@ def test_a_step_tapped_on_a_phone_shows_its_numbers(visit):
     """At 375 px each step tapped opens under its band with its first table
     or figure starting on the screen (step 4's table once scrolled out of view)."""
     page = visit(width=375, touch=True).open("/end-to-end/")
-    page.wait_for_selector("#live-simulator[data-ready]")
+    page.wait_for_selector("#live-simulator[data-live]")
     for n in range(1, 10):
         step = page.locator(f"#path-step-{n}")
         step.scroll_into_view_if_needed()

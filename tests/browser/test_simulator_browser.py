@@ -25,7 +25,7 @@ PAGE = "/end-to-end/"
 
 def open_simulator(visit, width=1280):
     page = visit(width).open(PAGE)
-    page.wait_for_selector("#live-simulator[data-ready] #sim-next")
+    page.wait_for_selector("#live-simulator[data-live] #sim-next")
     return page
 
 
@@ -420,7 +420,7 @@ def test_the_live_path_after_instant_navigation(visit, toy):
     page = visit().open("/")
     page.locator("article a[href$='end-to-end/']").first.click()
     page.wait_for_url("**/end-to-end/")
-    page.wait_for_selector("#sim-next:not(:empty)")
+    page.wait_for_selector("#live-simulator[data-live] #sim-next")
     choose(page, "the dog climbed the", temperature=2)
     assert "path--live" in page.locator("#path").get_attribute("class")
     assert_shows(page, Example(toy, text="the dog climbed the", temperature=2.0))
@@ -489,7 +489,7 @@ def test_the_heads_chosen_on_another_page_open_the_playground(visit, toy):
     page = v.open("/")
     page.locator('.heads-chooser input[value="4"]').first.check(force=True)
     page = v.open(PAGE)
-    page.wait_for_selector("#live-simulator[data-ready] #sim-next")
+    page.wait_for_selector("#live-simulator[data-live] #sim-next")
     assert page.locator('input[name=path][value="4"]').is_checked()
     ex = Example(toy, heads=4)
     assert page.locator("#sim-next").text_content() == (f"Next token: {show(toy.vocab[ex.top_id])} "

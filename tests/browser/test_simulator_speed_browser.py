@@ -31,7 +31,7 @@ def open_at_step_6(visit, idle=True):
     if not idle:  # only coming near the screen builds a deferred part
         v.page.add_init_script("window.requestIdleCallback = () => 0;")
     page = v.open("/end-to-end/#step-6")
-    page.wait_for_selector("#sim-next:not(:empty)")
+    page.wait_for_selector("#live-simulator[data-live] #sim-next")
     page.evaluate("""() => {
       const four = document.querySelector('.heads-chooser input[name=path][value="4"]');
       four.checked = true;

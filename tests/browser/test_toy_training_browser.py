@@ -33,7 +33,7 @@ def open_training(visit, where="/toy/training/", heads=None):
     if heads:   # the page's own chooser (path.js)
         page.locator(f'.heads-chooser[data-ready] input[value="{heads}"]').first.check()
     if where == PLAYGROUND:
-        page.wait_for_selector("#live-simulator[data-ready] #sim-next")
+        page.wait_for_selector("#live-simulator[data-live] #sim-next")
         page.locator("#toy-training-details > summary").click()
     page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden]) #toy-training-one")
     return page

@@ -19,7 +19,7 @@ NEW_CAT = [0.5, -1.0, 0.5, 0.0]
 
 def open_editor(visit, width=1280):
     page = visit(width).open("/end-to-end/")
-    page.wait_for_selector("#live-simulator[data-ready] #sim-next")
+    page.wait_for_selector("#live-simulator[data-live] #sim-next")
     page.locator("#sim-editor > summary").click()
     page.locator("#sim-editor details.sim-matrix").first.locator("summary").click()  # E
     return page
