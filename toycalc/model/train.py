@@ -235,19 +235,22 @@ class Arguments(argparse.ArgumentParser):
         self.exit(2, f"error: {message}\n")
 
 
-def weights_path(out: Path | None, force: bool) -> Path:
+def weights_path(out: Path | None, force: bool, model=nanogpt, owns_record=True) -> Path:
     """Where a run will write its weights (the record goes beside them),
     checked before any training: a weights path (.npz) in a folder that
     exists and can be written; the book's own weights only when --out names
-    them or with --force. Raises ValueError with the one line to print."""
+    them or with --force. `model` is the module whose weights these are
+    (its DEFAULT_NPZ and record_path: nanogpt, or the writer's); with
+    owns_record, a file where the record would go must be a nano-gpt record.
+    Raises ValueError with the one line to print."""
     if out is None:
-        out = nanogpt.DEFAULT_NPZ
+        out = model.DEFAULT_NPZ
         if out.exists() and not force:
             raise ValueError(f"{out} holds the book's weights: replace them with --force "
                              f"(or --out naming them), or write elsewhere with --out PATH.npz")
     if out.is_dir():
         raise ValueError(f"--out {out}: is a folder; expected the path of the weights, "
-                         f"such as {out / 'nanogpt.npz'}")
+                         f"such as {out / model.DEFAULT_NPZ.name}")
     if out.suffix != ".npz":
         raise ValueError(f"--out {out}: expected the path of the weights, ending in .npz "
                          f"(their record goes beside them, as {out.with_suffix('.json').name})")
@@ -258,12 +261,12 @@ def weights_path(out: Path | None, force: bool) -> Path:
         raise ValueError(f"--out {out}: {folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"--out {out}: cannot write in the folder {folder}")
-    for path in (out, nanogpt.record_path(out)):
+    for path in (out, model.record_path(out)):
         kind = not_regular(path)
         if kind:
             raise ValueError(f"--out {out}: {path} is {kind}; expected a regular file or none")
-    record = nanogpt.record_path(out)
-    if record.exists() and not is_a_record(record):
+    record = model.record_path(out)
+    if owns_record and record.exists() and not is_a_record(record):
         raise ValueError(f"--out {out}: {record} is there and is not a nano-gpt record, which a run "
                          f"writes beside its weights; move it, or name other weights with --out")
     return out

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from pathlib import Path
@@ -32,7 +31,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from . import blas, gpt, sizes, writer
-from .files import not_regular
+from . import train as nano_train   # its weights_path (this module has a train of its own)
 from .train import AdamW, Arguments, BETAS, ADAM_EPS, WEIGHT_DECAY
 
 SEED = 1337
@@ -160,28 +159,10 @@ def _train(seed, steps, every, out, log) -> dict:
 
 
 def weights_path(out: Path | None, force: bool) -> Path:
-    """Where a run will write, checked before training (see train.weights_path)."""
-    if out is None:
-        out = writer.DEFAULT_NPZ
-        if out.exists() and not force:
-            raise ValueError(f"{out} holds the book's weights: replace them with --force "
-                             f"(or --out naming them), or write elsewhere with --out PATH.npz")
-    if out.is_dir():
-        raise ValueError(f"--out {out}: is a folder; expected the path of the weights, "
-                         f"such as {out / 'writer.npz'}")
-    if out.suffix != ".npz":
-        raise ValueError(f"--out {out}: expected the path of the weights, ending in .npz "
-                         f"(their record goes beside them, as {out.with_suffix('.json').name})")
-    folder = out.parent
-    if not folder.is_dir():
-        raise ValueError(f"--out {out}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"--out {out}: cannot write in the folder {folder}")
-    for path in (out, writer.record_path(out)):
-        kind = not_regular(path)
-        if kind:
-            raise ValueError(f"--out {out}: {path} is {kind}; expected a regular file or none")
-    return out
+    """Where a run will write, checked before training: train.weights_path's
+    rules, on the writer's weights. (Its record beside them is not yet
+    checked to be the writer's own, as nano-gpt's is.)"""
+    return nano_train.weights_path(out, force, model=writer, owns_record=False)
 
 
 def main(argv=None) -> int:
