@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 KINDS = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -24,3 +25,26 @@ def not_regular(path: str | Path) -> str | None:
     if stat.S_ISREG(mode):
         return None
     return next((what for test, what in KINDS if test(mode)), "not a regular file")
+
+
+def replace_together(writes) -> None:
+    """Each (path, write) pair: write(f) fills a temporary file beside path,
+    and once every one is complete they are renamed over the old files in
+    order; a failure or a kill before that leaves the files that were there
+    (a model's weights and their record, say), and no temporary file."""
+    parts = []
+    try:
+        for target, write in writes:
+            fd, part = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+            parts.append(part)
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(part, 0o644)   # mkstemp's 0600 would hide the weights from the web server
+        for (target, _), part in zip(writes, parts):
+            os.replace(part, target)
+    finally:
+        for part in parts:
+            if os.path.exists(part):
+                os.unlink(part)

@@ -24,7 +24,6 @@ import itertools
 import json
 import math
 import os
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ import numpy as np
 
 from . import gpt, nanogpt_record, sizes
 from .configs import NANO_GPT
-from .files import not_regular
+from .files import not_regular, replace_together
 from .mirror import mirrored
 from .weights import MAX_WEIGHT
 from .yamlfile import excerpt
@@ -142,24 +141,9 @@ def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
         raise ValueError(f"{record_file}: not written: {e}") from None
     text = json.dumps(record, indent=2, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    parts = []
-    try:
-        for target, write in ((path, lambda f: np.savez(f, **{name: params[name] for name in
-                                                              sizes.param_shapes(CONFIG)})),
-                              (record_file, lambda f: f.write(text.encode("utf-8")))):
-            fd, part = tempfile.mkstemp(dir=path.parent, prefix=f".{target.name}.", suffix=".part")
-            parts.append(part)
-            with os.fdopen(fd, "wb") as f:
-                write(f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(part, 0o644)   # mkstemp's 0600 would hide the weights from the web server
-        os.replace(parts[0], path)
-        os.replace(parts[1], record_file)
-    finally:
-        for part in parts:
-            if os.path.exists(part):
-                os.unlink(part)
+    replace_together([(path, lambda f: np.savez(f, **{name: params[name] for name in
+                                                      sizes.param_shapes(CONFIG)})),
+                      (record_file, lambda f: f.write(text.encode("utf-8")))])
 
 
 MAX_RECORD_BYTES = 100_000     # nanogpt.json, the record

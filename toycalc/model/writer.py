@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -28,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from . import gpt, sizes
-from .files import not_regular
+from .files import not_regular, replace_together
 from .weights import MAX_WEIGHT
 
 DATA = Path(__file__).parent.parent / "data" / "tinyshakespeare.txt"
@@ -172,24 +170,9 @@ def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
     path = Path(path)
     record_file = record_path(path)
     text_out = json.dumps(record, indent=1, allow_nan=False) + "\n"
-    parts = []
-    try:
-        for target, write in ((path, lambda f: np.savez(f, **{n: params[n].astype(np.float16)
-                                                              for n in sizes.param_shapes(CONFIG)})),
-                              (record_file, lambda f: f.write(text_out.encode("utf-8")))):
-            fd, part = tempfile.mkstemp(dir=path.parent, prefix=f".{target.name}.", suffix=".part")
-            parts.append(part)
-            with os.fdopen(fd, "wb") as f:
-                write(f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(part, 0o644)
-        os.replace(parts[0], path)
-        os.replace(parts[1], record_file)
-    finally:
-        for part in parts:
-            if os.path.exists(part):
-                os.unlink(part)
+    replace_together([(path, lambda f: np.savez(f, **{n: params[n].astype(np.float16)
+                                                      for n in sizes.param_shapes(CONFIG)})),
+                      (record_file, lambda f: f.write(text_out.encode("utf-8")))])
 
 
 RECORD_FIELDS = ("what", "data", "vocab", "config", "parameters", "seed", "batch", "optimizer",
