@@ -1,7 +1,8 @@
 """mkdocs serve survives every mistake a keeper can make in the weights:
 the page shows the error, the terminal prints it once, and the next good
 edit brings the page back, from the same server. It follows every file it
-was given, wherever it is: the toy's weights, nano-gpt's and its record."""
+was given, wherever it is: the toy's weights, nano-gpt's and the
+writer's, and their records."""
 from __future__ import annotations
 
 import json
@@ -19,7 +20,7 @@ from bs4 import BeautifulSoup
 
 from conftest import ROOT, altered_nano, interruptible, mkdocs_env
 from toycalc.book.render import fixed
-from toycalc.model import nanogpt
+from toycalc.model import nanogpt, writer
 from toycalc.model.weights import DEFAULT_TOY
 
 GOOD = DEFAULT_TOY.read_text(encoding="utf-8")
@@ -66,8 +67,9 @@ class Served:
 
     def __init__(self, tmp_path, cwd=ROOT, weights: str | None = GOOD, nano: bool = False):
         """weights: the weights file's text, None to start without the file;
-        nano: TOYCALC_NANOGPT too, a copy of the shipped nano-gpt (weights
-        and record) in another folder of its own (.nano, .nano_record)."""
+        nano: TOYCALC_NANOGPT and TOYCALC_WRITER too, copies of the shipped
+        nano-gpt and writer (weights and record), each in a folder of its
+        own (.nano, .nano_record, .writer, .writer_record)."""
         self.folder = tmp_path / "mine"
         self.folder.mkdir()
         self.weights = self.folder / "toy.yaml"
@@ -82,6 +84,11 @@ class Served:
             self.nano_record = nanogpt.record_path(self.nano)
             self.ship_nano()
             env["TOYCALC_NANOGPT"] = str(self.nano)
+            (tmp_path / "writer").mkdir()
+            self.writer = tmp_path / "writer" / "shakespeare.npz"
+            self.writer_record = writer.record_path(self.writer)
+            self.ship_writer()
+            env["TOYCALC_WRITER"] = str(self.writer)
         self.out = open(self.log, "w", encoding="utf-8")
         self.since = 0
         self.process = subprocess.Popen(
@@ -92,6 +99,10 @@ class Served:
     def ship_nano(self) -> None:
         shutil.copyfile(nanogpt.DEFAULT_NPZ, self.nano)
         shutil.copyfile(nanogpt.record_path(nanogpt.DEFAULT_NPZ), self.nano_record)
+
+    def ship_writer(self) -> None:
+        shutil.copyfile(writer.DEFAULT_NPZ, self.writer)
+        shutil.copyfile(writer.record_path(writer.DEFAULT_NPZ), self.writer_record)
 
     def nano_shipped(self) -> bool:
         return (self.nano.read_bytes() == nanogpt.DEFAULT_NPZ.read_bytes() and
@@ -271,6 +282,30 @@ def test_serve_follows_an_edited_nano_gpt_record(served, nano):
         """the record's disagreement on the page"""
         return message in (served.error(NANO_PAGE) or "")
     wait_for(refused)
+    assert served.process.poll() is None
+    assert "Traceback" not in served.output()
+
+
+def test_serve_follows_an_edited_writer_record_outside_docs(served):
+    """TOYCALC_WRITER names a file outside docs/: its record edited (the
+    training's seconds, which the build cannot check against the weights),
+    the writer's page follows, with no other edit."""
+    record = json.loads(served.writer_record.read_text(encoding="utf-8"))
+    minutes = round(record["seconds"] / 60)
+
+    def minutes_shown(n):
+        def shown():
+            """the writer's training time on its page"""
+            return f"{n} minutes on this book" in " ".join(served.page("writer/").split())
+        return shown
+    wait_for(minutes_shown(minutes))
+    try:
+        saved = served.writer_record.with_suffix(".saving")
+        saved.write_text(json.dumps(dict(record, seconds=60 * (minutes + 41)), indent=2), encoding="utf-8")
+        os.replace(saved, served.writer_record)
+        wait_for(minutes_shown(minutes + 41))
+    finally:
+        served.ship_writer()
     assert served.process.poll() is None
     assert "Traceback" not in served.output()
 

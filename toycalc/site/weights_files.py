@@ -1,10 +1,12 @@
 """Which weights files a build reads: the one place that decides, for the
-macros' runs (runs.py) and the hooks (publish_weights.py, serve.py).
+macros' runs (runs.py, writer_run.py) and the hooks (publish_weights.py, serve.py).
 
     toy       TOYCALC_WEIGHTS, else extra.toycalc.weights in mkdocs.yml
               (relative to mkdocs.yml); a build must name one
     nano-gpt  TOYCALC_NANOGPT, else the shipped weights/nanogpt.npz
               (model/nanogpt.DEFAULT_NPZ; its record .json beside it)
+    writer    TOYCALC_WRITER, else the shipped weights/writer.npz
+              (model/writer.DEFAULT_NPZ; its record .json beside it)
 
 Every file a build reads from them (`read`): serve watches them all, and
 the runs cache (runs.py) keeps a run while none of them changes.
@@ -17,24 +19,36 @@ from typing import NamedTuple
 
 from mkdocs.exceptions import PluginError
 
-from ..model.nanogpt import DEFAULT_NPZ, record_path
+from ..model import nanogpt, writer
 
 TOY_ENV = "TOYCALC_WEIGHTS"
 NANO_ENV = "TOYCALC_NANOGPT"
+WRITER_ENV = "TOYCALC_WRITER"
 
 
 class WeightsFiles(NamedTuple):
     toy: Path
     nano: Path
+    writer: Path
 
     @property
     def nano_record(self) -> Path:
-        return record_path(self.nano)
+        return nanogpt.record_path(self.nano)
 
     @property
-    def read(self) -> tuple[Path, Path, Path]:
-        """Every file a build reads: the toy's weights, nano-gpt's and its record."""
-        return (self.toy, self.nano, self.nano_record)
+    def writer_record(self) -> Path:
+        return writer.record_path(self.writer)
+
+    @property
+    def read(self) -> tuple[Path, ...]:
+        """Every file a build reads: the toy's weights, nano-gpt's and the
+        writer's, and their records."""
+        return (self.toy, self.nano, self.nano_record, self.writer, self.writer_record)
+
+
+def writer_file() -> Path:
+    """The writer's weights (they need no config: the book has one writer)."""
+    return Path(os.environ.get(WRITER_ENV) or writer.DEFAULT_NPZ)
 
 
 def weights_files(config) -> WeightsFiles:
@@ -47,4 +61,5 @@ def weights_files(config) -> WeightsFiles:
     toy = Path(toy)
     if not toy.is_absolute():
         toy = Path(config["config_file_path"]).parent / toy
-    return WeightsFiles(toy=toy, nano=Path(os.environ.get(NANO_ENV) or DEFAULT_NPZ))
+    return WeightsFiles(toy=toy, nano=Path(os.environ.get(NANO_ENV) or nanogpt.DEFAULT_NPZ),
+                        writer=writer_file())

@@ -1,25 +1,21 @@
-"""The writer's run for the build: its weights file (TOYCALC_WRITER, else
-the shipped weights/writer.npz, with the record beside it), loaded on the
+"""The writer's run for the build: its weights file (weights_files.py:
+TOYCALC_WRITER, else the shipped weights/writer.npz, with the record
+beside it), loaded on the
 first writer macro a build calls and kept while neither file changes;
 and the writer's macros (writer_table, _number, _figure, writer_claim),
 which macros.py registers with `register`."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..book.writer import WRITER_CLAIMS, Run, writer
 from ..model import writer as model
 from .arguments import check_arguments
 from .errors import BookError, claims_log, claims_mode, located, sentence_at, template_line
+from .weights_files import writer_file
 from ..book.render import plain
 
-WRITER_ENV = "TOYCALC_WRITER"
 RUNS: dict = {}
-
-
-def writer_path() -> Path:
-    return Path(os.environ.get(WRITER_ENV) or model.DEFAULT_NPZ)
 
 
 def _version(path: Path):
@@ -32,7 +28,7 @@ def _version(path: Path):
 
 def writer_run() -> Run:
     """The loaded writer; a file that does not load stops the build with its one line."""
-    path = writer_path()
+    path = writer_file()
     key = (str(path.resolve()), _version(path), _version(model.record_path(path)))
     if key not in RUNS:
         try:
@@ -73,7 +69,7 @@ def register(env, registry_macro) -> None:
         sentence = sentence_at((env.markdown or "").replace("{{ writer_claim", "{{ claim"), template_line())
         quoted = f" (“{sentence}”)" if sentence else ""
         message = (f"{page}: the text{quoted} claims {what}({args}), but {false}: "
-                   f"rewrite the sentence or the weights ({writer_path()})")
+                   f"rewrite the sentence or the weights ({writer_file()})")
         if mode == "strict":
             raise BookError(message)
         claims_log.warning(message)
