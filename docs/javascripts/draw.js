@@ -78,19 +78,18 @@ const widest = (tokens) => Math.max(...tokens.map((t) => textWidth(t)));
 // ------------------------------------------------------------ figures
 
 /** draw.py's attention_svg: token by token, so a token more is appended;
- *  positions numbered from `first` (1, the toy's; 0, nano-gpt's). */
-function attentionSvg(tokens, weights, head, first) {
-  first = first === undefined ? 1 : first;
+ *  positions numbered from 1, as everywhere in the book. */
+function attentionSvg(tokens, weights, head) {
   const T = tokens.length, size = 30, left = widest(tokens) + 8, top = 20;
   const masked = [];
   for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) masked.push([left + j * size, top + i * size, size, size]);
   let body = maskedCells(masked);
   for (let i = 0; i < T; i++) {
     body += label(left - 6, top + i * size + 19, tokens[i], "end");
-    body += label(left + i * size + 15, top - 6, String(i + first), "middle");
+    body += label(left + i * size + 15, top - 6, String(i + 1), "middle");
     for (let j = 0; j <= i; j++) {
       body += cell(left + j * size, top + i * size, size, size, weights[i][j], 1,
-                   `head ${head}, ${tokens[i]} (query ${i + first}) reads ${tokens[j]} (key ${j + first})`, "prob");
+                   `head ${head}, ${tokens[i]} (query ${i + 1}) reads ${tokens[j]} (key ${j + 1})`, "prob");
     }
   }
   return svg(left + T * size + 2, top + T * size + 2,

@@ -8,7 +8,7 @@
 //    opens the page (the Introduction) it is also the field the chapter follows,
 //    "Letters for nano-gpt to sort and this chapter to follow" (one field, not
 //    two look-alikes one under the other);
-//  - every matrix that stops at "N more rows" ([data-nano-full], added by
+//  - every matrix that stops at "N more" rows or columns ([data-nano-full], added by
 //    the chapter's `openable`) gets a button that shows it whole
 //    (nano_gpt.fullMarkup), computed on the letters the page follows;
 //  - "Letters for this chapter to follow" after the first paragraph of a page with per-input numbers
@@ -308,8 +308,11 @@ function setUpMatrix(table) {
   if (table.dataset.ready) return;
   table.dataset.ready = "1";
   const rows = Number(table.dataset.rows), cols = Number(table.dataset.cols);
-  const shownCols = table.querySelectorAll("thead th").length;
-  const all = `Show all ${rows} rows` + (shownCols < cols ? ` and ${cols} columns` : "");
+  // what the corner leaves out: rows (a "N more rows" line), columns (a "… N more" head), or both
+  const cutRows = table.querySelector("td.nano-more[colspan]") !== null;
+  const cutCols = Array.from(table.querySelectorAll("thead th")).some((th) => th.textContent.startsWith("…"));
+  const all = "Show all " + [cutRows && `${rows} rows`, cutCols && `${cols} columns`].filter(Boolean).join(" and ");
+  const first = `Show the first ${[cutRows && "rows", cutCols && "columns"].filter(Boolean).join(" and ")} only`;
   const button = el("button", { type: "button", class: "nano-button", "aria-controls": table.id,
                                 "aria-expanded": "false", text: all });
   const status = el("span", { class: "nano-full-status", role: "status" });
@@ -348,7 +351,7 @@ function setUpMatrix(table) {
       corner.forEach((part) => part.remove());
       table.append(...whole);
       button.setAttribute("aria-expanded", "true");
-      button.textContent = "Show the first rows only";
+      button.textContent = first;
       status.textContent = `All ${rows} × ${cols} values, computed in your browser for ${table.dataset.example}.`;
     }).catch((e) => {
       status.textContent = `The whole matrix could not be computed (${e.message}).`;

@@ -75,7 +75,6 @@ const MLP_NAMES = { mlp_pre: "MLP hidden layer before GELU", mlp_post: "MLP hidd
 const QKV_NAMES = { Q: "Queries", K: "Keys", V: "Values" };
 
 const range = (n) => Array.from({ length: n }, (_, i) => i);
-const transpose = (M) => Array.from(M[0], (_, c) => Array.from(M, (row) => row[c]));
 const norm = (x) => Math.sqrt(Array.from(x).reduce((s, v) => s + v * v, 0));
 const sum = (x) => Array.from(x).reduce((s, v) => s + v, 0);
 const maxOf = (x) => Math.max(...Array.from(x));
@@ -83,8 +82,9 @@ const mean = (x) => sum(x) / x.length;
 const variance = (x) => { const m = mean(x); return mean(Array.from(x, (v) => (v - m) * (v - m))); };
 const argmax = (x) => gpt.argmax(Array.from(x));
 const dots = (n) => Array(n).fill("⋮");
-const blk = (r, a) => r.tr.blocks[Number(a.block)];
-const params = (r, a) => r.model.blocks[Number(a.block)];
+// a.block, a.head, a.t and a.c count from 1, as the book does (the page's options); arrays from 0
+const blk = (r, a) => r.tr.blocks[Number(a.block) - 1];
+const params = (r, a) => r.model.blocks[Number(a.block) - 1];
 
 function valuesRange(M) {
   let lo = Infinity, hi = -Infinity;
@@ -92,10 +92,10 @@ function valuesRange(M) {
   return `from ${fixed(lo)} to ${fixed(hi)}`;
 }
 
-/** Where a row of attention weights looks most, up to t. */
+/** Where a row of attention weights (the query at position t, from 1) looks most. */
 function look(r, row, t) {
-  const j = argmax(Array.from(row).slice(0, t + 1));
-  return `${r.V[r.ids[j]]} at j = ${j} (${fixed(row[j])})`;
+  const j = argmax(Array.from(row).slice(0, t));
+  return `${r.V[r.ids[j]]} at j = ${j + 1} (${fixed(row[j])})`;
 }
 
 /** An axis tick: the value in as few places as it needs. */
@@ -150,16 +150,17 @@ function heat(id, M, kind, rows, rowNames, cols, colNames, label, caption, blank
   return oneTabStop(lines.join("\n"));
 }
 
-/** Activations drawn with one column per time step; M is T x n; kind "prob" for shares. */
-function activations(r, id, M, what, symbol, rows, rowNames, rowPicks, moreRows, kind = "act") {
-  const n = M[0].length, picks = rowPicks || range(Math.min(rows, n)), T = r.T;
-  const names = rowNames || picks.map((c) => `c = ${c}`);
-  const shown = picks.length === n ? `all ${n} rows` : `${picks.length} of its ${n} rows`;
-  const caption = `${what} ${im(symbol)}: ${T} × ${n}, drawn with one column per time step; ` +
+/** Activations drawn with one row per position, one column per channel (the
+ *  first `cols`, or colPicks); M is T x n; kind "prob" for shares. */
+function activations(r, id, M, what, symbol, cols, colNames, colPicks, moreCols, kind = "act") {
+  const n = M[0].length, picks = colPicks || range(Math.min(cols, n)), T = r.T;
+  const names = colNames || picks.map((c) => `c = ${c + 1}`);
+  const shown = picks.length === n ? `all ${n} columns` : `${picks.length} of its ${n} columns`;
+  const caption = `${what} ${im(symbol)}: ${T} × ${n}, one row per letter; ` +
                   `${shown}, its ${count(T * n)} values run ${valuesRange(M)} (${kind === "prob" ? PROB : ACT})`;
-  const more = moreRows === undefined ? (rowPicks ? 0 : n - picks.length) : moreRows;
-  return heat(id, transpose(M), kind, picks, names, range(T), r.letters.map((l, t) => `t = ${t}<br>${l}`),
-              (c, t) => `${what}, channel ${c}, t = ${t} (${r.letters[t]})`, caption, null, more);
+  const more = moreCols === undefined ? (colPicks ? 0 : n - picks.length) : moreCols;
+  return heat(id, M, kind, range(T), r.letters.map((l, t) => `t = ${t + 1} ${l}`), picks, names,
+              (t, c) => `${what}, t = ${t + 1} (${r.letters[t]}), channel ${c + 1}`, caption, null, 0, more);
 }
 
 // ------------------------------------------------------------ a matrix in full (openable)
@@ -169,49 +170,50 @@ function activations(r, id, M, what, symbol, rows, rowNames, rowPicks, moreRows,
  *  its kind, the names of its rows and columns and label(r, c), the
  *  words of a cell, as the chapter's matrix functions give them. */
 function matrixOf(model, tr, spec) {
-  const vocab = model.vocab, b = Number(spec.block || 0), head = Number(spec.head || 0);
+  // block and head count from 1 (the page's options)
+  const vocab = model.vocab, b = Number(spec.block || 1), head = Number(spec.head || 1);
   const letters = tr.ids.map((i) => vocab[i]);
-  const blk = tr.blocks[b];
-  const channels = (M) => M.map((_, c) => `c = ${c}`);
-  // activations: one column per time step, one row per channel
+  const blk = tr.blocks[b - 1];
+  const channels = (M) => Array.from(M[0], (_, c) => `c = ${c + 1}`);
+  // activations: one row per position, one column per channel
   const act = (A, what) => {
-    const M = transpose(A);
-    return { M, kind: "act", rowNames: channels(M), colNames: letters.map((l, t) => `t = ${t}<br>${l}`),
-             label: (r, c) => `${what}, channel ${r}, t = ${c} (${letters[c]})` };
+    const M = A.map((row) => Array.from(row));
+    return { M, kind: "act", rowNames: letters.map((l, t) => `t = ${t + 1} ${l}`), colNames: channels(M),
+             label: (t, c) => `${what}, t = ${t + 1} (${letters[t]}), channel ${c + 1}` };
   };
-  // weights: as stored
+  // weights: as stored, rows and columns from 1
   const weights = (W, what, colNames) => ({
-    M: W.map((row) => Array.from(row)), kind: "weight", rowNames: W.map((_, i) => String(i)),
-    colNames: colNames || Array.from(W[0], (_, j) => String(j)),
-    label: (i, j) => `${what}, row ${i}, column ${j}`,
+    M: W.map((row) => Array.from(row)), kind: "weight", rowNames: W.map((_, i) => String(i + 1)),
+    colNames: colNames || Array.from(W[0], (_, j) => String(j + 1)),
+    label: (i, j) => `${what}, row ${i + 1}, column ${j + 1}`,
   });
   switch (spec.nanoFull) {
     case "E": {
-      const M = transpose(model.E);
-      return { M, kind: "weight", rowNames: channels(M), colNames: vocab.map((l, i) => `${l} (${i})`),
-               label: (c, i) => `token embedding of ${vocab[i]}, channel ${c}` };
+      const M = model.E.map((row) => Array.from(row));
+      return { M, kind: "weight", rowNames: vocab.map((l, i) => `${l} (${i})`), colNames: channels(M),
+               label: (i, c) => `token embedding of ${vocab[i]}, channel ${c + 1}` };
     }
     case "P": {
-      const M = transpose(model.P);
-      return { M, kind: "weight", rowNames: channels(M), colNames: M[0].map((_, t) => `t = ${t}`),
-               label: (c, t) => `position embedding of t = ${t}, channel ${c}` };
+      const M = model.P.map((row) => Array.from(row));
+      return { M, kind: "weight", rowNames: M.map((_, t) => `t = ${t + 1}`), colNames: channels(M),
+               label: (t, c) => `position embedding of t = ${t + 1}, channel ${c + 1}` };
     }
     case "X": return act(tr.X, "Input embedding");
     case "u": return act(blk.u, `Normalised input of block ${b}`);
     case "qkv": {
-      const A = model.d / tr.heads, c0 = head * A;
+      const A = model.d / tr.heads, c0 = (head - 1) * A;
       return act(blk[spec.which].map((row) => row.slice(c0, c0 + A)),
                  `${QKV_NAMES[spec.which]} of head ${head}, block ${b},`);
     }
     case "mlp": return act(blk[spec.which], `${MLP_NAMES[spec.which]}, block ${b}`);
     case "A": {
       const m = act(blk.A, `Heads stacked, block ${b}`), A = model.d / tr.heads;
-      m.rowNames = m.M.map((_, c) => `head ${Math.floor(c / A)}, c = ${c}`);
+      m.colNames = m.M[0].map((_, c) => `head ${Math.floor(c / A) + 1}<br>c = ${c + 1}`);
       return m;
     }
     case "W":
       if (spec.name === "W_U") return weights(model.W_U, "Output matrix", vocab.map((l, i) => `${l} (${i})`));
-      return weights(model.blocks[b][spec.name], `Block ${b}'s weight matrix`);
+      return weights(model.blocks[b - 1][spec.name], `Block ${b}'s weight matrix`);
     default:
       throw new RangeError(`data-nano-full="${spec.nanoFull}": no such matrix`);
   }
@@ -236,27 +238,28 @@ function fullMarkup(model, tr, spec) {
 /** cells.weights: a weight matrix's top-left corner, with its shape and range. */
 function weightCorner(id, W, what, symbol, rows, cols, colNames) {
   const n = W.length, m = W[0].length, r = Math.min(rows, n), c = Math.min(cols, m);
-  const shown = r === n && c === m ? "all of it" : `rows 0 to ${r - 1} and columns 0 to ${c - 1}`;
+  const shown = r === n && c === m ? "all of it" : `rows 1 to ${r} and columns 1 to ${c}`;
   const caption = `${what} ${im(symbol)}: ${n} × ${m}, ${shown}; its ${count(n * m)} values run ` +
                   `${valuesRange(W)} (${WEIGHT})`;
-  return heat(id, W, "weight", range(r), range(r).map(String), range(c), colNames || range(c).map(String),
-              (i, j) => `${what}, row ${i}, column ${j}`, caption, null, n - r, m - c);
+  return heat(id, W, "weight", range(r), range(r).map((i) => String(i + 1)), range(c),
+              colNames || range(c).map((j) => String(j + 1)),
+              (i, j) => `${what}, row ${i + 1}, column ${j + 1}`, caption, null, n - r, m - c);
 }
 
-/** An embedding (E or P) with one column per letter or position, its first rows. */
-function embedding(r, id, M, symbol, per, colNames, label, rows) {
-  return heat(id, transpose(M), "weight", range(rows), range(rows).map((c) => `c = ${c}`), range(colNames.length),
-              colNames, label, `${per[0]} ${im(symbol)}: one column of ${r.d} per ${per[1]}, ${rows} of its ${r.d} rows; ` +
-              `its values run ${valuesRange(M)} (${WEIGHT})`, null, r.d - rows);
+/** An embedding (E or P) with one row per letter or position, its first `cols` channels. */
+function embedding(r, id, M, symbol, per, rowNames, label, cols) {
+  return heat(id, M, "weight", range(rowNames.length), rowNames, range(cols), range(cols).map((c) => `c = ${c + 1}`),
+              label, `${per[0]} ${im(symbol)}: one row of ${r.d} per ${per[1]}, ${cols} of its ${r.d} columns; ` +
+              `its values run ${valuesRange(M)} (${WEIGHT})`, null, 0, r.d - cols);
 }
 
 const MATRICES = {
   // the weights: they change only when the reader follows weights trained in the page
   E: (r, a) => embedding(r, "nano-E", r.model.E, "E", ["Token embedding", "letter"], r.V.map((l, i) => `${l} (${i})`),
-                         (c, i) => `token embedding of ${r.V[i]}, channel ${c}`, a.rows),
+                         (i, c) => `token embedding of ${r.V[i]}, channel ${c + 1}`, a.cols),
   P: (r, a) => embedding(r, "nano-P", r.model.P, "P", ["Position embedding", "position"],
-                         range(r.model.P.length).map((t) => `t = ${t}`),
-                         (c, t) => `position embedding of t = ${t}, channel ${c}`, a.rows),
+                         range(r.model.P.length).map((t) => `t = ${t + 1}`),
+                         (t, c) => `position embedding of t = ${t + 1}, channel ${c + 1}`, a.cols),
   W(r, a) {
     if (a.name === "W_U") {
       return weightCorner("nano-W_U", r.model.W_U, "Output matrix", "W_U", a.rows, a.cols, r.V.map((l, i) => `${l} (${i})`));
@@ -264,30 +267,30 @@ const MATRICES = {
     return weightCorner(`nano-${a.name}-${a.block}`, params(r, a)[a.name], `Block ${a.block}'s weight matrix`, a.name,
                         a.rows, a.cols);
   },
-  X: (r, a) => activations(r, "nano-X", r.tr.X, "Input embedding", "x", a.rows),
+  X: (r, a) => activations(r, "nano-X", r.tr.X, "Input embedding", "x", a.cols),
   u: (r, a) => activations(r, `nano-u-${a.block}`, blk(r, a).u, `Normalised input of block ${a.block}`,
-                           "u = \\mathrm{LN}(x)", a.rows),
+                           "u = \\mathrm{LN}(x)", a.cols),
   qkv: (r, a) => activations(r, `nano-${a.which}-${a.block}-${a.head}`,
-                             blk(r, a)[a.which].map((row) => Array.from(row).slice(a.head * r.Ah, (a.head + 1) * r.Ah)),
-                             `${QKV_NAMES[a.which]} of head ${a.head}, block ${a.block},`, a.which.toLowerCase(), a.rows),
+                             blk(r, a)[a.which].map((row) => Array.from(row).slice((a.head - 1) * r.Ah, a.head * r.Ah)),
+                             `${QKV_NAMES[a.which]} of head ${a.head}, block ${a.block},`, a.which.toLowerCase(), a.cols),
   attention(r, a) {
-    const w = blk(r, a).weights[a.head], T = r.T;
-    const caption = `Attention weights of head ${a.head}, block ${a.block}: row t is the query at time t, ` +
+    const w = blk(r, a).weights[a.head - 1], T = r.T;
+    const caption = `Attention weights of head ${a.head}, block ${a.block}: row t is the query at position t, ` +
                     "column j the key it reads; the hatched cells are the future, masked " + `(${PROB})`;
-    return heat(`nano-attention-${a.block}-${a.head}`, w, "prob", range(T), r.letters.map((l, t) => `t = ${t} ${l}`),
-                range(T), r.letters.map((l, j) => `j = ${j}<br>${l}`), (t, j) => `weight of t = ${t} on j = ${j}`,
+    return heat(`nano-attention-${a.block}-${a.head}`, w, "prob", range(T), r.letters.map((l, t) => `t = ${t + 1} ${l}`),
+                range(T), r.letters.map((l, j) => `j = ${j + 1}<br>${l}`), (t, j) => `weight of t = ${t + 1} on j = ${j + 1}`,
                 caption, (t, j) => j > t);
   },
   A(r, a) {
     const picks = [];
     for (let h = 0; h < r.H; h++) for (let i = 0; i < Math.min(a.per_head, r.Ah); i++) picks.push(h * r.Ah + i);
     return activations(r, `nano-A-${a.block}`, blk(r, a).A, `Heads stacked, block ${a.block}`, "a", 0,
-                       picks.map((c) => `head ${Math.floor(c / r.Ah)}, c = ${c}`), picks, r.d - picks.length);
+                       picks.map((c) => `head ${Math.floor(c / r.Ah) + 1}<br>c = ${c + 1}`), picks, r.d - picks.length);
   },
   mlp(r, a) {
     const symbols = { mlp_pre: "u' W_1 + b_1", mlp_post: "\\mathrm{GELU}(u' W_1 + b_1)", m: "m", y: "y", h: "h" };
     return activations(r, `nano-${a.which}-${a.block}`, blk(r, a)[a.which], `${MLP_NAMES[a.which]}, block ${a.block}`,
-                       symbols[a.which], a.rows);
+                       symbols[a.which], a.cols);
   },
   p: (r) => activations(r, "nano-p", r.tr.p, "Output probabilities", "p", r.V.length, r.V.map((l) => `p(${l})`), [0, 1, 2],
                        undefined, "prob"),
@@ -320,10 +323,9 @@ const TABLES = {
       return [cell(M[lo[0]][lo[1]], kind, `${what}, the smallest: ${where(...lo)}`, s), cell(0, kind, `${what}, zero`, s),
               cell(M[hi[0]][hi[1]], kind, `${what}, the largest: ${where(...hi)}`, s)].join("");
     };
-    const rowX = signed(tr.X, "act", "an activation", (t, c) => `x at t = ${t}, channel ${c}`);
-    const rowW = signed(model.E, "weight", "a weight", (i, c) => `E of ${V[i]}, channel ${c}`);
-    const t = T - 1;
-    const rowP = V.map((l, i) => cell(tr.p[t][i], "prob", `a share, p(${l}) at t = ${t}`, 1)).join("");
+    const rowX = signed(tr.X, "act", "an activation", (t, c) => `x at t = ${t + 1}, channel ${c + 1}`);
+    const rowW = signed(model.E, "weight", "a weight", (i, c) => `E of ${V[i]}, channel ${c + 1}`);
+    const rowP = V.map((l, i) => cell(tr.p[T - 1][i], "prob", `a share, p(${l}) at t = ${T}`, 1)).join("");
     return oneTabStop(['<table id="nano-legend" class="nano-matrix nano-legend">',
       "<caption>How the chapter draws numbers: blue negative, grey zero, orange positive, the shade " +
       "by the size against the largest of its matrix; a learned weight framed; a share from 0 to 1 " +
@@ -337,30 +339,30 @@ const TABLES = {
       "</tbody></table>"].join("\n"));
   },
   embed({ ids, tr, V, d }, a) {
-    const t = a.t, i = ids[t];
-    const body = range(a.rows).map((c) => [String(c), fixed(tr.E_ids[t][c]), fixed(tr.P_t[t][c]), fixed(tr.X[t][c])]);
+    const t = a.t, row = t - 1, i = ids[row];
+    const body = range(a.rows).map((c) => [String(c + 1), fixed(tr.E_ids[row][c]), fixed(tr.P_t[row][c]), fixed(tr.X[row][c])]);
     body.push(dots(4));
-    return htmlTable(`nano-embed-${t}`, ["channel", `token ${V[i]}: ${im(`E[${i}]`)}`, `position: ${im(`P[${t}]`)}`,
-                                         im(`x_${t}`)], body, `The column of t = ${t}, first ${a.rows} of ${d} channels`);
+    return htmlTable(`nano-embed-${t}`, ["channel", `token ${V[i]}: ${im(`E[${i}]`)}`, `position: ${im(`P_${t}`)}`,
+                                         im(`x_${t}`)], body, `The row of t = ${t}, first ${a.rows} of ${d} channels`);
   },
   layernorm(r, a) {
-    const t = a.t, b = blk(r, a), p = params(r, a), x = b.X[t], mu = b.mu[t], sigma = b.sigma[t];
-    const body = range(a.rows).map((c) => [String(c), fixed(x[c]), fixed(x[c] - mu), fixed((x[c] - mu) / sigma),
-                                           fixed(p.gamma_1[c]), fixed(p.beta_1[c]), fixed(b.u[t][c])]);
+    const t = a.t, i = t - 1, b = blk(r, a), p = params(r, a), x = b.X[i], mu = b.mu[i], sigma = b.sigma[i];
+    const body = range(a.rows).map((c) => [String(c + 1), fixed(x[c]), fixed(x[c] - mu), fixed((x[c] - mu) / sigma),
+                                           fixed(p.gamma_1[c]), fixed(p.beta_1[c]), fixed(b.u[i][c])]);
     body.push(dots(7));
     return htmlTable(`nano-layernorm-${a.block}-${t}`,
       ["channel", im(`x_${t}`), im("x - \\mu"), im("\\hat x"), im("\\gamma"), im("\\beta"), im("u")], body,
-      `LayerNorm of the column t = ${t} in block ${a.block}, first ${a.rows} of ${r.d} channels: ` +
+      `LayerNorm of the row t = ${t} in block ${a.block}, first ${a.rows} of ${r.d} channels: ` +
       im("\\hat x = (x - \\mu)/\\sigma") + ", " + im("u = \\gamma \\hat x + \\beta"));
   },
   attention_row(r, a) {
-    const t = a.t, b = blk(r, a), h = a.head;
-    const dt = b.dots[h][t], s = b.scores[h][t], w = b.weights[h][t];
-    const m = maxOf(Array.from(s).slice(0, t + 1)), e = Array.from(s).slice(0, t + 1).map((v) => Math.exp(v - m));
-    const body = range(t + 1).map((j) => [String(j), r.V[r.ids[j]], fixed(dt[j]), fixed(s[j]), fixed(s[j] - m),
-                                          fixed(e[j]), fixed(w[j])]);
+    const t = a.t, b = blk(r, a), h = a.head - 1;
+    const dt = b.dots[h][t - 1], s = b.scores[h][t - 1], w = b.weights[h][t - 1];
+    const m = maxOf(Array.from(s).slice(0, t)), e = Array.from(s).slice(0, t).map((v) => Math.exp(v - m));
+    const body = range(t).map((j) => [String(j + 1), r.V[r.ids[j]], fixed(dt[j]), fixed(s[j]), fixed(s[j] - m),
+                                      fixed(e[j]), fixed(w[j])]);
     body.push(["<strong>sum</strong>", "", "", "", "", `<strong>${fixed(sum(e))}</strong>`,
-               `<strong>${fixed(sum(Array.from(w).slice(0, t + 1)))}</strong>`]);
+               `<strong>${fixed(sum(Array.from(w).slice(0, t)))}</strong>`]);
     return htmlTable(`nano-attention-row-${a.block}-${a.head}-${t}`,
       [im("j"), "letter", im(`q_${t} \\cdot k_j`), im("s"), im("s - \\max s"), im("e^{s - \\max s}"), im(`a_{${t},j}`)],
       body, `Head ${a.head} of block ${a.block}, the query of t = ${t} against every key up to it, ` +
@@ -368,8 +370,8 @@ const TABLES = {
             `sum of the exponentials ${fixed(sum(e))}`);
   },
   residual(r, a) {
-    const t = a.t, b = blk(r, a);
-    const body = range(a.rows).map((c) => [String(c), fixed(b.A[t][c]), fixed(b.attn[t][c]), fixed(b.X[t][c]), fixed(b.h[t][c])]);
+    const t = a.t, i = t - 1, b = blk(r, a);
+    const body = range(a.rows).map((c) => [String(c + 1), fixed(b.A[i][c]), fixed(b.attn[i][c]), fixed(b.X[i][c]), fixed(b.h[i][c])]);
     body.push(dots(5));
     return htmlTable(`nano-residual-${a.block}-${t}`,
       ["channel", im(`a_${t}`) + " (heads stacked)", im(`a_${t} W_O + b_O`), im(`x_${t}`) + " (block input)",
@@ -377,40 +379,40 @@ const TABLES = {
       `Projection and residual at t = ${t}, block ${a.block}, first ${a.rows} of ${r.d} channels`);
   },
   mlp_hidden(r, a) {
-    const t = a.t, b = blk(r, a);
-    const body = range(a.rows).map((c) => [String(c), fixed(b.mlp_pre[t][c]), fixed(b.mlp_post[t][c])]);
+    const t = a.t, i = t - 1, b = blk(r, a);
+    const body = range(a.rows).map((c) => [String(c + 1), fixed(b.mlp_pre[i][c]), fixed(b.mlp_post[i][c])]);
     body.push(dots(3));
     return htmlTable(`nano-mlp-hidden-${a.block}-${t}`, ["channel", im(`u'_${t} W_1 + b_1`), im("\\mathrm{GELU}(\\cdot)")],
-      body, `The MLP's hidden layer at t = ${t}, block ${a.block}, first ${a.rows} of ${b.mlp_pre[t].length} channels`);
+      body, `The MLP's hidden layer at t = ${t}, block ${a.block}, first ${a.rows} of ${b.mlp_pre[i].length} channels`);
   },
   mlp_out(r, a) {
-    const t = a.t, b = blk(r, a);
-    const body = range(a.rows).map((c) => [String(c), fixed(b.h[t][c]), fixed(b.u2[t][c]), fixed(b.m[t][c]), fixed(b.y[t][c])]);
+    const t = a.t, i = t - 1, b = blk(r, a);
+    const body = range(a.rows).map((c) => [String(c + 1), fixed(b.h[i][c]), fixed(b.u2[i][c]), fixed(b.m[i][c]), fixed(b.y[i][c])]);
     body.push(dots(5));
     return htmlTable(`nano-mlp-out-${a.block}-${t}`,
       ["channel", im(`h_${t}`), im(`u'_${t} = \\mathrm{LN}(h_${t})`), im(`m_${t}`), im(`y_${t} = h_${t} + m_${t}`)], body,
       `In and out of the MLP at t = ${t}, block ${a.block}, first ${a.rows} of ${r.d} channels`);
   },
   blocks({ tr }, a) {
-    const t = a.t;
-    const body = tr.blocks.map((b, k) => [String(k), fixed(norm(b.X[t])), fixed(norm(b.attn[t])), fixed(norm(b.m[t])),
-                                          fixed(norm(b.y[t]))]);
+    const t = a.t, i = t - 1;
+    const body = tr.blocks.map((b, k) => [String(k + 1), fixed(norm(b.X[i])), fixed(norm(b.attn[i])), fixed(norm(b.m[i])),
+                                          fixed(norm(b.y[i]))]);
     return htmlTable(`nano-blocks-${t}`, ["block", im(`\\lVert x_${t} \\rVert`) + " in", im("\\lVert a W_O + b_O \\rVert"),
                                           im("\\lVert m \\rVert"), im(`\\lVert y_${t} \\rVert`) + " out"], body,
-      `The column t = ${t} through the blocks (${im("\\lVert\\cdot\\rVert")}: its length)`);
+      `The row t = ${t} through the blocks (${im("\\lVert\\cdot\\rVert")}: its length)`);
   },
   looks(r, a) {
     const t = a.t;
-    const body = r.tr.blocks.map((b, k) => [String(k)].concat(range(r.H).map((h) => look(r, b.weights[h][t], t))));
-    return htmlTable(`nano-looks-${t}`, ["block"].concat(range(r.H).map((h) => `head ${h}`)), body,
-      `Where each head looks most from t = ${t}: the letter, its time step and its weight`);
+    const body = r.tr.blocks.map((b, k) => [String(k + 1)].concat(range(r.H).map((h) => look(r, b.weights[h][t - 1], t))));
+    return htmlTable(`nano-looks-${t}`, ["block"].concat(range(r.H).map((h) => `head ${h + 1}`)), body,
+      `Where each head looks most from t = ${t}: the letter, its position and its weight`);
   },
   softmax({ tr, V }, a) {
-    const t = a.t, z = Array.from(tr.z[t]), p = Array.from(tr.p[t]), m = maxOf(z), e = z.map((v) => Math.exp(v - m));
+    const t = a.t, z = Array.from(tr.z[t - 1]), p = Array.from(tr.p[t - 1]), m = maxOf(z), e = z.map((v) => Math.exp(v - m));
     const body = V.map((l, i) => [l, fixed(z[i]), fixed(z[i] - m), fixed(e[i]), fixed(p[i])]);
     body.push(["<strong>sum</strong>", "", "", `<strong>${fixed(sum(e))}</strong>`, `<strong>${fixed(sum(p))}</strong>`]);
     return htmlTable(`nano-softmax-${t}`, ["letter", im("z"), im(`z - ${tex(fixed(m))}`), im("e^{z - \\max z}"), im("p")],
-      body, `The softmax of the column t = ${t}: max ${fixed(m)}, sum ${fixed(sum(e))}`);
+      body, `The softmax of the row t = ${t}: max ${fixed(m)}, sum ${fixed(sum(e))}`);
   },
   generate: ({ steps, V }) => htmlTable("nano-generate", ["step", "the model reads", "p(A)", "p(B)", "p(C)", "appends"],
     steps.map((s, k) => [String(k + 1), s.ids.map((i) => V[i]).join(" ")].concat(s.p.map((v) => fixed(v)),
@@ -420,21 +422,21 @@ const TABLES = {
 
 const FORMULAS = {
   layernorm(r, a) {
-    const t = a.t, b = blk(r, a), d = r.d;
+    const t = a.t, i = t - 1, b = blk(r, a), d = r.d;
     return aligned([
-      ["\\mu", `\\frac{1}{${d}}\\sum_{c=0}^{${d - 1}} x_{${t},c} = ${tex(fixed(b.mu[t], 5))}`],
-      ["\\sigma", `\\sqrt{\\mathrm{Var}[x_${t}] + \\varepsilon} = \\sqrt{${tex(fixed(variance(b.X[t]), 6))} + 10^{-5}}` +
-                  ` = ${tex(fixed(b.sigma[t], 5))}`]]);
+      ["\\mu", `\\frac{1}{${d}}\\sum_{c=1}^{${d}} x_{${t},c} = ${tex(fixed(b.mu[i], 5))}`],
+      ["\\sigma", `\\sqrt{\\mathrm{Var}[x_${t}] + \\varepsilon} = \\sqrt{${tex(fixed(variance(b.X[i]), 6))} + 10^{-5}}` +
+                  ` = ${tex(fixed(b.sigma[i], 5))}`]]);
   },
   q_cell(r, a) {
-    const t = a.t, c = a.c, b = blk(r, a), p = params(r, a), u = b.u[t];
-    const parts = range(a.terms).map((i) => `(${tex(fixed(u[i]))})(${tex(fixed(p.W_Q[i][c]))})`).join(" + ");
-    return aligned([[`Q_{${t},${c}}`, `\\sum_{i=0}^{${r.d - 1}} u_{${t},i} (W_Q)_{i,${c}} + (b_Q)_{${c}}`],
-                    ["", `${parts} + \\dots + (${tex(fixed(p.b_Q[c]))})`], ["", tex(fixed(b.Q[t][c]))]]);
+    const t = a.t, c = a.c, b = blk(r, a), p = params(r, a), u = b.u[t - 1];
+    const parts = range(a.terms).map((k) => `(${tex(fixed(u[k]))})(${tex(fixed(p.W_Q[k][c - 1]))})`).join(" + ");
+    return aligned([[`Q_{${t},${c}}`, `\\sum_{k=1}^{${r.d}} u_{${t},k} (W_Q)_{k,${c}} + (b_Q)_{${c}}`],
+                    ["", `${parts} + \\dots + (${tex(fixed(p.b_Q[c - 1]))})`], ["", tex(fixed(b.Q[t - 1][c - 1]))]]);
   },
   head_output(r, a) {
-    const t = a.t, b = blk(r, a), w = b.weights[a.head][t], o = Array.from(b.outputs[a.head][t]);
-    const terms = range(t + 1).map((j) => `${tex(fixed(w[j]))}\\, v_${j}`);
+    const t = a.t, b = blk(r, a), w = b.weights[a.head - 1][t - 1], o = Array.from(b.outputs[a.head - 1][t - 1]);
+    const terms = range(t).map((j) => `${tex(fixed(w[j]))}\\, v_${j + 1}`);
     const lines = [`o_${t} &= ` + terms.slice(0, 3).join(" + ")];
     for (let k = 3; k < terms.length; k += 3) lines.push("&\\quad + " + terms.slice(k, k + 3).join(" + "));
     lines.push(`&= [${o.slice(0, a.channels).map((x) => tex(fixed(x))).join(", ")}, \\dots]` +
@@ -444,23 +446,23 @@ const FORMULAS = {
   gelu(r, a) {
     const b = blk(r, a);
     return aligned([["\\mathrm{GELU}(x)", "\\tfrac12 x\\left(1 + \\tanh\\left(\\sqrt{2/\\pi}\\,(x + 0.044715\\, x^3)\\right)\\right)"],
-                    [`\\mathrm{GELU}(${tex(fixed(b.mlp_pre[a.t][a.c]))})`, tex(fixed(b.mlp_post[a.t][a.c]))]]);
+                    [`\\mathrm{GELU}(${tex(fixed(b.mlp_pre[a.t - 1][a.c - 1]))})`, tex(fixed(b.mlp_post[a.t - 1][a.c - 1]))]]);
   },
   logit({ model, tr, V }, a) {
-    const t = a.t, i = V.indexOf(a.letter), f = tr.f[t];
+    const t = a.t, i = V.indexOf(a.letter), f = tr.f[t - 1];
     const parts = range(a.terms).map((k) => `(${tex(fixed(f[k]))})(${tex(fixed(model.W_U[k][i]))})`).join(" + ");
     return aligned([[`z_{${t},\\mathrm{${a.letter}}}`, `f_${t} \\cdot W_U^{(${a.letter})}`], ["", `${parts} + \\dots`],
-                    ["", tex(fixed(tr.z[t][i]))]]);
+                    ["", tex(fixed(tr.z[t - 1][i]))]]);
   },
   softmax({ tr }, a) {
-    const z = Array.from(tr.z[a.t]), m = maxOf(z), e = z.map((v) => Math.exp(v - m));
+    const z = Array.from(tr.z[a.t - 1]), m = maxOf(z), e = z.map((v) => Math.exp(v - m));
     return mathBlock(`p_i = \\frac{e^{z_i - ${tex(fixed(m))}}}{${tex(fixed(sum(e)))}},\\quad p = ` +
-                     tex(render.vector(tr.p[a.t])));
+                     tex(render.vector(tr.p[a.t - 1])));
   },
 };
 
-/** The letter's id; "top": the most probable letter at position t. */
-const letterAt = (r, a) => (a.letter === "top" ? argmax(r.tr.p[a.t]) : r.V.indexOf(a.letter));
+/** The letter's id; "top": the most probable letter at position a.t (from 1). */
+const letterAt = (r, a) => (a.letter === "top" ? argmax(r.tr.p[a.t - 1]) : r.V.indexOf(a.letter));
 const chosen = (s) => s.p[s.next];
 
 // ------------------------------------------------------------ the weights' training record (model.record)
@@ -498,17 +500,17 @@ const NUMBERS = {
   ids: (r) => r.ids.join(" "),
   answer: (r) => r.steps.map((s) => r.V[s.next]).join(" "),
   sorted: (r) => r.ids.slice().sort((x, y) => x - y).map((i) => r.V[i]).join(" "),
-  letter: (r, a) => r.V[r.ids[a.t]],
-  id: (r, a) => String(r.ids[a.t]),
-  mu: (r, a) => fixed(blk(r, a).mu[a.t], a.places),
-  sigma: (r, a) => fixed(blk(r, a).sigma[a.t], a.places),
-  variance: (r, a) => fixed(variance(blk(r, a).X[a.t]), a.places),
-  look: (r, a) => look(r, blk(r, a).weights[a.head][a.t], a.t),
-  strongest_look: (r, a) => fixed(Math.max(...r.tr.blocks.map((b) => Math.max(...b.weights.map((w) => maxOf(w[a.t]))))),
+  letter: (r, a) => r.V[r.ids[a.t - 1]],
+  id: (r, a) => String(r.ids[a.t - 1]),
+  mu: (r, a) => fixed(blk(r, a).mu[a.t - 1], a.places),
+  sigma: (r, a) => fixed(blk(r, a).sigma[a.t - 1], a.places),
+  variance: (r, a) => fixed(variance(blk(r, a).X[a.t - 1]), a.places),
+  look: (r, a) => look(r, blk(r, a).weights[a.head - 1][a.t - 1], a.t),
+  strongest_look: (r, a) => fixed(Math.max(...r.tr.blocks.map((b) => Math.max(...b.weights.map((w) => maxOf(w[a.t - 1]))))),
                                   a.places),
-  p: (r, a) => fixed(r.tr.p[a.t][letterAt(r, a)], a.places),
-  percent: (r, a) => `${fixed(100 * r.tr.p[a.t][letterAt(r, a)], 1)} %`,
-  top: (r, a) => r.V[argmax(r.tr.p[a.t])],
+  p: (r, a) => fixed(r.tr.p[a.t - 1][letterAt(r, a)], a.places),
+  percent: (r, a) => `${fixed(100 * r.tr.p[a.t - 1][letterAt(r, a)], 1)} %`,
+  top: (r, a) => r.V[argmax(r.tr.p[a.t - 1])],
   min_step_p: (r, a) => fixed(Math.min(...r.steps.map(chosen)), a.places),
   untrained_top: (r, a) => fixed(Math.min(...a.ignored.map((t) => maxOf(r.tr.p[t])))),
 };
@@ -536,45 +538,45 @@ const FIGURES = {
     let body = "";
     for (let h = 0; h < H; h++) {
       const x = left + h * (T * size + gap);
-      body += draw.label(x + Math.floor(T * size / 2), 11, `head ${h}`, "middle", "hdr");
+      body += draw.label(x + Math.floor(T * size / 2), 11, `head ${h + 1}`, "middle", "hdr");
       body += letters.map((l, j) => draw.label(x + j * size + Math.floor(size / 2), top - 5, l, "middle", "val")).join("");
     }
     for (let b = 0; b < B; b++) {
       const y = top + b * (T * size + gap);
-      body += draw.label(0, y + Math.floor(T * size / 2) + 4, `block ${b}`, "start", "hdr");
+      body += draw.label(0, y + Math.floor(T * size / 2) + 4, `block ${b + 1}`, "start", "hdr");
       body += letters.map((l, i) => draw.label(left - 4, y + i * size + 11, l, "end", "val")).join("");
       for (let h = 0; h < H; h++) {
         const w = tr.blocks[b].weights[h];
         const M = range(T).map((t) => range(T).map((j) => (j <= t ? w[t][j] : null)));
         const titles = range(T).map((t) => range(T).map((j) =>
-          `block ${b}, head ${h}: t = ${t} (${letters[t]}) reads j = ${j} (${letters[j]})`));
+          `block ${b + 1}, head ${h + 1}: t = ${t + 1} (${letters[t]}) reads j = ${j + 1} (${letters[j]})`));
         body += draw.grid(M, titles, size, left + h * (T * size + gap), y, 1, "prob");
       }
     }
     const width = left + H * T * size + (H - 1) * gap + 2, height = top + B * T * size + (B - 1) * gap + 2;
     const drawing = draw.svg(width, height, `The attention weights of the ${H} heads (columns) of the ${B} blocks (rows): ` +
-      "in each small map a row per time step t reading a column per earlier step j, the stronger the purple, the larger; the future is hatched", body);
+      "in each small map a row per position t reading a column per earlier position j, the stronger the purple, the larger; the future is hatched", body);
     return draw.figure("nano-attention", drawing + draw.probKey("weight", true), `The ${B * H} attention matrices on ${draw.esc(r.text)}: rows are the queries ` +
-      `t = 0 to ${T - 1}, columns the keys j, both labelled with their letters`);
+      `t = 1 to ${T}, columns the keys j, both labelled with their letters`);
   },
   residual({ tr }, a) {
-    const t = a.t, NORM = "\u2016", points = [norm(tr.blocks[0].X[t])];
-    const names = [[`t = ${t}, entering block 0: ${NORM}x${NORM}`, "x"]];
+    const t = a.t, i = t - 1, NORM = "\u2016", points = [norm(tr.blocks[0].X[i])];
+    const names = [[`t = ${t}, entering block 1: ${NORM}x${NORM}`, "x"]];
     tr.blocks.forEach((b, k) => {
       for (const [name, where] of [["h", "attention"], ["y", "MLP"]]) {
-        points.push(norm(b[name][t]));
-        names.push([`t = ${t}, after block ${k}'s ${where}: ${NORM}${name}${NORM}`, name + "₀₁₂₃₄₅₆₇₈₉"[k]]);
+        points.push(norm(b[name][i]));
+        names.push([`t = ${t}, after block ${k + 1}'s ${where}: ${NORM}${name}${NORM}`, name + "₀₁₂₃₄₅₆₇₈₉"[k + 1]]);
       }
     });
     const titles = names.map(([n], k) => `${n} = ${fixed(points[k])}`);
     const ys = charts.niceTicks(0, maxOf(points), 4);
     const drawing = charts.lineChartSvg([["length", points.map((v, k) => [k, v]), titles]],
-      `A line: the length of the column t = ${t} on entering the first block (${fixed(points[0])}), ` +
+      `A line: the length of the row t = ${t} on entering the first block (${fixed(points[0])}), ` +
       `after each block's attention and after each MLP, to ${fixed(points[points.length - 1])} on leaving the last`,
       names.map(([, s], k) => [k, s]), ys.map((v) => [v, tick(v)]),
-      "h, y: after attention, after the MLP", `length of the column t = ${t}`, 336, 220);
+      "h, y: after attention, after the MLP", `length of the row t = ${t}`, 336, 220);
     return draw.figure("nano-residual", drawing,
-      `The length of the column t = ${t} after each part of each block` +
+      `The length of the row t = ${t} after each part of each block` +
       '<span class="screen-only">; point at or tap a dot for its value</span>');
   },
   generate({ steps, V }) {

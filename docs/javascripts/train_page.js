@@ -182,13 +182,12 @@ function followButton(ui, run, recipe) {
  *  once), then each head's map in a task of its own (the three drawn at
  *  once, the first time, made a frame of 24 ms). */
 function headsInto(figure, attention, tokens, exampleText) {
-  dom.patchInto(figure, attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h}</p>` +
+  dom.patchInto(figure, attention.map((w, h) => `<div class="nano-train-head"><p class="nano-hint">head ${h + 1}</p>` +
     '<div class="nano-train-map"></div></div>').join("") +
     `<figcaption>The last block's ${attention.length} heads reading the chapter's example ` +
     `(${draw.esc(exampleText)} then its sorted letters): one row per query, one column per key, the stronger the purple, the more weight.</figcaption>`);
   const maps = figure.querySelectorAll(".nano-train-map");
-  // positions from 0, as the chapter counts (its first page says so)
-  attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h, 0)), 0));
+  attention.forEach((w, h) => setTimeout(() => dom.patchInto(maps[h], draw.attentionSvg(tokens, w, h + 1)), 0));
 }
 
 /** Each page view (book.js): the page's trainer, once nano-gpt's stylesheet is there. */

@@ -23,7 +23,7 @@ from toycalc.model.weights import load_toy
 # figure -> (page, the id of the table it draws, beside which it stands)
 PLACES = {
     "nano-attention": ("nano-gpt/self-attention", re.compile(r"^nano-attention-\d+-\d+$")),  # the head the page follows
-    "nano-residual": ("nano-gpt/transformer", "nano-blocks-5"),
+    "nano-residual": ("nano-gpt/transformer", "nano-blocks-6"),
     "nano-generate": ("nano-gpt/output", "nano-generate"),
     "nano-loss": ("nano-gpt/preliminaries", "nano-training"),
     "modern-params": ("what-changed", "table-growth"),
@@ -50,7 +50,7 @@ def number(title: str) -> str:
 # ------------------------------------------------------------- what toycalc computes (the expectations)
 
 def attention_expected(params, ids) -> dict:
-    """{(block, head, t, j): value} for j <= t, from gpt.forward."""
+    """{(block, head, t, j): value} for j <= t, from gpt.forward; named from 1, as the book counts."""
     trace = gpt.forward(params, nanogpt.CONFIG, np.array(ids))
     L = [nanogpt.VOCAB[i] for i in ids]
     out = {}
@@ -58,7 +58,7 @@ def attention_expected(params, ids) -> dict:
         for h in range(nanogpt.CONFIG.n_heads):
             for t in range(len(ids)):
                 for j in range(t + 1):
-                    key = f"block {b}, head {h}: t = {t} ({L[t]}) reads j = {j} ({L[j]})"
+                    key = f"block {b + 1}, head {h + 1}: t = {t + 1} ({L[t]}) reads j = {j + 1} ({L[j]})"
                     out[key] = fixed(block["weights"][h, t, j])
     return out
 
@@ -223,8 +223,8 @@ def test_without_a_loss_curve_the_page_says_so(nano):
 
 
 def test_figure_mistakes_say_what_exists(nano, ex):
-    with pytest.raises(ValueError, match="t = 6: the example has time steps 0 to 5"):
-        transformer.residual_figure(Run(nano), t=6)
+    with pytest.raises(ValueError, match="t = 7: the example has positions 1 to 6"):
+        transformer.residual_figure(Run(nano), t=7)
     with pytest.raises(ValueError, match="head = 3: this run has heads 1 to 2"):
         what_changed.rope_figure(ex, head=3)
     with pytest.raises(ValueError, match="step = 0: expected 1 to 1024, GPT-2 small.s positions"):

@@ -109,7 +109,6 @@ PRIMITIVES = [
     ("draw.js", "svg", draw.svg, [10, 20, "aria", "", "fig mini"]),
     ("draw.js", "textWidth", draw.text_width, ["␣cat"]), ("draw.js", "textWidth", draw.text_width, ["abc", 6]),
     ("draw.js", "attentionSvg", draw.attention_svg, [["a", "␣b"], [[1.0, None], [0.25, 0.75]], 2]),
-    ("draw.js", "attentionSvg", draw.attention_svg, [["a", "␣b"], [[1.0, None], [0.25, 0.75]], 2, 0]),
     ("draw.js", "attentionLinesSvg", draw.attention_lines_svg, [["a", "␣b"], [[1.0, None], [0.25, 0.75]], 1]),
     ("draw.js", "barsSvg", draw.bars_svg, [["x", "y<"], [0.25, 0.75], "bars", 1, [0], "q"]),
     ("draw.js", "barsSvg", draw.bars_svg, [["x", "y"], [0.5, 0.5], "no top"]),

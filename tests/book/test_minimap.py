@@ -35,7 +35,7 @@ def toy_map(ex: Example, here=()) -> BeautifulSoup:
 def nano_map(run, here=("ln1", "mlp", "lnf")) -> BeautifulSoup:
     links = {name: "nano-gpt/" + target for name, target in minimap.NANO_PAGES.items()}
     return BeautifulSoup(minimap.map_svg(run.trace, [VOCAB[i] for i in run.ids], list(VOCAB), links, list(here),
-                                         run.params, from0=True), "html.parser")
+                                         run.params), "html.parser")
 
 
 def titles(soup, part: str, weights: bool | None = False) -> list[str]:
@@ -53,7 +53,7 @@ def columns(n: int) -> list[str]:
 
 
 def channels(values) -> list[str]:
-    return [f"c = {j}" for j in range(len(values))]
+    return columns(len(values))
 
 
 def test_the_map_is_a_region_of_its_own(toy, run):
@@ -112,14 +112,14 @@ def test_every_number_is_a_cell_of_4_px_and_every_band_fits_a_phone(toy, heads):
     assert len(soup.select("svg")) >= 2 and all(svg["role"] == "group" and svg["aria-label"] for svg in soup.select("svg"))
 
 
-def test_nano_gpts_map_counts_from_0_and_carries_the_weights_of_the_pages_parts(run):
-    """Positions and channels from 0, as the chapter counts; under a part
+def test_nano_gpts_map_counts_from_1_and_carries_the_weights_of_the_pages_parts(run):
+    """Positions, columns and heads from 1, as the whole book counts; under a part
     the page explains, its weights that are vectors, cell by cell; the
     other parts without; "× 3 blocks"."""
     soup = nano_map(run)
     assert [g["data-part"] for g in soup.select("g[data-part]")] == PARTS
     assert soup.find(string=re.compile(r"× 3 blocks"))
-    at = f"{VOCAB[run.ids[-1]]} (t = {run.T - 1})"
+    at = f"{VOCAB[run.ids[-1]]} (position {run.T})"
     p, blk = run.params, run.trace["blocks"][0]
     u = blk["u"][-1]
     assert titles(soup, "ln1") == named(f"u, x after LayerNorm of {at}", u, channels(u))
@@ -127,7 +127,7 @@ def test_nano_gpts_map_counts_from_0_and_carries_the_weights_of_the_pages_parts(
         named("γ₁, LayerNorm's learned weights", p["blocks.0.gamma_1"], channels(u)) +
         named("β₁, its learned biases", p["blocks.0.beta_1"], channels(u)))
     b1 = p["blocks.0.b_1"]
-    assert titles(soup, "mlp", weights=True) == (named("the bias of W₁", b1, [str(j) for j in range(len(b1))]) +
+    assert titles(soup, "mlp", weights=True) == (named("the bias of W₁", b1, columns(len(b1))) +
                                                  named("the bias of W₂", p["blocks.0.b_2"], channels(u)))
     assert titles(soup, "lnf", weights=True) == (
         named("γ, the last LayerNorm's learned weights", p["gamma_f"], channels(u)) +
@@ -137,7 +137,7 @@ def test_nano_gpts_map_counts_from_0_and_carries_the_weights_of_the_pages_parts(
                                         channels(u))
     assert titles(soup, "softmax") == named(f"p after {at}", run.trace["p"][-1], [f"p({v})" for v in VOCAB])
     tokens = [VOCAB[i] for i in run.ids]
-    assert titles(soup, "heads")[:run.T] == [f"head 0, {at} reads {t} (t = {j}): {fixed(a)}"
+    assert titles(soup, "heads")[:run.T] == [f"head 1, {at} reads {t} (position {j + 1}): {fixed(a)}"
                                              for j, (t, a) in enumerate(zip(tokens, blk["weights"][0][-1]))]
     # the parts the page does not explain: no weights, small cells
     for part in ("Q", "W_O", "ln2"):

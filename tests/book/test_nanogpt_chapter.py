@@ -154,8 +154,10 @@ def test_bad_weights_stop_the_build(tmp_path, macros):
 @pytest.mark.parametrize("call, message", [
     ('{{ nano_gpt_table("nope") }}', "bad.md, line 3: nano_gpt_table('nope'): no such name; the names are: legend, vocab, params,"),
     ('{{ nano_gpt_number("p", leter="A") }}', "bad.md, line 3: nano_gpt_number('p'): unknown argument 'leter'; it takes letter, t, places"),
-    ('{{ nano_gpt_number("p", t=6) }}', "bad.md, line 3: nano_gpt_number('p'): t = 6: the example has time steps 0 to 5"),
-    ('{{ nano_gpt_matrix("qkv", head=3) }}', "bad.md, line 3: nano_gpt_matrix('qkv'): head = 3: the model has heads 0 to 2"),
+    ('{{ nano_gpt_number("p", t=7) }}', "bad.md, line 3: nano_gpt_number('p'): t = 7: the example has positions 1 to 6"),
+    ('{{ nano_gpt_number("p", t=0) }}', "bad.md, line 3: nano_gpt_number('p'): t = 0: the example has positions 1 to 6"),
+    ('{{ nano_gpt_matrix("qkv", head=4) }}', "bad.md, line 3: nano_gpt_matrix('qkv'): head = 4: the model has heads 1 to 3"),
+    ('{{ nano_gpt_matrix("u", block=0) }}', "bad.md, line 3: nano_gpt_matrix('u'): block = 0: the model has blocks 1 to 3"),
 ])
 def test_bad_nano_macro_call(macros, call, message):
     assert message in page_error(macros(), f"# Bad\n\n{call}\n")
@@ -201,9 +203,9 @@ def test_embedding_numbers_match_the_model(site, nano):
     """Computed here from the weights, without the trace the tables read."""
     E, P = nano.params["E"], nano.params["P"]
     ids = [2, 1, 0, 1, 1, 2]
-    x3 = E[ids[3]] + P[3]
-    body = cells(chapter(site, "embedding"), "nano-embed-3")[1:9]
-    assert body == [[str(c), f3(E[1, c]), f3(P[3, c]), f3(x3[c])] for c in range(8)]
+    x3 = E[ids[3]] + P[3]       # the fourth letter, t = 4 on the page
+    body = cells(chapter(site, "embedding"), "nano-embed-4")[1:9]
+    assert body == [[str(c + 1), f3(E[1, c]), f3(P[3, c]), f3(x3[c])] for c in range(8)]
 
 
 def test_layernorm_numbers_match_the_model(site, nano):
@@ -213,15 +215,15 @@ def test_layernorm_numbers_match_the_model(site, nano):
     soup = chapter(site, "layer-norm")
     text = text_of(soup)
     assert f"\\(\\mu = \\) {f3(mu)}" in text and f"\\(\\sigma = \\) {f3(sigma)}" in text
-    body = cells(soup, "nano-layernorm-0-3")[1:9]
+    body = cells(soup, "nano-layernorm-1-4")[1:9]
     assert [r[-1] for r in body] == [f3(u[c]) for c in range(8)]
 
 
 def test_attention_and_output_match_the_model(site, nano):
     tr = gpt.forward(nano.params, nanogpt.CONFIG, np.array([2, 1, 0, 1, 1, 2]))
-    a = tr["blocks"][0]["weights"][1, 5]   # the page follows block 0's head 1 (see below)
+    a = tr["blocks"][0]["weights"][1, 5]   # the page follows block 1's head 2, at t = 6 (see below)
     s = tr["blocks"][0]["scores"][1, 5]
-    body = cells(chapter(site, "self-attention"), "nano-attention-row-0-1-5")[1:]
+    body = cells(chapter(site, "self-attention"), "nano-attention-row-1-2-6")[1:]
     assert [r[-1] for r in body[:-1]] == [f3(v) for v in a]
     assert body[-1][-2:] == [f3(np.exp(s - s.max()).sum()), "1.000"]
     soup = chapter(site, "output")
@@ -243,15 +245,15 @@ def test_parameter_counts_on_the_page(site):
 
 
 def test_the_scored_positions_follow_the_task(site):
-    """Position t predicts id t + 1: the first five would predict input
-    letters (ignored); from the one reading the last input letter on, the
-    six sorted letters are scored."""
+    """Position t predicts the letter at t + 1: the first five would predict
+    input letters (ignored); from the one reading the last input letter on,
+    the six sorted letters are scored. The page counts positions from 1."""
     _, targets = nanogpt.examples(nanogpt.all_inputs())
-    scored = sorted(set(np.nonzero(targets >= 0)[1]))
-    assert scored == list(range(nanogpt.LENGTH - 1, 2 * nanogpt.LENGTH - 1))
+    scored = sorted(set(np.nonzero(targets >= 0)[1] + 1))
+    assert scored == list(range(nanogpt.LENGTH, 2 * nanogpt.LENGTH))
     text = text_of(chapter(site, "preliminaries"))
-    assert f"only the predictions made at positions {scored[0]} to {scored[-1]} are scored" in text
-    assert f"Those at positions 0 to {scored[0] - 1} would have to guess" in text
+    assert f"Only the predictions made at positions {scored[0]} to {scored[-1]} are scored" in text
+    assert f"Those at positions 1 to {scored[0] - 1} would have to guess" in text
 
 
 def test_every_chapter_table_matches_its_renderer(site, run):
@@ -368,11 +370,13 @@ def test_big_matrices_are_summarised(run):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda r: embedding.embed_table(r, t=9), "t = 9: the example has time steps 0 to 5"),
+    (lambda r: embedding.embed_table(r, t=9), "t = 9: the example has positions 1 to 6"),
+    (lambda r: embedding.embed_table(r, t=0), "t = 0: the example has positions 1 to 6"),
     (lambda r: self_attention.qkv_matrix(r, which="X"), "which = 'X': expected one of Q, K, V"),
     (lambda r: self_attention.W_matrix(r, name="W_Z"), "name = 'W_Z': expected one of W_Q, W_K, W_V, W_O, W_1, W_2, W_U"),
     (lambda r: index.p_number(r, letter="D"), "letter = 'D': expected one of A, B, C"),
-    (lambda r: layer_norm.layernorm_table(r, block=3), "block = 3: the model has blocks 0 to 2"),
+    (lambda r: layer_norm.layernorm_table(r, block=4), "block = 4: the model has blocks 1 to 3"),
+    (lambda r: self_attention.qcell_formula(r, c=0), "c = 0: the channels are 1 to 48"),
 ])
 def test_renderer_mistakes_say_what_exists(run, call, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -384,8 +388,8 @@ def test_what_the_prose_claims_holds(run):
     a_at = run.ids.index(0)
     assert all(int(np.argmax(run.block(0)["weights"][h, 5])) == a_at for h in range(3))  # transformer.md
     assert nanogpt.VOCAB[int(np.argmax(run.trace["p"][5]))] == "A"                        # index.md
-    # layer-norm.md: "this column is nearly flat ... epsilon still nudges sigma", for any
-    # letter at t = 3 (a reader may follow other letters): by more than half a percent
+    # layer-norm.md: "this row is nearly flat ... epsilon still nudges sigma", for any
+    # letter at t = 4 (a reader may follow other letters): by more than half a percent
     for letter in range(len(nanogpt.VOCAB)):
         variance = (run.params["E"][letter] + run.params["P"][3]).var()
         assert np.sqrt(1 + gpt.LN_EPS / variance) - 1 > 0.005
@@ -409,8 +413,9 @@ def test_untrained_columns_and_small_weights_are_explained(site, nano):
 
 def test_the_head_that_finds_the_smallest_letter(site, nano):
     """Over the 726 inputs that mix letters, count per head of each block how
-    often the largest weight at t = 5 falls on the smallest letter; the page
-    shows the counts and follows the best head (block 0's head 1, 726 of 726)."""
+    often the largest weight at t = 6 falls on the smallest letter; the page
+    shows the counts and follows the best head (block 1's head 2, 726 of 726),
+    counting blocks and heads from 1."""
     inputs = nanogpt.all_inputs()
     mixed = inputs[inputs.min(1) != inputs.max(1)]
     hits = np.zeros((nano.cfg.n_blocks, nano.cfg.n_heads), int)
@@ -421,10 +426,10 @@ def test_the_head_that_finds_the_smallest_letter(site, nano):
                 hits[b, h] += x[int(np.argmax(blk["weights"][h, 5]))] == x.min()
     assert len(mixed) == 726 and hits[0, 1] == 726 and hits[0, 0] == 515
     table = cells(chapter(site, "self-attention"), "nano-smallest-looks")[1:]
-    assert table == [[f"block {b}"] + [str(v) for v in hits[b]] for b in range(len(hits))]
+    assert table == [[f"block {b + 1}"] + [str(v) for v in hits[b]] for b in range(len(hits))]
     text = text_of(chapter(site, "self-attention"))
-    assert "follows one of them, head 1 of block 0" in text
-    assert "does it for 726 of them, which is why this page follows it; head 0 of block 0 does it for 515" in text
+    assert "follows one of them, head 2 of block 1" in text
+    assert "does it for 726 of them, which is why this page follows it; head 1 of block 1 does it for 515" in text
 
 
 def test_the_prefix_tree_pass_equals_a_full_pass_per_input(run):
@@ -444,7 +449,7 @@ def test_what_the_walkthrough_covers_is_kept(site, run):
     assert "Zero to Hero" in text("")
     assert any("ages[" in c.get_text() for c in chapter(site, "self-attention").select("pre code"))
     mlp = chapter(site, "mlp")
-    assert mlp.find(id="nano-W_1-0") is not None and mlp.find(id="nano-W_2-0") is not None
+    assert mlp.find(id="nano-W_1-1") is not None and mlp.find(id="nano-W_2-1") is not None
     p = run.trace["p"][5, 0]
     assert f"a letter with probability {p:.3f} comes out in that share of the draws, {100 * p:.1f} % of them" \
         in text("output")
@@ -470,34 +475,32 @@ def test_the_page_says_how_the_weights_are_stored(site, nano):
         assert {archive[name].dtype.name for name in archive.files} == {nano.record["stored_as"]}
 
 
-# Where a page of the chapter first names a time step, a channel, a row or a
-# column by its number, counted from 0 as in the code.
-FROM_ZERO_INDEX = re.compile(r"\b[tcj] = \d|\b(?:rows|columns|positions) \d+ to \d+|\bchannel \d|\bcolumn \d+ of")
-SAYS_FROM_ZERO = re.compile(r"\b(?:counted|count|counting|numbered)(?: \w+)? from 0\b", re.I)
+# A position, channel, row, column, block or head numbered 0, or a sentence
+# saying that the chapter counts so: the book counts them from 1 (issue 50);
+# only a token's index counts from 0 ("an index counts from 0").
+NUMBERED_0 = re.compile(r"\b[tcj] = 0\b|\b(?:rows|columns|positions|channels) 0 to\b|"
+                        r"\b(?:channel|block|head|row|column|position)s? 0\b")
+SAYS_FROM_ZERO = re.compile(r"\b(?:counted|count|counts|counting|numbered)(?: \w+)? from 0\b", re.I)
 NANO_PAGES = ["", "preliminaries", "embedding", "layer-norm", "self-attention", "projection", "mlp",
               "transformer", "softmax", "output", "train"]
 
 
 @pytest.mark.parametrize("name", NANO_PAGES)
-def test_a_page_that_counts_from_0_says_so_first(site, name):
-    """nano-gpt counts time steps, channels, rows and columns from 0, as the
-    code does, where the toy counts from 1 (issue #25): every page that
-    numbers one of them says so by the end of the sentence that first does
-    (before the number where it can), since a reader
-    may start on any page (Layer Norm, Projection, MLP, Output and the rest
-    showed "t = 3" or "rows 0 to 7" without a word)."""
+def test_the_chapter_counts_from_1_as_the_book_does(site, name):
+    """nano-gpt counted time steps, channels, rows, columns, blocks and
+    heads from 0, as its code does, where the toy counts from 1 (issue 50):
+    every page now counts as the book does, in its prose, tables, figures
+    and titles, and no page explains a second rule (an index, the number
+    of a letter in the vocabulary, still counts from 0, and says so)."""
     article = fresh_page(site, f"nano-gpt/{name}").select_one("article")
-    for skip in article.select(".minimap, .nano-follow, .nano-sorter"):
-        skip.decompose()
-    text = " ".join(article.get_text(" ").split())
-    first = FROM_ZERO_INDEX.search(text)
-    if first is None:
-        return
-    said = SAYS_FROM_ZERO.search(text)
-    # before the number, or in the same sentence ("t = 5, the sixth time step (counted from 0 ...)")
-    ends = [i for i in (text.find(". ", first.end()), text.find(": ", first.end())) if i >= 0]
-    sentence_end = min(ends, default=len(text))
-    assert said is not None and said.start() < sentence_end, (name, text[max(0, first.start() - 200):sentence_end])
+    words = " ".join(article.get_text(" ").split())
+    titles = " ".join(t.get_text(" ") for t in article.select("title")) + " " + \
+        " ".join(v for el in article.select("[title], [aria-label]") for v in (el.get("title"), el.get("aria-label")) if v)
+    for text in (words, titles):
+        found = NUMBERED_0.search(text)
+        assert found is None, (name, text[max(0, found.start() - 120):found.end() + 40])
+    for said in SAYS_FROM_ZERO.finditer(words):
+        assert "index" in words[max(0, said.start() - 40):said.start()], (name, words[max(0, said.start() - 160):said.end()])
 
 
 def test_preliminaries_names_the_page_that_trains(site):

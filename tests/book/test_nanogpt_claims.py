@@ -106,17 +106,17 @@ def test_warn_builds_and_marks_the_sentence(macros, one_step, one_step_does, mon
 
 
 def test_a_head_that_looks_elsewhere(nano):
-    """The followed head's row 5, with its attention turned away from A."""
+    """The followed head's row t = 6, with its attention turned away from A."""
     run = Run(nano)
-    block, head = run.best_head
-    assert claims.looks_at_smallest_claim(run, t=5, head="best") is None
+    block, head = run.best_head        # from 0, as arrays count
+    assert claims.looks_at_smallest_claim(run, t=6, head="best") is None
     weights = run.block(block)["weights"].copy()
-    weights[head, 5] = [0.1, 0.1, 0.05, 0.5, 0.15, 0.1]     # largest on j = 3, a B
+    weights[head, 5] = [0.1, 0.1, 0.05, 0.5, 0.15, 0.1]     # largest on the fourth key, j = 4, a B
     trace = dict(run.trace, blocks=[dict(b, weights=weights) if k == block else b
                                     for k, b in enumerate(run.trace["blocks"])])
     run.__dict__["trace"] = trace                              # the cached forward pass, changed
-    assert claims.looks_at_smallest_claim(run, t=5, head="best") == (
-        f"head {head} of block {block} puts its largest weight, 0.500, on B at j = 3, "
+    assert claims.looks_at_smallest_claim(run, t=6, head="best") == (
+        f"head {head + 1} of block {block + 1} puts its largest weight, 0.500, on B at j = 4, "
         "not on the smallest letter, A")
 
 
@@ -144,7 +144,7 @@ GUARDED = [
     ("self-attention", "starts_with_smallest",
      "The answer has to start with the smallest letter of the input, here …"),
     ("transformer", "blends",
-     "… of its weight on a single column from \\(t = 5\\), so every head hands on a blend of several letters"),
+     "… of its weight on a single letter from \\(t = 6\\), so every head hands on a blend of several letters"),
     ("transformer", "heads_look_at",
      "…every head hands on a blend of several letters…, and the first block's heads all lean towards the A"),
     ("output", "untrained_as_sure",
@@ -165,7 +165,7 @@ def reversed_sorter(tmp_path_factory, nano):
     writes the largest letter first, its heads look at C, and it sorts only
     the 3 inputs of a single letter); the residual stream 100 times longer
     (E, P and what each block adds: the LayerNorms undo the length, but the
-    column t = 3 is no longer flat); head 0 of block 0 six times sharper.
+    row t = 4 is no longer flat); head 1 of block 1 six times sharper.
     Stored in float16, with the facts of these weights in its record."""
     params = {k: v.copy() for k, v in nano.params.items()}
     params["E"], params["W_U"] = params["E"][::-1].copy(), params["W_U"][:, ::-1].copy()
@@ -205,13 +205,13 @@ def test_what_the_reversed_sorter_does_is_what_the_claims_say(reversed_sorter):
     assert writes.startswith("C") and claims.writes_sorted_claim(run).startswith(f"the model writes {writes} ")
     assert nanogpt.accuracy(params) == 3 and claims.sorts_all_claim(run) == "greedy decoding sorts 3 of the 729 inputs"
     assert claims.starts_with_smallest_claim(run).startswith("after C B A B B C the most probable letter is C (")
-    x3 = (params["E"][nanogpt.encode("B")[0]] + params["P"][3])          # t = 3 is a B
-    assert claims.epsilon_nudges_sigma_claim(run).startswith(f"the column t = 3 has variance {x3.var():.6f} ")
+    x3 = (params["E"][nanogpt.encode("B")[0]] + params["P"][3])          # t = 4 is a B
+    assert claims.epsilon_nudges_sigma_claim(run).startswith(f"the row t = 4 has variance {x3.var():.6f} ")
     assert claims.variance_too_coarse_claim(run).startswith(f"σ from the variance at three places, {x3.var():.3f}, ")
-    assert claims.blends_claim(run).startswith("from t = 5 head 0 of block 0 gives ")
-    assert claims.heads_look_at_claim(run, letter="A", t=5, block=0).startswith(
-        "from t = 5 head 0 of block 0 puts its largest weight")
-    assert " on C at j = " in claims.heads_look_at_claim(run, letter="A", t=5, block=0)
+    assert claims.blends_claim(run).startswith("from t = 6 head 1 of block 1 gives ")
+    assert claims.heads_look_at_claim(run, letter="A", t=6, block=1).startswith(
+        "from t = 6 head 1 of block 1 puts its largest weight")
+    assert " on C at j = " in claims.heads_look_at_claim(run, letter="A", t=6, block=1)
     least_sure_step = min(s["p"].max() for s in run.steps)
     _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])     # the positions training ignores
     least_untrained = min(run.trace["p"][t].max() for t in range(run.T) if targets[0, t] < 0)
@@ -230,7 +230,7 @@ def test_an_unsure_untrained_column_is_named(nano):
     run.__dict__["trace"] = dict(run.trace, p=run.trace["p"].copy())   # the cached trace, changed
     run.trace["p"][t] = 0
     run.trace["p"][t][:3] = [0.5, 0.3, 0.2]
-    assert claims.untrained_as_sure_claim(run) == (f"the column t = {t}, whose target training ignores, "
+    assert claims.untrained_as_sure_claim(run) == (f"the row t = {t + 1}, whose target training ignores, "
                                                    "is only 0.500 sure of its letter, not more than half")
     assert claims.untrained_as_sure_claim(Run(nano)) is None
 

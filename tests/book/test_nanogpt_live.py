@@ -35,7 +35,7 @@ process.stdout.write(JSON.stringify({ full: job.specs.map((s) => n.fullMarkup(mo
 
 def every_matrix(cfg) -> list[dict]:
     """Each openable matrix the chapter can show, by the options a page may give."""
-    blocks, heads = range(cfg.n_blocks), range(cfg.n_heads)
+    blocks, heads = range(1, cfg.n_blocks + 1), range(1, cfg.n_heads + 1)   # counted from 1, as a page names them
     specs = [{"nanoFull": "E"}, {"nanoFull": "P"}, {"nanoFull": "X"}, {"nanoFull": "W", "name": "W_U"}]
     specs += [{"nanoFull": "u", "block": b} for b in blocks] + [{"nanoFull": "A", "block": b} for b in blocks]
     specs += [{"nanoFull": "qkv", "which": w, "head": h, "block": b} for w in "QKV" for h in heads for b in blocks]

@@ -355,8 +355,6 @@ def typed_numbers(markdown: str) -> list[str]:
 KNOWN = {
     "what-changed.md": Counter({"what-changed.md: 2": 5, "what-changed.md: 32": 3, "what-changed.md: 8": 2}),
     "end-to-end.md": Counter({"end-to-end.md: 2": 1}),
-    "nano-gpt": Counter({"nano-gpt/embedding.md: 3": 1, "nano-gpt/layer-norm.md: 3": 1,
-                         "nano-gpt/self-attention.md: 5": 1}),
 }
 
 

@@ -10,16 +10,16 @@ from toycalc.model import nanogpt
 
 def test_a_cell_says_its_value_on_focus(visit):
     page = visit().open("/nano-gpt/self-attention/")
-    # the page follows block 0's head 1 (the head that finds the smallest letter)
-    cell = page.locator("#nano-attention-0-1 td.nano-cell[tabindex='0']").first
+    # the page follows block 1's head 2 (the head that finds the smallest letter)
+    cell = page.locator("#nano-attention-1-2 td.nano-cell[tabindex='0']").first
     cell.focus()
     said = page.evaluate("document.activeElement.getAttribute('aria-label')")
     text = cell.inner_text().strip()
-    assert said.endswith(text) and "weight of t = 0 on j = 0" in said
+    assert said.endswith(text) and "weight of t = 1 on j = 1" in said
     page.keyboard.press("ArrowDown")   # within a matrix, the arrow keys (a matrix is one Tab stop)
     assert page.evaluate("document.activeElement.classList.contains('nano-cell')")
     said = page.evaluate("document.activeElement.getAttribute('aria-label')")
-    assert "weight of t = 1 on j = 0" in said
+    assert "weight of t = 2 on j = 1" in said
     # the cell keeps its title for the browser's tooltip on hover, and the
     # keyboard's focus shows it in tips.js's box
     title = page.locator(".fig-tip").inner_text(timeout=5000).strip()

@@ -214,36 +214,36 @@ def tab_stops(page, selector: str) -> int:
 
 def test_an_opened_matrix_is_one_tab_stop_walked_with_the_arrow_keys(visit, nano):
     page = visit().open("/nano-gpt/mlp/")
-    W1 = "#nano-W_1-0"
+    W1 = "#nano-W_1-1"
     assert tab_stops(page, W1) == 1
-    page.locator("button[aria-controls='nano-W_1-0']").click()
-    page.wait_for_selector("button[aria-controls='nano-W_1-0'][aria-expanded=true]")
+    page.locator("button[aria-controls='nano-W_1-1']").click()
+    page.wait_for_selector("button[aria-controls='nano-W_1-1'][aria-expanded=true]")
     cfg = nano.cfg
     cells = page.locator(f"{W1} td.nano-cell")
     assert cells.count() == cfg.d * cfg.mlp_width
     assert tab_stops(page, W1) == 1
     # Tab reaches the first cell, the arrows move within, Tab leaves the matrix
-    page.locator("button[aria-controls='nano-W_1-0']").focus()
+    page.locator("button[aria-controls='nano-W_1-1']").focus()
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Tab")
     page.locator(f"{W1} td.nano-cell[tabindex='0']").focus()
     label = "document.activeElement.getAttribute('aria-label')"
     W = nano.params["blocks.0.W_1"]
-    name = "Block 0's weight matrix"
+    name = "Block 1's weight matrix"
     from toycalc.book.render import fixed
-    assert page.evaluate(label) == f"{name}, row 0, column 0: {fixed(W[0, 0])}"
+    assert page.evaluate(label) == f"{name}, row 1, column 1: {fixed(W[0, 0])}"
     for key, (i, j) in [("ArrowRight", (0, 1)), ("ArrowDown", (1, 1)), ("End", (1, cfg.mlp_width - 1)),
                         ("ArrowLeft", (1, cfg.mlp_width - 2)), ("Home", (1, 0)), ("ArrowUp", (0, 0)),
                         ("ArrowUp", (0, 0))]:
         page.keyboard.press(key)
-        assert page.evaluate(label) == f"{name}, row {i}, column {j}: {fixed(W[i, j])}", key
+        assert page.evaluate(label) == f"{name}, row {i + 1}, column {j + 1}: {fixed(W[i, j])}", key
     page.keyboard.press("ArrowDown")
     assert tab_stops(page, W1) == 1
     assert page.evaluate("document.activeElement.getAttribute('tabindex')") == "0"
     page.keyboard.press("Tab")
     assert page.evaluate(f"!document.querySelector('{W1}').contains(document.activeElement)")
     # hover still names each cell
-    assert cells.nth(5).get_attribute("title") == f"{name}, row 0, column 5: {fixed(W[0, 5])}"
+    assert cells.nth(5).get_attribute("title") == f"{name}, row 1, column 6: {fixed(W[0, 5])}"
 
 
 def test_the_attention_matrix_skips_the_masked_future(visit, nano):
@@ -251,31 +251,34 @@ def test_the_attention_matrix_skips_the_masked_future(visit, nano):
     table = page.locator("table.nano-matrix[id^='nano-attention-']").first
     assert tab_stops(page, "table.nano-matrix[id^='nano-attention-']") == 1
     table.locator("td.nano-cell[tabindex='0']").focus()
-    page.keyboard.press("ArrowRight")   # j = 1 is the future of t = 0: nothing to reach
-    assert page.evaluate("document.activeElement.getAttribute('aria-label')").startswith("weight of t = 0 on j = 0")
+    page.keyboard.press("ArrowRight")   # j = 2 is the future of t = 1: nothing to reach
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')").startswith("weight of t = 1 on j = 1")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowRight")
-    assert page.evaluate("document.activeElement.getAttribute('aria-label')").startswith("weight of t = 1 on j = 1")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')").startswith("weight of t = 2 on j = 2")
 
 
 def test_the_stacked_heads_open_in_full(visit, nano):
     page = visit().open("/nano-gpt/projection/")
     run = Run(nano)
-    button = page.locator("button[aria-controls='nano-A-0']")
-    assert button.inner_text() == f"Show all {run.cfg.d} rows"
+    button = page.locator("button[aria-controls='nano-A-1']")
+    assert button.inner_text() == f"Show all {run.cfg.d} columns"
     button.click()
-    page.wait_for_selector("button[aria-controls='nano-A-0'][aria-expanded=true]")
-    rows = page.locator("#nano-A-0 tbody tr").evaluate_all(
+    page.wait_for_selector("button[aria-controls='nano-A-1'][aria-expanded=true]")
+    heads_row = page.locator("#nano-A-1 thead th").evaluate_all("hs => hs.map(h => h.innerText.replace(/\\s+/g, ' '))")
+    rows = page.locator("#nano-A-1 tbody tr").evaluate_all(
         "rs => rs.map(r => [r.cells[0].textContent, ...[...r.querySelectorAll('td.nano-cell')].map(c => c.getAttribute('aria-label'))])")
     A, heads = run.block(0)["A"], run.cfg.n_heads
     from toycalc.book.render import fixed
     width = run.cfg.d // heads
-    assert rows == [[f"head {c // width}, c = {c}"] + [
-        f"Heads stacked, block 0, channel {c}, t = {t} ({nanogpt.VOCAB[run.ids[t]]}): {fixed(A[t, c])}"
-        for t in range(run.T)] for c in range(run.cfg.d)]
+    letters = [nanogpt.VOCAB[i] for i in run.ids]
+    assert heads_row == [f"head {c // width + 1} c = {c + 1}" for c in range(run.cfg.d)]
+    assert rows == [[f"t = {t + 1} {letters[t]}"] + [
+        f"Heads stacked, block 1, t = {t + 1} ({letters[t]}), channel {c + 1}: {fixed(A[t, c])}"
+        for c in range(run.cfg.d)] for t in range(run.T)]
     button.click()
-    page.wait_for_selector("button[aria-controls='nano-A-0'][aria-expanded=false]")
-    assert page.locator("#nano-A-0 .nano-more").inner_text() == f"{run.cfg.d - 4 * heads} more rows"
+    page.wait_for_selector("button[aria-controls='nano-A-1'][aria-expanded=false]")
+    assert page.locator("#nano-A-1 thead").inner_text().rstrip().endswith(f"… {run.cfg.d - 3 * heads} more")
 
 
 @pytest.mark.parametrize("path", ["/nano-gpt/", "/nano-gpt/transformer/"])

@@ -282,7 +282,7 @@ def test_a_formula_keeps_its_punctuation_on_its_line(visit, width):
     """"…and channels c." once put the full stop alone on the next line:
     a formula and the punctuation after it keep one line (pages.py)."""
     v = visit(width)
-    page = v.open("/nano-gpt/")
+    page = v.open("/nano-gpt/embedding/")      # "… where it stands, P_4. Both are …"
     v.typeset_shown()
     # a box per piece, the formula's and the text's: on one line, each overlaps the first
     kept = page.evaluate("""() => [...document.querySelectorAll('article .math-nowrap')]

@@ -1,17 +1,18 @@
-"""One order, one way to count (issue 39). Each chapter counts one way in
-prose, tables and figures: the toy from 1, nano-gpt from 0 as its code
-does, and each chapter's first page says so. No page uses a number before
-it is computed without saying where it comes from: End to End's step 2
-takes a training step on the p that step 9 computes. nano-gpt names its
-blocks and heads as minGPT indexes them (transformer.h[0], head 0): block
-0 to n_blocks - 1, head 0 to n_heads - 1, in prose, tables and figures."""
+"""One order, one way to count (issues 39 and 50). The whole book counts
+positions, blocks and heads from 1, in prose, tables, figures and the
+marks' titles: the toy and nano-gpt alike (nano-gpt counted from 0, as its
+code does, until issue 50), under every heads choice (the built page holds
+every heads variant). The toy's first page says the rule once; nano-gpt's
+explains no second one. No page uses a number before it is computed
+without saying where it comes from: End to End's step 2 takes a training
+step on the p that step 9 computes."""
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from conftest import page
+from conftest import fresh_page, page
 from tests.browser.probes import every_page
 from toycalc.model import nanogpt
 
@@ -32,10 +33,10 @@ def named(text: str) -> dict[str, list[int]]:
 
 
 def misnumbered(text: str, n_blocks: int, n_heads: int) -> list[str]:
-    """Each "block N" or "head N" whose N is no index of the model's blocks
-    (0 to n_blocks - 1) or heads (0 to n_heads - 1)."""
+    """Each "block N" or "head N" whose N is not one of the model's blocks
+    (1 to n_blocks) or heads (1 to n_heads)."""
     sizes = {"block": n_blocks, "head": n_heads}
-    return [f"{kind} {n}" for kind, ns in named(text).items() for n in ns if not 0 <= n < sizes[kind]]
+    return [f"{kind} {n}" for kind, ns in named(text).items() for n in ns if not 1 <= n <= sizes[kind]]
 
 
 # the elements whose words are read one by one (a table's cells are not a sentence)
@@ -86,11 +87,11 @@ def chapter_pages(site, chapter: str) -> list[str]:
     return [p.strip("/") for p in every_page(site) if p.startswith(f"/{chapter}/")]
 
 
-def test_the_toy_counts_from_1_and_nano_gpt_from_0(site):
+def test_both_chapters_count_positions_from_1(site):
     """Positions in every figure and table: the toy's five tokens are 1 to 5
-    on each of its pages, nano-gpt's six letters 0 to 5 (its map said
-    "position 6" for the last, t = 5 everywhere else)."""
-    for chapter, first in (("toy", 1), ("nano-gpt", 0)):
+    on each of its pages, nano-gpt's six letters 1 to 6 (they were 0 to 5,
+    while its map said "position 6" for the last)."""
+    for chapter, first in (("toy", 1), ("nano-gpt", 1)):
         pages = chapter_pages(site, chapter)
         assert len(pages) >= 10, pages
         seen = set()
@@ -102,20 +103,47 @@ def test_the_toy_counts_from_1_and_nano_gpt_from_0(site):
         assert min(seen) == first and max(seen) == first + length - 1, (chapter, sorted(seen))
 
 
-def test_each_chapters_first_page_says_how_it_counts(site):
-    for chapter, rule in (("toy", r"counts from 1\b.*\bid counts from 0"), ("nano-gpt", r"counts .*from 0")):
+def test_only_the_toys_first_page_says_how_the_book_counts(site):
+    """The toy's first page gives the one rule; nano-gpt's first page, which
+    explained a second one, says nothing of counting."""
+    for chapter, rule in (("toy", r"counts from 1\b.*\bid counts from 0"), ("nano-gpt", None)):
         sentences = [s for p in page(site, chapter).select("article p")
-                     for s in re.split(r"(?<=\.) ", text(p)) if re.search(r"\bcount", s)]
-        assert len(sentences) == 1 and re.search(rule, sentences[0]), (chapter, sentences)
+                     for s in re.split(r"(?<=\.) ", text(p)) if re.search(r"\bcount(s|ed|ing)? (as|from)\b", s)]
+        if rule is None:
+            assert sentences == [], (chapter, sentences)
+        else:
+            assert len(sentences) == 1 and re.search(rule, sentences[0]), (chapter, sentences)
 
 
-def test_train_it_yourself_numbers_nano_gpts_way():
+# what the book would call a position, block or head numbered 0
+# (t and j lower case: T = 0 is a temperature)
+NUMBERED_0 = re.compile(r"\b(?i:position|block|head|query|key)s? 0\b|\b[tj] = 0\b|\bx_0\b")
+
+
+def test_no_page_numbers_a_position_block_or_head_0(site):
+    """Every page (and the print page, with every chapter), its words,
+    its marks' titles and labels, every heads variant included (the
+    built page holds them all): nothing numbered 0 but a token's id."""
+    pages = every_page(site) + ["/print_page/"]
+    for name in pages:
+        article = fresh_page(site, name.strip("/")).select_one("article")
+        for code in article.select("pre, code"):
+            code.decompose()             # code counts from 0, and says so where it shows
+        words = [text(article)] + [v for el in article.select("[title], [aria-label]")
+                                   for v in (el.get("title"), el.get("aria-label")) if v]
+        words += [t.get_text(" ") for t in article.select("svg title, svg text")]
+        found = [m.group(0) for w in words for m in NUMBERED_0.finditer(w)]
+        assert found == [], (name, found[:5])
+
+
+def test_train_it_yourself_numbers_its_heads_and_positions_from_1():
     """Its heads' maps are drawn in the page (train_page.js) by the toy's
-    heat-map, which numbers from 1 unless told; the page tells it 0."""
+    heat-map, which numbers positions from 1; the heads are named from 1."""
     from conftest import ROOT
     source = (ROOT / "docs/javascripts/train_page.js").read_text(encoding="utf-8")
     calls = re.findall(r"draw\.attentionSvg\(([^()]*)\)", source)
-    assert calls and all(call.replace(" ", "").endswith(",0") for call in calls), calls
+    assert calls and all(call.replace(" ", "").endswith(",h+1") for call in calls), calls
+    assert "head ${h + 1}" in source and "head ${h}<" not in source
 
 
 def test_end_to_end_says_where_step_2s_p_comes_from(site):
@@ -143,20 +171,21 @@ def test_end_to_end_says_where_step_2s_p_comes_from(site):
 
 
 @pytest.mark.parametrize("words, flagged", [
-    ("head 1 of block 0 does it; Block 2's weight matrix", []),
+    ("head 1 of block 3 does it; Block 2's weight matrix", []),
     ("the 3 blocks, each with 3 heads", []),
-    ("head 0 of block 3", ["block 3"]),
-    ("Head 4 of block 1; heads 3 to 5", ["head 4", "head 3"]),
+    ("head 0 of block 3", ["head 0"]),
+    ("Head 4 of block 1; heads 3 to 5", ["head 4"]),
+    ("block 0, head 2", ["block 0"]),
 ])
 def test_what_counts_as_a_misnumbered_block_or_head(words, flagged):
     assert misnumbered(words, 3, 3) == flagged
 
 
-def test_nano_gpt_names_its_blocks_and_heads_from_0(site):
+def test_nano_gpt_names_its_blocks_and_heads_from_1(site):
     """Every block and head a nano-gpt page names, in its prose, tables and
-    figures, is an index of the model (blocks 0 to n_blocks - 1, heads 0 to
-    n_heads - 1, from nanogpt.CONFIG); the tables and figures that number
-    them start at 0 and reach the last."""
+    figures, is one of the model's (blocks 1 to n_blocks, heads 1 to
+    n_heads, from nanogpt.CONFIG); the tables and figures that number
+    them start at 1 and reach the last."""
     n_blocks, n_heads = nanogpt.CONFIG.n_blocks, nanogpt.CONFIG.n_heads
     seen = {"block": set(), "head": set()}
     for name in chapter_pages(site, "nano-gpt"):
@@ -165,5 +194,5 @@ def test_nano_gpt_names_its_blocks_and_heads_from_0(site):
         assert [w for w in wrong if w[1]] == [], name
         for kind, ns in labels(soup).items():
             seen[kind] |= set(ns)
-    assert seen["block"] == set(range(n_blocks)), sorted(seen["block"])
-    assert seen["head"] == set(range(n_heads)), sorted(seen["head"])
+    assert seen["block"] == set(range(1, n_blocks + 1)), sorted(seen["block"])
+    assert seen["head"] == set(range(1, n_heads + 1)), sorted(seen["head"])

@@ -49,7 +49,7 @@ def test_an_error_names_the_line_of_the_call_as_the_file_numbers_it(macros, call
     ('{{ number("p", token="␣roof", heads="2") }}', "heads = '2': expected a whole number, such as heads=2"),
     ('{{ number("p", token="␣roof", temperature=0) }}', "temperature = 0: expected a number above 0, at most 100"),
     ('{{ number("token", position=99) }}', "position = 99: the sentence has positions 1 to 5"),
-    ('{{ nano_gpt_matrix("E", rows=100000) }}', "rows = 100000: expected 1 to 192 rows shown"),
+    ('{{ nano_gpt_matrix("E", cols=100000) }}', "cols = 100000: expected 1 to 192 columns shown"),
     ('{{ nano_gpt_matrix("qkv", head="worst") }}', "head = 'worst': expected a whole number or \"best\""),
     ('{{ claim("identity", nom="W_O") }}', "claim('identity'): unknown argument 'nom'; it takes name, heads"),
     ('{{ claim("attends", head="1", keys="the") }}', "claim('attends'): head = '1': expected a whole number"),

@@ -203,20 +203,20 @@ def sorts_all_claim(run: Run) -> str | None:
 
 
 @nano_claim("looks_at_smallest")
-def looks_at_smallest_claim(run: Run, t: int = 5, head="best", block: int = 0) -> str | None:
+def looks_at_smallest_claim(run: Run, t: int = 6, head="best", block: int = 1) -> str | None:
     """Row t of a head's attention (head="best": the one the Self
     Attention page follows) puts its largest weight on a copy of the
     smallest letter of the input so far."""
     block, head = follow(run, block, head)
-    check_t(run, t)
+    i = check_t(run, t)
     head_slice(run, head)
-    row = block_trace(run, block)["weights"][head, t, : t + 1]
+    row = block_trace(run, block)["weights"][head - 1, i, :t]
     j = int(np.argmax(row))
-    smallest = min(run.ids[: t + 1])
+    smallest = min(run.ids[:t])
     if run.ids[j] == smallest:
         return None
     return (f"head {head} of block {block} puts its largest weight, {fixed(row[j])}, on "
-            f"{nanogpt.VOCAB[run.ids[j]]} at j = {j}, not on the smallest letter, {nanogpt.VOCAB[smallest]}")
+            f"{nanogpt.VOCAB[run.ids[j]]} at j = {j + 1}, not on the smallest letter, {nanogpt.VOCAB[smallest]}")
 
 
 @nano_claim("starts_with_smallest")
@@ -232,14 +232,14 @@ def starts_with_smallest_claim(run: Run) -> str | None:
 
 
 def _variance(run: Run, t: int, block: int) -> tuple[float, float]:
-    """The variance of the column t entering a block's first LayerNorm, and its σ."""
-    check_t(run, t)
+    """The variance of the row t entering a block's first LayerNorm, and its σ."""
+    i = check_t(run, t)
     b = block_trace(run, block)
-    return float(b["X"][t].var()), float(b["sigma"][t])
+    return float(b["X"][i].var()), float(b["sigma"][i])
 
 
 @nano_claim("variance_too_coarse")
-def variance_too_coarse_claim(run: Run, t: int = 3, block: int = 0) -> str | None:
+def variance_too_coarse_claim(run: Run, t: int = 4, block: int = 1) -> str | None:
     """The column's variance at the book's three places is too coarse to
     take a square root of: σ from it is wrong even at three places."""
     var, sigma = _variance(run, t, block)
@@ -250,41 +250,41 @@ def variance_too_coarse_claim(run: Run, t: int = 3, block: int = 0) -> str | Non
 
 
 @nano_claim("epsilon_nudges_sigma")
-def epsilon_nudges_sigma_claim(run: Run, t: int = 3, block: int = 0) -> str | None:
-    """The column is nearly flat: its variance is so small that ε changes
+def epsilon_nudges_sigma_claim(run: Run, t: int = 4, block: int = 1) -> str | None:
+    """The row is nearly flat: its variance is so small that ε changes
     σ in the five places the Layer Norm page prints it, and σ is below 1
-    (dividing by it blows the column up)."""
+    (dividing by it blows the row up)."""
     var, sigma = _variance(run, t, block)
     if fixed(np.sqrt(var), 5) != fixed(sigma, 5) and sigma < 1:
         return None
-    return f"the column t = {t} has variance {fixed(var, 6)} and σ = {fixed(sigma, 5)}, which ε leaves as it is"
+    return f"the row t = {t} has variance {fixed(var, 6)} and σ = {fixed(sigma, 5)}, which ε leaves as it is"
 
 
 @nano_claim("blends")
-def blends_claim(run: Run, t: int = 5) -> str | None:
+def blends_claim(run: Run, t: int = 6) -> str | None:
     """From position t, every head of every block gives less than half of
-    its weight to any single column: each hands on a blend of letters."""
-    check_t(run, t)
+    its weight to any single position: each hands on a blend of letters."""
+    i = check_t(run, t)
     for k, b in enumerate(run.trace["blocks"]):
-        for h, row in enumerate(b["weights"][:, t, : t + 1]):
+        for h, row in enumerate(b["weights"][:, i, :t]):
             j = int(np.argmax(row))
             if row[j] >= 0.5:
-                return (f"from t = {t} head {h} of block {k} gives {fixed(row[j])} of its weight to "
-                        f"{nanogpt.VOCAB[run.ids[j]]} at j = {j}")
+                return (f"from t = {t} head {h + 1} of block {k + 1} gives {fixed(row[j])} of its weight to "
+                        f"{nanogpt.VOCAB[run.ids[j]]} at j = {j + 1}")
     return None
 
 
 @nano_claim("heads_look_at")
-def heads_look_at_claim(run: Run, letter: str = "A", t: int = 5, block: int = 0) -> str | None:
+def heads_look_at_claim(run: Run, letter: str = "A", t: int = 6, block: int = 1) -> str | None:
     """From position t, every head of the block puts its largest weight on
     a copy of `letter`."""
-    check_t(run, t)
+    i = check_t(run, t)
     want = letter_id(letter)
-    for h, row in enumerate(block_trace(run, block)["weights"][:, t, : t + 1]):
+    for h, row in enumerate(block_trace(run, block)["weights"][:, i, :t]):
         j = int(np.argmax(row))
         if run.ids[j] != want:
-            return (f"from t = {t} head {h} of block {block} puts its largest weight, {fixed(row[j])}, "
-                    f"on {nanogpt.VOCAB[run.ids[j]]} at j = {j}")
+            return (f"from t = {t} head {h + 1} of block {block} puts its largest weight, {fixed(row[j])}, "
+                    f"on {nanogpt.VOCAB[run.ids[j]]} at j = {j + 1}")
     return None
 
 
@@ -303,5 +303,5 @@ def untrained_as_sure_claim(run: Run) -> str | None:
     least = run.trace["p"][t].max()
     if least > 0.5:
         return None
-    return (f"the column t = {t}, whose target training ignores, is only {fixed(least)} sure of its letter, "
+    return (f"the row t = {t + 1}, whose target training ignores, is only {fixed(least)} sure of its letter, "
             "not more than half")

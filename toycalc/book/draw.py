@@ -126,22 +126,22 @@ def text_width(text: str, px: int = 7) -> int:
 # ---------------------------------------------------------------- figures (mirrored)
 
 @mirrored("draw.js")
-def attention_svg(tokens: list[str], weights, head: int, first: int = 1) -> str:
+def attention_svg(tokens: list[str], weights, head: int) -> str:
     """One head's attention weights as a heat-map: a row per query, a
     column per key, the cells above the diagonal masked. Each token's
     labels and row come after the token before's, so that the browser
     draws a token more by appending (a drawing's elements are restyled
     whenever one is inserted among them). Positions are numbered from
-    `first`: 1 in the toy's chapter, 0 in nano-gpt's (as its code counts)."""
+    1, as everywhere in the book."""
     T, size = len(tokens), 30
     left = max(text_width(t) for t in tokens) + 8
     top = 20
     body = [masked_cells([(left + j * size, top + i * size, size, size) for i in range(T) for j in range(i + 1, T)])]
     for i in range(T):
         body.append(label(left - 6, top + i * size + 19, tokens[i], "end"))
-        body.append(label(left + i * size + 15, top - 6, str(i + first), "middle"))
+        body.append(label(left + i * size + 15, top - 6, str(i + 1), "middle"))
         body.extend(cell(left + j * size, top + i * size, size, size, weights[i][j], 1.0,
-                         f"head {head}, {tokens[i]} (query {i + first}) reads {tokens[j]} (key {j + first})", "prob")
+                         f"head {head}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})", "prob")
                     for j in range(i + 1))
     return svg(left + T * size + 2, top + T * size + 2,
                f"Head {head}: a heat-map of the attention weights, one row per query, one column per key "

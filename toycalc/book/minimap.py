@@ -10,7 +10,7 @@ WRAP cells. Every number is a cell of at least 4 px that carries it in
 its <title>. Under a part the page explains, its weights that are
 vectors, framed: LayerNorm's γ and β and the biases, which nano-gpt has
 and the toy has not. nano-gpt's map draws its first block and says
-"× 3 blocks", and counts positions and channels from 0, as its chapter
+"× 3 blocks"; both count positions, columns and heads from 1, as the book
 does. The bands are cut as the big drawing's are (no wider than a
 phone's column) and sit side by side on a wide screen; on a phone they
 stand one under the other, and where all of them would take more than
@@ -100,22 +100,19 @@ class MapPart:
 
 
 def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | None = None,
-              large: tuple = (), from0: bool = False) -> list[MapPart]:
+              large: tuple = ()) -> list[MapPart]:
     """The parts of the map for this trace: the last token's numbers, the
     first block; the parts named in `large` drawn large and (with params)
-    with their weights that are vectors. from0: positions, channels and
-    heads counted from 0, as nano-gpt's chapter counts them (else from 1)."""
+    with their weights that are vectors."""
     blk, T = trace["blocks"][0], len(tokens)
-    d = len(trace["X"][-1])
-    pos = (lambda t: f"t = {t}") if from0 else (lambda t: f"position {t + 1}")  # noqa: E731
-    at = f"{tokens[-1]} ({pos(T - 1)})"
 
-    def index(j: int, n: int) -> str:
-        return (f"c = {j}" if n == d else str(j)) if from0 else f"column {j + 1}"
+    def pos(t: int) -> str:
+        return f"position {t + 1}"
+    at = f"{tokens[-1]} ({pos(T - 1)})"
 
     def vector(values, what, pitch, dy=0, kind="signed", names=None, weight=False, chosen=None):
         n = len(values)
-        names = names or [index(j, n) for j in range(n)]
+        names = names or [f"column {j + 1}" for j in range(n)]
         return Strip(0, dy, pitch, values, kind, [f"{what}, {names[j]}: {fixed(v)}" for j, v in enumerate(values)],
                      weight, chosen)
 
@@ -137,7 +134,7 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], params: dict | N
         out.append(part(n, n.lower(), blk[n], f"{n.lower()}, the {role}", [(w(f"blocks.0.b_{n}"), f"the bias of {n.lower()}")]))
     pitch = LARGE if "heads" in large else SMALL
     lanes = [Strip(h * (T * pitch + 3), 0, pitch, weights[-1][:T], "prob",
-                   [f"head {h if from0 else h + 1}, {at} reads {tok} ({pos(j)}): {fixed(a)}"
+                   [f"head {h + 1}, {at} reads {tok} ({pos(j)}): {fixed(a)}"
                     for j, (tok, a) in enumerate(zip(tokens, weights[-1][:T]))])
              for h, weights in enumerate(blk["weights"])]
     out.append(MapPart("heads", "heads", lanes))
@@ -284,7 +281,7 @@ def part_svg(part: MapPart, px: int, centre: dict, bottom: int, links: dict, her
 
 
 def map_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict, here: list[str],
-            params: dict | None = None, from0: bool = False) -> str:
+            params: dict | None = None) -> str:
     """The map for one run: its bands (links: part -> the page, as docs/ names it),
     the parts `here` (the page's) drawn large; when the bands stand taller
     than CUT_HEIGHT, marked for a phone to show the first band of the
@@ -292,7 +289,7 @@ def map_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict, here:
     phone-band), with the button that shows the whole map."""
     n = len(trace["blocks"])
     block_name = "the block" if n == 1 else f"× {n} blocks (the first drawn)"
-    bands = cut(map_parts(trace, tokens, vocab, params, tuple(here), from0))
+    bands = cut(map_parts(trace, tokens, vocab, params, tuple(here)))
     first = next(k for k, band in enumerate(bands) if any(p.name in IN_BLOCK for p in band))
     names = [block_name if k == first else "" for k in range(len(bands))]
     heights = [band_height(band, name) for band, name in zip(bands, names)]
@@ -338,7 +335,7 @@ def minimap(src_path: str, toy_example=None, nano_run=None) -> str | None:
         # make the map taller than the page's first screen
         few = 0 < len(here) <= FEW
         drawn = map_svg(nano_run.trace, [VOCAB[i] for i in nano_run.ids], list(VOCAB), links, here,
-                        nano_run.params if few else None, from0=True)
+                        nano_run.params if few else None)
         model, text, last = "nano-gpt", nano_run.text, VOCAB[nano_run.ids[-1]]
         weights = (" Under the page's part, its weights that are vectors (LayerNorm's γ and β, the biases), "
                    "each cell framed." if few else "")

@@ -2,7 +2,8 @@
 
 One forward pass on the six input letters (the trace every table reads),
 then the generation loop: six greedy steps, each a forward pass on the
-sequence so far. Time steps t count from 0, as in the code.
+sequence so far. Its arrays count positions, blocks and heads from 0, as
+numpy does; the chapter shows them from 1 (nano_gpt/shared.py).
 """
 from __future__ import annotations
 

@@ -88,23 +88,22 @@ def kind_words(kind: str) -> str:
             "prob": "computed from this input, each from 0 to 1: the stronger the purple, the larger"}[kind]
 
 
-def activations(run: Run, table_id: str, M, what: str, symbol: str, rows: int,
-                row_names=None, row_picks=None, more_rows: int | None = None, kind: str = "act") -> str:
-    """A T x n activation drawn as the walkthrough draws it: one column per
-    time step, one row per channel; the first `rows` channels shown (or the
-    channels row_picks, with more_rows counted as not shown); kind "prob"
-    for shares in [0, 1]."""
+def activations(run: Run, table_id: str, M, what: str, symbol: str, cols: int,
+                col_names=None, col_picks=None, more_cols: int | None = None, kind: str = "act") -> str:
+    """A T x n activation as the book draws every sequence: one row per
+    position (t = 1 to T, with its letter), one column per channel; the
+    first `cols` channels shown (or the channels col_picks, with more_cols
+    counted as not shown); kind "prob" for shares in [0, 1]."""
     T, n = M.shape
-    picks = list(range(min(rows, n))) if row_picks is None else row_picks
-    names = row_names or [f"c = {c}" for c in picks]
-    shown = f"all {n} rows" if len(picks) == n else f"{len(picks)} of its {n} rows"
-    caption = (f"{what} {im(symbol)}: {T} × {n}, drawn with one column per time step; "
+    picks = list(range(min(cols, n))) if col_picks is None else col_picks
+    names = col_names or [f"c = {c + 1}" for c in picks]
+    shown = f"all {n} columns" if len(picks) == n else f"{len(picks)} of its {n} columns"
+    caption = (f"{what} {im(symbol)}: {T} × {n}, one row per letter; "
                f"{shown}, its {count(T * n)} values run {value_range(M)} ({kind_words(kind)})")
     letters = [nanogpt.VOCAB[i] for i in run.ids[:T]]
-    return heat(table_id, M.T, kind, picks, names, list(range(T)),
-                [f"t = {t}<br>{letters[t]}" for t in range(T)],
-                lambda r, c: f"{what}, channel {r}, t = {c} ({letters[c]})", caption,
-                more_rows=(n - len(picks) if row_picks is None else 0) if more_rows is None else more_rows)
+    return heat(table_id, M, kind, list(range(T)), [f"t = {t + 1} {letters[t]}" for t in range(T)],
+                picks, names, lambda t, c: f"{what}, t = {t + 1} ({letters[t]}), channel {c + 1}", caption,
+                more_cols=(n - len(picks) if col_picks is None else 0) if more_cols is None else more_cols)
 
 
 def weights(table_id: str, W, what: str, symbol: str, rows: int, cols: int,
@@ -112,10 +111,10 @@ def weights(table_id: str, W, what: str, symbol: str, rows: int, cols: int,
     """A weight matrix: its top-left corner, with its shape and range."""
     n, m = W.shape
     r, c = min(rows, n), min(cols, m)
-    shown = "all of it" if (r, c) == (n, m) else f"rows 0 to {r - 1} and columns 0 to {c - 1}"
+    shown = "all of it" if (r, c) == (n, m) else f"rows 1 to {r} and columns 1 to {c}"
     caption = (f"{what} {im(symbol)}: {n} × {m}, {shown}; its {count(n * m)} values run "
                f"{value_range(W)} ({kind_words('weight')})")
-    return heat(table_id, W, "weight", list(range(r)), [str(i) for i in range(r)], list(range(c)),
-                col_names or [str(j) for j in range(c)],
-                lambda i, j: f"{what}, row {i}, column {j}", caption,
+    return heat(table_id, W, "weight", list(range(r)), [str(i + 1) for i in range(r)], list(range(c)),
+                col_names or [str(j + 1) for j in range(c)],
+                lambda i, j: f"{what}, row {i + 1}, column {j + 1}", caption,
                 more_rows=n - r, more_cols=m - c)

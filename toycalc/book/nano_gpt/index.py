@@ -24,12 +24,11 @@ def legend_table(run: Run) -> str:
         return "".join([cell(M[lo], kind, f"{what}, the smallest: {where(*lo)}", s),
                         cell(0.0, kind, f"{what}, zero", s),
                         cell(M[hi], kind, f"{what}, the largest: {where(*hi)}", s)])
-    row_x = signed(run.trace["X"], "act", "an activation", lambda t, c: f"x at t = {t}, channel {c}")
+    row_x = signed(run.trace["X"], "act", "an activation", lambda t, c: f"x at t = {t + 1}, channel {c + 1}")
     row_w = signed(run.params["E"], "weight", "a weight",
-                   lambda i, c: f"E of {nanogpt.VOCAB[i]}, channel {c}")
-    t = run.T - 1
-    p = run.trace["p"][t]
-    row_p = "".join(cell(p[i], "prob", f"a share, p({l}) at t = {t}", 1.0) for i, l in enumerate(nanogpt.VOCAB))
+                   lambda i, c: f"E of {nanogpt.VOCAB[i]}, channel {c + 1}")
+    p = run.trace["p"][run.T - 1]
+    row_p = "".join(cell(p[i], "prob", f"a share, p({l}) at t = {run.T}", 1.0) for i, l in enumerate(nanogpt.VOCAB))
     heads = "".join(f'<th scope="col">p({l})</th>' for l in nanogpt.VOCAB)
     return one_tab_stop("\n".join([
         '<table id="nano-legend" class="nano-matrix nano-legend">',
@@ -84,17 +83,16 @@ def sorted_number(run: Run) -> str:
 
 
 @nano_gpt.number("p", live=True)
-def p_number(run: Run, letter: str = "A", t: int = 5, places: int = 3) -> str:
+def p_number(run: Run, letter: str = "A", t: int = 6, places: int = 3) -> str:
     """The probability of a letter at position t (letter="top": of the most probable)."""
-    check_t(run, t)
-    return fixed(run.trace["p"][t, letter_at(run, letter, t)], places)
+    i = check_t(run, t)
+    return fixed(run.trace["p"][i, letter_at(run, letter, i)], places)
 
 
 @nano_gpt.number("top", live=True)
-def top_number(run: Run, t: int = 5) -> str:
+def top_number(run: Run, t: int = 6) -> str:
     """The most probable letter at position t."""
-    check_t(run, t)
-    return nanogpt.VOCAB[int(np.argmax(run.trace["p"][t]))]
+    return nanogpt.VOCAB[int(np.argmax(run.trace["p"][check_t(run, t)]))]
 
 
 @nano_gpt.number("size")

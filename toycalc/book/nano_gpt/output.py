@@ -14,30 +14,30 @@ from .shared import check_t, ignored_positions, letter_at, letter_id, nano_gpt
 
 @nano_gpt.matrix("p", live=True)
 def p_matrix(run: Run) -> str:
-    """The output probabilities, one column per time step, one row per letter."""
+    """The output probabilities, one row per position, one column per letter."""
     p = run.trace["p"]
     return activations(run, "nano-p", p, "Output probabilities", "p", len(nanogpt.VOCAB),
-                       row_names=[f"p({l})" for l in nanogpt.VOCAB], row_picks=[0, 1, 2], kind="prob")
+                       col_names=[f"p({l})" for l in nanogpt.VOCAB], col_picks=[0, 1, 2], kind="prob")
 
 
 @nano_gpt.formula("logit", live=True)
-def logit_formula(run: Run, t: int = 5, letter: str = "A", terms: int = 3) -> str:
+def logit_formula(run: Run, t: int = 6, letter: str = "A", terms: int = 3) -> str:
     """One letter's logit as f_t · W_U, first terms shown."""
-    check_t(run, t)
+    row = check_t(run, t)
     i = letter_id(letter)
-    f, W = run.trace["f"][t], run.params["W_U"][:, i]
+    f, W = run.trace["f"][row], run.params["W_U"][:, i]
     parts = " + ".join(f"({tex(fixed(f[k]))})({tex(fixed(W[k]))})" for k in range(terms))
     return aligned([(f"z_{{{t},\\mathrm{{{letter}}}}}", f"f_{t} \\cdot W_U^{{({letter})}}"),
-                    ("", f"{parts} + \\dots"), ("", tex(fixed(run.trace["z"][t, i])))])
+                    ("", f"{parts} + \\dots"), ("", tex(fixed(run.trace["z"][row, i])))])
 
 
 @nano_gpt.formula("softmax", live=True)
-def softmax_formula(run: Run, t: int = 5) -> str:
+def softmax_formula(run: Run, t: int = 6) -> str:
     """The softmax of one position's logits, with the shift by the largest."""
-    check_t(run, t)
-    z = run.trace["z"][t]
+    i = check_t(run, t)
+    z = run.trace["z"][i]
     m, e = z.max(), np.exp(z - z.max())
-    p = run.trace["p"][t]
+    p = run.trace["p"][i]
     return math_block(f"p_i = \\frac{{e^{{z_i - {tex(fixed(m))}}}}}{{{tex(fixed(e.sum()))}}},\\quad "
                       f"p = {tex_vector(p)}")
 
@@ -77,10 +77,10 @@ def min_step_p_number(run: Run, places: int = 3) -> str:
 
 
 @nano_gpt.number("percent", live=True)
-def percent_number(run: Run, letter: str = "A", t: int = 5) -> str:
+def percent_number(run: Run, letter: str = "A", t: int = 6) -> str:
     """The probability of a letter at position t as a percentage, one place: 99.4 % (letter="top": of the most probable)."""
-    check_t(run, t)
-    return f"{100 * run.trace['p'][t, letter_at(run, letter, t)]:.1f} %"
+    i = check_t(run, t)
+    return f"{100 * run.trace['p'][i, letter_at(run, letter, i)]:.1f} %"
 
 
 @nano_gpt.number("untrained_top", live=True)

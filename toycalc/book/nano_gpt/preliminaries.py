@@ -101,9 +101,9 @@ def record_number(run: Run, key: str = "steps") -> str:
 
 @nano_gpt.number("targets")
 def targets_number(run: Run, scored: bool = True) -> str:
-    """The positions whose prediction training scores (scored=false: ignores), from the task's targets."""
+    """The positions (from 1) whose prediction training scores (scored=false: ignores), from the task's targets."""
     _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
-    ts = [t for t in range(targets.shape[1]) if (targets[0, t] >= 0) == scored]
+    ts = [t + 1 for t in range(targets.shape[1]) if (targets[0, t] >= 0) == scored]
     return f"{ts[0]} to {ts[-1]}" if ts == list(range(ts[0], ts[-1] + 1)) else ", ".join(map(str, ts))
 
 

@@ -7,8 +7,11 @@ A page registers a function with `@nano_gpt.table("embed")` (the page calls
 with the input: the browser draws it again for the reader's own letters
 (`nano_gpt.live`, which docs/javascripts/nano_gpt.js mirrors and
 tests/book/test_nanogpt_switch.py holds to the same strings). Every matrix
-is `openable`. Time steps t, channels, blocks and heads count from 0, as
-in the code (transformer.h[0], head 0).
+is `openable`. Positions t, channels, blocks and heads count from 1, as
+in the rest of the book, in what a page shows and in the options a page
+passes (t=4: the fourth letter); a token's id counts from 0, and so does
+the code (transformer.h[0] is block 1), which the chapter says where it
+shows code.
 """
 from __future__ import annotations
 
@@ -36,45 +39,51 @@ def mingpt_count(run: Run) -> int:
 
 
 def look_words(run: Run, row, t: int) -> str:
-    """Where a row of attention weights (query t) is largest, in words: 'A at j = 2 (0.335)'."""
-    j = int(np.argmax(row[: t + 1]))
-    return f"{nanogpt.VOCAB[run.ids[j]]} at j = {j} ({fixed(row[j])})"
+    """Where a row of attention weights (the query at position t, from 1)
+    is largest, in words: 'A at j = 3 (0.335)'."""
+    j = int(np.argmax(row[:t]))
+    return f"{nanogpt.VOCAB[run.ids[j]]} at j = {j + 1} ({fixed(row[j])})"
 
 
-def check_t(run: Run, t: int) -> None:
-    """A time step t of the example, or a ValueError that says which exist."""
-    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < run.T:
-        raise ValueError(f"t = {t!r}: the example has time steps 0 to {run.T - 1}")
+def check_t(run: Run, t: int) -> int:
+    """The row of position t (counted from 1) in the trace's arrays, or a
+    ValueError that says which positions exist."""
+    if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= run.T:
+        raise ValueError(f"t = {t!r}: the example has positions 1 to {run.T}")
+    return t - 1
 
 
 def by_channel(table_id: str, columns: dict, rows: int, caption: str) -> str:
-    """Vectors side by side, one row per channel: the first `rows`, then ⋮.
-    columns maps each column's header to its vector."""
-    body = [[str(c)] + [fixed(v[c]) for v in columns.values()] for c in range(rows)]
+    """Vectors of one position side by side, one row per channel (from 1):
+    the first `rows`, then ⋮. columns maps each column's header to its vector."""
+    body = [[str(c + 1)] + [fixed(v[c]) for v in columns.values()] for c in range(rows)]
     body.append(["⋮"] * (len(columns) + 1))
     return html_table(table_id, ["channel", *columns], body, caption=caption)
 
 
 def block_trace(run: Run, block: int) -> dict:
-    """The trace of a block, counted from 0 (checked)."""
+    """The trace of block `block`, counted from 1 (checked)."""
     n = run.cfg.n_blocks
-    if isinstance(block, bool) or not isinstance(block, int) or not 0 <= block < n:
-        raise ValueError(f"block = {block!r}: the model has blocks 0 to {n - 1}")
-    return run.block(block)
+    if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= n:
+        raise ValueError(f"block = {block!r}: the model has blocks 1 to {n}")
+    return run.block(block - 1)
 
 
 def follow(run: Run, block, head) -> tuple[int, int]:
-    """head="best": the block and head that most often look at the smallest
-    letter (Run.best_head), which the Self Attention page follows."""
-    return run.best_head if head == "best" else (block, head)
+    """head="best": the block and head (from 1) that most often look at the
+    smallest letter (Run.best_head), which the Self Attention page follows."""
+    if head != "best":
+        return block, head
+    b, h = run.best_head
+    return b + 1, h + 1
 
 
 def head_slice(run: Run, head: int) -> slice:
-    """The columns of a head, counted from 0 (checked)."""
+    """The columns of head `head`, counted from 1 (checked)."""
     n = run.cfg.n_heads
-    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < n:
-        raise ValueError(f"head = {head!r}: the model has heads 0 to {n - 1}")
-    return run.head_columns(head)
+    if isinstance(head, bool) or not isinstance(head, int) or not 1 <= head <= n:
+        raise ValueError(f"head = {head!r}: the model has heads 1 to {n}")
+    return run.head_columns(head - 1)
 
 
 def letter_id(letter: str) -> int:
@@ -84,13 +93,13 @@ def letter_id(letter: str) -> int:
     return nanogpt.VOCAB.index(letter)
 
 
-def letter_at(run: Run, letter: str, t: int) -> int:
-    """The letter's id; "top": the most probable letter at position t (nano_gpt.js: letterAt)."""
-    return int(np.argmax(run.trace["p"][t])) if letter == "top" else letter_id(letter)
+def letter_at(run: Run, letter: str, i: int) -> int:
+    """The letter's id; "top": the most probable letter at row i of the trace (nano_gpt.js: letterAt)."""
+    return int(np.argmax(run.trace["p"][i])) if letter == "top" else letter_id(letter)
 
 
 def ignored_positions(run: Run) -> list[int]:
-    """The input positions whose targets training ignores."""
+    """The rows of the trace (from 0) whose targets training ignores."""
     _, targets = nanogpt.examples(nanogpt.all_inputs()[:1])
     return [t for t in range(run.T) if targets[0, t] < 0]
 

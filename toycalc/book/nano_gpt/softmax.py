@@ -1,5 +1,5 @@
 """The nano-gpt chapter's page Softmax (docs/nano-gpt/softmax.md): the final
-softmax of one column, step by step. (Attention's softmax, which the page
+softmax of one row, step by step. (Attention's softmax, which the page
 shows too, is self_attention.attention_row_table.)"""
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from .shared import check_t, nano_gpt
 
 
 @nano_gpt.table("softmax", live=True)
-def softmax_table(run: Run, t: int = 5) -> str:
-    """The final softmax of column t: logits, max, shifted, exponent, p."""
-    check_t(run, t)
-    z, p = run.trace["z"][t], run.trace["p"][t]
+def softmax_table(run: Run, t: int = 6) -> str:
+    """The final softmax of the row of position t: logits, max, shifted, exponent, p."""
+    i = check_t(run, t)
+    z, p = run.trace["z"][i], run.trace["p"][i]
     m = z.max()
     e = np.exp(z - m)
-    body = [[l, fixed(z[i]), fixed(z[i] - m), fixed(e[i]), fixed(p[i])] for i, l in enumerate(nanogpt.VOCAB)]
+    body = [[l, fixed(z[k]), fixed(z[k] - m), fixed(e[k]), fixed(p[k])] for k, l in enumerate(nanogpt.VOCAB)]
     body.append(["<strong>sum</strong>", "", "", f"<strong>{fixed(e.sum())}</strong>",
                  f"<strong>{fixed(p.sum())}</strong>"])
     return html_table(f"nano-softmax-{t}", ["letter", im("z"), im(f"z - {tex(fixed(m))}"),
                                             im("e^{z - \\max z}"), im("p")], body,
-                      caption=f"The softmax of the column t = {t}: max {fixed(m)}, sum {fixed(e.sum())}")
+                      caption=f"The softmax of the row t = {t}: max {fixed(m)}, sum {fixed(e.sum())}")

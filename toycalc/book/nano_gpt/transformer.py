@@ -14,62 +14,62 @@ NORM_SIGN = "\u2016"   # ‖, for the length of a column in a title
 
 
 @nano_gpt.table("blocks", live=True)
-def blocks_table(run: Run, t: int = 5) -> str:
-    """Each block at time t: the length of the residual column before and
+def blocks_table(run: Run, t: int = 6) -> str:
+    """Each block at position t: the length of the residual row before and
     after, and of what attention and the MLP add to it."""
-    check_t(run, t)
-    body = [[str(k), fixed(np.linalg.norm(b["X"][t])), fixed(np.linalg.norm(b["attn"][t])),
-             fixed(np.linalg.norm(b["m"][t])), fixed(np.linalg.norm(b["y"][t]))]
+    i = check_t(run, t)
+    body = [[str(k + 1), fixed(np.linalg.norm(b["X"][i])), fixed(np.linalg.norm(b["attn"][i])),
+             fixed(np.linalg.norm(b["m"][i])), fixed(np.linalg.norm(b["y"][i]))]
             for k, b in enumerate(run.trace["blocks"])]
     return html_table(f"nano-blocks-{t}",
                       ["block", im(f"\\lVert x_{t} \\rVert") + " in", im("\\lVert a W_O + b_O \\rVert"),
                        im("\\lVert m \\rVert"), im(f"\\lVert y_{t} \\rVert") + " out"], body,
-                      caption=f"The column t = {t} through the blocks ({LENGTH_SIGN}: its length)")
+                      caption=f"The row t = {t} through the blocks ({LENGTH_SIGN}: its length)")
 
 
 @nano_gpt.table("looks", live=True)
-def looks_table(run: Run, t: int = 5) -> str:
-    """Where each head of each block looks most from time t."""
-    check_t(run, t)
-    body = [[str(k)] + [look_words(run, b["weights"][h, t], t) for h in range(run.cfg.n_heads)]
+def looks_table(run: Run, t: int = 6) -> str:
+    """Where each head of each block looks most from position t."""
+    i = check_t(run, t)
+    body = [[str(k + 1)] + [look_words(run, b["weights"][h, i], t) for h in range(run.cfg.n_heads)]
             for k, b in enumerate(run.trace["blocks"])]
-    return html_table(f"nano-looks-{t}", ["block"] + [f"head {h}" for h in range(run.cfg.n_heads)],
-                      body, caption=f"Where each head looks most from t = {t}: the letter, its time step and its weight")
+    return html_table(f"nano-looks-{t}", ["block"] + [f"head {h + 1}" for h in range(run.cfg.n_heads)],
+                      body, caption=f"Where each head looks most from t = {t}: the letter, its position and its weight")
 
 
-SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"   # the axis's names as the book prints them: h₀, not h0 (one digit: blocks 0 to 9)
+SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"   # the axis's names as the book prints them: h₁, not h1 (one digit: blocks 1 to 9)
 
 
 @nano_gpt.figure("residual", live=True)
-def residual_figure(run: Run, t: int = 5) -> str:
-    """The length of column t of the residual stream as it passes the
+def residual_figure(run: Run, t: int = 6) -> str:
+    """The length of row t of the residual stream as it passes the
     blocks: on entering, after each block's attention, after its MLP."""
-    check_t(run, t)
+    i = check_t(run, t)
     points, names = [], []
-    first = run.block(0)["X"][t]
+    first = run.block(0)["X"][i]
     points.append(float(np.linalg.norm(first)))
-    names.append((f"t = {t}, entering block 0: {NORM_SIGN}x{NORM_SIGN}", "x"))
+    names.append((f"t = {t}, entering block 1: {NORM_SIGN}x{NORM_SIGN}", "x"))
     for k, b in enumerate(run.trace["blocks"]):
         for name, where in (("h", "attention"), ("y", "MLP")):
-            points.append(float(np.linalg.norm(b[name][t])))
-            names.append((f"t = {t}, after block {k}'s {where}: {NORM_SIGN}{name}{NORM_SIGN}",
-                          f"{name}{SUBSCRIPTS[k]}"))
+            points.append(float(np.linalg.norm(b[name][i])))
+            names.append((f"t = {t}, after block {k + 1}'s {where}: {NORM_SIGN}{name}{NORM_SIGN}",
+                          f"{name}{SUBSCRIPTS[k + 1]}"))
     titles = [f"{n} = {fixed(v)}" for (n, _), v in zip(names, points)]
     ys = nice_ticks(0, max(points), 4)
     drawing = line_chart_svg(
         [("length", list(enumerate(points)), titles)],
-        f"A line: the length of the column t = {t} on entering the first block ({fixed(points[0])}), "
+        f"A line: the length of the row t = {t} on entering the first block ({fixed(points[0])}), "
         f"after each block's attention and after each MLP, to {fixed(points[-1])} on leaving the last",
         [(k, short) for k, (_, short) in enumerate(names)], [(v, tick(v)) for v in ys],
         x_label="h, y: after attention, after the MLP",
-        y_label=f"length of the column t = {t}", width=336, height=220)
+        y_label=f"length of the row t = {t}", width=336, height=220)
     return figure("nano-residual", drawing,
-                  f"The length of the column t = {t} after each part of each block"
+                  f"The length of the row t = {t} after each part of each block"
                   '<span class="screen-only">; point at or tap a dot for its value</span>')
 
 
 @nano_gpt.number("strongest_look", live=True)
-def strongest_look_number(run: Run, t: int = 5, places: int = 3) -> str:
-    """The largest weight any head of any block gives from time t."""
-    check_t(run, t)
-    return fixed(max(b["weights"][:, t].max() for b in run.trace["blocks"]), places)
+def strongest_look_number(run: Run, t: int = 6, places: int = 3) -> str:
+    """The largest weight any head of any block gives from position t."""
+    i = check_t(run, t)
+    return fixed(max(b["weights"][:, i].max() for b in run.trace["blocks"]), places)
