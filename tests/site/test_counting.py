@@ -196,3 +196,18 @@ def test_nano_gpt_names_its_blocks_and_heads_from_1(site):
             seen[kind] |= set(ns)
     assert seen["block"] == set(range(1, n_blocks + 1)), sorted(seen["block"])
     assert seen["head"] == set(range(1, n_heads + 1)), sorted(seen["head"])
+
+
+# a table head that names a position of the sequence: "t = 3", "position 3"
+POSITION_HEAD = re.compile(r"^(?:t = \d+|position \d+)\b")
+
+
+def test_a_sequence_has_one_row_per_token(site):
+    """Every table of every page, the print page included, draws a
+    sequence with one row per token (the book's x @ W): no column of a
+    table is headed by a position (nano-gpt's drew a column per time step
+    until issue 50). An attention matrix's columns are its keys (j)."""
+    for name in every_page(site) + ["/print_page/"]:
+        article = page(site, name.strip("/")).select_one("article")
+        heads = [text(th) for th in article.select("table thead th")]
+        assert [h for h in heads if POSITION_HEAD.match(h)] == [], name
