@@ -135,3 +135,18 @@ def test_the_path_repeats_the_worked_example(site):
     links = {a["href"] for a in worked.find_all_next("a", href=True) if re.fullmatch(r"#step-\d+", a["href"])}
     panels = {f"#{p['id']}" for p in soup.select("#path .path-panel")}
     assert len(panels) == len(STEPS) and links <= panels and len(links) == len(panels)
+
+
+def test_the_path_is_told_once_and_tokens_opens_on_tokens(site):
+    """Home tells the path; the toy's Introduction, which listed its nine
+    pages and the counting rule before Tokens said both again (issue 50),
+    says what the chapter adds and the rule once, without a list of the
+    pages; Tokens opens on tokens."""
+    intro = page(site, "toy").select_one("article")
+    links = {a["href"] for a in intro.select("li a[href]")}
+    assert not any(re.match(r"^\.\./(embedding|positions|layernorm|attention|mlp|output)/", h) for h in links), links
+    assert "picked by hand" in text(intro) and "counts from 1" in text(intro)
+    tokens = page(site, "toy/tokens").select_one("article")
+    first = text(tokens.select_one("h1 ~ p"))
+    assert "token" in first and "count" not in first, first
+    assert not re.search(r"\bcount(s|ing)? from\b", text(tokens)), "Tokens repeats the counting rule"

@@ -1,5 +1,5 @@
 """MkDocs hooks for what a reader of a Material site expects of each page:
-the glossary, a description, edit links, a chapter's list of pages.
+the glossary, a description, edit links.
 
 The glossary lives in one file, docs/includes/abbreviations.md, one
 `*[term]: definition` a line. pymdownx.snippets appends it to every page,
@@ -9,14 +9,12 @@ docs/glossary.md, and lets the keyboard reach the first use of each term on
 a page. A page's description (search engines, link previews) is its front
 matter's `description`, or else its first paragraph. With a repo_url, each
 page links to its Markdown there (edit_uri, set here from
-TOYCALC_EDIT_BRANCH). An index page lists its chapter's pages in place of
-the line `<!-- chapter pages -->`.
+TOYCALC_EDIT_BRANCH).
 """
 from __future__ import annotations
 
 import html as htmllib
 import os
-import posixpath
 import re
 from pathlib import Path
 
@@ -26,7 +24,6 @@ from mkdocs.plugins import event_priority
 GLOSSARY = "docs/includes/abbreviations.md"
 GLOSSARY_PAGE = "glossary.md"
 MARKER = "<!-- glossary -->"
-CHAPTER_MARKER = "<!-- chapter pages -->"
 DESCRIPTION_CHARS = 160
 
 _terms: dict[str, str] = {}
@@ -81,20 +78,7 @@ def on_config(config):
     return config
 
 
-def chapter_pages(page) -> str:
-    """The pages of the section an index page opens, as a numbered list of
-    links (the nav is their one list)."""
-    here = posixpath.dirname(page.file.src_uri)
-    siblings = [p for p in page.parent.children if p.is_page and p is not page]
-    return "\n".join(f"1. [{p.title}]({posixpath.relpath(p.file.src_uri, here)})" for p in siblings) + "\n"
-
-
 def on_page_markdown(markdown, page, config, files):
-    if CHAPTER_MARKER in markdown:
-        if page.parent is None:
-            raise PluginError(f"docs/{page.file.src_uri}: {CHAPTER_MARKER} lists the pages of a section, "
-                              "and this page is in none")
-        markdown = markdown.replace(CHAPTER_MARKER, chapter_pages(page))
     if page.file.src_uri == GLOSSARY_PAGE:
         if MARKER not in markdown:
             raise PluginError(f"docs/{GLOSSARY_PAGE}: the line {MARKER} is missing: "
