@@ -59,7 +59,7 @@ function lineChartSvg(series, aria, xTicks, yTicks, xLabel, yLabel, width, heigh
     body += `<path class="grid" d="M${left} ${at(Y(v))}H${width - right}"/>`;
     body += label(left - 4, Math.floor(Y(v) + 4.5), text, "end", "val");
   }
-  if (xLabel) body += label(width - right, height - 2, xLabel, "end", "hdr");
+  if (xLabel) body += label(width - right, height - 4, xLabel, "end", "hdr");
   if (yLabel) body += label(0, top - 10, yLabel, "start", "hdr");
   if (series.length > 1) body += seriesKey(series.map(([name]) => name), left, 12, "line");
   series.forEach(([, points, titles], k) => {

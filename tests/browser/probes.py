@@ -424,3 +424,28 @@ SHOWN_TEXT = """(selector) => {
   document.head.append(all);
   try { return document.querySelector(selector).innerText; } finally { all.remove(); }
 }"""
+
+
+# Each figure's text boxes (issue 50): two that overlap (by more than a
+# pixel across and two down: a line's leading may touch the next), or one
+# past its drawing's edge, as [what, text, the figure's kind].
+LABELS = """() => {
+  const out = [];
+  for (const svg of document.querySelectorAll('article svg')) {
+    if (!svg.checkVisibility() || svg.getBoundingClientRect().width < 2) continue;
+    const box = svg.getBoundingClientRect();
+    const kind = svg.closest('figure')?.dataset.figure || svg.closest('[class]')?.className || '';
+    const texts = [...svg.querySelectorAll('text')].filter((t) => t.checkVisibility() && t.textContent.trim())
+      .map((t) => [t.textContent.trim(), t.getBoundingClientRect()]);
+    for (const [s, r] of texts) {
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+        out.push(['past the edge', s, kind]);
+    }
+    texts.forEach(([a, ra], i) => texts.slice(i + 1).forEach(([b, rb]) => {
+      const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (w > 1 && h > 2) out.push(['on each other', `${a} | ${b}`, kind]);
+    }));
+  }
+  return out;
+}"""

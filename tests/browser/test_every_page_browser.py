@@ -16,7 +16,8 @@ tour reads every page, 1 and 4 heads the pages they change); axe finds
 nothing above minor (at 1280 px every rule but those that read colours,
 which it runs on one page of each kind, in both schemes; at 375 px its
 rules that read the layout on nano-gpt's pages and the figures' pages);
-the "you are here" map on each chapter page; every figure text at 4.5:1
+the "you are here" map on each chapter page; no figure's label on
+another or past its drawing's edge (both widths); every figure text at 4.5:1
 in both schemes and at 11 px or more on a phone; on a phone a token
 never breaks inside itself nor is set under 11 px in a table, a code
 block's copy button covers none of its text, a display formula wider
@@ -135,6 +136,7 @@ def read_page(v, site, path, width, tokens) -> tuple[dict, dict | None]:
     if path in probes.NANO_FIGURES:
         seen["nano figures"] = figures_in_column(page, probes.NANO_FIGURES[path])
     seen["page width"] = page.evaluate("document.documentElement.scrollWidth")
+    seen["labels"] = page.evaluate(probes.LABELS)
     if width == PHONE:
         if nano:
             seen["untypeset"] = page.evaluate(
@@ -319,6 +321,17 @@ def test_on_a_phone_no_figure_text_is_under_11_px_and_nothing_is_wider_than_the_
     assert len(found(seen, "sizes", lambda v: True)) > 15
     assert found(seen, "page width", lambda w: w if w > PHONE else None) == {}
     assert found(seen, "figures past the screen") == {}
+
+
+@pytest.mark.parametrize("tour", ["desktop", "phone"])
+def test_no_label_of_a_figure_covers_another_or_leaves_its_drawing(tours, tour):
+    """Every figure's text, on every page at 1280 and 375 px: no two labels
+    on each other, none past its drawing's edge (RoPE's k₁ sat on q₃ and
+    its k₅ outside its plot; the toy's paired bars and GELU's values
+    touched; the writer's 65 characters covered each other: issue 50)."""
+    seen = tours(tour)
+    assert found(seen, "labels", lambda v: v or None) == {}
+    assert set(found(seen, "labels", lambda v: True)) == set(seen)     # read on every page
 
 
 def test_on_a_phone_tokens_stay_whole_and_wide_formulas_show_they_scroll(tours):

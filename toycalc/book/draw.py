@@ -230,8 +230,9 @@ def legend() -> str:
 # ---------------------------------------------------------------- build-time only (not mirrored)
 
 def paired_bars_svg(labels: list[str], a, b, names: tuple[str, str], aria: str, what: str = "p") -> str:
-    """Two bars per label, a (solid) over b (pale), values in [0, 1]."""
-    row, span = 26, 200
+    """Two bars per label, a (solid) over b (pale), values in [0, 1]; the
+    bars 14 px apart, so that their values (12 px text) do not touch."""
+    row, pitch, span = 32, 14, 200
     left = max(text_width(t) for t in labels) + 8
     # the key: a swatch of each kind of bar and its name
     body = [f'<rect x="{left}" y="1" width="12" height="10" class="bar"/>', label(left + 16, 10, names[0], cls="hdr"),
@@ -239,13 +240,13 @@ def paired_bars_svg(labels: list[str], a, b, names: tuple[str, str], aria: str, 
             label(left + 126, 10, names[1], cls="hdr")]
     for k, name in enumerate(labels):
         y = 16 + k * row
-        body.append(label(left - 6, y + 14, name, "end"))
+        body.append(label(left - 6, y + 17, name, "end"))
         for n, (values, cls) in enumerate(((a, "bar"), (b, "bar-alt"))):
             v = values[k]
             width = math.floor(v * span + 0.5)
-            body.append(f'<rect x="{left}" y="{y + 2 + n * 11}" width="{width}" height="9" class="{cls}">'
+            body.append(f'<rect x="{left}" y="{y + 2 + n * pitch}" width="{width}" height="9" class="{cls}">'
                         f"<title>{what}({esc(name)}), {esc(names[n])} = {fixed(v)}</title></rect>")
-            body.append(label(left + width + 4, y + 10 + n * 11, fixed(v), cls="val"))
+            body.append(label(left + width + 4, y + 10 + n * pitch, fixed(v), cls="val"))
     return svg(left + span + 48, 16 + len(labels) * row, aria, "".join(body))
 
 
@@ -377,8 +378,9 @@ def line_chart_svg(series, aria: str, x_ticks, y_ticks, x_label: str = "", y_lab
     for v, text in y_ticks:
         body.append(f'<path class="grid" d="M{left} {at(Y(v))}H{width - right}"/>')
         body.append(label(left - 4, int(Y(v) + 4.5), text, "end", "val"))
+    # its baseline 4 px above the edge: the descenders of "y" and "p" stay inside
     if x_label:
-        body.append(label(width - right, height - 2, x_label, "end", "hdr"))
+        body.append(label(width - right, height - 4, x_label, "end", "hdr"))
     if y_label:
         body.append(label(0, top - 10, y_label, cls="hdr"))
     if len(series) > 1:
@@ -470,13 +472,26 @@ def arrows_svg(arrows, aria: str, size: int = 180, arcs=()) -> str:
         body.append(f'<g class="arrow {cls}"><title>{esc(title)}</title>'
                     f'<path d="M{at(c)} {at(c)}L{at(tx)} {at(ty)}"/>'
                     f'<path class="head" d="M{at(tx)} {at(ty)}L{at(p1[0])} {at(p1[1])}L{at(p2[0])} {at(p2[1])}Z"/></g>')
-        # the name on the arrow's own line, just beyond its tip; further out
-        # along that line when an earlier name sits there
+        # the name just beyond its tip, on the arrow's own line, else beside
+        # the tip: the first place inside the drawing that no earlier name
+        # takes (two names once sat on each other, one past the edge)
         ux, uy = math.cos(angle), -math.sin(angle)
-        for out in (12, 24, 36, 48):
-            lx, ly = int(tx + out * ux + 0.5), int(ty + out * uy + 4.5)
-            if all(abs(lx - px) >= text_width(name) + 2 or abs(ly - py) >= 12 for px, py in placed):
-                break
-        placed.append((lx, ly))
+        w = text_width(name)
+        spots = [(tx + out * ux, ty + out * uy) for out in (12, 24, 36)] + \
+                [(tx + side * 14 * uy + back * ux, ty - side * 14 * ux + back * uy)
+                 for back in (0, -14, -28) for side in (1, -1)]
+
+        # a name's box, drawn at 14 px with a subscript: from 13 px above its
+        # baseline to 10 below
+        def inside(x, y):
+            return w / 2 + 1 <= x <= size - w / 2 - 1 and 13 <= y + 4 <= size - 10
+
+        def free(x, y):
+            return all(abs(x - px) >= (w + pw) / 2 + 2 or abs(y + 4 - py) >= 23 for px, py, pw in placed)
+        x, y = next(((x, y) for x, y in spots if inside(x, y) and free(x, y)),
+                    next(((x, y) for x, y in spots if inside(x, y)), spots[0]))
+        lx = int(min(max(x, w / 2 + 1), size - w / 2 - 1) + 0.5)
+        ly = int(min(max(y + 4, 13), size - 10) + 0.5)
+        placed.append((lx, ly, w))
         body.append(f'<text x="{lx}" y="{ly}" class="lbl math" text-anchor="middle">{notation(name)}</text>')
     return svg(size, size, aria, "".join(body))

@@ -45,17 +45,19 @@ def gelu_curve(ex: Example) -> str:
     body.append(label(right, bottom + 30, "x", "end", "hdr"))
     body.append(label(left + 6, top + 10, "GELU(x)", cls="hdr"))
     body.append(f'<polyline class="series curve" points="{curve}"/>')
-    # the labels: in the order of their values, at least 13 px apart, centred on their dots
+    # the labels: in the order of their values, at least gap px apart (a 12 px
+    # line of text, turned, and a pixel to spare), centred on their dots
+    gap = 15
     order = sorted(range(len(pre)), key=lambda c: pre[c])
     want = [sx(pre[c]) for c in order]
     ahead, back = list(want), list(want)
     for k in range(1, len(want)):
-        ahead[k] = max(ahead[k], ahead[k - 1] + 13)
+        ahead[k] = max(ahead[k], ahead[k - 1] + gap)
     for k in range(len(want) - 2, -1, -1):
-        back[k] = min(back[k], back[k + 1] - 13)
+        back[k] = min(back[k], back[k + 1] - gap)
     spots = [(a + b) / 2 for a, b in zip(ahead, back)]
     for k in range(1, len(spots)):   # the average of two spread rows is spread too; keep it so
-        spots[k] = max(spots[k], spots[k - 1] + 13)
+        spots[k] = max(spots[k], spots[k - 1] + gap)
     for c, lx in zip(order, spots):
         x, y = float(pre[c]), float(gpt.gelu(pre[c]))
         body.append(f'<path class="leader" d="M{at(lx)} {top - 8}L{at(sx(x))} {at(sy(y))}"/>')

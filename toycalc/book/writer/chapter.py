@@ -274,17 +274,36 @@ def embeddings_figure(run: Run) -> str:
     lo, hi = xy.min(axis=0), xy.max(axis=0)
     span = np.maximum(hi - lo, 1e-9)
     body = [f'<path class="axis" d="M{pad} {pad}V{size - pad}H{size - pad}"/>']
-    for ch, (x, y) in zip(run.vocab, xy):
-        X = pad + (x - lo[0]) / span[0] * (size - 2 * pad)
-        Y = size - pad - (y - lo[1]) / span[1] * (size - 2 * pad)
+    spots = [(pad + (x - lo[0]) / span[0] * (size - 2 * pad), size - pad - (y - lo[1]) / span[1] * (size - 2 * pad),
+              7 * len(char_name(ch)) + 2) for ch, (x, y) in zip(run.vocab, xy)]
+    # a name on another's (close rows) would hide both, and a name over a
+    # dot would be unreadable: such a character is a dot, named in its title
+    named = []
+    for k, (X, Y, w) in enumerate(spots):
+        if all(abs(X - spots[j][0]) >= (w + spots[j][2]) / 2 or abs(Y - spots[j][1]) >= 14 for j in named):
+            named.append(k)
+    while True:
+        dots = [spots[k] for k in range(len(spots)) if k not in named]
+        covering = [k for k in named if any(abs(spots[k][0] - X) < spots[k][2] / 2 + 3
+                                            and -4 < spots[k][1] - (Y - 4) < 16 for X, Y, _ in dots)]
+        if not covering:
+            break
+        named = [k for k in named if k not in covering]
+    for k, (ch, (x, y)) in enumerate(zip(run.vocab, xy)):
+        X, Y, _ = spots[k]
         kind = ("upper" if ch.isupper() else "lower" if ch.islower() else "other")
-        body.append(f'<text x="{X:.1f}" y="{Y:.1f}" class="lbl writer-{kind}" text-anchor="middle">'
-                    f"{esc(char_name(ch))}<title>{esc(char_name(ch))}: ({fixed(x)}, {fixed(y)})</title></text>")
+        title = f"<title>{esc(char_name(ch))}: ({fixed(x)}, {fixed(y)})</title>"
+        if k in named:
+            body.append(f'<text x="{X:.1f}" y="{Y:.1f}" class="lbl writer-{kind}" text-anchor="middle">'
+                        f"{esc(char_name(ch))}{title}</text>")
+        else:
+            body.append(f'<circle class="writer-dot" cx="{X:.1f}" cy="{Y - 4:.1f}" r="2.5">{title}</circle>')
     chart = svg(size, size, "The characters' embeddings projected on two directions: "
                 "capitals, small letters and the rest each gather", "".join(body))
     return figure("writer-embeddings", chart, "Each character's row of E (128 numbers) projected on the two "
                   "directions along which the rows differ most (principal components, computed at build). "
-                  "Capitals in one style, small letters in another, the rest in a third.")
+                  "Capitals in one style, small letters in another, the rest in a third; a character "
+                  "whose name would cover another's is a dot, named when you point at it.")
 
 
 @part.figure("key")
