@@ -82,3 +82,40 @@ def test_series_colours_are_far_apart_and_each_means_one_thing(visit, scheme):
     assert {c: m for c, m in meanings.items() if len(m) > 1} == {}
     # the reader's run is one colour on both training charts
     assert by_figure["training"]["loss L"] == by_figure["toy-figure nano-train-loss"]["your run"]
+
+
+# the keys written in HTML beside a figure (RoPE's q and k): [figure, name, colour]
+SWATCHES = r"""() => [...document.querySelectorAll('.fig-legend .swatch')]
+  .filter((s) => /\bs[1-5]\b/.test(s.className))
+  .map((s) => [s.closest('.fig-legend').className, (s.nextSibling?.textContent || '').trim().replace(/[;,.]$/, ''),
+               getComputedStyle(s).backgroundColor])"""
+
+# the book's signed scale and its scale of shares, as the page computes them
+PALETTE = r"""() => { const s = getComputedStyle(document.querySelector('svg.fig'));
+  const rgb = (v) => { const e = document.createElement('i'); e.style.color = v; document.body.append(e);
+                       const c = getComputedStyle(e).color; e.remove(); return c; };
+  return {positive: rgb(s.getPropertyValue('--fig-pos')), negative: rgb(s.getPropertyValue('--fig-neg')),
+          'a share from 0 to 1': rgb(s.getPropertyValue('--fig-prob'))}; }"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_what_changed_draws_no_series_in_a_colour_that_means_something_else(visit, scheme):
+    """What changed's charts and RoPE's figure with its HTML key (issue 50:
+    RoPE's q was drawn in the purple of "0 to 1", a bar's "other" in a
+    brown close to "positive"): every series, keyed in the drawing or beside
+    it, is at least MIN_DELTA_E from the signed scale's two ends and from
+    the purple of a share, and from the other series of its figure."""
+    page = visit(scheme=scheme).open("/what-changed/")
+    keys = page.evaluate(KEYS) + page.evaluate(SWATCHES)
+    palette = page.evaluate(PALETTE)
+    assert {f for f, _, _ in keys} >= {"modern-params", "fig-legend fig-key modern-rope-key"}, keys
+    assert {n for f, n, _ in keys if "rope" in f} == {"q", "k"}
+    near = [(f, n, meaning, round(delta_e(c, ref), 1)) for f, n, c in keys for meaning, ref in palette.items()
+            if delta_e(c, ref) < MIN_DELTA_E]
+    assert near == []
+    by_figure: dict[str, dict[str, str]] = {}
+    for f, n, c in keys:
+        by_figure.setdefault(f, {})[n] = c
+    close = [(f, a, b) for f, series in by_figure.items() for a, b in itertools.combinations(series, 2)
+             if delta_e(series[a], series[b]) < MIN_DELTA_E]
+    assert close == []
