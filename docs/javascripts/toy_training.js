@@ -84,9 +84,13 @@ function onItsOwn(box, model) {
     drawing.innerHTML = modelDrawing.modelFigure(tr, ids.map((i) => show(model.vocab[i])), model.vocab);
   };
   document.querySelectorAll(".heads-chooser").forEach((c) => c.addEventListener("change", redraw));
-  const book = bookTables();
+  const book = bookTables(), outcome = document.getElementById("toy-step-outcome");
+  const bookOutcome = outcome && outcome.innerHTML;
   return { model, sentence: () => ({ ids, heads: heads(), temperature: 1 }), changed: redraw, drawing, redraw,
-           follow: (o) => followTables(model, ids, o, book) };
+           follow: (o) => {
+             const steps = followTables(model, ids, o, book);
+             if (outcome) followOutcome(outcome, model, o, steps, bookOutcome, heads());
+           } };
 }
 
 // ------------------------------------------------------------ the page's worked tables, on the reader's weights
@@ -122,8 +126,27 @@ function followTables(model, ids, o, book) {
     // above Material's scrolling wrapper, not inside it: the note wraps to the column
     (t.closest(".md-typeset__scrollwrap") || t).before(el("p", { class: "toy-training-follows", text: `From your weights: the next step with target ` +
       `${show(vocab[o.target])} and η = ${short(o.eta)}, for ${heads} head${heads === 1 ? "" : "s"} ` +
-      "(the formulas and sentences around it are the book's step)." }));
+      "(the formulas above are the book's step)." }));
   }
+  return steps;
+}
+
+/** The sentence after the step's table ("p(␣roof) goes from … to …"), on
+ *  the reader's weights: the next step's p and loss under each heads
+ *  choice the tables computed (shown as the page's choice is); `o` null:
+ *  the book's sentence again. */
+function followOutcome(p, model, o, steps, bookHtml, shownHeads) {
+  if (!o) {
+    p.innerHTML = bookHtml;   // the build's own markup, kept from the page
+    return;
+  }
+  const tok = show(model.vocab[o.target]);
+  const variant = (pick) => [...steps].map(([heads, r]) => el("span", { class: "heads-variant", "data-heads": String(heads),
+    hidden: heads !== shownHeads, text: pick(r) }));
+  p.replaceChildren(`From your weights, the next step of E (target ${tok}, η = ${short(o.eta)}) takes p(${tok}) from `,
+    ...variant((r) => fixed(r.p)), " to ", ...variant((r) => fixed(r.pAfter)), ", the loss from ",
+    ...variant((r) => fixed(r.loss)), " to ", ...variant((r) => fixed(r.lossAfter)),
+    ". How far one step goes depends on the heads you chose, but it is one step on one sentence.");
 }
 
 // ------------------------------------------------------------ the controls
@@ -149,11 +172,11 @@ function controls(model, box) {
   ui.target.setAttribute("list", "toy-training-vocab");
   ui.vocab = el("datalist", { id: "toy-training-vocab" }, model.vocab.map((tok) => el("option", { value: show(tok) })));
   ui.eta = text(box.dataset.eta || "0.1", "decimal");
-  // Train's defaults are the build's (descent.py's TRAIN_STEPS, TRAIN_LEARNS): enough steps of enough
-  // weights to watch p(target) rise; One step is always the book's step, E alone
+  // the defaults are the build's (descent.py's TRAIN_STEPS, TRAIN_LEARNS): enough steps of enough
+  // weights to watch p(target) rise; One step and Train move the same weights, the ones chosen here
   ui.steps = text(box.dataset.steps || "1", "numeric");
   ui.learns = el("fieldset", { class: "choices toy-training-learns" },
-                 [el("legend", { text: "Weights that Train moves (One step: E alone)" })]);
+                 [el("legend", { text: "Weights that each step moves (One step and Train alike)" })]);
   for (const [value, label] of [["E", " E alone (the book's step)"], ["all", " every matrix"]]) {
     const input = el("input", { type: "radio", name: "toy-training-learns", value });
     input.checked = value === (box.dataset.learns || "E");
@@ -206,7 +229,7 @@ function read(ui, model, withSteps) {
     steps = checked(ui.steps, n, Number.isInteger(n) && n >= 1 && n <= descent.MAX_STEPS ? "" :
       `Steps must be a whole number from 1 to ${descent.MAX_STEPS}; "${gpt.shorten(ui.steps.value)}" is not.`);
   }
-  const learns = withSteps ? ui.learns.querySelector("input:checked").value : "E";   // One step: the book's
+  const learns = ui.learns.querySelector("input:checked").value;   // One step and Train alike
   return tok === null || rate === null || steps === null ? null : { target, eta, steps, learns };
 }
 

@@ -77,7 +77,7 @@ def test_mathjax_comes_only_for_the_formulas_a_script_makes(visit):
     fetched = """(end) => performance.getEntriesByType('resource').filter((e) => e.name.endsWith(end)).length"""
     assert page.evaluate(FORMULAS_CSS) == 1
     follow(page, "/toy/")
-    follow(page, "/toy/tokens/")
+    follow(page, "/toy/embedding/")
     assert page.locator("article mjx-container > svg").count() > 3
     assert page.evaluate(FORMULAS_CSS) == 1
     follow(page, "/nano-gpt/self-attention/")   # a page of another depth

@@ -104,8 +104,10 @@ def test_one_step_shows_the_books_step(visit, toy):
         page = open_training(visit, where)
         assert page.get_by_label("Target").input_value() == tok
         assert page.get_by_label("Learning rate η").input_value() == end_to_end.eta_number(ex)
-        # Train's default is every matrix (descent.TRAIN_LEARNS); One step still moves E alone
+        # the default is every matrix (descent.TRAIN_LEARNS), for One step and Train alike;
+        # E alone is the book's step
         assert page.get_by_label("every matrix").is_checked()
+        page.get_by_label("E alone (the book's step)").check()
         page.get_by_role("button", name="One step").click()
         assert summary(page) == want, where
         assert step_rows(page) == expected_rows(ex, ex.grads["E"], toy.params["E"], ex.stepped_E)
@@ -377,3 +379,27 @@ def test_the_live_tables_use_the_books_notation(visit):
                          ".map(t => [t.id, [...t.querySelectorAll('caption, th')].map(h => h.textContent)])")
     assert len(live) >= 5
     assert [(i, h) for i, hs in live for h in hs if "_" in h] == []
+
+
+def test_one_step_and_train_move_the_same_weights_and_the_outcome_follows(visit, toy):
+    """Issue 50: One step moved E alone while Train moved every matrix, and
+    after a run the sentence under the step's table still gave the book's
+    p. One step now moves what Train moves (every matrix by default): its
+    summary is descent's step of every matrix; the sentence then gives the
+    next step from the reader's weights, and Reset brings the book's back."""
+    ex = Example(toy)
+    tok = ex.model.show(ex.target_id)
+    page = open_training(visit)
+    book = " ".join(page.locator("#toy-step-outcome").inner_text().split())
+    assert f"goes from {fixed(ex.p_last[ex.target_id])} to" in book
+    page.get_by_role("button", name="One step").click()
+    step, = descent.descend(toy.params, toy.cfg, ex.ids, ex.target_id, ex.eta, "all", 1, heads=ex.heads)
+    assert summary(page) == (f"Step 1: L = {fixed(step['loss'])} → {fixed(step['loss_after'])}, p({tok}) = "
+                             f"{fixed(step['p'])} → {fixed(step['p_after'])}.")
+    nxt, = descent.descend(step["params"], toy.cfg, ex.ids, ex.target_id, ex.eta, "E", 1, heads=ex.heads)
+    said = " ".join(page.locator("#toy-step-outcome").inner_text().split())
+    assert said.startswith(f"From your weights, the next step of E (target {tok}, η = {end_to_end.eta_number(ex)}) "
+                           f"takes p({tok}) from {fixed(nxt['p'])} to {fixed(nxt['p_after'])}, the loss from "
+                           f"{fixed(nxt['loss'])} to {fixed(nxt['loss_after'])}."), said
+    page.get_by_role("button", name="Reset to the book's weights").click()
+    assert " ".join(page.locator("#toy-step-outcome").inner_text().split()) == book

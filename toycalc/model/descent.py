@@ -19,9 +19,10 @@ from .weights import MAX_WEIGHT
 
 LEARNS = ("E", "all")    # which weights learn: E alone (the book's step), or every matrix
 MAX_STEPS = 200          # the page's limit: enough to watch the loss flatten, quick in a browser
-# The page's Train by default (at the book's η): every matrix, for E alone barely moves p(target) on the
-# book's sentence (0.395 -> 0.416 at best), where every matrix takes it to 0.885 in 20 steps.
-# "One step" stays the book's step, E alone. tests/model/test_descent.py holds them to teaching.
+# The page's steps by default (at the book's η): every matrix, for E alone barely moves p(target) on the
+# book's sentence (0.395 -> 0.416 at best), where every matrix takes it to 0.885 in 20 steps. One step
+# and Train move the same weights; E alone, a choice away, is the book's worked step.
+# tests/model/test_descent.py holds them to teaching.
 TRAIN_LEARNS = "all"
 TRAIN_STEPS = 20
 

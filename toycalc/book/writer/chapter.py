@@ -303,7 +303,8 @@ def embeddings_figure(run: Run) -> str:
     return figure("writer-embeddings", chart, "Each character's row of E (128 numbers) projected on the two "
                   "directions along which the rows differ most (principal components, computed at build). "
                   "Capitals in one style, small letters in another, the rest in a third; a character "
-                  "whose name would cover another's is a dot, named when you point at it.")
+                  "whose name would cover another's is a dot<span class=\"screen-only\">, named when you "
+                  "point at it</span>.")
 
 
 @part.figure("key")
