@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import page
+from conftest import fresh_page, page
 from tests.browser.probes import every_page
 from toycalc.book.model_drawing import STEPS
 
@@ -150,3 +150,21 @@ def test_the_path_is_told_once_and_tokens_opens_on_tokens(site):
     first = text(tokens.select_one("h1 ~ p"))
     assert "token" in first and "count" not in first, first
     assert not re.search(r"\bcount(s|ing)? from\b", text(tokens)), "Tokens repeats the counting rule"
+
+
+# a matrix's name with its subscript written as an underscore: "W_O", "W_Q"
+RAW_SUBSCRIPT = re.compile(r"\b[WEP]_[A-Za-z0-9]+\b")
+
+
+def test_every_matrix_name_is_written_with_its_subscript(site):
+    """In the prose, headings, tables and captions of every page (its code
+    and its formulas aside), a matrix is W with O below, never "W_O"
+    (issue 50: Home's prose, the Simulator's headings, the writer's steps)."""
+    for name in every_page(site):
+        if name == "/contributing/":     # the page for writers names the code's keys, as the code does
+            continue
+        article = fresh_page(site, name.strip("/")).select_one("article")
+        for el in article.select("code, pre, .arithmatex, script, style, svg, [data-tex]"):
+            el.decompose()
+        found = RAW_SUBSCRIPT.findall(text(article))
+        assert found == [], (name, found[:5])
