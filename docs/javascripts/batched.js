@@ -25,11 +25,28 @@ let kernels = null;     // kernels.wasm's exports: memory, gemm, gelu, gelu_back
 let F = null;           // its memory as float32s
 let plan = null;        // where each matrix lives in it (one plan at a time)
 
-/** Make the matrix products from kernels.wasm's bytes (the worker fetches
+/** Make the matrix products from kernels.wasm's bytes (ready() fetches
  *  them; in Node this file reads them itself). */
 function init(bytes) {
   kernels = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
   plan = null;
+}
+
+let fetched = null;
+/** kernels.wasm, fetched from beside this file once and made ready (the
+ *  worker before its first step, letters.js before it checks a reader's
+ *  weights); a failed fetch may be tried again. */
+function ready() {
+  if (!fetched) {
+    fetched = fetch(new URL("kernels.wasm", import.meta.url)).then((r) => {
+      if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
+      return r.arrayBuffer();
+    }).then((bytes) => init(bytes)).catch((e) => {
+      fetched = null;
+      throw e;
+    });
+  }
+  return fetched;
 }
 if (typeof process === "object" && process.versions && process.versions.node) {
   const { readFileSync } = await import("node:fs");
@@ -384,4 +401,4 @@ function evaluate(model, length, part, parts) {
   return { sorted, loss: lossSum / n, lossSum, n };
 }
 
-export { init, lossAndGrads, evaluate };
+export { init, ready, lossAndGrads, evaluate };

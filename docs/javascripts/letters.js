@@ -31,7 +31,7 @@ import * as draw from "./draw.js";
 import * as nanoGpt from "./nano_gpt.js";
 import * as dom from "./dom.js";
 import * as mathjax from "./mathjax-config.js";
-import { MAX_WEIGHT, beyondBounds } from "./descent.js";
+import * as weightsCheck from "./stored_weights.js";
 
 const { el } = dom, { InputError, parseLetters } = nanoGpt;
 
@@ -39,7 +39,7 @@ const { el } = dom, { InputError, parseLetters } = nanoGpt;
 const weightsUrl = new URL("nanogpt-weights.json", import.meta.url).href;
 
 // sessionStorage: the weights the chapter follows (followWeights, which
-// train_page.js calls, writes both): what they are, and the weights themselves in
+// train_page.js calls, writes both): their id, and the weights themselves in
 // the layout of javascripts/nanogpt-weights.json (toycalc/site/export.py)
 const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
 
@@ -50,7 +50,10 @@ function followWeights(weights, about) {
   sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
 }
 
-/** {id, seed, steps, sorted, inputs} of the reader's weights stored for the chapter, or null. */
+/** {id} of the reader's weights stored for the chapter, or null: what the
+ *  pages say of them (seed, steps, inputs sorted) comes from the weights
+ *  and their record as checked (checkFollowed), never from this entry,
+ *  which a reader may edit as easily. */
 function storedWeights() {
   try {
     const about = JSON.parse(sessionStorage.getItem(WEIGHTS_ABOUT) || "null");
@@ -102,113 +105,21 @@ function model() {
   return cache[key];
 }
 
-// ------------------------------------------------------------ checking the reader's stored weights
-
-const kind = (v) => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v);
-const shapeText = (shape) => (Array.isArray(shape) ? shape.map((n) => String(n).slice(0, 12)).join(" × ") : kind(shape));
-
-/** What is wrong with `mine`, read from session storage, measured against
- *  the book's weights (`book`, nanogpt-weights.json's layout): the same
- *  sizes, the same arrays with the same shapes (compared before any array
- *  is read, so that a huge declared shape costs nothing), bytes as many as
- *  the shape says, every weight finite and within ±MAX_WEIGHT (the weights
- *  file's rule), a record with the book's fields of the book's kinds;
- *  null when nothing is. One sentence naming the array and the entry. */
-function weightsProblem(mine, book) {
-  if (kind(mine) !== "object") return `they are ${kind(mine)}, not weights`;
-  for (const key of ["vocab", "heads", "d", "n_ctx", "width", "ln_eps", "gelu_c", "packed"]) {
-    if (JSON.stringify(mine[key]) !== JSON.stringify(book[key])) {
-      return `their ${key} is ${String(JSON.stringify(mine[key])).slice(0, 40)}, where the book's model has ` +
-             `${JSON.stringify(book[key])}`;
-    }
-  }
-  const arrays = (data) => {
-    const out = [];
-    for (const [k, v] of Object.entries(data)) {
-      if (k === "blocks" && Array.isArray(v)) v.forEach((b, i) => Object.entries(kind(b) === "object" ? b : {})
-        .forEach(([n, a]) => out.push([`blocks.${i}.${n}`, a])));
-      else if (kind(v) === "object" && ("shape" in v)) out.push([k, v]);
-    }
-    return out;
-  };
-  if (!Array.isArray(mine.blocks) || mine.blocks.length !== book.blocks.length) {
-    return `they have ${Array.isArray(mine.blocks) ? mine.blocks.length : "no"} blocks, where the book's model has ` +
-           `${book.blocks.length}`;
-  }
-  const want = new Map(arrays(book)), have = new Map(arrays(mine));
-  for (const name of have.keys()) if (!want.has(name)) return `${name} is not an array of the book's model`;
-  for (const [name, a] of want) {
-    if (!have.has(name)) return `${name} is missing`;
-    const shape = have.get(name).shape;
-    if (JSON.stringify(shape) !== JSON.stringify(a.shape)) {
-      return `${name} has the shape ${shapeText(shape)}, where the book's model has ${shapeText(a.shape)}`;
-    }
-  }
-  for (const [name, a] of want) {
-    const v = have.get(name), size = a.shape.reduce((m, n) => m * n, 1);
-    const b64 = typeof v.f16 === "string" ? v.f16 : typeof v.f32 === "string" ? v.f32 : null;
-    if (b64 === null) return `${name} holds no numbers (expected float16 or float32 bytes)`;
-    let bytes;
-    try {
-      bytes = atob(b64).length;
-    } catch (e) {
-      return `${name}'s bytes are not base64`;
-    }
-    const wanted = size * (typeof v.f16 === "string" ? 2 : 4);
-    if (bytes !== wanted) return `${name} holds ${bytes} bytes, where its shape, ${shapeText(a.shape)}, takes ${wanted}`;
-  }
-  const values = gpt.unpack(mine);   // shapes and sizes checked: nothing larger than the book's is made
-  const entry = (name) => {
-    const [, b, n] = name.match(/^blocks\.(\d+)\.(.+)$/) || [];
-    return n ? values.blocks[Number(b)][n] : values[name];
-  };
-  // the weights file's rule, as toy training keeps it (descent.js)
-  const beyond = beyondBounds(Object.fromEntries([...want.keys()].map((name) => [name, entry(name)])));
-  if (beyond) {
-    const x = beyond.value;
-    return `${beyond.name}[${beyond.index.join(", ")}] is ` +
-           `${Number.isNaN(x) ? "NaN, not a number" : Number.isFinite(x) ? String(x) : "infinite"}, ` +
-           `where every weight must be finite and within ±${MAX_WEIGHT.toLocaleString("en-US")}`;
-  }
-  return recordProblem(mine.record, book.record, "their record");
-}
-
-/** The reader's record against the book's: each of the book's fields it
- *  has of the same kind (a number finite), a list's items of the kind of
- *  the book's first (a record made in the browser says other things in
- *  made_with, and may leave a field out). */
-function recordProblem(mine, book, where) {
-  if (kind(mine) !== kind(book)) return `${where} is ${kind(mine)}, where the book's is ${kind(book)}`;
-  if (typeof book === "number" && !Number.isFinite(mine)) return `${where} is not a finite number`;
-  if (Array.isArray(book)) {
-    for (let i = 0; i < mine.length && book.length; i++) {
-      const p = recordProblem(mine[i], book[0], `${where}[${i}]`);
-      if (p) return p;
-    }
-  } else if (kind(book) === "object") {
-    for (const key of Object.keys(book)) {
-      if (mine[key] === undefined) continue;   // a field left out: the page says it is not there
-      const p = recordProblem(mine[key], book[key], `${where}'s ${key}`);
-      if (p) return p;
-    }
-  }
-  return null;
-}
-
 /** Check the reader's stored weights once (per id, for the visit) before
- *  any part of a page uses them; the book's weights are fetched to compare. */
+ *  any part of a page uses them: their arrays against the book's (fetched
+ *  to compare), their record against what they do. */
 function checkFollowed() {
   const about = storedWeights();
   if (!about || checked[about.id]) return Promise.resolve();
-  return fetchBook().then((book) => {
-    let mine, problem;
+  return fetchBook().then(async (book) => {
+    let mine, got;
     try {
       mine = JSON.parse(sessionStorage.getItem(WEIGHTS));
-      problem = weightsProblem(mine, book);
+      got = await weightsCheck.check(mine, book);
     } catch (e) {
-      problem = `they could not be read (${e.message})`;
+      got = { problem: `they could not be read or run (${e.message})` };
     }
-    checked[about.id] = problem ? { problem } : { data: mine };
+    checked[about.id] = got.problem ? got : { data: mine, ...got };
   }).catch(() => {});   // the book's weights did not come: the page as built, nothing followed
 }
 
@@ -576,6 +487,8 @@ function setUpWeightsNote() {
   const stored = storedWeights(), about = followedWeights(), title = document.querySelector("article h1");
   if (!stored || !title || document.querySelector(".nano-weights-note") || /\/print_page\/$/.test(location.pathname)) return;
   if (!about) return refusedNote(title, stored);
+  // what the note says, from the weights as checked: their record, its counts measured (checkFollowed)
+  const run = checked[about.id], steps = run.data.record.steps;
   const books = document.querySelectorAll("[data-nano-book-weights]");
   books.forEach((part) => {
     part.classList.add("nano-book-weights--marked");
@@ -592,10 +505,10 @@ function setUpWeightsNote() {
     el("p", {}, [live ? "Every number on this page that depends on the weights is computed in your browser from "
                       : "The chapter follows ",
       el("strong", { text: "the weights you trained" }),
-      ` (seed ${about.seed}, ${about.steps} step${about.steps === 1 ? "" : "s"}, ${about.sorted} of ${about.inputs} ` +
-      `inputs sorted${about.sorted < about.inputs ? ": an unfinished run" : ""})` + (live ? ", not from the book's" : "") +
+      ` (seed ${run.data.record.seed}, ${steps} step${steps === 1 ? "" : "s"}, ${run.sorted} of ${run.inputs} ` +
+      `inputs sorted${run.sorted < run.inputs ? ": an unfinished run" : ""})` + (live ? ", not from the book's" : "") +
       (books.length ? `; the ${books.length} parts marked “the book's weights” stay the book's (facts over all ` +
-                      `${about.inputs} inputs, or how the book's weights were made).` : ".")]),
+                      `${run.inputs} inputs, or how the book's weights were made).` : ".")]),
     el("p", {}, [back]));
   if (live && !document.querySelector(".nano-follow")) {   // no letters to follow here: drawn again for the weights
     model().then((m) => redraw(nanoGpt.chapter(m, nanoGpt.exampleIds(m, exampleText())), true))

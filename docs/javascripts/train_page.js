@@ -161,21 +161,25 @@ function packedWeights(npz, recipe, record) {
 }
 
 /** "Follow these weights": the run's weights (as downloaded: float16)
- *  stored for the chapter's pages, with what they are. */
+ *  stored for the chapter's pages. */
 function followButton(ui, run, recipe) {
   ui.follow.addEventListener("click", () => {
-    const r = run.files.record;
-    const about = { id: Date.now(), seed: r.seed, steps: r.steps, sorted: r.accuracy_on_729, inputs: ui.inputs };
     try {
-      letters.followWeights(packedWeights(run.files.npz, recipe, run.files.record), about);
+      letters.followWeights(packedWeights(run.files.npz, recipe, run.files.record), { id: Date.now() });
     } catch (e) {
       ui.following.textContent = `Your weights could not be kept for the other pages (${e.message}).`;
       return;
     }
-    const first = el("a", { href: new URL("../", location.href).href, text: "the chapter's first page" });
-    ui.following.replaceChildren("Every page of this chapter now computes its numbers from your weights, " +
-      "until “Back to the book's weights” on any of them: open ", first, " or any other.");
+    run.followed = true;
+    followed(ui);
   });
+}
+
+/** Under "Follow these weights", once pressed. */
+function followed(ui) {
+  const first = el("a", { href: new URL("../", location.href).href, text: "the chapter's first page" });
+  ui.following.replaceChildren("Every page of this chapter now computes its numbers from your weights, " +
+    "until “Back to the book's weights” on any of them: open ", first, " or any other.");
 }
 
 /** The last block's heads on the example: one box per head (written
@@ -195,79 +199,129 @@ function start() {
   return dom.stylesheet("../stylesheets/nanogpt.css").then(setUp);
 }
 
+// The run, kept while the reader reads other pages: instant navigation
+// keeps this module, and the worker with it, so a run goes on meanwhile
+// and the page, drawn again on return, shows it where it is (a full
+// page load ends it, as it ends the worker). What the page shows of it
+// lives here; `view` is the page's controls while it is open.
+let run = null;
+
+function newRun(recipe, key) {
+  return { key, recipe, worker: null, losses: [], files: null, pending: false, state: "idle", followed: false,
+           status: `0 of ${recipe.vocab.length ** recipe.length} sorted (not checked yet)`, detail: "",
+           attention: null, seed: String(recipe.seed), limit: String(recipe.step_limit), view: null };
+}
+
 function setUp() {
   const host = document.querySelector("[data-nano-train]:not([data-ready])");
   if (!host) return;
   host.dataset.ready = "1";
-  const recipe = JSON.parse(host.dataset.nanoTrain), workerUrl = new URL("train_worker.js", import.meta.url);
-  const ui = layout(host, recipe), tokens = recipe.example.map((i) => recipe.vocab[i]);
-  const run = { worker: null, losses: [], files: null, pending: false };
-  const drawChart = () => {
-    dom.patchInto(ui.chart, lossChart(recipe.book_curve, run.losses, ui.limit.input.value || recipe.step_limit) +
-      "<figcaption>The loss on each step's batch (every few steps on a long run): the book's run " +
-      "(python -m toycalc train) and yours.</figcaption>");
-  };
-  const drawHeads = (attention) => headsInto(ui.heads, attention, tokens, recipe.example_text);
-  const set = (state) => {
-    ui.start.disabled = state !== "idle"; ui.reset.disabled = state === "idle" && !run.losses.length;
-    ui.pause.disabled = !(state === "running" || state === "paused");
-    ui.pause.textContent = state === "paused" ? "Resume" : "Pause";
-    labelDownloads(ui, run.files);
-    ui.seed.input.disabled = ui.limit.input.disabled = state !== "idle";
-    host.dataset.state = state;
-  };
-  const reset = () => {
-    if (run.worker) run.worker.terminate();
-    Object.assign(run, { worker: null, losses: [], files: null });
-    ui.status.textContent = `0 of ${ui.inputs} sorted (not checked yet)`;
-    ui.detail.textContent = ui.following.textContent = "";
-    dom.patchInto(ui.heads, "");
-    drawChart();
-    set("idle");
-  };
+  const key = host.dataset.nanoTrain, recipe = JSON.parse(key);
+  if (!run || run.key !== key) {                      // another build's recipe: the old run is not this page's
+    if (run && run.worker) run.worker.terminate();
+    run = newRun(recipe, key);
+  }
+  const r = run, ui = layout(host, recipe);
+  r.view = { host, ui, tokens: recipe.example.map((i) => recipe.vocab[i]) };
+  ui.seed.input.value = r.seed;
+  ui.limit.input.value = r.limit;
+  ui.seed.input.addEventListener("input", () => { r.seed = ui.seed.input.value; });
+  ui.limit.input.addEventListener("input", () => { r.limit = ui.limit.input.value; });
   ui.start.addEventListener("click", () => {
     const s = read(ui.seed, "Seed", 0, 2 ** 32 - 1), n = read(ui.limit, "Step limit", 1, recipe.max_steps);
     if (s.error || n.error) return;
-    reset();
-    run.worker = new Worker(workerUrl, { type: "module" });
-    run.worker.onmessage = (event) => receive(event.data);
-    run.worker.postMessage({ type: "start", recipe, seed: s.value, limit: n.value });
-    set("running");
-    ui.detail.textContent = "Starting…";
+    reset(r);
+    r.worker = new Worker(new URL("train_worker.js", import.meta.url), { type: "module" });
+    r.worker.onmessage = (event) => receive(r, event.data);
+    r.worker.postMessage({ type: "start", recipe, seed: s.value, limit: n.value });
+    Object.assign(r, { state: "running", detail: "Starting…" });
+    show(r);
   });
   ui.pause.addEventListener("click", () => {
-    const paused = host.dataset.state === "paused";
-    run.worker.postMessage({ type: paused ? "resume" : "pause" });
-    set(paused ? "running" : "paused");
+    const paused = r.state === "paused";
+    r.worker.postMessage({ type: paused ? "resume" : "pause" });
+    r.state = paused ? "running" : "paused";
+    show(r);
   });
-  ui.reset.addEventListener("click", reset);
-  downloads(ui, run, recipe);
-  const receive = (m) => {
-    if (m.attention) drawHeads(m.attention);
-    if (m.type === "step") {
-      run.losses.push(m.loss);
-      if (host.dataset.state !== "paused") {          // else the step under way when Pause was pressed
-        ui.detail.textContent = `Step ${m.step}: loss ${fixed(m.loss)} on this step's batch (${Math.round(m.ms)} ms a step).`;
-      }
-      if (!run.pending) { run.pending = true; requestAnimationFrame(() => { run.pending = false; drawChart(); }); }
-    } else if (m.type === "paused") ui.detail.textContent = `Paused after step ${m.step}.`;
-    else if (m.type === "check") {
-      ui.status.textContent = `${m.sorted} of ${ui.inputs} sorted (checked at step ${m.step})`;
-    } else if (m.type === "done") finished(m);
-    else if (m.type === "error") { ui.detail.textContent = m.message; set("idle"); }    // kernels.wasm did not load
-  };
-  const finished = (m) => {
-    const r = m.record;
-    run.files = { npz: m.npz, record: r, unfinished: r.accuracy_on_729 !== ui.inputs };
-    ui.status.textContent = `${r.accuracy_on_729} of ${ui.inputs} sorted after ${r.steps} step${r.steps === 1 ? "" : "s"}, ${fixed(r.seconds, 1)} s`;
-    ui.detail.textContent = r.accuracy_on_729 === ui.inputs
-      ? "Done: your model sorts every input. Download its weights and its record to build the book on them."
-      : "Stopped at the step limit, before sorting every input. Raise the limit and start again, or try another seed.";
-    run.worker.terminate(); run.worker = null;
-    drawChart();
-    set("idle");
-  };
-  reset();
+  ui.reset.addEventListener("click", () => { reset(r); show(r); });
+  downloads(ui, r, recipe);
+  show(r);
+}
+
+/** The page's view of the run, if the reader is on it. */
+const viewOf = (r) => (r.view && r.view.host.isConnected ? r.view : null);
+
+/** The run's state, drawn in its page (when open): every line, the chart, the heads, the buttons. */
+function show(r) {
+  const v = viewOf(r);
+  if (!v) return;
+  const { ui, host } = v;
+  ui.status.textContent = r.status;
+  ui.detail.textContent = r.detail;
+  drawChart(r);
+  if (r.attention) headsInto(ui.heads, r.attention, v.tokens, r.recipe.example_text);
+  else dom.patchInto(ui.heads, "");
+  ui.start.disabled = r.state !== "idle"; ui.reset.disabled = r.state === "idle" && !r.losses.length;
+  ui.pause.disabled = !(r.state === "running" || r.state === "paused");
+  ui.pause.textContent = r.state === "paused" ? "Resume" : "Pause";
+  labelDownloads(ui, r.files);
+  if (r.followed) followed(ui);
+  else ui.following.textContent = "";
+  ui.seed.input.disabled = ui.limit.input.disabled = r.state !== "idle";
+  host.dataset.state = r.state;
+}
+
+function drawChart(r) {
+  const v = viewOf(r);
+  if (!v) return;
+  dom.patchInto(v.ui.chart, lossChart(r.recipe.book_curve, r.losses, r.limit || r.recipe.step_limit) +
+    "<figcaption>The loss on each step's batch (every few steps on a long run): the book's run " +
+    "(python -m toycalc train) and yours.</figcaption>");
+}
+
+function reset(r) {
+  if (r.worker) r.worker.terminate();
+  const fresh = newRun(r.recipe, r.key);
+  Object.assign(r, { worker: null, losses: [], files: null, state: "idle", followed: false, status: fresh.status,
+                     detail: "", attention: null });
+}
+
+/** What the worker says, kept in the run and drawn if the page is open. */
+function receive(r, m) {
+  if (m.attention) {
+    r.attention = m.attention;
+    const v = viewOf(r);
+    if (v) headsInto(v.ui.heads, m.attention, v.tokens, r.recipe.example_text);
+  }
+  if (m.type === "step") {
+    r.losses.push(m.loss);
+    if (r.state !== "paused") {          // else the step under way when Pause was pressed
+      r.detail = `Step ${m.step}: loss ${fixed(m.loss)} on this step's batch (${Math.round(m.ms)} ms a step).`;
+      const v = viewOf(r);
+      if (v) v.ui.detail.textContent = r.detail;
+    }
+    if (!r.pending) { r.pending = true; requestAnimationFrame(() => { r.pending = false; drawChart(r); }); }
+    return;
+  }
+  if (m.type === "paused") r.detail = `Paused after step ${m.step}.`;
+  else if (m.type === "check") r.status = `${m.sorted} of ${r.recipe.vocab.length ** r.recipe.length} sorted (checked at step ${m.step})`;
+  else if (m.type === "done") finished(r, m);
+  else if (m.type === "error") Object.assign(r, { detail: m.message, state: "idle" });    // kernels.wasm did not load
+  else return;
+  show(r);
+}
+
+function finished(r, m) {
+  const rec = m.record, inputs = r.recipe.vocab.length ** r.recipe.length;
+  r.files = { npz: m.npz, record: rec, unfinished: rec.accuracy_on_729 !== inputs };
+  r.status = `${rec.accuracy_on_729} of ${inputs} sorted after ${rec.steps} step${rec.steps === 1 ? "" : "s"}, ${fixed(rec.seconds, 1)} s`;
+  r.detail = rec.accuracy_on_729 === inputs
+    ? "Done: your model sorts every input. Download its weights and its record to build the book on them: " +
+      "every number then comes from your model, and a sentence written for the book's heads that yours make " +
+      "false stops the build, named with its page and line (see “When a build on your weights stops at a sentence”)."
+    : "Stopped at the step limit, before sorting every input. Raise the limit and start again, or try another seed.";
+  r.worker.terminate(); r.worker = null;
+  r.state = "idle";
 }
 
 export { start, wholeNumber };

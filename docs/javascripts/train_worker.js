@@ -25,10 +25,7 @@ import * as gpt from "./gpt.js";
 import * as train from "./train.js";
 import * as batched from "./batched.js";
 
-const loaded = fetch(new URL("kernels.wasm", import.meta.url)).then((r) => {
-  if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
-  return r.arrayBuffer();
-}).then((bytes) => batched.init(bytes));
+const loaded = batched.ready();
 
 // ------------------------------------------------------------ the helper
 

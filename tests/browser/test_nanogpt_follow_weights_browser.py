@@ -110,12 +110,11 @@ def test_follow_these_weights_through_the_chapter_and_back(visit, nano, tmp_path
 
 # Store weights as "Follow these weights" does: the book's own, broken by `how` (a function's body
 # given the parsed nanogpt-weights.json as `w`), then an unbroken page of the chapter is opened.
-STORE = """async (how) => {
+STORE = """async ([how, about]) => {
   const w = await (await fetch(new URL("../../javascripts/nanogpt-weights.json", location.href))).json();
   new Function("w", how)(w);
   sessionStorage.setItem("nanogpt-weights", JSON.stringify(w));
-  sessionStorage.setItem("nanogpt-weights-about", JSON.stringify({ id: Math.random(), seed: 7, steps: 9, sorted: 729,
-                                                                   inputs: 729 }));
+  sessionStorage.setItem("nanogpt-weights-about", JSON.stringify({ id: Math.random(), ...about }));
 }"""
 
 BROKEN = [
@@ -131,6 +130,12 @@ BROKEN = [
     ("w.blocks[0].W_1.shape = [48, 100000000]", "blocks.0.W_1 has the shape 48 × 100000000, where the book's model "
      "has 48 × 192"),
     ("w.record.loss_curve[3] = null", "their record's loss_curve[3] is null, where the book's is number"),
+    # a record edited to say what the weights do not do (#53, item 5): each checked against the weights
+    ("w.record.accuracy_on_729 = 700", "their record says they sort 700 of the 729 inputs; they sort 729"),
+    ("w.record.loss_on_729 = 0.001", "their record gives their loss on the 729 inputs as 0.001; it is 0.00711962"),
+    ("w.record.steps = 199", "their record says 199 steps, where its loss curve has 200"),
+    ("w.record.seed = 1.5", "their record's seed is 1.5, not a whole number"),
+    ("delete w.record.optimizer.lr", "their record's optimizer has no lr"),
 ]
 
 
@@ -144,7 +149,7 @@ def test_broken_stored_weights_are_refused_with_the_books_numbers(visit, run):
     v = visit(own_context=True)
     page = v.open("/nano-gpt/embedding/")
     for how, problem in BROKEN:
-        page.evaluate(STORE, how)
+        page.evaluate(STORE, [how, {}])
         page = v.open("/nano-gpt/embedding/")
         note = page.locator(".nano-weights-note")
         note.wait_for()
@@ -161,3 +166,21 @@ def test_broken_stored_weights_are_refused_with_the_books_numbers(visit, run):
     page.wait_for_load_state()
     assert page.evaluate("() => sessionStorage.getItem('nanogpt-weights')") is None
     assert page.locator(".nano-weights-note").count() == 0
+
+
+def test_what_the_note_says_of_followed_weights_comes_from_them_not_from_storage(visit, nano):
+    """The entry beside the stored weights is only their id: edited to say
+    729 sorted in 5 steps from seed 7, or to hold nothing, the note on
+    every page still gives the record's seed and steps and the count the
+    page measured from the weights themselves (#53, item 5)."""
+    v = visit(own_context=True)
+    page = v.open("/nano-gpt/embedding/")
+    rec = nano.record
+    for about in ({"seed": 7, "steps": 5, "sorted": 700, "inputs": 1}, {}):
+        page.evaluate(STORE, ["", about])
+        page = v.open("/nano-gpt/preliminaries/")
+        note = page.locator(".nano-weights-note")
+        note.wait_for()
+        assert (f"the weights you trained (seed {rec['seed']}, {rec['steps']} steps, "
+                f"{rec['accuracy_on_729']} of 729 inputs sorted)") in note.text_content()
+        assert "undefined" not in page.locator("article").text_content()

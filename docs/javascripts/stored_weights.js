@@ -1,0 +1,159 @@
+// stored_weights.js: a page helper: what is wrong with the weights a reader keeps for
+// nano-gpt's chapter ("Follow these weights" on Train it yourself stores
+// them in sessionStorage, where a reader may edit them as easily): their
+// arrays against the book's model, their record against what the weights
+// do, measured here as the build measures them (nano_example.py's
+// check_record). letters.js asks before any part of a page uses them and
+// shows the problem, in one sentence, instead of the weights.
+
+import * as gpt from "./gpt.js";
+import { MAX_WEIGHT, beyondBounds } from "./descent.js";
+
+const kind = (v) => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v);
+const shapeText = (shape) => (Array.isArray(shape) ? shape.map((n) => String(n).slice(0, 12)).join(" × ") : kind(shape));
+
+/** What is wrong with `mine`, read from session storage, measured against
+ *  the book's weights (`book`, nanogpt-weights.json's layout): the same
+ *  sizes, the same arrays with the same shapes (compared before any array
+ *  is read, so that a huge declared shape costs nothing), bytes as many as
+ *  the shape says, every weight finite and within ±MAX_WEIGHT (the weights
+ *  file's rule), a record with the book's fields of the book's kinds;
+ *  null when nothing is. One sentence naming the array and the entry. */
+function weightsProblem(mine, book) {
+  if (kind(mine) !== "object") return `they are ${kind(mine)}, not weights`;
+  for (const key of ["vocab", "heads", "d", "n_ctx", "width", "ln_eps", "gelu_c", "packed"]) {
+    if (JSON.stringify(mine[key]) !== JSON.stringify(book[key])) {
+      return `their ${key} is ${String(JSON.stringify(mine[key])).slice(0, 40)}, where the book's model has ` +
+             `${JSON.stringify(book[key])}`;
+    }
+  }
+  const arrays = (data) => {
+    const out = [];
+    for (const [k, v] of Object.entries(data)) {
+      if (k === "blocks" && Array.isArray(v)) v.forEach((b, i) => Object.entries(kind(b) === "object" ? b : {})
+        .forEach(([n, a]) => out.push([`blocks.${i}.${n}`, a])));
+      else if (kind(v) === "object" && ("shape" in v)) out.push([k, v]);
+    }
+    return out;
+  };
+  if (!Array.isArray(mine.blocks) || mine.blocks.length !== book.blocks.length) {
+    return `they have ${Array.isArray(mine.blocks) ? mine.blocks.length : "no"} blocks, where the book's model has ` +
+           `${book.blocks.length}`;
+  }
+  const want = new Map(arrays(book)), have = new Map(arrays(mine));
+  for (const name of have.keys()) if (!want.has(name)) return `${name} is not an array of the book's model`;
+  for (const [name, a] of want) {
+    if (!have.has(name)) return `${name} is missing`;
+    const shape = have.get(name).shape;
+    if (JSON.stringify(shape) !== JSON.stringify(a.shape)) {
+      return `${name} has the shape ${shapeText(shape)}, where the book's model has ${shapeText(a.shape)}`;
+    }
+  }
+  for (const [name, a] of want) {
+    const v = have.get(name), size = a.shape.reduce((m, n) => m * n, 1);
+    const b64 = typeof v.f16 === "string" ? v.f16 : typeof v.f32 === "string" ? v.f32 : null;
+    if (b64 === null) return `${name} holds no numbers (expected float16 or float32 bytes)`;
+    let bytes;
+    try {
+      bytes = atob(b64).length;
+    } catch (e) {
+      return `${name}'s bytes are not base64`;
+    }
+    const wanted = size * (typeof v.f16 === "string" ? 2 : 4);
+    if (bytes !== wanted) return `${name} holds ${bytes} bytes, where its shape, ${shapeText(a.shape)}, takes ${wanted}`;
+  }
+  const values = gpt.unpack(mine);   // shapes and sizes checked: nothing larger than the book's is made
+  const entry = (name) => {
+    const [, b, n] = name.match(/^blocks\.(\d+)\.(.+)$/) || [];
+    return n ? values.blocks[Number(b)][n] : values[name];
+  };
+  // the weights file's rule, as toy training keeps it (descent.js)
+  const beyond = beyondBounds(Object.fromEntries([...want.keys()].map((name) => [name, entry(name)])));
+  if (beyond) {
+    const x = beyond.value;
+    return `${beyond.name}[${beyond.index.join(", ")}] is ` +
+           `${Number.isNaN(x) ? "NaN, not a number" : Number.isFinite(x) ? String(x) : "infinite"}, ` +
+           `where every weight must be finite and within ±${MAX_WEIGHT.toLocaleString("en-US")}`;
+  }
+  return recordProblem(mine.record, book.record, "their record");
+}
+
+/** The reader's record against the book's: each of the book's fields
+ *  there (made_with aside: a record made in the browser says other things
+ *  in it) and of the same kind (a number finite, a list's items of the
+ *  kind of the book's first); what the page shows of it never reads
+ *  "undefined". */
+function recordProblem(mine, book, where) {
+  if (kind(mine) !== kind(book)) return `${where} is ${kind(mine)}, where the book's is ${kind(book)}`;
+  if (typeof book === "number" && !Number.isFinite(mine)) return `${where} is not a finite number`;
+  if (Array.isArray(book)) {
+    for (let i = 0; i < mine.length && book.length; i++) {
+      const p = recordProblem(mine[i], book[0], `${where}[${i}]`);
+      if (p) return p;
+    }
+  } else if (kind(book) === "object") {
+    for (const key of Object.keys(book)) {
+      if (key === "made_with") continue;
+      if (mine[key] === undefined) return `${where} has no ${key}`;
+      const p = recordProblem(mine[key], book[key], `${where}'s ${key}`);
+      if (p) return p;
+    }
+  }
+  return null;
+}
+
+// nano_example.py's LOSS_TOLERANCE: a record's losses are rounded to 1e-8
+const LOSS_TOLERANCE = 1e-6;
+
+/** The reader's weights on every input, as the build counts them
+ *  (nano_example.py): {sorted, inputs, loss}. Quickly in float32
+ *  (batched.js on kernels.wasm, ~0.1 s), and again in float64 (train.js,
+ *  as the worker confirms a run's end; ~2 s) only where that disagrees with
+ *  the record, so that a count at the margin is the build's. */
+async function measure(data, record) {
+  const model = gpt.load(data), length = (data.n_ctx + 1) / 2;   // six letters, then five of the answer
+  const [batched, train] = await Promise.all([import("./batched.js"), import("./train.js")]);
+  await batched.ready();
+  let got = batched.evaluate(model, length);
+  const differs = (g) => g.sorted !== record.accuracy_on_729 || Math.abs(g.loss - record.loss_on_729) > LOSS_TOLERANCE;
+  if (differs(got)) got = train.evaluate(model, length);
+  return { sorted: got.sorted, loss: got.loss, inputs: model.vocabSize ** length };
+}
+
+/** What the reader's record says that their weights (`got`, measured)
+ *  do not do, or that its own numbers contradict: the build's check_record
+ *  (nano_example.py), and its steps against its loss curve; null when
+ *  it holds. One sentence. */
+function claimsProblem(record, got) {
+  const whole = ["seed", "batch", "steps"].find((key) => !(Number.isInteger(record[key]) && record[key] >= 0));
+  if (whole) return `their record's ${whole} is ${String(record[whole]).slice(0, 20)}, not a whole number`;
+  if (record.accuracy_on_729 !== got.sorted) {
+    return `their record says they sort ${record.accuracy_on_729} of the ${got.inputs} inputs; they sort ${got.sorted}`;
+  }
+  if (Math.abs(record.loss_on_729 - got.loss) > LOSS_TOLERANCE) {
+    return `their record gives their loss on the ${got.inputs} inputs as ${record.loss_on_729}; it is ${got.loss.toFixed(8)}`;
+  }
+  const curve = record.loss_curve;
+  if (record.steps !== curve.length) {
+    return `their record says ${record.steps} steps, where its loss curve has ${curve.length}`;
+  }
+  const last = Number((/^mean training loss of the last (\d+) steps?$/.exec(record.final_loss_means) || [])[1]);
+  if (!(last >= 1)) return `their record's final_loss_means is not “mean training loss of the last N steps”`;
+  const mean = curve.slice(-last).reduce((a, b) => a + b, 0) / Math.min(last, curve.length);
+  if (curve.length && Math.abs(mean - record.final_loss) > LOSS_TOLERANCE) {
+    return `their record's final_loss is ${record.final_loss}, where the mean of the last ${last} losses of its curve is ${mean.toFixed(8)}`;
+  }
+  return null;
+}
+
+/** What is wrong with the stored weights `mine` (nanogpt-weights.json's
+ *  layout), against the book's (`book`): {problem} in one sentence, or
+ *  {sorted, inputs, loss}, measured, when nothing is. */
+async function check(mine, book) {
+  const problem = weightsProblem(mine, book);
+  if (problem) return { problem };
+  const got = await measure(mine, mine.record);
+  return claimsProblem(mine.record, got) ? { problem: claimsProblem(mine.record, got) } : got;
+}
+
+export { check };
