@@ -60,6 +60,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/build_speed.py
 	$(BIN)/python benchmarks/train_speed.py --full
 	$(BIN)/python benchmarks/train_step_node.py
+	$(BIN)/python benchmarks/writer_speed.py
 
 # docs/javascripts/kernels.wasm from kernels.wat, its text (nano-gpt's
 # training in the browser): after an edit of the .wat, commit both

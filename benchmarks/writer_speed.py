@@ -4,8 +4,8 @@ weights the page fetches at most 2 MB.
 
 The time is from the click on Write to the last written character on the
 page (the page's data-done), with the page's own settings (its line,
-temperature 0.8, seed 51): gpt.js's forward on the last 64 characters for
-each character.
+temperature 0.8, seed 51): batched.js's forward pass in float32 on the
+last 64 characters for each character.
 
     .venv/bin/python benchmarks/writer_speed.py [--runs 3]
 """

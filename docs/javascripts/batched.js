@@ -128,6 +128,7 @@ function planFor(model, rows) {
 /** The model's weights into the plan (rounded to float32), and the
  *  transposes the backward products read. */
 function loadWeights(p, model) {
+  p.loaded = null;                                 // next() keeps only its own model's
   for (const [name, a] of Object.entries(gpt.parameters(model))) {
     const [at, stride] = p.weights[name];
     if (ArrayBuffer.isView(a)) F.set(a, at);
@@ -221,13 +222,14 @@ function layernormBackward(gradSums, dout, x, mu, sigma, gamma, gGamma, gBeta, o
 }
 
 /** Causal attention of each text (T rows) and head on Q, K, V side by
- *  side at qkv (rows x 3d): the weights at att, the heads' outputs side by side at A. */
-function attention(p, blk, texts, T) {
+ *  side at qkv (rows x 3d): the weights at att, the heads' outputs side by
+ *  side at A; of the queries from row `from` on (the writer's last block: the last). */
+function attention(p, blk, texts, T, from = 0) {
   const F32 = F;                                   // a local: quicker in the loops
   const d = p.d, H = p.H, dh = d / H, scale = Math.sqrt(dh), e = new Float64Array(T), three = 3 * d;
   for (let s = 0; s < texts; s++) {
     for (let h = 0; h < H; h++) {
-      for (let t = 0; t < T; t++) {
+      for (let t = from; t < T; t++) {
         const q = blk.qkv + (s * T + t) * three + h * dh, a = blk.att + ((s * T + t) * H + h) * T;
         let max = -Infinity, sum = 0;
         for (let j = 0; j <= t; j++) {
@@ -283,41 +285,62 @@ function attentionBackward(p, blk, texts, T) {
 // ------------------------------------------------------------ the passes
 
 /** The batch's forward pass (ids: texts of T tokens), every activation
- *  into the plan; the probabilities at p.prob (rows x V). */
-function forward(p, model, ids, T) {
+ *  into the plan; the probabilities at p.prob (rows x V), at `temperature`.
+ *  lastOnly (one text: the writer's next character): the last block's keys
+ *  and values for every row, all else after them for the last row alone. */
+function forward(p, model, ids, T, temperature = 1, lastOnly = false) {
   const d = p.d, w = p.w, rows = ids.length * T, W = p.weights;
-  if (T > model.nCtx || ids.some((text) => text.length !== T)) {
+  if (T > model.nCtx || ids.some((text) => text.length !== T) || (lastOnly && ids.length !== 1)) {
     throw new RangeError(`texts of ${ids.map((text) => text.length).join(", ")} tokens: ` +
-                         `expected all of one length, at most the model's ${model.nCtx} positions`);
+                         `expected all of one length, at most the model's ${model.nCtx} positions` +
+                         (lastOnly ? ", and one text" : ""));
   }
   ids.forEach((text, s) => text.forEach((id, t) => {          // X = E[ids] + P[:T]
     const o = p.x[0] + (s * T + t) * d, e = W.E[0] + id * d, pos = W.P[0] + t * d;
     for (let k = 0; k < d; k++) F[o + k] = F[e + k] + F[pos + k];
   }));
+  const last = rows - 1;
   p.blocks.forEach((blk, b) => {
     const at = (n) => W[`blocks.${b}.${n}`][0], x = p.x[b], y = p.x[b + 1];
+    const r0 = lastOnly && b === p.L - 1 ? last : 0, n = rows - r0;   // the rows past attention
     layernorm(x, blk.u, blk.mu1, blk.s1, at("gamma_1"), at("beta_1"), rows, d, model.lnEps);
     fillRows(blk.qkv, at("b_Q"), rows, 3 * d);
     product(blk.u, at("W_Q"), blk.qkv, rows, 3 * d, d, false, true);
-    attention(p, blk, ids.length, T);
-    fillRows(blk.h, at("b_O"), rows, d, x);                    // h = X + b_O + A W_O
-    product(blk.A, at("W_O"), blk.h, rows, d, d, false, true);
-    layernorm(blk.h, blk.u2, blk.mu2, blk.s2, at("gamma_2"), at("beta_2"), rows, d, model.lnEps);
-    fillRows(blk.pre, at("b_1"), rows, w);
-    product(blk.u2, at("W_1"), blk.pre, rows, w, d, false, true);
-    kernels.gelu(4 * blk.pre, 4 * blk.th, 4 * blk.post, rows * w, model.geluC);   // tanh kept for the backward pass
-    fillRows(y, at("b_2"), rows, d, blk.h);                    // y = h + b_2 + GELU(pre) W_2
-    product(blk.post, at("W_2"), y, rows, d, w, false, true);
+    attention(p, blk, ids.length, T, r0 ? T - 1 : 0);
+    fillRows(blk.h + r0 * d, at("b_O"), n, d, x + r0 * d);    // h = X + b_O + A W_O
+    product(blk.A + r0 * d, at("W_O"), blk.h + r0 * d, n, d, d, false, true);
+    layernorm(blk.h + r0 * d, blk.u2 + r0 * d, blk.mu2 + r0, blk.s2 + r0, at("gamma_2"), at("beta_2"), n, d, model.lnEps);
+    fillRows(blk.pre + r0 * w, at("b_1"), n, w);
+    product(blk.u2 + r0 * d, at("W_1"), blk.pre + r0 * w, n, w, d, false, true);
+    kernels.gelu(4 * (blk.pre + r0 * w), 4 * (blk.th + r0 * w), 4 * (blk.post + r0 * w), n * w, model.geluC);   // tanh kept for the backward pass
+    fillRows(y + r0 * d, at("b_2"), n, d, blk.h + r0 * d);    // y = h + b_2 + GELU(pre) W_2
+    product(blk.post + r0 * w, at("W_2"), y + r0 * d, n, d, w, false, true);
   });
-  layernorm(p.x[p.L], p.f, p.muf, p.sf, W.gamma_f[0], W.beta_f[0], rows, d, model.lnEps);
-  product(p.f, W.W_U[0], p.prob, rows, p.Vp, d, false, false);   // the logits, then their softmax in place
-  for (let r = 0; r < rows; r++) {
+  const r0 = lastOnly ? last : 0, n = rows - r0;
+  layernorm(p.x[p.L] + r0 * d, p.f + r0 * d, p.muf + r0, p.sf + r0, W.gamma_f[0], W.beta_f[0], n, d, model.lnEps);
+  product(p.f + r0 * d, W.W_U[0], p.prob + r0 * p.Vp, n, p.Vp, d, false, false);   // the logits, then z = logits / temperature, softmax(z) in place
+  for (let r = r0; r < rows; r++) {
     const o = p.prob + r * p.Vp;
     let max = -Infinity, sum = 0;
     for (let v = 0; v < p.V; v++) max = Math.max(max, F[o + v]);
-    for (let v = 0; v < p.V; v++) sum += Math.exp(F[o + v] - max);
-    for (let v = 0; v < p.V; v++) F[o + v] = Math.exp(F[o + v] - max) / sum;
+    for (let v = 0; v < p.V; v++) sum += Math.exp((F[o + v] - max) / temperature);
+    for (let v = 0; v < p.V; v++) F[o + v] = Math.exp((F[o + v] - max) / temperature) / sum;
   }
+}
+
+/** The next token's probabilities after `ids` (at most the model's n_ctx)
+ *  at `temperature`, in float32 (a list of V numbers): the writer's page
+ *  (writer.js), one text through forward's lastOnly. The weights are loaded
+ *  once per model (the writer's never change; training's reload each step). */
+function next(model, ids, temperature = 1) {
+  const p = planFor(model, model.nCtx);
+  if (p.loaded !== model) {
+    loadWeights(p, model);
+    p.loaded = model;
+  }
+  forward(p, model, [ids], ids.length, temperature, true);
+  const o = p.prob + (ids.length - 1) * p.Vp;
+  return Array.from(F.subarray(o, o + p.V));
 }
 
 /** One block backwards: dL/dy at p.dx in, dL/dX at p.dx out; the block's gradients into the plan. */
@@ -401,4 +424,4 @@ function evaluate(model, length, part, parts) {
   return { sorted, loss: lossSum / n, lossSum, n };
 }
 
-export { init, ready, lossAndGrads, evaluate };
+export { init, ready, lossAndGrads, evaluate, next };
