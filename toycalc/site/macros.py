@@ -38,17 +38,16 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from threadpoolctl import threadpool_limits
 
-from ..book import claims
 from ..book.end_to_end import steps
 from ..book.nano_gpt import nano_gpt
 from ..book.path import heads_chooser, path_diagram
-from ..book.render import by_heads, plain, prose_math
+from ..book.render import by_heads, prose_math
 from ..book.toy import toy
 from ..book.what_changed import what_changed
 from .blocks import kept
 from .arguments import check_arguments
-from .errors import (LOGGED, BookError, claims_log, claims_mode, failing, located, report, sentence_at,
-                     template_line)
+from .claim_macros import claim_macro
+from .errors import LOGGED, BookError, failing, located, report
 from .fresh import forget_toycalc, stale
 from .page_checks import on_post_page_macros  # noqa: F401 (the plugin calls it from this module)
 
@@ -177,45 +176,7 @@ def define_env(env):
         """The heads radio buttons; name tells one group from another on a page."""
         return heads_chooser(example().heads_choices, model.heads, name)
 
-    mode = claims_mode()
-
-    def claim(what, heads=None, **options):
-        """Nothing on the page; stops the build when the prose's claim is false.
-        Without `heads` a toy claim must hold for every heads choice, since the
-        reader may pick any of them; a nano-gpt claim takes no heads."""
-        page = located(env)
-        if what not in claims.CLAIMS and what not in claims.NANO_CLAIMS:
-            raise BookError(f"{page}: claim({what!r}): no such claim; the claims are: "
-                            f"{', '.join([*claims.CLAIMS, *claims.NANO_CLAIMS])}")
-        nano_claim = what in claims.NANO_CLAIMS
-        function = (claims.NANO_CLAIMS if nano_claim else claims.CLAIMS)[what]
-        try:
-            if nano_claim:
-                check_arguments(function, dict(options, **({"heads": heads} if heads is not None else {})))
-                false = function(nano, **options)
-            else:
-                check_arguments(function, options, ("heads",))
-                check_choices({"heads": heads})
-                choices = [heads] if heads is not None else example().heads_choices
-                false = next(filter(None, (function(example(h), **options) for h in choices)), None)
-        except (ValueError, TypeError) as e:
-            raise BookError(f"{page}: claim({what!r}): {e}") from None
-        if false:
-            args = ", ".join(f"{k}={v!r}" for k, v in options.items())
-            sentence = sentence_at(env.markdown or "", template_line())
-            quoted = f" (“{sentence}”)" if sentence else ""
-            message = (f"{page}: the text{quoted} claims {what}({args}), but {false}: "
-                       f"rewrite the sentence or the weights ({(nano.model if nano_claim else model).path})")
-            if mode == "strict":   # logged now, the page replaced once all its claims ran (page_checks.py)
-                report(message)
-                env.toycalc_false_claims.setdefault(env.page.file.src_path if env.page else "", []).append(message)
-                env.toycalc_false_count = getattr(env, "toycalc_false_count", 0) + 1
-                return ""
-            claims_log.warning(message)
-            return ('<span class="claim-broken" role="note">This sentence was written for the book\'s '
-                    f"weights and does not hold for these: {plain(false)}.</span>")
-        return ""
-    claim.registry = {**claims.CLAIMS, **claims.NANO_CLAIMS}
+    claim = claim_macro(env, example, nano, check_choices)
 
     def macro_reference_macro():
         """This list: every macro the pages may call."""

@@ -11,9 +11,9 @@ from pathlib import Path
 from ..book.writer import WRITER_CLAIMS, Run, writer
 from ..model import writer as model
 from .arguments import check_arguments
-from .errors import BookError, claims_log, claims_mode, located, sentence_at, template_line
+from .claim_macros import refuted
+from .errors import BookError, located
 from .weights_files import writer_file
-from ..book.render import plain
 
 RUNS: dict = {}
 
@@ -48,10 +48,9 @@ def register(env, registry_macro) -> None:
     for kind, registry in writer.macros().items():
         env.macro(registry_macro(env, kind, registry,
                                  lambda function, options: function(writer_run(), **options)), kind)
-    mode = claims_mode()
-
     def writer_claim(what, **options):
-        """Nothing on the page; stops the build when the sentence's claim about the writer is false."""
+        """Nothing on the page; a false claim about the writer stops the build
+        as claim's do (claim_macros.py): each named, page by page."""
         page = located(env)
         if what not in WRITER_CLAIMS:
             raise BookError(f"{page}: writer_claim({what!r}): no such claim; the claims are: "
@@ -64,16 +63,8 @@ def register(env, registry_macro) -> None:
             raise BookError(f"{page}: writer_claim({what!r}): {e}") from None
         if not false:
             return ""
-        args = ", ".join(f"{k}={v!r}" for k, v in options.items())
         # the sentence up to this call (sentence_at cuts at "{{ claim")
-        sentence = sentence_at((env.markdown or "").replace("{{ writer_claim", "{{ claim"), template_line())
-        quoted = f" (“{sentence}”)" if sentence else ""
-        message = (f"{page}: the text{quoted} claims {what}({args}), but {false}: "
-                   f"rewrite the sentence or the weights ({writer_file()})")
-        if mode == "strict":
-            raise BookError(message)
-        claims_log.warning(message)
-        return ('<span class="claim-broken" role="note">This sentence was written for the book\'s '
-                f"weights and does not hold for these: {plain(false)}.</span>")
+        return refuted(env, what, options, false, writer_file(),
+                       (env.markdown or "").replace("{{ writer_claim", "{{ claim"))
     writer_claim.registry = WRITER_CLAIMS
     env.macro(writer_claim, "writer_claim")
