@@ -36,8 +36,8 @@ def claim_calls():
     """(page, line, claim, options) of every writer_claim on the chapter's pages."""
     for path in sorted(CHAPTER.glob("*.md")):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            for what, args in re.findall(r'writer_claim\("(\w+)"((?:, \w+=[^,)]+)*)\)', line):
-                options = {k: json.loads(v) for k, v in re.findall(r"(\w+)=([^,)]+)", args)}
+            for what, args in re.findall(r'writer_claim\("(\w+)"((?:, \w+=(?:"[^"]*"|[^,)]+))*)\)', line):
+                options = {k: json.loads(v) for k, v in re.findall(r'(\w+)=("[^"]*"|[^,)]+)', args)}
                 yield path.name, n, what, options
 
 
@@ -105,8 +105,55 @@ def test_inside_shows_every_step_and_every_head_with_its_numbers(site, run):
     assert len(cells) == T * (T + 1) // 2
     a = run.attention(1, 1)
     assert cells[1].get_text().endswith(f"{a[1, 0]:.3f}")
-    scatter = soup.select("[data-figure=writer-embeddings] :is(text, circle) title")
-    assert len(scatter) == 65 and len(soup.select("[data-figure=writer-embeddings] text title")) > 25
+
+
+
+def test_the_embeddings_picture_carries_every_place_and_pair(site, run):
+    """Every character is a mark (a name, or a dot of its kind) whose title
+    gives its place on the two principal directions, recomputed here by an
+    SVD of E; a line joins each letter's two cases, its title their
+    distance; the figure has its key."""
+    soup = page(site, "writer/inside")
+    fig = soup.select_one("[data-figure=writer-embeddings]")
+    marks = fig.select(":is(text, circle, path.writer-dot) > title")
+    assert len(marks) == 65 and len(fig.select("text > title")) > 25
+    E = run.params["E"] - run.params["E"].mean(axis=0)
+    _, _, vt = np.linalg.svd(E, full_matrices=False)
+    xy = E @ vt[:2].T
+    xy *= np.sign(xy[np.abs(xy).argmax(axis=0), [0, 1]])       # each direction's largest coordinate positive
+    shown = {}
+    for title in marks:
+        found = re.fullmatch(r"(.+) \((a capital|a small letter|any other character)\): \((\S+), (\S+)\)",
+                             title.get_text())
+        assert found, title.get_text()
+        shown[found[1]] = [float(v.replace("−", "-")) for v in (found[3], found[4])]
+    for i, ch in enumerate(run.vocab):
+        assert np.allclose(shown[{" ": "␣", "\n": "↵"}.get(ch, ch)], xy[i], atol=6e-4), ch
+    pairs = fig.select("line.writer-pair > title")
+    assert len(pairs) == 26
+    a, A = run.vocab.index("a"), run.vocab.index("A")
+    assert f"a and A: {np.linalg.norm(xy[a] - xy[A]):.3f} apart".replace("-", "−") in [t.get_text() for t in pairs]
+    key = fig.find_next_sibling("p")
+    assert "a capital" in key.get_text() and "a line joins a letter's two cases" in key.get_text()
+
+
+def test_the_last_character_is_read_out_after_every_block(site, run):
+    """The logit lens: x, then each block's output, through the final
+    LayerNorm and W_U (computed here from the trace with numpy alone): the
+    likeliest next character and its p in each row, the last row the model's own answer."""
+    rows = page(site, "writer/inside").select("#writer-through tbody tr")
+    t, last = run.trace, len(run.ids) - 1
+    stages = [t["X"][last]] + [blk["y"][last] for blk in t["blocks"]]
+    assert len(rows) == len(stages) == 5
+    for row, y in zip(rows, stages):
+        f = (y - y.mean()) / np.sqrt(y.var() + 1e-5) * run.params["gamma_f"] + run.params["beta_f"]
+        z = f @ run.params["W_U"]
+        p = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        top = int(p.argmax())
+        assert row.select("td")[-1].get_text(" ", strip=True) == (
+            f"{ {' ': '␣', chr(10): '↵'}.get(run.vocab[top], run.vocab[top])} {p[top]:.3f}")
+        assert len(row.select("svg title")) == 128
+    assert np.isclose(p[top], t["p"][-1].max())
 
 
 def test_the_live_page_has_its_setup_and_the_weights_are_published(site, run):

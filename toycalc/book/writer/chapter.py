@@ -9,7 +9,7 @@ import numpy as np
 from ...model import sizes, train_writer, writer as model
 from ..draw import esc, figure, grid, label, line_chart_svg, nice_ticks, prob_key, signed_key, svg
 from ..render import count, fixed, html_table, plain
-from .shared import (published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, Run, nats_to_bits, part)
+from .shared import (read_out, stage_row, published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, Run, nats_to_bits, part)
 
 
 def char_name(ch: str) -> str:
@@ -27,7 +27,7 @@ def char_text(ch: str) -> str:
 def fact_number(run: Run, key: str) -> str:
     """A fact of the text, the model or its training (key: characters,
     distinct, held_out_from, held_out, trained_on, parameters, kib, d,
-    blocks, heads, n_ctx, batch, steps, minutes, lr, seed, line)."""
+    blocks, heads, n_ctx, batch, steps, minutes, lr, seed, line, line_last)."""
     rec, cfg = run.record, run.cfg
     n = len(model.text())
     values = {
@@ -42,6 +42,7 @@ def fact_number(run: Run, key: str) -> str:
         "minutes": f"{rec['seconds'] / 60:.0f}", "lr": str(rec["optimizer"]["lr"]),
         "min_lr": str(rec["optimizer"]["min_lr"]), "seed": str(rec["seed"]),
         "line": f"<code>{plain(run.line)}</code>", "line_length": count(len(run.line)),
+        "line_last": f'<span class="writer-ch">{char_text(run.line[-1])}</span>',
         "sample_seed": str(SAMPLE_SEED), "sample_length": count(SAMPLE_LENGTH),
         "live_temperature": str(LIVE_TEMPERATURE), "live_top_k": str(LIVE_TOP_K),
         "t_low": str(TEMPERATURES[0]), "t_mid": str(TEMPERATURES[1]), "t_high": str(TEMPERATURES[2]),
@@ -85,6 +86,22 @@ def share_number(run: Run, block: int, head: int, offset: int) -> str:
     `offset` places back (0: itself), over the held-out line."""
     from .claims import offset_share
     return fixed(offset_share(run, block, head, offset), 2)
+
+
+@part.number("embedding")
+def embedding_number(run: Run, key: str) -> str:
+    """What the embeddings' picture shows (key: kept, the percent of the
+    rows' spread its two directions keep; letters, the letters in both cases;
+    close_pairs, how many of them lie nearer their other case than the
+    median two letters; own_small_letter, how many capitals are most like
+    their own small letter in all dimensions)."""
+    from .claims import case_pairs, close_pairs, kept_variance, own_small_letter
+    values = {"kept": lambda: f"{100 * kept_variance(run):.0f} %", "letters": lambda: count(len(case_pairs(run))),
+              "close_pairs": lambda: count(len(close_pairs(run))),
+              "own_small_letter": lambda: count(len(own_small_letter(run)))}
+    if key not in values:
+        raise ValueError(f"key = {key!r}: expected one of {', '.join(values)}")
+    return values[key]()
 
 
 @part.number("next_p")
@@ -256,6 +273,36 @@ def steps_table(run: Run, block: int = 1) -> str:
                       f"(position {len(run.line)}), through block {block} and out")
 
 
+@part.number("read_out")
+def read_out_number(run: Run, at, char: str) -> str:
+    """p of `char` read out of the line's last row at a stage (stage_row)."""
+    if char not in run.vocab:
+        raise ValueError(f"char = {char!r}: not one of the writer's characters")
+    return fixed(read_out(run, stage_row(run, at))[run.vocab.index(char)], 3)
+
+
+@part.table("through_blocks")
+def through_blocks_table(run: Run) -> str:
+    """The line's last character through every block: x into the first,
+    then each block's output y, as strips; and what each would predict if
+    the model stopped there (read_out), the likeliest next character and
+    its p, the last row being the model's own answer."""
+    t, last = run.trace, len(run.ids) - 1
+    stages = [("x", "into block 1", t["X"][last])]
+    stages += [("y", f"out of block {b + 1}", blk["y"][last]) for b, blk in enumerate(t["blocks"])]
+    rows = []
+    for name, what, v in stages:
+        p = read_out(run, v)
+        top = int(np.argmax(p))
+        rows.append([f"<code>{name}</code>", what, strip_svg(v, name), f"{', '.join(fixed(x) for x in v[:4])}, …",
+                     f'<span class="writer-ch">{char_text(run.vocab[top])}</span> {fixed(p[top])}'])
+    return html_table("writer-through", ["", "where", "all of them", "the first four",
+                                         "read out here: the likeliest next, p"], rows, wrap={1},
+                      caption=f"The line's last character, {char_text(run.line[-1])} (position {len(run.line)}), through the "
+                      f"{count(len(t['blocks']))} blocks: its row of the residual stream after each, "
+                      "and the next character the final LayerNorm and W<sub>U</sub> would read from it")
+
+
 @part.table("next")
 def next_table(run: Run, top: int = 10) -> str:
     """The `top` most probable next characters after the line, with p."""
@@ -266,16 +313,39 @@ def next_table(run: Run, top: int = 10) -> str:
                       bold_rows={0})
 
 
+# the embeddings' marks by kind of character: a named one in a font of its
+# kind, a dot in a shape of its kind (the figure's key says which)
+KINDS = {"upper": "a capital", "lower": "a small letter", "other": "any other character"}
+
+
+def char_kind(ch: str) -> str:
+    return "upper" if ch.isupper() else "lower" if ch.islower() else "other"
+
+
+def kind_mark(kind: str, x: float, y: float, title: str = "") -> str:
+    """A character's dot: a disc (capital), a ring (small letter) or a diamond (any other)."""
+    if kind == "other":
+        return (f'<path class="writer-dot writer-other" d="M{x:.1f} {y - 3.5:.1f}l3.5 3.5l-3.5 3.5l-3.5 -3.5z">'
+                f"{title}</path>")
+    return f'<circle class="writer-dot writer-{kind}" cx="{x:.1f}" cy="{y:.1f}" r="2.8">{title}</circle>'
+
+
 @part.figure("embeddings")
 def embeddings_figure(run: Run) -> str:
-    """E's 65 rows on its two principal directions, each character at its place."""
+    """E's 65 rows on its two principal directions, each character at its
+    place, a line joining each letter's two cases; its key under it."""
+    from .claims import case_pairs
     xy = run.embedding_2d
-    size, pad = 336, 24     # a phone's column: the labels stay at 11 px
+    size, pad, below = 336, 24, 20     # a phone's column: the labels stay at 11 px
     lo, hi = xy.min(axis=0), xy.max(axis=0)
     span = np.maximum(hi - lo, 1e-9)
-    body = [f'<path class="axis" d="M{pad} {pad}V{size - pad}H{size - pad}"/>']
-    spots = [(pad + (x - lo[0]) / span[0] * (size - 2 * pad), size - pad - (y - lo[1]) / span[1] * (size - 2 * pad),
-              7 * len(char_name(ch)) + 2) for ch, (x, y) in zip(run.vocab, xy)]
+    bottom = size - below - pad / 2
+    body = [f'<path class="axis" d="M{pad} {pad / 2}V{bottom}H{size - pad / 2}"/>',
+            label(size - pad // 2, size - 6, "first direction →", "end"),
+            f'<text class="lbl" transform="translate(14 {pad / 2}) rotate(-90)" text-anchor="end">second direction →</text>']
+    spots = [(pad + 8 + (x - lo[0]) / span[0] * (size - 2 * pad - 8),
+              bottom - 10 - (y - lo[1]) / span[1] * (bottom - 10 - pad / 2 - 12), 7 * len(char_name(ch)) + 2)
+             for ch, (x, y) in zip(run.vocab, xy)]
     # a name on another's (close rows) would hide both, and a name over a
     # dot would be unreadable: such a character is a dot, named in its title
     named = []
@@ -284,27 +354,36 @@ def embeddings_figure(run: Run) -> str:
             named.append(k)
     while True:
         dots = [spots[k] for k in range(len(spots)) if k not in named]
-        covering = [k for k in named if any(abs(spots[k][0] - X) < spots[k][2] / 2 + 3
-                                            and -4 < spots[k][1] - (Y - 4) < 16 for X, Y, _ in dots)]
+        covering = [k for k in named if any(abs(spots[k][0] - X) < spots[k][2] / 2 + 4
+                                            and -5 < spots[k][1] - (Y - 4) < 17 for X, Y, _ in dots)]
         if not covering:
             break
         named = [k for k in named if k not in covering]
+    for small, capital in case_pairs(run):      # under the marks: a line from a letter to its capital
+        (x1, y1, _), (x2, y2, _) = spots[small], spots[capital]
+        apart = float(np.linalg.norm(xy[small] - xy[capital]))
+        body.append(f'<line class="writer-pair" x1="{x1:.1f}" y1="{y1 - 4:.1f}" x2="{x2:.1f}" y2="{y2 - 4:.1f}">'
+                    f"<title>{esc(run.vocab[small])} and {esc(run.vocab[capital])}: {fixed(apart)} apart</title></line>")
     for k, (ch, (x, y)) in enumerate(zip(run.vocab, xy)):
         X, Y, _ = spots[k]
-        kind = ("upper" if ch.isupper() else "lower" if ch.islower() else "other")
-        title = f"<title>{esc(char_name(ch))}: ({fixed(x)}, {fixed(y)})</title>"
+        kind = char_kind(ch)
+        title = f"<title>{esc(char_name(ch))} ({KINDS[kind]}): ({fixed(x)}, {fixed(y)})</title>"
         if k in named:
             body.append(f'<text x="{X:.1f}" y="{Y:.1f}" class="lbl writer-{kind}" text-anchor="middle">'
                         f"{esc(char_name(ch))}{title}</text>")
         else:
-            body.append(f'<circle class="writer-dot" cx="{X:.1f}" cy="{Y - 4:.1f}" r="2.5">{title}</circle>')
-    chart = svg(size, size, "The characters' embeddings projected on two directions: "
-                "capitals, small letters and the rest each gather", "".join(body))
+            body.append(kind_mark(kind, X, Y - 4, title))
+    chart = svg(size, size, "The characters' embeddings projected on the two directions along which "
+                "their rows differ most, each character at its place, a line joining each letter's two cases",
+                "".join(body))
+    key = ('<p class="fig-legend fig-key writer-key">'
+           + "; ".join(f'<svg class="fig" viewBox="0 0 10 10" width="10" height="10" aria-hidden="true">'
+                       f"{kind_mark(kind, 5, 5)}</svg> {what}" for kind, what in KINDS.items())
+           + ' (named: <b>bold</b>, regular, <i>italic</i>); a line joins a letter\'s two cases.'
+           '<span class="screen-only"> Point at or tap a mark for its character and place.</span></p>')
     return figure("writer-embeddings", chart, "Each character's row of E (128 numbers) projected on the two "
-                  "directions along which the rows differ most (principal components, computed at build). "
-                  "Capitals in one style, small letters in another, the rest in a third; a character "
-                  "whose name would cover another's is a dot<span class=\"screen-only\">, named when you "
-                  "point at it</span>.")
+                  "directions along which the rows differ most (principal components, computed at build); "
+                  "where a name would cover another's, a dot of its kind.") + "\n\n" + key
 
 
 @part.figure("key")

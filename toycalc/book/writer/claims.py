@@ -9,7 +9,7 @@ import numpy as np
 
 from ...model import writer as model
 from ..render import fixed
-from .shared import Run
+from .shared import Run, read_out, stage_row
 
 WRITER_CLAIMS: dict = {}
 
@@ -77,6 +77,97 @@ def case_groups_claim(run: Run) -> str | None:
         return None
     return (f"the mean cosine is {fixed(uu)} among capitals, {fixed(ll)} among small letters and "
             f"{fixed(ul)} between the two")
+
+
+# ---------------------------------------------------------------- the embeddings' picture
+
+def case_pairs(run: Run) -> list[tuple[int, int]]:
+    """(small letter, its capital) as rows of E, for each letter the
+    vocabulary has in both cases."""
+    v = run.vocab
+    return [(i, v.index(c.upper())) for i, c in enumerate(v) if c.islower() and c.upper() in v]
+
+
+def kept_variance(run: Run) -> float:
+    """The share of the spread of E's rows (about their mean) that the
+    picture's two directions keep."""
+    E = run.params["E"] - run.params["E"].mean(axis=0)
+    return float((run.embedding_2d ** 2).sum() / (E ** 2).sum())
+
+
+def close_pairs(run: Run) -> list[str]:
+    """The letters whose two cases lie nearer each other in the picture
+    than the median distance between two letters there."""
+    xy, pairs = run.embedding_2d, case_pairs(run)
+    letters = [i for pair in pairs for i in pair]
+    median = float(np.median([np.linalg.norm(xy[a] - xy[b]) for k, a in enumerate(letters)
+                              for b in letters[k + 1:]]))
+    return [run.vocab[a] for a, b in pairs if np.linalg.norm(xy[a] - xy[b]) < median]
+
+
+def own_small_letter(run: Run) -> list[str]:
+    """The capitals whose most similar small letter (cosine, in all of E's
+    dimensions) is their own."""
+    C, pairs = _cos(run.params["E"]), case_pairs(run)
+    small = [a for a, _ in pairs]
+    return [run.vocab[b] for a, b in pairs if small[int(np.argmax(C[b, small]))] == a]
+
+
+@writer_claim("apart_first")
+def apart_first_claim(run: Run, chars: str) -> str | None:
+    """In the picture, each of `chars` lies further along the first
+    direction (to the right) than every letter."""
+    xy, v = run.embedding_2d, run.vocab
+    missing = [c for c in chars if c not in v]
+    if missing:
+        raise ValueError(f"chars = {chars!r}: {missing[0]!r} is not one of the writer's characters")
+    letters = [i for i, c in enumerate(v) if c.isalpha()]
+    rightmost = max(letters, key=lambda i: xy[i, 0])
+    lowest = min(chars, key=lambda c: xy[v.index(c), 0])
+    if xy[v.index(lowest), 0] > xy[rightmost, 0]:
+        return None
+    return (f"{lowest!r} lies at {fixed(xy[v.index(lowest), 0])} along the first direction, "
+            f"the letter {v[rightmost]} at {fixed(xy[rightmost, 0])}")
+
+
+@writer_claim("case_pairs_close")
+def case_pairs_close_claim(run: Run) -> str | None:
+    """In the picture, for most letters (more than half) the small letter
+    and its capital lie nearer each other than the median two letters."""
+    close, n = close_pairs(run), len(case_pairs(run))
+    if 2 * len(close) > n:
+        return None
+    return f"only {len(close)} of the {n} letters have their two cases nearer than the median two letters"
+
+
+@writer_claim("own_small_letter")
+def own_small_letter_claim(run: Run) -> str | None:
+    """In all of E's dimensions, for most capitals (more than half) the
+    most similar small letter is their own."""
+    own, n = own_small_letter(run), len(case_pairs(run))
+    if 2 * len(own) > n:
+        return None
+    return f"only {len(own)} of the {n} capitals are most like their own small letter"
+
+
+@writer_claim("read_out_leads")
+def read_out_leads_claim(run: Run, char: str) -> str | None:
+    """Read out of the line's last row at every stage (x, then each
+    block's output: chapter.read_out), `char` is the likeliest next
+    character, and the model's answer is surer of it than x alone."""
+    if char not in run.vocab:
+        raise ValueError(f"char = {char!r}: not one of the writer's characters")
+    i = run.vocab.index(char)
+    for at in ["x", *range(1, run.cfg.n_blocks + 1)]:
+        p = read_out(run, stage_row(run, at))
+        top = int(np.argmax(p))
+        if top != i:
+            where = "x" if at == "x" else f"the output of block {at}"
+            return f"read out of {where}, {run.vocab[top]!r} ({fixed(p[top])}) is likelier than {char!r} ({fixed(p[i])})"
+    first, end = read_out(run, stage_row(run, "x"))[i], run.trace["p"][-1][i]
+    if end > first:
+        return None
+    return f"the model ends at {fixed(end)} for {char!r}, no surer than x read out alone ({fixed(first)})"
 
 
 @writer_claim("beats_unigram")

@@ -172,5 +172,25 @@ class Run:
         return xy
 
 
+def read_out(run: Run, y) -> np.ndarray:
+    """p as the model would give it if it stopped here: the final LayerNorm
+    and W_U applied to a block's output y (a row), then softmax."""
+    f, _ = gpt.norm(run.cfg, y, run.params.get("gamma_f"), run.params.get("beta_f"))
+    return gpt.softmax(gpt.matmul(f, gpt.unembedding(run.params, run.cfg)))
+
+
+def stage_row(run: Run, at) -> np.ndarray:
+    """The line's last row at a stage: at="x", the input of block 1, or a
+    block (from 1, or "last"), its output y."""
+    t, last = run.trace, len(run.ids) - 1
+    if at == "x":
+        return t["X"][last]
+    if at == "last":
+        at = run.cfg.n_blocks
+    if isinstance(at, bool) or not isinstance(at, int) or not 1 <= at <= run.cfg.n_blocks:
+        raise ValueError(f"at = {at!r}: expected \"x\", a block (1 to {run.cfg.n_blocks}) or \"last\"")
+    return t["blocks"][at - 1]["y"][last]
+
+
 def nats_to_bits(loss: float) -> float:
     return loss / math.log(2)
