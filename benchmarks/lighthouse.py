@@ -40,6 +40,7 @@ PAGES = {
     "nano-gpt Self Attention": "nano-gpt/self-attention/",
     "Train it yourself": "nano-gpt/train/",
     "The writer": "writer/",
+    "Inside the writer": "writer/inside/",
     "Type, it writes": "writer/write/",
 }
 # Already compressed: a static host sends them as they are.

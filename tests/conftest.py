@@ -93,15 +93,21 @@ TYPESET = re.compile(r'(<(span|div)\b[^>]*\sdata-tex="([^"]*)"[^>]*>)<mjx-contai
 GLYPHS = re.compile(rf'<svg id="{typeset.GLYPHS_ID}" style="display:none" aria-hidden="true"><defs>.*?</defs></svg>', re.S)
 
 
+# a heads choice the page puts in when the reader picks it (render.by_heads);
+# BeautifulSoup reads a <template>'s text as no text of the page
+LATER = re.compile(r'<template class="heads-later">(.*?)</template>', re.S)
+
+
 def as_tex(text: str) -> str:
     """A built page's HTML with each formula as the TeX MathJax set it from
     (\\( \\) in a span, \\[ \\] in a div), as arithmatex wrote it, and
-    without their glyphs: what the tests of the book's numbers read.
-    tests/site/test_typeset.py reads the typeset markup itself."""
+    without their glyphs, and every heads choice's variant in the page (as
+    path.js puts a waiting one in): what the tests of the book's numbers
+    read. tests/site/test_typeset.py reads the typeset markup itself."""
     def tex(m: re.Match) -> str:
         opening, kind, body, closing = m.groups()
         return opening + ("\\(" if kind == "span" else "\\[") + body + ("\\)" if kind == "span" else "\\]") + closing
-    return GLYPHS.sub("", TYPESET.sub(tex, text))
+    return LATER.sub(r"\1", GLYPHS.sub("", TYPESET.sub(tex, text)))
 
 
 @functools.cache

@@ -14,7 +14,11 @@ import * as light from "./light.js";
 // place that names it: the browser tests read it from here)
 const HEADS_KEY = "toycalc.heads";
 
+/** Every heads-dependent part of the page as `heads` gives it: a block
+ *  variant whose content the build left in a <template> (render.by_heads)
+ *  gets it the first time it is chosen, then is shown and hidden as the others. */
 function showHeads(heads) {
+  putIn(`.heads-variant[data-heads="${heads}"] > template.heads-later`);
   document.querySelectorAll(".heads-variant").forEach((el) => {
     el.hidden = el.dataset.heads !== heads;
   });
@@ -22,6 +26,19 @@ function showHeads(heads) {
     input.checked = input.value === heads;
   });
   try { localStorage.setItem(HEADS_KEY, heads); } catch (e) { /* private mode */ }
+}
+
+/** The waiting variants `selector` finds, put in the page (hidden). */
+function putIn(selector) {
+  const waiting = document.querySelectorAll(selector);
+  waiting.forEach((t) => t.replaceWith(t.content));
+  if (waiting.length) fixMaterialA11y();   // their formulas and tables, as the page's own
+}
+
+/** Every heads choice's variants in the page, for a script that changes
+ *  them all (toy_training.js follows the reader's weights in each). */
+function putInEveryChoice() {
+  putIn("template.heads-later");
 }
 
 function setUpChoosers() {
@@ -198,4 +215,4 @@ function start() {
   fixMaterialA11y();
 }
 
-export { start, HEADS_KEY };
+export { start, putInEveryChoice, HEADS_KEY };

@@ -23,6 +23,7 @@ import * as dom from "./dom.js";
 import * as descent from "./descent.js";
 import * as weightsEditor from "./weights_editor.js";
 import * as modelDrawing from "./model_drawing.js";
+import { putInEveryChoice } from "./path.js";
 
 const { show } = gpt, { fixed, short, vector } = render, { el, table } = dom;
 const STEPS_MS = 8;   // Train's steps per frame: those that fit in this many milliseconds
@@ -84,10 +85,16 @@ function onItsOwn(box, model) {
     drawing.innerHTML = modelDrawing.modelFigure(tr, ids.map((i) => show(model.vocab[i])), model.vocab);
   };
   document.querySelectorAll(".heads-chooser").forEach((c) => c.addEventListener("change", redraw));
-  const book = bookTables(), outcome = document.getElementById("toy-step-outcome");
+  const outcome = document.getElementById("toy-step-outcome");
   const bookOutcome = outcome && outcome.innerHTML;
+  let book = null;   // the book's tables, kept when the reader's weights first change them
   return { model, sentence: () => ({ ids, heads: heads(), temperature: 1 }), changed: redraw, drawing, redraw,
            follow: (o) => {
+             if (!o && !book) return;
+             if (!book) {
+               putInEveryChoice();   // each heads choice's tables, those still waiting too
+               book = bookTables();
+             }
              const steps = followTables(model, ids, o, book);
              if (outcome) followOutcome(outcome, model, o, steps, bookOutcome, heads());
            } };

@@ -123,3 +123,22 @@ def test_home_counts_the_heads_chosen(site, heads):
     table = art.select_one("table[id^=table-models]")
     row = next(tr for tr in table.find_all("tr") if tr.find("th") and tr.find("th").get_text() == "heads")
     assert row.find_all("td")[0].get_text() == str(heads), row
+
+
+def test_a_blocks_other_heads_choices_wait_in_a_template_and_a_words_do_not():
+    """render.by_heads: the default choice's block is in the page; another
+    choice's block is its element, hidden, holding a <template> (no part of
+    the page until the reader picks it); an inline variant (a number in a
+    sentence) is in the page, hidden, as Markdown needs it in its paragraph;
+    one output for every choice is printed once."""
+    from bs4 import BeautifulSoup
+    from toycalc.book.render import by_heads
+    outputs = {1: '<table id="t"><tr><td>1</td></tr></table>', 2: '<table id="t"><tr><td>2</td></tr></table>'}
+    soup = BeautifulSoup(by_heads(outputs, 2, inline=False), "html.parser")
+    shown, waiting = soup.select_one('[data-heads="2"]'), soup.select_one('[data-heads="1"]')
+    assert shown.get("hidden") is None and shown.select_one("table#t-h2") and not shown.find("template")
+    assert waiting.has_attr("hidden") and [c.name for c in waiting.children] == ["template"]
+    assert waiting.template["class"] == ["heads-later"] and "<td>1</td>" in waiting.template.decode_contents()
+    inline = BeautifulSoup(by_heads({1: "0.5", 2: "0.7"}, 2, inline=True), "html.parser")
+    assert inline.find("template") is None and inline.select_one('span[data-heads="1"][hidden]').get_text() == "0.5"
+    assert by_heads({1: "same", 2: "same"}, 2, inline=False) == "same"

@@ -77,7 +77,8 @@ def test_every_formula_has_a_width_and_is_its_pages(printed, site):
                 assert f["width"] > 0, f"{section}: {f['tex']!r} prints with no width"
             else:   # only what the book's heads choice hides goes unprinted
                 assert f["variant"], f"{section}: {f['tex']!r} is not printed"
-    assert len(sections) >= 25 and total > 800 and shown > 500, (len(sections), total, shown)
+    # (the other heads choices' blocks wait in <template>s, no part of the printed page)
+    assert len(sections) >= 25 and total > 600 and shown > 500, (len(sections), total, shown)
 
 
 def test_check_yourself_answers_print_open(printed):

@@ -177,11 +177,17 @@ def test_train_with_its_defaults_visibly_learns(visit, toy):
     assert y_ticks(page)[0] > 0
 
 
+# a table by its id, in the page or in a heads choice still waiting in its <template>
+READ = """(id) => {
+  const t = document.getElementById(id) || [...document.querySelectorAll('template.heads-later')]
+    .map((w) => w.content.getElementById(id)).find(Boolean);
+  return [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent));
+}"""
+
+
 def worked_tables(page, heads: int) -> dict:
     """The cells of the Training page's worked tables under a heads choice (shown or not)."""
-    read = "t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))"
-    return {"grad": page.locator(f"#table-grad-E-h{heads}").evaluate(read),
-            "step": page.locator(f"#table-step-h{heads}").evaluate(read)}
+    return {"grad": page.evaluate(READ, f"table-grad-E-h{heads}"), "step": page.evaluate(READ, f"table-step-h{heads}")}
 
 
 def built_tables(ex: Example) -> dict:

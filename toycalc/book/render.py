@@ -221,8 +221,12 @@ def by_heads(outputs: dict[int, str], default: int, inline: bool) -> str:
 
     When every choice gives the same output, it is printed once. Otherwise
     each goes in its own element marked with data-heads; all but the
-    default are hidden, so the page reads right without JavaScript. Element
-    ids get the heads count appended, to stay unique on the page."""
+    default are hidden, so the page reads right without JavaScript. A
+    block's other choices wait inside their element in a template element
+    (its content no part of the page until path.js puts it in, when the
+    reader picks that choice): End to End held 13,000 elements at load,
+    half of them hidden. Element ids get the heads count appended, to stay
+    unique on the page."""
     if len(set(outputs.values())) == 1:
         return outputs[default]
     tag = "span" if inline else "div"
@@ -230,5 +234,7 @@ def by_heads(outputs: dict[int, str], default: int, inline: bool) -> str:
     for heads, text in outputs.items():
         text = re.sub(r'\bid="([^"]+)"', rf'id="\1-h{heads}"', text)
         hidden = "" if heads == default else " hidden"
+        if hidden and not inline:
+            text = f'<template class="heads-later">{text}</template>'
         parts.append(f'<{tag} class="heads-variant" data-heads="{heads}"{hidden}>{text}</{tag}>')
     return ("" if inline else "\n").join(parts)
