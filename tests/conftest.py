@@ -95,7 +95,7 @@ GLYPHS = re.compile(rf'<svg id="{typeset.GLYPHS_ID}" style="display:none" aria-h
 
 # a heads choice the page puts in when the reader picks it (render.by_heads);
 # BeautifulSoup reads a <template>'s text as no text of the page
-LATER = re.compile(r'<template class="heads-later">(.*?)</template>', re.S)
+LATER = re.compile(r'<template class="(?:heads|block)-later">(.*?)</template>', re.S)
 
 
 def as_tex(text: str) -> str:

@@ -208,9 +208,32 @@ function fixMaterialA11y() {
   });
 }
 
+/** A figure drawn a block at a time (the writer's heads: book/writer/
+ *  chapter.py): its chooser, just before it, shows the block picked, put in
+ *  the page from its <template> the first time. */
+function setUpBlockChoosers() {
+  document.querySelectorAll(".block-chooser").forEach((chooser) => {
+    chooser.hidden = false;
+    if (chooser.dataset.ready) return;
+    chooser.dataset.ready = "1";
+    const figure = chooser.nextElementSibling, caption = figure.querySelector("figcaption");
+    chooser.addEventListener("change", (event) => {
+      figure.querySelectorAll(":scope > [data-block]").forEach((part) => {
+        const chosen = part.dataset.block === event.target.value;
+        const waiting = chosen && part.querySelector(":scope > template.block-later");
+        if (waiting) waiting.replaceWith(waiting.content);
+        part.hidden = !chosen;
+      });
+      const here = caption && caption.firstChild && caption.firstChild.nodeType === Node.TEXT_NODE && caption.firstChild;
+      if (here) here.textContent = here.textContent.replace(/Block \d+ here$/, `Block ${event.target.value} here`);
+    });
+  });
+}
+
 /** Each page view (book.js). */
 function start() {
   setUpChoosers();
+  setUpBlockChoosers();
   setUpPath();
   fixMaterialA11y();
 }

@@ -68,3 +68,26 @@ def test_the_top_10_follows_the_text_and_a_foreign_character_gets_its_message(vi
         "rs => rs.map(r => [...r.cells].map(c => c.textContent))") == rows
     page.get_by_role("button", name="Write", exact=True).click()
     assert page.locator("[data-writer-out] button").count() == 0
+
+
+def test_inside_the_heads_maps_come_a_block_at_a_time(visit, run):
+    """Inside the writer draws block 1's four maps; the other blocks' wait
+    in <template>s (their elements are no part of the page) until the
+    reader picks one above the maps, whose cells then carry that block's
+    weights (toycalc's); the caption says which block is shown."""
+    page = visit().open("/writer/inside/")
+    maps = "[data-figure=writer-attention] [data-block]:not([hidden]) svg"
+    assert page.locator(maps).count() == 4
+    assert page.evaluate("document.querySelectorAll('[data-figure=writer-attention] svg').length") == 4
+    chooser = page.get_by_role("group", name="Block")
+    chooser.get_by_label("block 4").check()
+    page.wait_for_function(f"() => document.querySelectorAll('{maps}').length === 4 && "
+                           "document.querySelector('[data-block=\"4\"]:not([hidden]) svg')")
+    T = len(run.line)
+    for h in range(1, 5):
+        cells = page.locator(maps).nth(h - 1).locator("rect title").all_text_contents()
+        assert len(cells) == T * (T + 1) // 2
+        assert cells[1].endswith(fixed(run.attention(4, h)[1, 0])), (h, cells[1])
+    assert "Block 4 here" in page.locator("[data-figure=writer-attention] figcaption").text_content()
+    chooser.get_by_label("block 1").check()
+    assert page.locator(maps).count() == 4 and page.locator("[data-block='1']:not([hidden])").count() == 1

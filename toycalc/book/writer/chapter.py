@@ -212,17 +212,26 @@ def heat_svg(chars: list[str], weights, block: int, head: int, size: int = 9) ->
 
 @part.figure("attention")
 def attention_figure(run: Run) -> str:
-    """Every head of every block on the held-out line, as heat-maps."""
-    chars = list(run.line)
-    cells = []
+    """Every head of every block on the held-out line, as heat-maps, a
+    block at a time: the first in the page, each other one's in a
+    template element until the reader picks it in the chooser above (path.js),
+    as its 2,100 elements a block made the page 23,000 at load."""
+    chars, blocks = list(run.line), []
     for b in range(1, run.cfg.n_blocks + 1):
-        for h in range(1, run.cfg.n_heads + 1):
-            cells.append(f'<div class="writer-head"><p class="writer-head-name">block {b}, head {h}</p>'
-                         f"{heat_svg(chars, run.attention(b, h), b, h)}</div>")
-    return (f'<figure class="writer-heads" data-figure="writer-attention">{"".join(cells)}'
-            f"<figcaption>The attention of every head on the line {plain(run.line)}: "
+        maps = "".join(f'<div class="writer-head"><p class="writer-head-name">block {b}, head {h}</p>'
+                       f"{heat_svg(chars, run.attention(b, h), b, h)}</div>" for h in range(1, run.cfg.n_heads + 1))
+        blocks.append(f'<div class="writer-block" data-block="{b}">{maps}</div>' if b == 1 else
+                      f'<div class="writer-block" data-block="{b}" hidden><template class="block-later">{maps}'
+                      "</template></div>")
+    chooser = ('<fieldset class="choices block-chooser" hidden><legend>Block</legend>'
+               + "".join(f'<label><input type="radio" name="writer-block" value="{b}"{" checked" if b == 1 else ""}> '
+                         f"block {b}</label>" for b in range(1, run.cfg.n_blocks + 1)) + "</fieldset>")
+    return (f'{chooser}<figure class="writer-heads" data-figure="writer-attention">{"".join(blocks)}'
+            f"<figcaption>The attention of each head of a block on the line {plain(run.line)}: "
             "a row per character (the query), a column per character it may read (the keys before it "
-            "and itself).</figcaption></figure>\n\n" + prob_key("attention weight", masked=True))
+            f"and itself). Block 1 here<span class=\"screen-only\">; choose another of the "
+            f"{count(run.cfg.n_blocks)} above the maps</span>.</figcaption></figure>\n\n"
+            + prob_key("attention weight", masked=True))
 
 
 STEPS = [("E", "the character's row of E", lambda t, b: t["E_ids"]),
