@@ -131,6 +131,20 @@ def test_one_macros_module_registers_everything():
     assert "toycalc/site/publish_mathjax.py" in config
 
 
+def test_define_env_only_registers():
+    """define_env at most 40 lines; what a false claim does lives in
+    claim_macros.py, which the toy's, nano-gpt's and the writer's claims
+    share (#52, item 4)."""
+    import ast
+    source = (ROOT / "toycalc" / "site" / "macros.py").read_text(encoding="utf-8")
+    define_env = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "define_env")
+    assert define_env.end_lineno - define_env.lineno + 1 <= 40
+    for word in ("claims_log", "claims_mode", "sentence_at", "claim-broken", ".append(message)"):
+        assert word not in source, word
+    shared = (ROOT / "toycalc" / "site" / "writer_run.py").read_text(encoding="utf-8")
+    assert "from .claim_macros import refuted" in shared and "claim-broken" not in shared
+
+
 @pytest.fixture
 def tree(tmp_path):
     """A small package to show the checker can fail."""

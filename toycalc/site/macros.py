@@ -154,7 +154,14 @@ def define_env(env):
     env.toycalc_false_count = 0
     env.toycalc_runs = (example, nano)   # the "you are here" maps' (page_checks.py)
     writer_run.register(env, registry_macro)   # the writer's chapter; it loads its weights when first called
-    model = example().model
+    register_parts(env, example, nano)
+    for name, macro in book_macros(env, example).items():
+        env.macro(macro, name)
+    env.macro(claim_macro(env, example, nano, check_choices), "claim")
+
+
+def register_parts(env, example, nano) -> None:
+    """The toy's, What changed's and nano-gpt's macros, from their parts' registries."""
     for kind, registry in TOY_KINDS.items():
         # the End-to-End page's own macros name their kind as their noun ("no such table")
         noun = kind if kind in steps.registries else "name"
@@ -168,6 +175,12 @@ def define_env(env):
         env.macro(registry_macro(env, kind, registry,
                                  lambda function, options: function(nano, **options)), kind)
 
+
+def book_macros(env, example) -> dict:
+    """The macros of no part: End to End's path and the heads chooser, and
+    the contributor page's lists of macros and of the site's files."""
+    model = example().model
+
     def path_diagram_macro():
         """The numbered path of End to End, every heads choice included."""
         return kept(env.page, path_diagram({h: example(h) for h in example().heads_choices}, model.heads))
@@ -175,8 +188,6 @@ def define_env(env):
     def heads_chooser_macro(name):
         """The heads radio buttons; name tells one group from another on a page."""
         return heads_chooser(example().heads_choices, model.heads, name)
-
-    claim = claim_macro(env, example, nano, check_choices)
 
     def macro_reference_macro():
         """This list: every macro the pages may call."""
@@ -187,9 +198,5 @@ def define_env(env):
         custom = env.conf["theme"].custom_dir
         rows = site_files(Path(__file__).parent, Path(custom) if custom else None)
         return kept(env.page, site_files_table(rows))
-
-    env.macro(path_diagram_macro, "path_diagram")
-    env.macro(heads_chooser_macro, "heads_chooser")
-    env.macro(macro_reference_macro, "macro_reference")
-    env.macro(site_files_macro, "site_files")
-    env.macro(claim, "claim")
+    return {"path_diagram": path_diagram_macro, "heads_chooser": heads_chooser_macro,
+            "macro_reference": macro_reference_macro, "site_files": site_files_macro}
