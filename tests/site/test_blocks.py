@@ -11,7 +11,7 @@ from toycalc.book import end_to_end
 from toycalc.book.example import Example
 from toycalc.model.weights import DEFAULT_TOY, load_toy
 from toycalc.site.blocks import kept, put_back
-from toycalc.site.pages import out_of_search
+from toycalc.site.search_marks import out_of_search
 
 
 def test_each_placeholder_gets_its_own_block_back():
@@ -40,7 +40,7 @@ def test_a_block_lands_verbatim_where_the_macro_was_called(project):
     result = build_with_page(project, text)
     assert result.returncode == 0, result.stderr
     html = (project / "site" / "bad" / "index.html").read_text(encoding="utf-8")
-    # as the renderer wrote it, marked for search as every table of numbers is (site/pages.py)
+    # as the renderer wrote it, marked for search as every table of numbers is (site/search_marks.py)
     expected = out_of_search(end_to_end.steps.registries["table"]["ids"](Example(load_toy(DEFAULT_TOY), heads=1)))
     assert html.count(expected) == 3 and "data-toycalc-block" not in html
     soup = BeautifulSoup(html, "html.parser")

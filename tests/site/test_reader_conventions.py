@@ -18,9 +18,9 @@ from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
 from conftest import FORK, ROOT, build_with_page, page, parsed
-from toycalc.site import pages as reader
+from toycalc.site import glossary as terms_file, pages as reader
 
-GLOSSARY = ROOT / reader.GLOSSARY
+GLOSSARY = ROOT / terms_file.GLOSSARY
 
 # The book's terms (issue 18's list, and the steps' names): each is used in
 # the chapters, so each must have its line in the glossary.
@@ -72,7 +72,7 @@ def write(tmp_path, text):
 
 def test_the_glossary_file_is_read_term_by_term(tmp_path):
     path = write(tmp_path, "*[head]: One attention.\n*[heads]: One attention.\n\n*[Softmax]: Scores.\n*[softmax]: Scores.\n")
-    assert reader.read_glossary(path) == {"head": "One attention.", "heads": "One attention.",
+    assert terms_file.read_glossary(path) == {"head": "One attention.", "heads": "One attention.",
                                           "Softmax": "Scores.", "softmax": "Scores."}
 
 
@@ -86,11 +86,11 @@ def test_the_glossary_file_is_read_term_by_term(tmp_path):
 ])
 def test_a_bad_glossary_line_is_named(tmp_path, text, message):
     with pytest.raises(PluginError, match=re.escape(message)):
-        reader.read_glossary(write(tmp_path, text))
+        terms_file.read_glossary(write(tmp_path, text))
 
 
 def test_a_term_defined_twice_stops_the_build(project):
-    path = project / reader.GLOSSARY
+    path = project / terms_file.GLOSSARY
     lines = path.read_text(encoding="utf-8").splitlines()
     path.write_text("\n".join(lines + ["*[softmax]: Another line for the same term."]) + "\n", encoding="utf-8")
     result = build_with_page(project, "# A page\n\nText.\n")
@@ -100,7 +100,7 @@ def test_a_term_defined_twice_stops_the_build(project):
 
 
 def test_every_term_the_book_uses_is_defined(site):
-    glossary = reader.read_glossary(GLOSSARY)
+    glossary = terms_file.read_glossary(GLOSSARY)
     text = chapters_text(site)
     unused = [t for t in BOOK_TERMS if not re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", text)]
     assert unused == [], "terms of the list no chapter uses"
@@ -112,7 +112,7 @@ def test_every_term_the_book_uses_is_defined(site):
 def test_every_use_shows_its_definition(site):
     """Each term becomes an <abbr> whose title is its glossary line (the
     tooltip), the first use on a page takes the focus, no heading holds one."""
-    glossary = reader.read_glossary(GLOSSARY)
+    glossary = terms_file.read_glossary(GLOSSARY)
     seen = set()
     for source in nav_sources():
         if source == "glossary.md":
@@ -155,21 +155,21 @@ def test_a_term_is_underlined_once_a_section_and_never_in_a_heading(site):
             assert len(terms) == len(set(terms)), (name, [t for t in set(terms) if terms.count(t) > 1][:3])
     # each section still names its terms once: Tokens' first section has "token" underlined
     tokens = sections(built(site, "toy/tokens.md").select_one("article"))
-    assert any(reader.read_glossary(GLOSSARY)["token"] in terms for terms in tokens)
+    assert any(terms_file.read_glossary(GLOSSARY)["token"] in terms for terms in tokens)
 
 
 def test_first_use_per_section_keeps_one_of_each(tmp_path):
     html_in = ('<h2>A</h2><p><abbr title="t">token</abbr> and <abbr title="t">tokens</abbr>, '
                '<span class="heads-variant" data-heads="1"><abbr title="h">head</abbr></span> '
                '<abbr title="h">head</abbr></p><h2>B</h2><p><abbr title="t">token</abbr></p>')
-    assert reader.first_use_per_section(html_in) == (
+    assert terms_file.first_use_per_section(html_in) == (
         '<h2>A</h2><p><abbr title="t">token</abbr> and tokens, '
         '<span class="heads-variant" data-heads="1">head</span> '
         '<abbr title="h">head</abbr></p><h2>B</h2><p><abbr title="t">token</abbr></p>')
 
 
 def test_the_glossary_page_lists_each_definition_once(site):
-    glossary = reader.read_glossary(GLOSSARY)
+    glossary = terms_file.read_glossary(GLOSSARY)
     soup = page(site, "glossary")
     entries = {dd.get_text(" ", strip=True): dt.get_text(" ", strip=True)
                for dt, dd in zip(soup.select("article dt"), soup.select("article dd"))}

@@ -1,12 +1,12 @@
 """What the search finds: the book's words, not its figures' and tables'
-digits (toycalc/site/pages.py marks those data-search-exclude)."""
+digits (toycalc/site/search_marks.py marks those data-search-exclude)."""
 from __future__ import annotations
 
 import json
 import re
 
 from conftest import page
-from toycalc.site.pages import out_of_search
+from toycalc.site.search_marks import out_of_search
 
 
 def index(site) -> list[dict]:
