@@ -180,3 +180,15 @@ def test_the_checker_finds_a_cycle_through_importlib(tree):
 def test_the_checker_finds_an_import_by_name_against_the_direction(tree):
     (tree / "model" / "gpt.py").write_text('from importlib import import_module\nbook = import_module("pkg.book.a.f")\n')
     assert problems(tree)[0] == "pkg/model/gpt.py:2: model imports pkg.book.a (book)"
+
+
+def test_no_two_classes_share_a_name():
+    """A class name says which one it is wherever it is read (part.Part,
+    minimap.MapPart and model_drawing.DrawnPart were all once "Part")."""
+    import ast
+    seen: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "toycalc").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                seen.setdefault(node.name, []).append(path.relative_to(ROOT).as_posix())
+    assert {name: where for name, where in seen.items() if len(where) > 1} == {}

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, mkdocs_env, page
-from toycalc.book.writer import WRITER_CLAIMS, Run
+from toycalc.book.writer import WRITER_CLAIMS, WriterRun
 from toycalc.book.writer.live import WEIGHTS_URI
 from toycalc.book.writer.shared import SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES
 from toycalc.model import writer
@@ -25,7 +25,7 @@ CHAPTER = ROOT / "docs" / "writer"
 
 @pytest.fixture(scope="module")
 def run():
-    return Run(writer.load())
+    return WriterRun(writer.load())
 
 
 def text_of(soup) -> str:
@@ -183,7 +183,7 @@ def test_false_claims_on_altered_weights_fail_the_build_each_named_with_page_and
     record = dict(run.record, weights_sha256=writer.digest(params))
     path = tmp_path / "writer.npz"
     writer.save(params, record, path)
-    altered = Run(writer.load(path))
+    altered = WriterRun(writer.load(path))
     want = {(f"writer/{name}", line, what) for name, line, what, options in claim_calls()
             if WRITER_CLAIMS[what](altered, **options) is not None}
     head_2 = next(line for name, line, what, options in claim_calls()

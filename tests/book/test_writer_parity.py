@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nodejs import run_json
-from toycalc.book.writer import Run
+from toycalc.book.writer import WriterRun
 from toycalc.book.writer.live import setup, weights_bytes
 from toycalc.book.writer.shared import SAMPLE_SEED, top_k, write
 from toycalc.model import gpt, writer
@@ -31,7 +31,7 @@ process.stdout.write(JSON.stringify(out));
 
 @pytest.fixture(scope="module")
 def run():
-    return Run(writer.load())
+    return WriterRun(writer.load())
 
 
 @pytest.fixture(scope="module")

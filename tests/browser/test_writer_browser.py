@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from toycalc.book.render import fixed
-from toycalc.book.writer import Run
+from toycalc.book.writer import WriterRun
 from toycalc.book.writer.shared import LIVE_TEMPERATURE
 from toycalc.model import gpt, writer
 
@@ -18,7 +18,7 @@ PAGE = "/writer/write/"
 
 @pytest.fixture(scope="module")
 def run():
-    return Run(writer.load())
+    return WriterRun(writer.load())
 
 
 def started(visit):

@@ -70,7 +70,7 @@ def sub(symbol: str) -> str:
     return f'{esc(base)}<tspan class="sub" dy="3">{esc(low)}</tspan>'
 
 
-class Part:
+class DrawnPart:
     """One part: its name (PARTS), its label, its width, and how it draws
     itself at x (a function of x returning SVG)."""
 
@@ -100,19 +100,19 @@ def cell_mark(x: int, y: int, w: int, value: float, scale: float, kind: str, tit
             f'fill-opacity="{strength(value / scale)}"><title>{esc(title)}: {fixed(value)}</title></rect>')
 
 
-def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[Part]:
+def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[DrawnPart]:
     """Every part of the model for this trace (a single block), ready to draw."""
     blk = trace["blocks"][0]
     T = len(tokens)
     H = blk["weights"].shape[0]
-    parts = [Part("tokens", "tokens", 0, lambda x: "")]   # the token labels start every band
+    parts = [DrawnPart("tokens", "tokens", 0, lambda x: "")]   # the token labels start every band
 
     def vectors(name, label, M, row, stream=False, kind="signed", columns=None, chosen=()):
         """M a row per token; row: what row t is, in words ({token}, {t})."""
         def row_name(t):
             return row.format(token=tokens[t], t=t + 1)
         width = len(M[0]) * CELL
-        parts.append(Part(name, label, width, lambda x: strip(M, x, row_name, kind, columns, chosen), stream))
+        parts.append(DrawnPart(name, label, width, lambda x: strip(M, x, row_name, kind, columns, chosen), stream))
 
     vectors("E", "E", trace["E_ids"], "E, the row of {token}")
     vectors("P", "+ P", trace["P_t"], "P, row {t} (the position of {token})")
@@ -121,7 +121,7 @@ def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[Part]:
     for n, role in zip("QKV", ("query", "key", "value")):
         vectors(n, n.lower(), blk[n], f"{n.lower()}, the {role} of {{token}} (position {{t}})")
     for h in range(H):
-        parts.append(Part("heads", f"head {h + 1}", T * HEAD_CELL,
+        parts.append(DrawnPart("heads", f"head {h + 1}", T * HEAD_CELL,
                           lambda x, h=h: head_map(blk["weights"][h], x, h, tokens)))
     vectors("W_O", "a W_O", blk["attn"], "attention's output for {token} (position {t})")
     vectors("add1", "h", blk["h"], "h, x plus attention's output, of {token} (position {t})", stream=True)
@@ -137,7 +137,7 @@ def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[Part]:
     words = [shown[i] for i in best]
     p = [trace["p"][t][i] for t, i in enumerate(best)]
     width = max([text_width(w) for w in words[:-1]] + [text_width(answer(words[-1], p[-1]))]) + 8
-    parts.append(Part("next", "next", width, lambda x: next_tokens(words, p, x, tokens)))
+    parts.append(DrawnPart("next", "next", width, lambda x: next_tokens(words, p, x, tokens)))
     return parts
 
 
@@ -173,11 +173,11 @@ def next_tokens(words: list[str], p: list[float], x: int, tokens: list[str]) -> 
     return "".join(out)
 
 
-def bands(parts: list[Part], label_width: int) -> list[list[Part]]:
+def bands(parts: list[DrawnPart], label_width: int) -> list[list[DrawnPart]]:
     """The parts cut into bands no wider than BAND, a group (GROUPS) kept
     whole when it fits in one band."""
     group_of = {name: k for k, names in enumerate(GROUPS) for name in names}
-    out: list[list[Part]] = [[]]
+    out: list[list[DrawnPart]] = [[]]
     used = label_width
     for k, part in enumerate(parts):
         if part.name == "tokens":
@@ -192,7 +192,7 @@ def bands(parts: list[Part], label_width: int) -> list[list[Part]]:
     return out
 
 
-def band_svg(band: list[Part], tokens: list[str], label_width: int, links: dict, here: tuple, n_blocks: int,
+def band_svg(band: list[DrawnPart], tokens: list[str], label_width: int, links: dict, here: tuple, n_blocks: int,
              first_block: bool = True, steps: set | None = None) -> str:
     """One band: the token labels, the stream, the branches' boxes, the
     block's frame, then the parts."""
@@ -297,7 +297,7 @@ def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
     return "".join(out)
 
 
-def band_aria(band: list[Part]) -> str:
+def band_aria(band: list[DrawnPart]) -> str:
     return "The model's drawing, parts " + ", then ".join(dict.fromkeys(spoken(part.label) for part in band))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..book.writer import WRITER_CLAIMS, Run, writer
+from ..book.writer import WRITER_CLAIMS, WriterRun, writer
 from ..model import writer as model
 from .arguments import check_arguments
 from .claim_macros import refuted
@@ -26,13 +26,13 @@ def _version(path: Path):
         return None
 
 
-def writer_run() -> Run:
+def writer_run() -> WriterRun:
     """The loaded writer; a file that does not load stops the build with its one line."""
     path = writer_file()
     key = (str(path.resolve()), _version(path), _version(model.record_path(path)))
     if key not in RUNS:
         try:
-            run = Run(model.load(path))
+            run = WriterRun(model.load(path))
         except ValueError as e:
             raise BookError(str(e)) from None
         RUNS.clear()

@@ -2,8 +2,8 @@
 Shakespeare. Importing the package registers every page's functions on
 `part` (shared.py): {{ writer_table(...) }}, writer_number, writer_figure;
 claims.py holds {{ writer_claim(...) }}'s checks."""
-from .shared import part as writer, Run
+from .shared import part as writer, WriterRun
 from . import chapter, live  # noqa: F401 (each registers its functions)
 from .claims import WRITER_CLAIMS
 
-__all__ = ["writer", "Run", "WRITER_CLAIMS"]
+__all__ = ["writer", "WriterRun", "WRITER_CLAIMS"]

@@ -1,5 +1,5 @@
 """The pages of the writer's chapter (docs/writer/): their tables, numbers
-and figures, each a pure function of the Run (shared.py)."""
+and figures, each a pure function of the WriterRun (shared.py)."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,7 @@ import numpy as np
 from ...model import sizes, train_writer, writer as model
 from ..draw import esc, figure, grid, label, line_chart_svg, nice_ticks, prob_key, signed_key, svg
 from ..render import count, fixed, html_table, plain
-from .shared import (read_out, stage_row, published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, Run, nats_to_bits, part)
+from .shared import (read_out, stage_row, published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, WriterRun, nats_to_bits, part)
 
 
 def char_name(ch: str) -> str:
@@ -24,7 +24,7 @@ def char_text(ch: str) -> str:
 # ---------------------------------------------------------------- numbers
 
 @part.number("fact")
-def fact_number(run: Run, key: str) -> str:
+def fact_number(run: WriterRun, key: str) -> str:
     """A fact of the text, the model or its training (key: characters,
     distinct, held_out_from, held_out, trained_on, parameters, kib, d,
     blocks, heads, n_ctx, batch, steps, minutes, lr, seed, line, line_last)."""
@@ -53,7 +53,7 @@ def fact_number(run: Run, key: str) -> str:
 
 
 @part.number("count")
-def count_number(run: Run, char: str) -> str:
+def count_number(run: WriterRun, char: str) -> str:
     """How often a character occurs in the whole text."""
     if char not in run.counts:
         raise ValueError(f"char = {char!r}: not one of the text's {len(run.vocab)} characters")
@@ -61,7 +61,7 @@ def count_number(run: Run, char: str) -> str:
 
 
 @part.number("loss")
-def loss_number(run: Run, which: str = "held_out", unit: str = "nats") -> str:
+def loss_number(run: WriterRun, which: str = "held_out", unit: str = "nats") -> str:
     """A loss per character: which = held_out (the shipped weights on the
     held-out text), train (the mean of the last 100 steps), unigram (the
     context-blind baseline), start (ln V, a uniform guess); unit = nats, bits
@@ -81,7 +81,7 @@ def loss_number(run: Run, which: str = "held_out", unit: str = "nats") -> str:
 
 
 @part.number("share")
-def share_number(run: Run, block: int, head: int, offset: int) -> str:
+def share_number(run: WriterRun, block: int, head: int, offset: int) -> str:
     """The mean weight head `head` of block `block` puts on the character
     `offset` places back (0: itself), over the held-out line."""
     from .claims import offset_share
@@ -89,7 +89,7 @@ def share_number(run: Run, block: int, head: int, offset: int) -> str:
 
 
 @part.number("embedding")
-def embedding_number(run: Run, key: str) -> str:
+def embedding_number(run: WriterRun, key: str) -> str:
     """What the embeddings' picture shows (key: kept, the percent of the
     rows' spread its two directions keep; letters, the letters in both cases;
     close_pairs, how many of them lie nearer their other case than the
@@ -105,7 +105,7 @@ def embedding_number(run: Run, key: str) -> str:
 
 
 @part.number("next_p")
-def next_p_number(run: Run, char: str) -> str:
+def next_p_number(run: WriterRun, char: str) -> str:
     """The probability the writer gives `char` after the held-out line."""
     if char not in run.vocab:
         raise ValueError(f"char = {char!r}: not one of the writer's characters")
@@ -113,7 +113,7 @@ def next_p_number(run: Run, char: str) -> str:
 
 
 @part.number("target")
-def target_number(run: Run) -> str:
+def target_number(run: WriterRun) -> str:
     """The most held-out loss the book ships (nats per character)."""
     return fixed(model.TARGET, 2)
 
@@ -121,7 +121,7 @@ def target_number(run: Run) -> str:
 # ---------------------------------------------------------------- tables
 
 @part.table("characters")
-def characters_table(run: Run, columns: int = 4) -> str:
+def characters_table(run: WriterRun, columns: int = 4) -> str:
     """The 65 characters and how often each occurs, most frequent first, in `columns` pairs of columns."""
     ranked = sorted(run.counts.items(), key=lambda kv: (-kv[1], kv[0]))
     per = math.ceil(len(ranked) / columns)
@@ -139,7 +139,7 @@ def characters_table(run: Run, columns: int = 4) -> str:
 
 
 @part.table("losses")
-def losses_table(run: Run) -> str:
+def losses_table(run: WriterRun) -> str:
     """One loss per character in three units, for the writer, the unigram baseline and a uniform guess."""
     rows = []
     for name, which in (("the writer, on the held-out text", "held_out"),
@@ -153,7 +153,7 @@ def losses_table(run: Run) -> str:
 # ---------------------------------------------------------------- figures
 
 @part.figure("curves")
-def curves_figure(run: Run, every: int = 100) -> str:
+def curves_figure(run: WriterRun, every: int = 100) -> str:
     """The two loss curves of the record: training (the mean of each `every`
     steps) and held-out (as measured while it trained)."""
     curve = run.record["loss_curve"]
@@ -177,7 +177,7 @@ def curves_figure(run: Run, every: int = 100) -> str:
 
 
 @part.figure("sample")
-def sample_figure(run: Run, temperature: float) -> str:
+def sample_figure(run: WriterRun, temperature: float) -> str:
     """The sample written at `temperature` after the held-out line, with the chapter's seed."""
     if temperature not in TEMPERATURES:
         raise ValueError(f"temperature = {temperature!r}: the chapter samples at "
@@ -211,7 +211,7 @@ def heat_svg(chars: list[str], weights, block: int, head: int, size: int = 9) ->
 
 
 @part.figure("attention")
-def attention_figure(run: Run) -> str:
+def attention_figure(run: WriterRun) -> str:
     """Every head of every block on the held-out line, as heat-maps, a
     block at a time: the first in the page, each other one's in a
     template element until the reader picks it in the chooser above (path.js),
@@ -263,7 +263,7 @@ def strip_svg(values, name: str, names=None, size: int = 4, height: int = 18) ->
 
 
 @part.table("steps")
-def steps_table(run: Run, block: int = 1) -> str:
+def steps_table(run: WriterRun, block: int = 1) -> str:
     """End to End's steps for the line's last character, at this size:
     each vector as a strip (every number in its cell's title) and its
     first four numbers written out."""
@@ -283,7 +283,7 @@ def steps_table(run: Run, block: int = 1) -> str:
 
 
 @part.number("read_out")
-def read_out_number(run: Run, at, char: str) -> str:
+def read_out_number(run: WriterRun, at, char: str) -> str:
     """p of `char` read out of the line's last row at a stage (stage_row)."""
     if char not in run.vocab:
         raise ValueError(f"char = {char!r}: not one of the writer's characters")
@@ -291,7 +291,7 @@ def read_out_number(run: Run, at, char: str) -> str:
 
 
 @part.table("through_blocks")
-def through_blocks_table(run: Run) -> str:
+def through_blocks_table(run: WriterRun) -> str:
     """The line's last character through every block: x into the first,
     then each block's output y, as strips; and what each would predict if
     the model stopped there (read_out), the likeliest next character and
@@ -313,7 +313,7 @@ def through_blocks_table(run: Run) -> str:
 
 
 @part.table("next")
-def next_table(run: Run, top: int = 10) -> str:
+def next_table(run: WriterRun, top: int = 10) -> str:
     """The `top` most probable next characters after the line, with p."""
     p = run.trace["p"][-1]
     order = sorted(range(len(p)), key=lambda i: (-p[i], i))[:top]
@@ -340,7 +340,7 @@ def kind_mark(kind: str, x: float, y: float, title: str = "") -> str:
 
 
 @part.figure("embeddings")
-def embeddings_figure(run: Run) -> str:
+def embeddings_figure(run: WriterRun) -> str:
     """E's 65 rows on its two principal directions, each character at its
     place, a line joining each letter's two cases; its key under it."""
     from .claims import case_pairs
@@ -396,6 +396,6 @@ def embeddings_figure(run: Run) -> str:
 
 
 @part.figure("key")
-def key_figure(run: Run) -> str:
+def key_figure(run: WriterRun) -> str:
     """The signed scale's key, for the strips."""
     return signed_key()

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...model import writer as model
 from ..render import fixed
-from .shared import Run, read_out, stage_row
+from .shared import WriterRun, read_out, stage_row
 
 WRITER_CLAIMS: dict = {}
 
@@ -23,7 +23,7 @@ def writer_claim(name: str):
     return register
 
 
-def offset_share(run: Run, block: int, head: int, offset: int) -> float:
+def offset_share(run: WriterRun, block: int, head: int, offset: int) -> float:
     """The mean weight a head puts on the character `offset` places back,
     over the line's positions that have one."""
     if not (1 <= block <= run.cfg.n_blocks and 1 <= head <= run.cfg.n_heads):
@@ -33,7 +33,7 @@ def offset_share(run: Run, block: int, head: int, offset: int) -> float:
     return float(np.mean([a[t, t - offset] for t in range(offset, len(a))]))
 
 
-def favourite_offset(run: Run, block: int, head: int) -> int:
+def favourite_offset(run: WriterRun, block: int, head: int) -> int:
     """The offset (0: itself, 1: the character before, ...) on which the
     head puts the largest mean weight, over the line's positions that have it."""
     T = len(run.line)
@@ -42,7 +42,7 @@ def favourite_offset(run: Run, block: int, head: int) -> int:
 
 
 @writer_claim("favours")
-def favours_claim(run: Run, block: int, head: int, offset: int) -> str | None:
+def favours_claim(run: WriterRun, block: int, head: int, offset: int) -> str | None:
     """Head `head` of block `block` puts, on average over the held-out line,
     more weight on the character `offset` places back (0: itself) than on
     any other place."""
@@ -60,7 +60,7 @@ def _cos(E):
 
 
 @writer_claim("case_groups")
-def case_groups_claim(run: Run) -> str | None:
+def case_groups_claim(run: WriterRun) -> str | None:
     """In E's 128 dimensions, a capital is on average more like (cosine)
     the other capitals than the small letters, and a small letter more like
     the other small letters than the capitals."""
@@ -81,21 +81,21 @@ def case_groups_claim(run: Run) -> str | None:
 
 # ---------------------------------------------------------------- the embeddings' picture
 
-def case_pairs(run: Run) -> list[tuple[int, int]]:
+def case_pairs(run: WriterRun) -> list[tuple[int, int]]:
     """(small letter, its capital) as rows of E, for each letter the
     vocabulary has in both cases."""
     v = run.vocab
     return [(i, v.index(c.upper())) for i, c in enumerate(v) if c.islower() and c.upper() in v]
 
 
-def kept_variance(run: Run) -> float:
+def kept_variance(run: WriterRun) -> float:
     """The share of the spread of E's rows (about their mean) that the
     picture's two directions keep."""
     E = run.params["E"] - run.params["E"].mean(axis=0)
     return float((run.embedding_2d ** 2).sum() / (E ** 2).sum())
 
 
-def close_pairs(run: Run) -> list[str]:
+def close_pairs(run: WriterRun) -> list[str]:
     """The letters whose two cases lie nearer each other in the picture
     than the median distance between two letters there."""
     xy, pairs = run.embedding_2d, case_pairs(run)
@@ -105,7 +105,7 @@ def close_pairs(run: Run) -> list[str]:
     return [run.vocab[a] for a, b in pairs if np.linalg.norm(xy[a] - xy[b]) < median]
 
 
-def own_small_letter(run: Run) -> list[str]:
+def own_small_letter(run: WriterRun) -> list[str]:
     """The capitals whose most similar small letter (cosine, in all of E's
     dimensions) is their own."""
     C, pairs = _cos(run.params["E"]), case_pairs(run)
@@ -114,7 +114,7 @@ def own_small_letter(run: Run) -> list[str]:
 
 
 @writer_claim("apart_first")
-def apart_first_claim(run: Run, chars: str) -> str | None:
+def apart_first_claim(run: WriterRun, chars: str) -> str | None:
     """In the picture, each of `chars` lies further along the first
     direction (to the right) than every letter."""
     xy, v = run.embedding_2d, run.vocab
@@ -131,7 +131,7 @@ def apart_first_claim(run: Run, chars: str) -> str | None:
 
 
 @writer_claim("case_pairs_close")
-def case_pairs_close_claim(run: Run) -> str | None:
+def case_pairs_close_claim(run: WriterRun) -> str | None:
     """In the picture, for most letters (more than half) the small letter
     and its capital lie nearer each other than the median two letters."""
     close, n = close_pairs(run), len(case_pairs(run))
@@ -141,7 +141,7 @@ def case_pairs_close_claim(run: Run) -> str | None:
 
 
 @writer_claim("own_small_letter")
-def own_small_letter_claim(run: Run) -> str | None:
+def own_small_letter_claim(run: WriterRun) -> str | None:
     """In all of E's dimensions, for most capitals (more than half) the
     most similar small letter is their own."""
     own, n = own_small_letter(run), len(case_pairs(run))
@@ -151,7 +151,7 @@ def own_small_letter_claim(run: Run) -> str | None:
 
 
 @writer_claim("read_out_leads")
-def read_out_leads_claim(run: Run, char: str) -> str | None:
+def read_out_leads_claim(run: WriterRun, char: str) -> str | None:
     """Read out of the line's last row at every stage (x, then each
     block's output: chapter.read_out), `char` is the likeliest next
     character, and the model's answer is surer of it than x alone."""
@@ -171,7 +171,7 @@ def read_out_leads_claim(run: Run, char: str) -> str | None:
 
 
 @writer_claim("beats_unigram")
-def beats_unigram_claim(run: Run) -> str | None:
+def beats_unigram_claim(run: WriterRun) -> str | None:
     """The writer's held-out loss is below the unigram baseline's."""
     ours = run.record["held_out_loss"]
     return None if ours < run.unigram_loss else (f"its held-out loss {fixed(ours)} is not below the "
@@ -179,7 +179,7 @@ def beats_unigram_claim(run: Run) -> str | None:
 
 
 @writer_claim("top_next")
-def top_next_claim(run: Run, char: str) -> str | None:
+def top_next_claim(run: WriterRun, char: str) -> str | None:
     """After the held-out line, the most probable next character is `char`."""
     p = run.trace["p"][-1]
     best = run.vocab[int(np.argmax(p))]
@@ -187,7 +187,7 @@ def top_next_claim(run: Run, char: str) -> str | None:
 
 
 @writer_claim("most_common")
-def most_common_claim(run: Run, char: str) -> str | None:
+def most_common_claim(run: WriterRun, char: str) -> str | None:
     """`char` is the text's most common character."""
     best = max(run.counts, key=lambda c: (run.counts[c], c))
     return None if best == char else f"the most common character is {best!r}, not {char!r}"
@@ -197,7 +197,7 @@ SPEAKER = re.compile(r"^[A-Z][A-Z ]*[A-Z]:$|^[A-Z][a-z]+( [A-Z][a-z]+)*:$")
 
 
 @writer_claim("sample_has_speaker")
-def sample_has_speaker_claim(run: Run, temperature: float) -> str | None:
+def sample_has_speaker_claim(run: WriterRun, temperature: float) -> str | None:
     """The sample at `temperature` has a line that is a name and a colon, as a play's speaker."""
     lines = run.sample_text(temperature).split("\n")
     if any(SPEAKER.match(line) for line in lines):
@@ -205,14 +205,14 @@ def sample_has_speaker_claim(run: Run, temperature: float) -> str | None:
     return f"no line of the sample at temperature {temperature} is a name followed by a colon"
 
 
-def known_share(run: Run, temperature: float) -> float:
+def known_share(run: WriterRun, temperature: float) -> float:
     words = re.findall(r"[A-Za-z]+", run.sample_text(temperature))
     known = set(re.findall(r"[A-Za-z]+", model.text()[:model.split_at()]))
     return sum(w in known for w in words) / max(1, len(words))
 
 
 @writer_claim("sample_words_known")
-def sample_words_known_claim(run: Run, temperature: float, share: float) -> str | None:
+def sample_words_known_claim(run: WriterRun, temperature: float, share: float) -> str | None:
     """At least `share` of the words of the sample at `temperature` occur in the training text."""
     got = known_share(run, temperature)
     return None if got >= share else (f"{fixed(got)} of the words of the sample at temperature {temperature} "

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...model import sizes, writer as model
 from ...model.gpt import GELU_C, LN_EPS
-from .shared import published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, Run, part
+from .shared import published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, WriterRun, part
 
 WEIGHTS_URI = "javascripts/writer-weights.bin"
 MAX_WRITE = 500          # characters one Write may ask for
@@ -25,7 +25,7 @@ def weights_bytes(params: dict, cfg=model.CONFIG) -> bytes:
                     for name in sizes.param_shapes(cfg))
 
 
-def setup(run: Run) -> dict:
+def setup(run: WriterRun) -> dict:
     cfg = run.cfg
     return {"vocab": run.vocab, "d": cfg.d, "n_ctx": cfg.n_ctx, "heads": cfg.n_heads, "width": cfg.mlp_width,
             "blocks": cfg.n_blocks, "ln_eps": LN_EPS, "gelu_c": GELU_C,
@@ -36,7 +36,7 @@ def setup(run: Run) -> dict:
 
 
 @part.figure("live")
-def live_figure(run: Run) -> str:
+def live_figure(run: WriterRun) -> str:
     """The tool: its settings for the browser, and what a reader without JavaScript reads."""
     data = html.escape(json.dumps(setup(run), ensure_ascii=False))
     kib = published_kib(run.cfg)

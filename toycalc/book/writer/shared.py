@@ -99,7 +99,7 @@ def lines_of(text: str, low: int, high: int) -> list[str]:
     return [s for s in text.split("\n") if low <= len(s) <= high and s.count(" ") >= 3]
 
 
-class Run:
+class WriterRun:
     """The writer's weights and what the chapter computes from them, each once."""
 
     def __init__(self, loaded: model.Writer):
@@ -172,14 +172,14 @@ class Run:
         return xy
 
 
-def read_out(run: Run, y) -> np.ndarray:
+def read_out(run: WriterRun, y) -> np.ndarray:
     """p as the model would give it if it stopped here: the final LayerNorm
     and W_U applied to a block's output y (a row), then softmax."""
     f, _ = gpt.norm(run.cfg, y, run.params.get("gamma_f"), run.params.get("beta_f"))
     return gpt.softmax(gpt.matmul(f, gpt.unembedding(run.params, run.cfg)))
 
 
-def stage_row(run: Run, at) -> np.ndarray:
+def stage_row(run: WriterRun, at) -> np.ndarray:
     """The line's last row at a stage: at="x", the input of block 1, or a
     block (from 1, or "last"), its output y."""
     t, last = run.trace, len(run.ids) - 1
