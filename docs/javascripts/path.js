@@ -28,9 +28,9 @@ function showHeads(heads) {
   try { localStorage.setItem(HEADS_KEY, heads); } catch (e) { /* private mode */ }
 }
 
-/** The waiting variants `selector` finds, put in the page (hidden). */
-function putIn(selector) {
-  const waiting = document.querySelectorAll(selector);
+/** The waiting variants `selector` finds (in `root`), put in the page. */
+function putIn(selector, root = document) {
+  const waiting = root.querySelectorAll(selector);
   waiting.forEach((t) => t.replaceWith(t.content));
   if (waiting.length) fixMaterialA11y();   // their formulas and tables, as the page's own
 }
@@ -216,16 +216,12 @@ function setUpBlockChoosers() {
     chooser.hidden = false;
     if (chooser.dataset.ready) return;
     chooser.dataset.ready = "1";
-    const figure = chooser.nextElementSibling, caption = figure.querySelector("figcaption");
+    const figure = chooser.nextElementSibling, shown = figure.querySelector(".block-shown");
     chooser.addEventListener("change", (event) => {
-      figure.querySelectorAll(":scope > [data-block]").forEach((part) => {
-        const chosen = part.dataset.block === event.target.value;
-        const waiting = chosen && part.querySelector(":scope > template.block-later");
-        if (waiting) waiting.replaceWith(waiting.content);
-        part.hidden = !chosen;
-      });
-      const here = caption && caption.firstChild && caption.firstChild.nodeType === Node.TEXT_NODE && caption.firstChild;
-      if (here) here.textContent = here.textContent.replace(/Block \d+ here$/, `Block ${event.target.value} here`);
+      const block = event.target.value;
+      putIn(`:scope > [data-block="${block}"] > template.block-later`, figure);
+      figure.querySelectorAll(":scope > [data-block]").forEach((part) => { part.hidden = part.dataset.block !== block; });
+      if (shown) shown.textContent = block;
     });
   });
 }

@@ -152,8 +152,8 @@ function claimsProblem(record, got) {
 async function check(mine, book) {
   const problem = weightsProblem(mine, book);
   if (problem) return { problem };
-  const got = await measure(mine, mine.record);
-  return claimsProblem(mine.record, got) ? { problem: claimsProblem(mine.record, got) } : got;
+  const got = await measure(mine, mine.record), wrong = claimsProblem(mine.record, got);
+  return wrong ? { problem: wrong } : got;
 }
 
 export { check };

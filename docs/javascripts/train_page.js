@@ -206,10 +206,14 @@ function start() {
 // lives here; `view` is the page's controls while it is open.
 let run = null;
 
+/** What a run, new or reset, shows before its first check. */
+const unchecked = (inputs) => ({ worker: null, losses: [], files: null, state: "idle", followed: false,
+                                 status: `0 of ${inputs} sorted (not checked yet)`, detail: "", attention: null });
+
 function newRun(recipe, key) {
-  return { key, recipe, worker: null, losses: [], files: null, pending: false, state: "idle", followed: false,
-           status: `0 of ${recipe.vocab.length ** recipe.length} sorted (not checked yet)`, detail: "",
-           attention: null, seed: String(recipe.seed), limit: String(recipe.step_limit), view: null };
+  const inputs = recipe.vocab.length ** recipe.length;
+  return { key, recipe, inputs, pending: false, ...unchecked(inputs), seed: String(recipe.seed),
+           limit: String(recipe.step_limit), view: null };
 }
 
 function setUp() {
@@ -281,9 +285,7 @@ function drawChart(r) {
 
 function reset(r) {
   if (r.worker) r.worker.terminate();
-  const fresh = newRun(r.recipe, r.key);
-  Object.assign(r, { worker: null, losses: [], files: null, state: "idle", followed: false, status: fresh.status,
-                     detail: "", attention: null });
+  Object.assign(r, unchecked(r.inputs));
 }
 
 /** What the worker says, kept in the run and drawn if the page is open. */
@@ -304,7 +306,7 @@ function receive(r, m) {
     return;
   }
   if (m.type === "paused") r.detail = `Paused after step ${m.step}.`;
-  else if (m.type === "check") r.status = `${m.sorted} of ${r.recipe.vocab.length ** r.recipe.length} sorted (checked at step ${m.step})`;
+  else if (m.type === "check") r.status = `${m.sorted} of ${r.inputs} sorted (checked at step ${m.step})`;
   else if (m.type === "done") finished(r, m);
   else if (m.type === "error") Object.assign(r, { detail: m.message, state: "idle" });    // kernels.wasm did not load
   else return;
@@ -312,7 +314,7 @@ function receive(r, m) {
 }
 
 function finished(r, m) {
-  const rec = m.record, inputs = r.recipe.vocab.length ** r.recipe.length;
+  const rec = m.record, inputs = r.inputs;
   r.files = { npz: m.npz, record: rec, unfinished: rec.accuracy_on_729 !== inputs };
   r.status = `${rec.accuracy_on_729} of ${inputs} sorted after ${rec.steps} step${rec.steps === 1 ? "" : "s"}, ${fixed(rec.seconds, 1)} s`;
   r.detail = rec.accuracy_on_729 === inputs

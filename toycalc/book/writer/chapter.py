@@ -229,7 +229,7 @@ def attention_figure(run: WriterRun) -> str:
     return (f'{chooser}<figure class="writer-heads" data-figure="writer-attention">{"".join(blocks)}'
             f"<figcaption>The attention of each head of a block on the line {plain(run.line)}: "
             "a row per character (the query), a column per character it may read (the keys before it "
-            f"and itself). Block 1 here<span class=\"screen-only\">; choose another of the "
+            f"and itself). Block <span class=\"block-shown\">1</span> here<span class=\"screen-only\">; choose another of the "
             f"{count(run.cfg.n_blocks)} above the maps</span>.</figcaption></figure>\n\n"
             + prob_key("attention weight", masked=True))
 
@@ -296,9 +296,8 @@ def through_blocks_table(run: WriterRun) -> str:
     then each block's output y, as strips; and what each would predict if
     the model stopped there (read_out), the likeliest next character and
     its p, the last row being the model's own answer."""
-    t, last = run.trace, len(run.ids) - 1
-    stages = [("x", "into block 1", t["X"][last])]
-    stages += [("y", f"out of block {b + 1}", blk["y"][last]) for b, blk in enumerate(t["blocks"])]
+    stages = [("x", "into block 1", stage_row(run, "x"))]
+    stages += [("y", f"out of block {b}", stage_row(run, b)) for b in range(1, run.cfg.n_blocks + 1)]
     rows = []
     for name, what, v in stages:
         p = read_out(run, v)
@@ -308,7 +307,7 @@ def through_blocks_table(run: WriterRun) -> str:
     return html_table("writer-through", ["", "where", "all of them", "the first four",
                                          "read out here: the likeliest next, p"], rows, wrap={1},
                       caption=f"The line's last character, {char_text(run.line[-1])} (position {len(run.line)}), through the "
-                      f"{count(len(t['blocks']))} blocks: its row of the residual stream after each, "
+                      f"{count(run.cfg.n_blocks)} blocks: its row of the residual stream after each, "
                       "and the next character the final LayerNorm and W<sub>U</sub> would read from it")
 
 
