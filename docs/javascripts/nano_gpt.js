@@ -98,6 +98,35 @@ function look(r, row, t) {
   return `${r.V[r.ids[j]]} at j = ${j + 1} (${fixed(row[j])})`;
 }
 
+/** 'a', 'a and b', 'a, b and c' (transformer.and_list). */
+const andList = (words) => (words.length === 1 ? words[0] : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`);
+
+/** Whether a head's row t looks most at a copy of the smallest letter so far (self_attention.finds_smallest_number). */
+function findsSmallest(r, row, t) {
+  const smallest = Math.min(...r.ids.slice(0, t));
+  return r.ids[argmax(Array.from(row).slice(0, t))] === smallest
+    ? "a copy of the smallest letter so far" : `not the smallest letter so far, ${r.V[smallest]}`;
+}
+
+/** What the heads hand on from position t (transformer.blend_number). */
+function blend(r, t) {
+  const strongest = r.tr.blocks.flatMap((b) => b.weights.map((w) => maxOf(Array.from(w[t - 1]).slice(0, t))));
+  const sharp = strongest.filter((w) => w >= 0.5).length;
+  if (sharp === 0) return "so every head hands on a blend of several positions' values";
+  if (sharp === strongest.length) return "so every head hands on mostly one position's value";
+  return `so ${sharp} of the ${strongest.length} heads hand${sharp === 1 ? "s" : ""} on mostly one ` +
+         "position's value and the others a blend of several";
+}
+
+/** Which letters a block's heads look at most from position t (transformer.lean_number). */
+function lean(r, weights, t) {
+  const letters = weights.map((w) => r.V[r.ids[argmax(Array.from(w[t - 1]).slice(0, t))]]);
+  if (new Set(letters).size === 1) return `all lean towards the ${letters[0]}`;
+  const heads = new Map();
+  letters.forEach((x, h) => heads.set(x, (heads.get(x) || []).concat(String(h + 1))));
+  return "lean towards " + andList(Array.from(heads, ([x, hs]) => `the ${x} (head${hs.length > 1 ? "s" : ""} ${andList(hs)})`));
+}
+
 /** An axis tick: the value in as few places as it needs. */
 const tick = (v) => (v ? (v.toFixed(2).replace(/0+$/, "").replace(/\.$/, "").replace(/-/g, MINUS)) : "0");
 
@@ -506,6 +535,9 @@ const NUMBERS = {
   sigma: (r, a) => fixed(blk(r, a).sigma[a.t - 1], a.places),
   variance: (r, a) => fixed(variance(blk(r, a).X[a.t - 1]), a.places),
   look: (r, a) => look(r, blk(r, a).weights[a.head - 1][a.t - 1], a.t),
+  finds_smallest: (r, a) => findsSmallest(r, blk(r, a).weights[a.head - 1][a.t - 1], a.t),
+  blend: (r, a) => blend(r, a.t),
+  lean: (r, a) => lean(r, blk(r, a).weights, a.t),
   strongest_look: (r, a) => fixed(Math.max(...r.tr.blocks.map((b) => Math.max(...b.weights.map((w) => maxOf(w[a.t - 1]))))),
                                   a.places),
   p: (r, a) => fixed(r.tr.p[a.t - 1][letterAt(r, a)], a.places),

@@ -319,8 +319,9 @@ function finished(r, m) {
   r.status = `${rec.accuracy_on_729} of ${inputs} sorted after ${rec.steps} step${rec.steps === 1 ? "" : "s"}, ${fixed(rec.seconds, 1)} s`;
   r.detail = rec.accuracy_on_729 === inputs
     ? "Done: your model sorts every input. Download its weights and its record to build the book on them: " +
-      "every number then comes from your model, and a sentence written for the book's heads that yours make " +
-      "false stops the build, named with its page and line (see “When a build on your weights stops at a sentence”)."
+      "every number and every sentence about where its heads look then comes from your model (a sentence " +
+      "written for the book's weights that yours make false stops the build, named with its page and line: " +
+      "see “When a build on your weights stops at a sentence”)."
     : "Stopped at the step limit, before sorting every input. Raise the limit and start again, or try another seed.";
   r.worker.terminate(); r.worker = null;
   r.state = "idle";

@@ -7,6 +7,7 @@ data attributes, which the browser keeps from the page's element)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import html
 import inspect
 import json
@@ -20,6 +21,7 @@ from nodejs import run_json
 from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_gpt.shared import WEIGHTS_ONLY
 from toycalc.book.nano_example import Run
+from toycalc.model import train
 from toycalc.site.export import nano_weights_json
 
 KINDS = nano_gpt.registries
@@ -128,3 +130,32 @@ def test_the_browser_knows_what_depends_on_the_weights_alone():
     got = run_json('process.stdout.write(JSON.stringify((await js("nano_gpt")).WEIGHTS_ONLY));', None)
     assert {tuple(k.split(":")) for k in got} == WEIGHTS_ONLY
     assert all(name in nano_gpt.live[kind] for kind, name in WEIGHTS_ONLY)
+
+
+WORDS = [("number", "finds_smallest", {"t": 6, "head": 1, "block": 1}), ("number", "blend", {"t": 6}),
+         ("number", "lean", {"t": 6, "block": 1})]
+
+
+def test_the_words_about_heads_are_the_builds_on_other_weights(nano):
+    """The sentences that say in words where heads look (no property of a
+    sorter): on weights fresh from initialisation (seed 3), queries and keys
+    20 times longer, every branch of their words is taken, and the
+    browser's words are the build's. (The book's weights take one branch each.)"""
+    params = train.as64(train.start(seed=3)[0])
+    for b in range(nano.cfg.n_blocks):
+        params[f"blocks.{b}.W_Q"] *= 20
+        params[f"blocks.{b}.W_K"] *= 20
+    other = dataclasses.replace(nano, params=params)
+    job = {"weights": json.loads(nano_weights_json(other)), "inputs": INPUTS,
+           "calls": [list(call) for call in WORDS]}
+    out = run_json(RUNNER, job, timeout=300)
+    said = set()
+    for text, strings in zip(INPUTS, out):
+        run = Run(other, text)
+        for (kind, name, args), js in zip(WORDS, strings):
+            assert js == inspect.unwrap(KINDS[kind][name])(run, **args), (text, name)
+            said.add(re.sub(r"\d+ of the|[ABC]\b.*", "", js))
+    assert said == {"a copy of the smallest letter so far", "not the smallest letter so far, ",
+                    "so every head hands on mostly one position's value",
+                    "so  9 heads hand on mostly one position's value and the others a blend of several",
+                    "all lean towards the ", "lean towards the "}, said

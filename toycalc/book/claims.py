@@ -15,7 +15,7 @@ from ..model import gpt, nanogpt
 from .example_checks import check_head, token_id
 from .example import Example
 from .nano_example import Run
-from .nano_gpt.shared import block_trace, check_t, follow, head_slice, ignored_positions, letter_id
+from .nano_gpt.shared import block_trace, check_t, ignored_positions
 from .render import fixed, token_text
 from .toy.positions import order_number
 
@@ -202,23 +202,6 @@ def sorts_all_claim(run: Run) -> str | None:
     return None if n == len(nanogpt.all_inputs()) else f"greedy decoding sorts {n} of the 729 inputs"
 
 
-@nano_claim("looks_at_smallest")
-def looks_at_smallest_claim(run: Run, t: int = 6, head="best", block: int = 1) -> str | None:
-    """Row t of a head's attention (head="best": the one the Self
-    Attention page follows) puts its largest weight on a copy of the
-    smallest letter of the input so far."""
-    block, head = follow(run, block, head)
-    i = check_t(run, t)
-    head_slice(run, head)
-    row = block_trace(run, block)["weights"][head - 1, i, :t]
-    j = int(np.argmax(row))
-    smallest = min(run.ids[:t])
-    if run.ids[j] == smallest:
-        return None
-    return (f"head {head} of block {block} puts its largest weight, {fixed(row[j])}, on "
-            f"{nanogpt.VOCAB[run.ids[j]]} at j = {j + 1}, not on the smallest letter, {nanogpt.VOCAB[smallest]}")
-
-
 @nano_claim("starts_with_smallest")
 def starts_with_smallest_claim(run: Run) -> str | None:
     """After the last input letter, the most probable letter is the
@@ -258,34 +241,6 @@ def epsilon_nudges_sigma_claim(run: Run, t: int = 4, block: int = 1) -> str | No
     if fixed(np.sqrt(var), 5) != fixed(sigma, 5) and sigma < 1:
         return None
     return f"the row t = {t} has variance {fixed(var, 6)} and σ = {fixed(sigma, 5)}, which ε leaves as it is"
-
-
-@nano_claim("blends")
-def blends_claim(run: Run, t: int = 6) -> str | None:
-    """From position t, every head of every block gives less than half of
-    its weight to any single position: each hands on a blend of letters."""
-    i = check_t(run, t)
-    for k, b in enumerate(run.trace["blocks"]):
-        for h, row in enumerate(b["weights"][:, i, :t]):
-            j = int(np.argmax(row))
-            if row[j] >= 0.5:
-                return (f"from t = {t} head {h + 1} of block {k + 1} gives {fixed(row[j])} of its weight to "
-                        f"{nanogpt.VOCAB[run.ids[j]]} at j = {j + 1}")
-    return None
-
-
-@nano_claim("heads_look_at")
-def heads_look_at_claim(run: Run, letter: str = "A", t: int = 6, block: int = 1) -> str | None:
-    """From position t, every head of the block puts its largest weight on
-    a copy of `letter`."""
-    i = check_t(run, t)
-    want = letter_id(letter)
-    for h, row in enumerate(block_trace(run, block)["weights"][:, i, :t]):
-        j = int(np.argmax(row))
-        if run.ids[j] != want:
-            return (f"from t = {t} head {h + 1} of block {block} puts its largest weight, {fixed(row[j])}, "
-                    f"on {nanogpt.VOCAB[run.ids[j]]} at j = {j + 1}")
-    return None
 
 
 @nano_claim("untrained_as_sure")

@@ -153,6 +153,21 @@ def look_number(run: Run, t: int = 6, head: int = 1, block: int = 1) -> str:
     return look_words(run, block_trace(run, block)["weights"][head - 1, i], t)
 
 
+@nano_gpt.number("finds_smallest", live=True)
+def finds_smallest_number(run: Run, t: int = 6, head: int = 1, block: int = 1) -> str:
+    """Whether a head's row t looks most at a copy of the smallest letter so
+    far, in words true of any weights: 'a copy of the smallest letter so
+    far' or 'not the smallest letter so far, A'."""
+    block, head = follow(run, block, head)
+    i = check_t(run, t)
+    head_slice(run, head)
+    row = block_trace(run, block)["weights"][head - 1, i]
+    smallest = min(run.ids[:t])
+    if run.ids[int(np.argmax(row[:t]))] == smallest:
+        return "a copy of the smallest letter so far"
+    return f"not the smallest letter so far, {nanogpt.VOCAB[smallest]}"
+
+
 @nano_gpt.table("smallest_looks")
 def smallest_looks_table(run: Run) -> str:
     """For each head of each block, over every input that mixes letters: how

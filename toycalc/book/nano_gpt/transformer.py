@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...model import nanogpt
 from ..draw import figure, line_chart_svg, nice_ticks
 from ..nano_example import Run
 from ..render import fixed, html_table, inline_math as im
-from .shared import check_t, look_words, nano_gpt, tick
+from .shared import block_trace, check_t, look_words, nano_gpt, tick
 
 LENGTH_SIGN = im("\\lVert\\cdot\\rVert")
 NORM_SIGN = "\u2016"   # ‖, for the length of a column in a title
@@ -73,3 +74,40 @@ def strongest_look_number(run: Run, t: int = 6, places: int = 3) -> str:
     """The largest weight any head of any block gives from position t."""
     i = check_t(run, t)
     return fixed(max(b["weights"][:, i].max() for b in run.trace["blocks"]), places)
+
+
+@nano_gpt.number("blend", live=True)
+def blend_number(run: Run, t: int = 6) -> str:
+    """What the heads hand on from position t, in words true of any
+    weights: a blend of several positions' values from each head that
+    gives no single position half of its weight, mostly one position's value
+    from the others (copies of a letter are other positions, with values of
+    their own)."""
+    i = check_t(run, t)
+    strongest = [row[:t].max() for b in run.trace["blocks"] for row in b["weights"][:, i]]
+    sharp = sum(w >= 0.5 for w in strongest)
+    if sharp == 0:
+        return "so every head hands on a blend of several positions' values"
+    if sharp == len(strongest):
+        return "so every head hands on mostly one position's value"
+    return (f"so {sharp} of the {len(strongest)} heads hand{'s' if sharp == 1 else ''} on mostly one "
+            "position's value and the others a blend of several")
+
+
+@nano_gpt.number("lean", live=True)
+def lean_number(run: Run, t: int = 6, block: int = 1) -> str:
+    """Which letters a block's heads look at most from position t, in words
+    true of any weights: 'all lean towards the A', or 'lean towards the A
+    (heads 1 and 3) and the C (head 2)'."""
+    i = check_t(run, t)
+    letters = [nanogpt.VOCAB[run.ids[int(np.argmax(row[:t]))]] for row in block_trace(run, block)["weights"][:, i]]
+    if len(set(letters)) == 1:
+        return f"all lean towards the {letters[0]}"
+    heads = {letter: [str(h + 1) for h, x in enumerate(letters) if x == letter] for letter in letters}
+    return "lean towards " + and_list([f"the {letter} (head{'s' if len(hs) > 1 else ''} {and_list(hs)})"
+                                       for letter, hs in heads.items()])
+
+
+def and_list(words: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
