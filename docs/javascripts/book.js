@@ -4,7 +4,8 @@
 // On every page view (Material's instant navigation swaps the content
 // without a reload, and document$ tells each new page, the first one
 // included): the heads chooser and End to End's path (path.js), the tips
-// (tips.js), the drawing's first look (light.js), and the code of the
+// (tips.js), the drawing's first look (light.js), the scheme toggle
+// (scheme.js), and the code of the
 // page's own parts. A
 // part declares its code where the build writes it: data-module="simulator"
 // (or several names, "letters train_page") imports docs/javascripts/
@@ -14,6 +15,7 @@ import "./mathjax-config.js";
 import * as path from "./path.js";
 import * as tips from "./tips.js";
 import * as light from "./light.js";
+import * as scheme from "./scheme.js";
 
 const MODULE_NAME = /^[a-z_]+$/;
 
@@ -40,5 +42,6 @@ document$.subscribe(() => {
   path.start();
   tips.start();
   light.start();
+  scheme.start();
   startPageCode();
 });

@@ -43,7 +43,7 @@ function notation(text) {
 function table(id, caption, header, rows, options) {
   options = options || {};
   const bold = options.bold || new Set();
-  const t = el("table", { id });
+  const t = el("table", { id, class: "book-table" });
   const said = typeof caption === "string" ? caption : caption.textContent;   // before the node moves
   t.append(el("caption", {}, [caption]));      // a string is text; a node (notation's) as it is
   const heads = header.map((h) => el("th", { scope: "col" }, [h]));

@@ -191,7 +191,7 @@ function setUpSorter(root, follows) {
 function showSorted(answerLine, results, model, ids, steps, tableId) {
   const vocab = model.vocab;
   const answer = steps.map((s) => vocab[s.next]).join(" ");
-  const table = el("table", { id: tableId }, [
+  const table = el("table", { id: tableId, class: "book-table" }, [
     el("caption", { text: "Greedy decoding of your letters: the probabilities of the last column, and the letter appended" }),
     el("thead", {}, [el("tr", {}, ["step", "the model reads"].concat(vocab.map((l) => `p(${l})`), ["appends"])
       .map((h) => el("th", { scope: "col", text: h })))]),

@@ -79,7 +79,7 @@ function escape(text, quote) {
 function htmlTable(id, header, rows, caption) {
   const named = header[0] === "";
   const cell = (c, k) => named && !k ? `<th scope="row">${c}</th>` : `<td>${c}</td>`;
-  const lines = [`<table id="${escape(id)}">`];
+  const lines = [`<table id="${escape(id)}" class="book-table">`];
   if (caption) lines.push(`<caption>${caption}</caption>`);
   lines.push("<thead><tr>" + header.map((h, k) => named && !k ? "<td></td>" : `<th>${h}</th>`).join("") +
              "</tr></thead>", "<tbody>");

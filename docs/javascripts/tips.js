@@ -134,13 +134,9 @@ document.addEventListener("pointerup", (event) => {
 // a mouse over a mark or a term: its box at once (the browser reads a
 // title for its tooltip after this event's listeners have run, so the
 // titles set aside here are not shown); a term's box stays while the
-// pointer moves onto it. A title cut short in the nav or the table of
-// contents (…) gives its link the whole title, for the browser to show
-// (pinned.ELLIPSIS_CHANGE).
+// pointer moves onto it.
 document.addEventListener("pointerover", (event) => {
   if (event.pointerType !== "mouse") return;
-  const cut = event.target.closest && event.target.closest(".md-ellipsis");
-  if (cut && cut.offsetWidth < cut.scrollWidth) (cut.closest("a") || cut).title = cut.innerText;
   if (pointed && !pointed.node.contains(event.target)) {   // left without a pointerout: redrawn under the pointer
     if (tip && tip.mark === pointed.node) hide();
     unpoint();

@@ -90,11 +90,10 @@ def serious(page, levels=("serious", "critical", "moderate"), rules=None, skip=N
 
 
 def switch_scheme(page) -> str:
-    """Material's toggle in the header (the one of its two labels shown),
-    clicked as a reader would: the scheme the page then shows, once
-    Material has switched it."""
-    page.locator('form[data-md-component="palette"] label:not([hidden])').click()
-    page.wait_for_function("() => !document.body.hasAttribute('data-md-color-switching')")
+    """The header's toggle (the one of its two labels shown), clicked as a
+    reader would: the scheme the page then shows (scheme.js switches it at
+    once)."""
+    page.locator("[data-scheme-toggle] label:not([hidden])").click()
     return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
 
 

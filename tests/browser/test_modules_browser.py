@@ -106,17 +106,18 @@ FORMULAS_CSS = """() => [...document.querySelectorAll('link[rel=stylesheet]')]
 
 
 def test_the_pages_stylesheets_are_parsed_once_and_kept_by_instant_navigation(visit):
-    """Material's instant navigation made every relative href of the page
-    absolute at its load, a stylesheet's too, and chromium parsed each again
-    and restyled every element (pinned.LINK_RESOLVE_CHANGES). The page's
-    links keep the href the build wrote, and a page of another depth reached
-    by the site's own link keeps the same stylesheets, each once, styled."""
+    """Material's instant navigation makes every relative href of the page
+    absolute at its load, a stylesheet's too, and chromium parses each again
+    and restyles every element. The build writes the head's links absolute
+    (page_speed.with_head_links_absolute): they keep the href the build
+    wrote, and a page of another depth reached by the site's own link keeps
+    the same stylesheets, each once, styled."""
     v = visit()
     page = v.open("/toy/attention/")
     page.wait_for_selector("body[data-mathjax=done][data-started]")
-    links = "() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => l.getAttribute('href'))"
+    links = "() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => [l.getAttribute('href'), l.href])"
     written = page.evaluate(links)
-    assert len(written) >= 8 and all(href.startswith("../../") for href in written), written
+    assert len(written) >= 8 and all(attribute == href and href.startswith(v.base) for attribute, href in written), written
     before = page.evaluate("() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => (l.kept = true, l.href))")
     follow(page, "/end-to-end/")   # one folder up, with the playground's stylesheets besides
     after = page.evaluate("() => [...document.querySelectorAll('link[rel=stylesheet]')].map((l) => [l.href, !!l.kept])")
@@ -132,20 +133,27 @@ COLOR_SCHEMES = """() => [[...document.querySelectorAll('meta[name=color-scheme]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_head_writes_the_color_scheme_meta_material_keeps(visit, scheme):
-    """The page's head writes <meta name="color-scheme"> before the first
-    paint, as Material's palette would (overrides/main.html); Material's
-    script keeps that one meta (pinned.py) and changes it when the reader
-    switches the scheme, in the book's choice of scheme too after a
-    reload."""
+def test_the_scheme_and_its_color_scheme_meta_are_the_readers_from_the_first_paint(visit, scheme):
+    """The header's toggle is ours (overrides/partials/palette.html,
+    scheme.js): its script shows the system's scheme, with one
+    <meta name="color-scheme">, before the first paint; the toggle switches
+    both, Material's files as shipped never mark the body as switching, and
+    the choice holds after a reload and on the next page."""
     v = visit(scheme=scheme)
     page = v.open("/toy/")
     first = "dark" if scheme == "dark" else "light"
+    page.evaluate("""() => { window.marked = 0; new MutationObserver((changes) => { window.marked += changes.filter(
+        (c) => c.attributeName === 'data-md-color-switching').length; }).observe(document.body, {attributes: true}); }""")
     assert page.evaluate(COLOR_SCHEMES) == [[first], first]
-    page.locator('form[data-md-component="palette"] label:not([hidden])').click()
+    page.locator("[data-scheme-toggle] label:not([hidden])").click()
     other = "light" if first == "dark" else "dark"
     page.wait_for_function(f"() => ({COLOR_SCHEMES})()[1] === '{other}'")
     assert page.evaluate(COLOR_SCHEMES) == [[other], other]
+    assert page.evaluate("window.marked") == 0
+    assert page.locator("[data-scheme-toggle] label:not([hidden])").get_attribute("title") == \
+        f"Switch to the {first} scheme"
     page.reload()
     page.wait_for_selector("body[data-mathjax=done][data-started]")
+    assert page.evaluate(COLOR_SCHEMES) == [[other], other]
+    follow(page, "/toy/attention/")
     assert page.evaluate(COLOR_SCHEMES) == [[other], other]

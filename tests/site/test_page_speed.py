@@ -1,16 +1,15 @@
 """What the build says once so that the browser need not find it out at
 every style recalculation (toycalc/site/page_speed.py, issue 40): the
-article's classes in place of `:has()`, and Material's palette
-stylesheet without its switching rule."""
+article's classes in place of `:has()`, the article's tables in their
+boxes, the head's links absolute; Material's files as shipped
+(test_material_assets.py)."""
 from __future__ import annotations
 
 import re
 
-import pytest
-from mkdocs.exceptions import PluginError
 
 from conftest import ROOT, parsed
-from toycalc.site import page_speed, pinned
+from toycalc.site import page_speed
 
 ARTICLE = page_speed.ARTICLE
 
@@ -29,36 +28,6 @@ def test_the_articles_say_what_they_hold_and_the_stylesheets_ask_no_has(site):
     assert has == []
 
 
-def test_material_s_palette_stylesheet_is_published_without_its_switching_rule(site):
-    [palette] = (site / "assets" / "stylesheets").glob("palette.*.min.css")
-    css = palette.read_text(encoding="utf-8")
-    assert "data-md-color-switching" not in css and "[data-md-color-scheme=slate]" in css
-    assert css.count("{") == css.count("}")
-
-
-def test_material_s_main_stylesheet_is_published_without_its_rule_for_a_table_s_next_sibling(site):
-    """The rule matches nothing in a built page: every table of an article
-    that has no class is alone in Material's boxes."""
-    [main] = (site / "assets" / "stylesheets").glob("main.*.min.css")
-    css = main.read_text(encoding="utf-8")
-    assert pinned.TABLE_SIBLING_RULE not in css and ".md-typeset table:not([class]){" in css
-    assert css.count("{") == css.count("}")
-    for page in ("end-to-end/index.html", "nano-gpt/self-attention/index.html", "toy/attention/index.html"):
-        for table in article(parsed(site / page)).select("table:not([class])"):
-            assert table.parent.get("class") == ["md-typeset__table"] and len(table.parent.find_all(recursive=False)) == 1
-    with pytest.raises(PluginError, match=r"main\.css: Material's rule for a table's next sibling .*TABLE_SIBLING_RULE"):
-        pinned.main_without_table_sibling_rule("body{color:red}", "main.css")
-    assert pinned.is_main_stylesheet("assets/stylesheets/main.57a0d79d.min.css")
-    assert not pinned.is_main_stylesheet("assets/stylesheets/palette.fb2fffe2.min.css")
-
-
-def test_a_palette_stylesheet_without_the_rule_fails_the_build_naming_it():
-    with pytest.raises(PluginError, match=r"palette\.css: Material's rule for data-md-color-switching"):
-        pinned.palette_without_switching_rule("body{color:red}", "palette.css")
-    assert pinned.is_palette_stylesheet("assets/stylesheets/palette.fb2fffe2.min.css")
-    assert not pinned.is_palette_stylesheet("assets/stylesheets/main.57a0d79d.min.css")
-
-
 def test_our_stylesheets_are_served_without_their_comments_and_with_every_rule(site):
     for source in sorted((ROOT / "docs" / "stylesheets").glob("*.css")):
         served = (site / "stylesheets" / source.name).read_text(encoding="utf-8")
@@ -73,73 +42,47 @@ def comment_braces(css: str) -> int:
     return sum(c.count("{") for c in page_speed.CSS_COMMENT.findall(css))
 
 
-def test_material_s_script_keeps_the_color_scheme_meta_of_the_head(site):
-    [bundle] = (site / "assets" / "javascripts").glob("bundle.*.min.js")
-    script = bundle.read_text(encoding="utf-8")
-    for old, new in pinned.COLOR_SCHEME_CHANGES:
-        assert old not in script and script.count(new) == 1
-    head = (site / "toy" / "index.html").read_text(encoding="utf-8").split("</head>")[0]
-    assert 'colorScheme.name = "color-scheme"' in head
-
-
-def test_material_s_script_is_known_by_its_name():
-    assert pinned.is_bundle_script("assets/javascripts/bundle.a5f9d56c.min.js")
-    assert not pinned.is_bundle_script("assets/javascripts/lunr/min/lunr.fr.min.js")
-
-
-def test_the_article_s_tables_without_a_class_come_in_material_s_boxes(site):
-    """As Material's script would box them at each load (page_speed.py); its
-    script then leaves them (pinned.TABLE_WRAP_CHANGE)."""
-    for page in ("toy/attention", "end-to-end", "nano-gpt/self-attention"):
+def test_every_table_of_an_article_is_the_book_s_and_comes_in_material_s_boxes(site):
+    """Material's script boxes a table without a class at every load,
+    restyling the article for each: the build gives every table of an
+    article (render.py's, a Markdown table) the class book-table, which
+    book.css styles, and puts each in Material's two boxes; a nano-gpt
+    matrix is its own box."""
+    for page in ("toy/attention", "end-to-end", "nano-gpt/self-attention", "nano-gpt/preliminaries", "contributing"):
         html = (site / page / "index.html").read_text(encoding="utf-8")
         art = html[html.index("<article"):html.index("</article>")]
-        bare = [m.start() for m in re.finditer(r"<table\b(?![^>]*\sclass=)[^>]*>", art)]
-        assert bare, page
+        tables = re.findall(r"<table\b[^>]*>", art)
+        assert tables and all(re.search(r'\sclass="[^"]+"', t) for t in tables), page
+        book = [m.start() for m in re.finditer(r'<table\b[^>]*\sclass="book-table"[^>]*>', art)]
         boxes = re.compile(r'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">$')
-        for at in bare:
-            assert boxes.search(art[:at]), (page, art[at - 80:at + 40])
-        assert art.count('<div class="md-typeset__table">') == len(bare)
-    [bundle] = (site / "assets" / "javascripts").glob("bundle.*.min.js")
-    script = bundle.read_text(encoding="utf-8")
-    old, new = pinned.TABLE_WRAP_CHANGE
-    assert old not in script and script.count(new) == 1
+        assert book and all(boxes.search(art[:at]) for at in book), page
+        assert art.count('<div class="md-typeset__table">') == len(book)
+    assert '<table class="book-table">' in (site / "contributing" / "index.html").read_text(encoding="utf-8")  # Markdown's
 
 
 def test_tables_are_boxed_in_the_article_alone_and_nested_ones_once_each():
     page = ('<table><tr><td>out</td></tr></table><article class="md-content__inner md-typeset">'
             '<table id="t"><tr><td><table class="inner"><tr><td>x</td></tr></table></td></tr></table>'
-            '<p>a</p><table><tr><td>y</td></tr></table></article><table></table>')
+            '<p>a</p><table class="book-table"><tr><td>y</td></tr></table></article><table></table>')
     boxed = page_speed.with_tables_wrapped(page)
     opened, closed = page_speed.TABLE_BOXES
-    assert boxed == page.replace('<table id="t">', opened + '<table id="t">').replace(
+    assert boxed == page.replace('<table id="t">', opened + '<table id="t" class="book-table">').replace(
         "</table><p>", "</table>" + closed + "<p>").replace(
-        "<p>a</p><table>", "<p>a</p>" + opened + "<table>").replace(
+        '<p>a</p><table class="book-table">', '<p>a</p>' + opened + '<table class="book-table">').replace(
         "y</td></tr></table></article>", "y</td></tr></table>" + closed + "</article>")
     assert page_speed.with_tables_wrapped("<p>no article</p>") == "<p>no article</p>"
 
 
-
-def test_material_s_script_keeps_the_page_s_links_and_waits_to_fetch_the_search_index(site):
-    """pinned.LINK_RESOLVE_CHANGES, SEARCH_INDEX_CHANGE and ELLIPSIS_CHANGE
-    are made in the script the site serves (their effects in a browser:
-    test_modules_browser.py, test_nanogpt_browser.py,
-    test_reader_conventions_browser.py)."""
-    [bundle] = (site / "assets" / "javascripts").glob("bundle.*.min.js")
-    script = bundle.read_text(encoding="utf-8")
-    for old, new in [*pinned.LINK_RESOLVE_CHANGES, pinned.SEARCH_INDEX_CHANGE, pinned.ELLIPSIS_CHANGE]:
-        assert old not in script and script.count(new) == 1
-
-
-@pytest.mark.parametrize("changes, what, name", pinned.BUNDLE_CHANGES, ids=[c[2] for c in pinned.BUNDLE_CHANGES])
-def test_a_script_without_one_of_material_s_changed_codes_fails_the_build_naming_it(changes, what, name):
-    """Each group of changes (pinned.BUNDLE_CHANGES) against a script that
-    has the code of every other but not its own: the build fails naming
-    the file, what the change needs and the constant that holds it."""
-    missing = changes[0][0]
-    script = ";".join(old for group, _, _ in pinned.BUNDLE_CHANGES for old, _ in group if old != missing)
-    expected = rf"bundle\.js: Material's {re.escape(what)} is not there .* \(toycalc/site/pinned\.py, {name}\)"
-    with pytest.raises(PluginError, match=expected):
-        pinned.bundle_as_served(script, "bundle.js")
+def test_the_head_s_links_are_absolute_where_the_site_knows_its_address():
+    head = ('<html><head><link rel="icon" href="../assets/images/favicon.png">\n'
+            '  <link rel="stylesheet" href="../stylesheets/book.css?v=1&amp;x=2">'
+            '<link rel="preconnect" href="https://example.org/">\n<link rel="canonical" href="//cdn.example/x">'
+            '</head><body><a href="../toy/">toy</a><link rel="stylesheet" href="later.css"></body></html>')
+    page_url = "https://reader.github.io/book/end-to-end/"
+    assert page_speed.with_head_links_absolute(head, page_url) == head.replace(
+        'href="../assets/images/favicon.png"', 'href="https://reader.github.io/book/assets/images/favicon.png"').replace(
+        'href="../stylesheets/book.css?v=1&amp;x=2"', 'href="https://reader.github.io/book/stylesheets/book.css?v=1&amp;x=2"')
+    assert page_speed.with_head_links_absolute(head, None) == head      # a local build: no address
 
 
 def test_the_box_to_follow_letters_and_the_matrices_lines_have_their_places_in_the_build(site):

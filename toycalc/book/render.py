@@ -127,7 +127,8 @@ def html_table(table_id: str, header: list[str], rows: list[list[str]],
                wrap: set[int] = frozenset()) -> str:
     """An HTML table with a stable id. Cells arrive as safe HTML.
 
-    No class attribute, so Material styles it like a Markdown table. One
+    Class book-table, as every table of the book (book.css: Material's
+    look for a table; the build puts it in Material's boxes). One
     line per row, no blank lines, so Markdown leaves the block alone.
     Cells keep to one line (book.css), but those of the columns in `wrap`
     may break at a space, so that a wide table fits the text column.
@@ -135,7 +136,7 @@ def html_table(table_id: str, header: list[str], rows: list[list[str]],
     are the rows' headers (every cell then has a header, as a screen reader
     needs), set as the other cells (book.css)."""
     named_rows = header[:1] == [""]
-    lines = [f'<table id="{html.escape(table_id)}">']
+    lines = [f'<table id="{html.escape(table_id)}" class="book-table">']
     if caption:
         lines.append(f"<caption>{caption}</caption>")
     lines.append("<thead><tr>" + "".join("<td></td>" if named_rows and k == 0 else f"<th>{h}</th>"

@@ -10,27 +10,20 @@ style recalculation, said once at build time.
   elements slower.
 - The stylesheets of docs/stylesheets/ are served without their comments
   (`without_comments`), half their bytes.
-- Material's main stylesheet loses its rule for a table's next sibling
-  (pinned.py, `main_without_table_sibling_rule`), which matches nothing
-  here and made any class changed in an article a recalculation of the
-  whole article's style.
-- Material's palette stylesheet loses one rule (pinned.py,
-  `palette_without_switching_rule`): at each page load Material marks the
-  body `data-md-color-switching` and unmarks it, and the rule under that
-  mark (`[data-md-color-switching] *`) made each a recalculation of every
-  element's style, twice the style work of a page's load.
-- Material's script keeps the `<meta name="color-scheme">` the page's head
-  writes (pinned.py, `COLOR_SCHEME_CHANGES`): a change of
-  that meta also recalculates every element's style.
-- The article's tables without a class come in Material's two boxes
-  (`with_tables_wrapped`), which its script would put them in at each
-  load, restyling the whole article for each (pinned.py,
-  `TABLE_WRAP_CHANGE`).
-- Material's script keeps the page's own <link>s as written, instead of
-  making each href absolute at the load (a stylesheet parsed again, every
-  element restyled), and fetches the search index when the reader
-  reaches for the search, not at each load (pinned.py,
-  `bundle_as_served`, which makes all of these changes).
+- Material's files are served as shipped (tests/site/test_material_assets.py);
+  what its script would do at every load is not asked of it:
+  - the scheme toggle is ours (overrides/partials/palette.html, scheme.js):
+    Material's palette component marked the body `data-md-color-switching`
+    and unmarked it at every load, and wrote its <meta name="color-scheme">,
+    each a recalculation of every element's style;
+  - every table of the article is the book's (class book-table, styled
+    by book.css) and comes in Material's two boxes (`with_tables_wrapped`),
+    which its script would put each table without a class in at every
+    load, restyling the whole article for each;
+  - the head's <link>s are written absolute when the site knows its
+    address (`with_head_links_absolute`): instant navigation makes each
+    relative href absolute at the load, and a stylesheet given a new href
+    is parsed again, every element restyled.
 - Material's tooltips (`content.tooltips`) are off: they made a dozen
   listeners for each element with a title at every load (a tenth of
   Material's start on End to End). docs/javascripts/tips.js shows a
@@ -39,12 +32,13 @@ style recalculation, said once at build time.
 """
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
+from urllib.parse import urljoin
 
 from mkdocs.structure.files import File
 
-from toycalc.site import pinned
 
 ARTICLE = '<article class="md-content__inner md-typeset">'
 # what an article's class says -> a pattern found in the page's content when it holds it
@@ -120,12 +114,16 @@ class _Tags(HTMLParser):
 
 # a table's start or end tag
 TABLE_TAG = re.compile(r"<table\b([^>]*)>|</table>")
+BOOK_TABLE = "book-table"
 TABLE_BOXES = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">', "</div></div>")
 
 
 def with_tables_wrapped(output: str) -> str:
-    """The page `output` with each table of its article that has no class
-    in the two boxes Material's script puts it in (its `Un`)."""
+    """The page `output` with each table of its article in Material's two
+    boxes, as its script puts a table without a class (its `Un`): a
+    table render.py wrote (class book-table), and a Markdown table, which
+    gets that class (book.css styles the book's tables; Material's script
+    leaves a table with a class alone)."""
     span = article_span(output)
     if span is None:
         return output
@@ -135,9 +133,11 @@ def with_tables_wrapped(output: str) -> str:
         if tag.group(0) == "</table>":
             pieces += [output[done:tag.end()], TABLE_BOXES[1] if wrapped and wrapped.pop() else ""]
         else:
-            bare = re.search(r"\sclass\s*=", tag.group(1)) is None
-            wrapped.append(bare)
-            pieces += [output[done:tag.start()], TABLE_BOXES[0] if bare else "", tag.group(0)]
+            classes = re.search(r'\sclass="([^"]*)"', tag.group(1))
+            boxed = classes is None or BOOK_TABLE in classes[1].split()
+            wrapped.append(boxed)
+            start_tag = tag.group(0) if classes else f'<table{tag.group(1)} class="{BOOK_TABLE}">'
+            pieces += [output[done:tag.start()], TABLE_BOXES[0] if boxed else "", start_tag]
         done = tag.end()
     return "".join(pieces + [output[done:]])
 
@@ -171,7 +171,49 @@ def with_follow_place(output: str) -> str:
     return output[:at] + FOLLOW_PLACE + output[at:]
 
 
+class _HeadLinks(HTMLParser):
+    """The <link> start tags of a page's head, each as (offset, its text)."""
+
+    def __init__(self, head: str):
+        super().__init__(convert_charrefs=True)
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", head)]
+        self.links: list[tuple[int, str]] = []
+        self.feed(head)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "link":
+            line, column = self.getpos()
+            self.links.append((self.line_starts[line - 1] + column, self.get_starttag_text()))
+
+
+HREF = re.compile(r'(\shref=")([^"]*)(")')   # in a <link> tag the parser found
+
+
+def with_head_links_absolute(output: str, page_url: str | None) -> str:
+    """The page `output` with each relative href of its head's <link>s
+    made absolute against `page_url` (the page's address, when the site
+    knows where it is published). Material's instant navigation makes every
+    relative href of the page absolute at its load, so that the head's
+    links compare equal from page to page; a stylesheet's <link> given a
+    new href is parsed again and every element restyled (108 ms of a
+    nano-gpt page's load in a phone's trace). Written absolute, none changes."""
+    end = output.find("</head>")
+    if not page_url or end < 0:
+        return output
+    pieces, done = [], 0
+    for offset, tag in _HeadLinks(output[:end]).links:
+        href = HREF.search(tag)
+        if href is None or re.match(r"(?:[a-z]+:)?//", html.unescape(href[2]), re.I):
+            continue
+        absolute = urljoin(page_url, html.unescape(href[2]))
+        pieces += [output[done:offset], tag[:href.start(2)], html.escape(absolute), tag[href.end(2):]]
+        done = offset + len(tag)
+    return "".join(pieces) + output[done:]
+
+
 def on_post_page(output, page, config):
+    output = with_head_links_absolute(output, page.canonical_url if config.site_url else None)
     return with_article_classes(with_follow_place(with_tables_wrapped(output)))
 
 
@@ -187,16 +229,7 @@ def without_comments(css: str) -> str:
 
 def on_files(files, config):
     for file in list(files):
-        if pinned.is_palette_stylesheet(file.src_uri):
-            content = pinned.palette_without_switching_rule(file.content_string, file.abs_src_path)
-        elif pinned.is_main_stylesheet(file.src_uri):
-            content = pinned.main_without_table_sibling_rule(file.content_string, file.abs_src_path)
-        elif pinned.is_bundle_script(file.src_uri):
-            content = pinned.bundle_as_served(file.content_string, file.abs_src_path)
-        elif file.src_uri.startswith("stylesheets/") and file.src_uri.endswith(".css"):
-            content = without_comments(file.content_string)
-        else:
-            continue
-        files.remove(file)
-        files.append(File.generated(config, file.src_uri, content=content))
+        if file.src_uri.startswith("stylesheets/") and file.src_uri.endswith(".css"):
+            files.remove(file)
+            files.append(File.generated(config, file.src_uri, content=without_comments(file.content_string)))
     return files

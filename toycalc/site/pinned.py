@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-import re
 
 import jinja2
-from mkdocs import exceptions
 
 # package (as pip names it) -> the version this module was written against
 WRITTEN_AGAINST = {
@@ -163,159 +161,9 @@ def wrap_print_href_links(wrapper) -> None:
 THEME_COPIES = {
     "partials/footer.html": "the previous and next links name another section; links to print and contribute",
     "partials/nav-item.html": "a section's toggle is named after its section (two unnamed landmarks otherwise)",
+    "partials/palette.html": "the scheme toggle without Material's palette component (scheme.js switches it)",
     "partials/source.html": "no request to api.github.com for the repository's stars",
 }
-
-
-# Material's palette stylesheet (assets/stylesheets/palette.<hash>.min.css):
-# its rule that stops transitions while the scheme switches. Material 9.8.1
-# sets and removes data-md-color-switching on the body at every page load
-# too, and with this rule each is a recalculation of every element's style
-# (page_speed.py). Without it a switch of scheme may fade a few colours
-# (Material's own transitions, 0.25 s at most) instead of changing at once.
-PALETTE_STYLESHEET = re.compile(r"assets/stylesheets/palette\.[0-9a-f]+\.min\.css")
-SWITCHING_RULE = ("[data-md-color-switching] *,[data-md-color-switching] :after,"
-                  "[data-md-color-switching] :before{transition-duration:0s!important}")
-
-
-def is_palette_stylesheet(uri: str) -> bool:
-    return PALETTE_STYLESHEET.fullmatch(uri) is not None
-
-
-# Material's main stylesheet (assets/stylesheets/main.<hash>.min.css): its
-# rule for what follows a table without a class, beside it. It matches
-# nothing here: every such table of an article is alone in Material's boxes
-# (page_speed.py, `with_tables_wrapped`), which keep their own margins. But
-# for chromium a rule that reads [class] beside a sibling makes a change of
-# any element's class in an article, or an element inserted with one, a
-# recalculation of the style of the whole article (26 ms of a phone's trace
-# of nano-gpt's Self Attention as letters.js sets up its matrices, and at
-# each class a page's script toggles).
-MAIN_STYLESHEET = re.compile(r"assets/stylesheets/main\.[0-9a-f]+\.min\.css")
-TABLE_SIBLING_RULE = ".md-typeset table:not([class])+*{margin-top:1.5em}"
-
-
-def is_main_stylesheet(uri: str) -> bool:
-    return MAIN_STYLESHEET.fullmatch(uri) is not None
-
-
-def main_without_table_sibling_rule(css: str, path: str) -> str:
-    """Material's main stylesheet less its rule for a table's next sibling."""
-    return with_changes(css, path, [(TABLE_SIBLING_RULE, "")], "rule for a table's next sibling",
-                        "TABLE_SIBLING_RULE")
-
-
-def with_changes(text: str, path: str, changes, what: str, name: str) -> str:
-    """`text`, a file of Material's, with each (old, new) of `changes` made;
-    a file without an old one once (another version of Material) fails the
-    build, naming the file, `what` the change needs and the constant `name`
-    that holds the changes."""
-    for old, new in changes:
-        if text.count(old) != 1:
-            raise exceptions.PluginError(f"{path}: Material's {what} is not there as "
-                                         f"mkdocs-material {WRITTEN_AGAINST['mkdocs-material']} writes it "
-                                         f"(toycalc/site/pinned.py, {name})")
-        text = text.replace(old, new)
-    return text
-
-
-def palette_without_switching_rule(css: str, path: str) -> str:
-    """Material's palette stylesheet less its switching rule."""
-    return with_changes(css, path, [(SWITCHING_RULE, "")], "rule for data-md-color-switching", "SWITCHING_RULE")
-
-
-# Material's script (assets/javascripts/bundle.<hash>.min.js): at each page
-# load its palette adds a <meta name="color-scheme"> and writes the scheme's
-# into it, and chromium computes every element's style again at each change
-# of that meta (a "platform colour change"; 45 ms of a phone's load of a
-# nano-gpt page, four times that on a phone). The page's head writes the
-# meta before the first paint (overrides/main.html); with these two
-# changes Material's script takes that meta and writes it only when it
-# differs (a switch of scheme, or a head that guessed wrong).
-BUNDLE_SCRIPT = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
-COLOR_SCHEME_CHANGES = (
-    ('let o=x("meta",{name:"color-scheme"});document.head.appendChild(o);',
-     'let o=document.querySelector("meta[name=color-scheme]");'
-     'o||(o=x("meta",{name:"color-scheme"}),document.head.appendChild(o));'),
-    ("return o.content=a.colorScheme,",
-     "return o.content!==a.colorScheme&&(o.content=a.colorScheme),"),
-)
-
-
-def is_bundle_script(uri: str) -> bool:
-    return BUNDLE_SCRIPT.fullmatch(uri) is not None
-
-
-# Material's script wraps each table:not([class]) of the article in its two
-# boxes (.md-typeset__scrollwrap > .md-typeset__table) when a page loads:
-# each wrap moves the table, and chromium restyles the whole article for it
-# (its rules such as `.md-content__inner > :last-child`). The build wraps
-# them (page_speed.py, `with_tables_wrapped`); with this change Material's
-# script leaves a table already in its boxes as it is.
-TABLE_WRAP_CHANGE = ('M("table:not([class])",e).map(i=>ti(i))',
-                     'M("table:not([class])",e).filter(i=>!i.closest(".md-typeset__table")).map(i=>ti(i))')
-
-
-# Material's instant navigation (`navigation.instant`) makes every relative
-# href and src of a document absolute, the page's own at its load too, by
-# assigning each to itself, so that a <link> of the head compares equal to
-# the same <link> of the next page fetched (it keys the head's elements by
-# their outerHTML). For a stylesheet's <link> that assignment is a new
-# href: chromium parses every stylesheet again and restyles every element
-# (108 ms of a nano-gpt page's load in a phone's trace, four times that on
-# a phone). With these changes the page's own <link>s keep their href, and
-# each carries the key the resolved one would have (`__mdKey`, a property,
-# not an attribute: no style depends on it); a fetched page's are resolved
-# as before.
-LINK_RESOLVE_CHANGES = (
-    ('if(o&&!/^(?:[a-z]+:)?\\/\\//i.test(o)){t[r]=t[r];break}',
-     'if(o&&!/^(?:[a-z]+:)?\\/\\//i.test(o)){if(e===document&&t.tagName==="LINK")'
-     '{let c=t.cloneNode();c[r]=t[r],t.__mdKey=c.outerHTML}else t[r]=t[r];break}'),
-    ('for(let r of M(":scope > *",e.head))t.set(r.outerHTML,r)',
-     'for(let r of M(":scope > *",e.head))t.set(r.__mdKey||r.outerHTML,r)'),
-)
-
-
-# Material's search fetches the site's search index at every page load and
-# builds its index in a worker: a quarter of a second of a second core's
-# work in the first second of a phone's load (measured on this 2-core
-# machine), which slows the page's own. With this change the index is
-# fetched when the reader first reaches for the search (a focus in its
-# form, the header's search button), or at once when the address asks for
-# a search (?q=) or its highlights (?h=); until it is built Material's
-# search says it is getting ready.
-SEARCH_INDEX_CHANGE = (
-    'zi=document.forms.namedItem("search")?ks():tt',
-    'zi=document.forms.namedItem("search")?L(h(document.forms.namedItem("search"),"focusin"),'
-    'h(document.getElementById("__search"),"change"),/[?&][qh]=/.test(location.search)?$(0):y)'
-    '.pipe(Ee(1),b(()=>ks()),Z(1)):tt')
-
-
-# Material's patch for a title cut short in the nav or the table of
-# contents (…) watches each of them (39 on a nano-gpt page) at every load,
-# and once one is seen reads its width, to give its link the whole title:
-# a tenth of Material's start. With this change it watches none, and
-# tips.js gives a link its title when the pointer comes over it, which is
-# when the browser shows it.
-ELLIPSIS_CHANGE = ('e.pipe(b(()=>M(".md-ellipsis")),', 'e.pipe(b(()=>[]),')
-
-
-# Material's script as the site serves it: each group of changes above,
-# what it needs (said by the build's error) and the constant that holds it.
-BUNDLE_CHANGES = (
-    (COLOR_SCHEME_CHANGES, 'code for <meta name="color-scheme">', "COLOR_SCHEME_CHANGES"),
-    ((TABLE_WRAP_CHANGE,), "code that wraps a table", "TABLE_WRAP_CHANGE"),
-    (LINK_RESOLVE_CHANGES, "code that resolves relative links", "LINK_RESOLVE_CHANGES"),
-    ((SEARCH_INDEX_CHANGE,), "search index's fetch", "SEARCH_INDEX_CHANGE"),
-    ((ELLIPSIS_CHANGE,), "patch for titles cut short", "ELLIPSIS_CHANGE"),
-)
-
-
-def bundle_as_served(script: str, path: str) -> str:
-    """Material's script with every group of BUNDLE_CHANGES made."""
-    for changes, what, name in BUNDLE_CHANGES:
-        script = with_changes(script, path, changes, what, name)
-    return script
 
 
 # ---------------------------------------------------------------- Jinja2 3.1.6
