@@ -35,6 +35,39 @@ function putIn(selector, root = document) {
   if (waiting.length) fixMaterialA11y();   // their formulas and tables, as the page's own
 }
 
+/** What the build left in a <noscript> `holder` (shown as it is without
+ *  JavaScript; with it, its markup is one text node), put in the page in
+ *  its place. A page instant navigation fetched was parsed by a parser
+ *  that runs no script: its <noscript> holds elements, moved out as they are. */
+function putInHeld(holder) {
+  if (holder.firstElementChild) {
+    holder.replaceWith(...holder.childNodes);
+  } else {
+    const parsed = document.createElement("template");
+    parsed.innerHTML = holder.textContent;   // our own markup (path.py, chapter.py)
+    holder.replaceWith(parsed.content);
+  }
+  fixMaterialA11y();   // its formulas and tables, as the page's own
+}
+
+/** The heads count the page's chooser shows (null on a page without one). */
+function chosenHeads() {
+  const input = document.querySelector(".heads-chooser input:checked");
+  return input ? input.value : null;
+}
+
+/** A step's panel with its content in the page (path.py keeps it in a
+ *  <noscript> until the step first opens), showing the heads chosen. */
+function putInPanel(panel) {
+  const holder = panel && panel.querySelector(":scope > noscript.step-later");
+  if (!holder) return;
+  putInHeld(holder);
+  const heads = chosenHeads();
+  if (!heads) return;
+  putIn(`.heads-variant[data-heads="${heads}"] > template.heads-later`, panel);
+  panel.querySelectorAll(".heads-variant").forEach((el) => { el.hidden = el.dataset.heads !== heads; });
+}
+
 /** Every heads choice's variants in the page, for a script that changes
  *  them all (toy_training.js follows the reader's weights in each). */
 function putInEveryChoice() {
@@ -64,12 +97,19 @@ function setUpChoosers() {
 let shown = null;   // the shown page's path: { fromHash, place }, or null
 addEventListener("hashchange", () => shown && shown.fromHash());
 addEventListener("resize", () => shown && shown.place());
+// printed, every step is laid open (print.css)
+addEventListener("beforeprint", () => {
+  document.querySelectorAll(".path-panel").forEach(putInPanel);
+  document.querySelectorAll("noscript.near-later").forEach(putInHeld);
+});
 
 function setUpPath() {
   const path = document.getElementById("path");
   if (!path) shown = null;
   if (!path || path.dataset.ready) return;
   path.dataset.ready = "1";   // book.css: one step open at a time from now on
+  // the print page lays every step open (print.css)
+  if (document.getElementById("print-site-page")) path.querySelectorAll(".path-panel").forEach(putInPanel);
   const figure = path.querySelector(".path-figure");
   let current = null;   // the open step's number, as a string
   const panels = placeable(path, figure);
@@ -86,6 +126,7 @@ function setUpPath() {
 
   function open(n, scroll) {
     current = n;
+    putInPanel(n && document.getElementById(`step-${n}`));
     mark();
     const hash = n ? `#step-${n}` : "";
     if (location.hash !== hash) {
@@ -208,6 +249,23 @@ function fixMaterialA11y() {
   });
 }
 
+// A part far down a page (the writer's heads' maps) waits in a <noscript>
+// until the reader scrolls within a screen of it: its box, empty, is watched.
+const nearby = typeof IntersectionObserver === "function"
+  ? new IntersectionObserver((entries) => entries.forEach((entry) => {
+    if (!entry.isIntersecting) return;
+    nearby.unobserve(entry.target);
+    entry.target.querySelectorAll(":scope > noscript.near-later").forEach(putInHeld);
+  }), { rootMargin: "100% 0px" })
+  : null;
+
+function setUpNearLater() {
+  document.querySelectorAll("noscript.near-later").forEach((holder) => {
+    if (nearby && !document.getElementById("print-site-page")) nearby.observe(holder.parentElement);
+    else putInHeld(holder);
+  });
+}
+
 /** A figure drawn a block at a time (the writer's heads: book/writer/
  *  chapter.py): its chooser, just before it, shows the block picked, put in
  *  the page from its <template> the first time. */
@@ -230,8 +288,9 @@ function setUpBlockChoosers() {
 function start() {
   setUpChoosers();
   setUpBlockChoosers();
+  setUpNearLater();
   setUpPath();
   fixMaterialA11y();
 }
 
-export { start, putInEveryChoice, HEADS_KEY };
+export { start, putInEveryChoice, putInHeld, HEADS_KEY };

@@ -141,22 +141,36 @@ function softmaxTable({ model, tr, T, choice }) {
  *  steps = null the path shows the book's sentence again. */
 function showInPath(path, steps, heads) {
   path.classList.toggle("path--live", steps !== null);
+  shownRun.set(path, { steps, heads });
   path.querySelectorAll(".path-panel").forEach((panel) => {
-    const k = Number(panel.id.slice("step-".length)) - 1;   // by its id: on a phone the open one moves (path.js)
-    panel.querySelectorAll(".path-body").forEach((body) => {
-      const live = liveOf(body);
-      const variant = body.closest(".heads-variant");
-      live.pending = null;
-      if (variant && variant.dataset.heads !== String(heads)) clear(live);
-      else if (steps && (panel.classList.contains("is-open") || !path.dataset.ready)) {
-        later.showParts(live, steps[k].parts);
-      } else {
-        // a closed step is built when it opens (see fillWhenOpened): one step, not nine
-        clear(live);
-        live.pending = steps ? steps[k] : null;
-      }
-    });
+    showInPanel(panel, path);
     fillWhenOpened(panel);
+  });
+}
+
+const shownRun = new WeakMap();     // path -> the run its panels show: { steps, heads }
+const panelRun = new WeakMap();     // panel -> the run put in its boxes
+
+/** A panel's boxes for the run its path shows. A panel whose content
+ *  path.js has not put in yet (a step never opened) gets them when it opens. */
+function showInPanel(panel, path) {
+  const run = shownRun.get(path);
+  if (!run || panel.querySelector(":scope > noscript.step-later")) return;
+  panelRun.set(panel, run);
+  const { steps, heads } = run;
+  const k = Number(panel.id.slice("step-".length)) - 1;   // by its id: on a phone the open one moves (path.js)
+  panel.querySelectorAll(".path-body").forEach((body) => {
+    const live = liveOf(body);
+    const variant = body.closest(".heads-variant");
+    live.pending = null;
+    if (variant && variant.dataset.heads !== String(heads)) clear(live);
+    else if (steps && (panel.classList.contains("is-open") || !path.dataset.ready)) {
+      later.showParts(live, steps[k].parts);
+    } else {
+      // a closed step is built when it opens (see fillWhenOpened): one step, not nine
+      clear(live);
+      live.pending = steps ? steps[k] : null;
+    }
   });
 }
 
@@ -186,6 +200,8 @@ const watched = new WeakSet();
 /** The pending step of an opened panel, built now. */
 function fillPending(panel) {
   if (!panel.classList.contains("is-open")) return;
+  const path = panel.closest(".path");
+  if (path && panelRun.get(panel) !== shownRun.get(path)) showInPanel(panel, path);   // put in as it opened
   panel.querySelectorAll(".path-live").forEach((live) => {
     if (live.pending) {
       const step = live.pending;

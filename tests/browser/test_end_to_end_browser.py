@@ -110,11 +110,12 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
 
 def test_a_closed_step_s_formulas_show_set_as_it_opens(visit):
     """The formulas come typeset (toycalc/site/typeset.py): opening a step
-    shows its formulas at their size in the same frame, with nothing to
-    wait for, and MathJax's script never comes to the page."""
+    puts its content in the page from its <noscript> (path.py) and shows
+    its formulas at their size in the same frame, with nothing to wait
+    for, and MathJax's script never comes to the page."""
     page = visit().open()
     step_4 = "#step-4 .arithmatex"
-    assert page.locator(step_4).count() > 0
+    assert page.locator(step_4).count() == 0 and page.locator("#step-4 > noscript.step-later").count() == 1
     widths = page.evaluate(f"""() => {{
         document.querySelector('#path-step-4').dispatchEvent(new MouseEvent('click', {{bubbles: true}}));
         return [...document.querySelectorAll('{step_4}')].filter((el) => el.checkVisibility())
@@ -254,3 +255,19 @@ def test_every_formula_of_the_path_fits_at_full_size(visit):
                           || el.querySelector('mjx-container').getBoundingClientRect().height < 10)
             .map(el => el.textContent.slice(0, 60))""", n)
         assert cut == [], f"step {n}: {cut}"
+
+
+def test_printing_lays_every_step_open_with_its_content(visit):
+    """A step's content waits in a <noscript> until it first opens (path.py);
+    printed, End to End shows every step's (print.css), so each is put in
+    before the print, showing the heads the reader chose."""
+    page = visit().open()
+    page.locator('.heads-chooser[data-ready] input[value="2"]').first.check()
+    assert page.locator(".path-panel > noscript.step-later").count() == 9
+    page.evaluate("() => dispatchEvent(new Event('beforeprint'))")
+    page.emulate_media(media="print")
+    assert page.locator(".path-panel > noscript").count() == 0
+    for n in range(1, 10):
+        assert page.locator(f"#step-{n} .path-box-title").first.is_visible(), n
+    assert page.locator('#step-6 .heads-variant[data-heads="2"]:visible').count() == 1
+    assert page.locator('#step-6 .heads-variant[data-heads="1"]:visible').count() == 0

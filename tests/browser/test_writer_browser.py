@@ -71,13 +71,17 @@ def test_the_top_10_follows_the_text_and_a_foreign_character_gets_its_message(vi
 
 
 def test_inside_the_heads_maps_come_a_block_at_a_time(visit, run):
-    """Inside the writer draws block 1's four maps; the other blocks' wait
-    in <template>s (their elements are no part of the page) until the
-    reader picks one above the maps, whose cells then carry that block's
-    weights (toycalc's); the caption says which block is shown."""
+    """Inside the writer draws block 1's four maps as the reader comes
+    near them (a <noscript> until then, far down the page); the other
+    blocks' wait in <template>s (their elements are no part of the page)
+    until the reader picks one above the maps, whose cells then carry that
+    block's weights (toycalc's); the caption says which block is shown."""
     page = visit().open("/writer/inside/")
     maps = "[data-figure=writer-attention] [data-block]:not([hidden]) svg"
-    assert page.locator(maps).count() == 4
+    assert page.locator(maps).count() == 0
+    assert page.locator("[data-figure=writer-attention] noscript.near-later").count() == 1
+    page.get_by_role("group", name="Block").scroll_into_view_if_needed()
+    page.wait_for_function(f"() => document.querySelectorAll('{maps}').length === 4")
     assert page.evaluate("document.querySelectorAll('[data-figure=writer-attention] svg').length") == 4
     chooser = page.get_by_role("group", name="Block")
     chooser.get_by_label("block 4").check()

@@ -91,7 +91,11 @@ def path_diagram(examples: dict[int, Example], default: int) -> str:
     every heads choice included. Only the default heads are drawn here:
     the page's script draws the others (docs/javascripts/path.js, with
     model_drawing.js), which keeps the page light; without JavaScript the
-    page shows the default heads and every panel, and none of the controls."""
+    page shows the default heads and every panel, and none of the controls.
+    A panel's content waits in a <noscript> (shown as it is without
+    JavaScript; with it, one text node until path.js puts it in, when the
+    step first opens): End to End held 7,000 elements at load, 3,000 of
+    them in the nine panels, one at most shown."""
     ex = examples[default]
     tokens = [ex.model.show(i) for i in ex.ids]
     drawing = model_drawing.model_svg(ex.trace, tokens, ex.model.vocab, steps=True)
@@ -103,7 +107,7 @@ def path_diagram(examples: dict[int, Example], default: int) -> str:
     for n, label, _ in model_drawing.STEPS:
         variants = {h: _panel_html(other, n, label) for h, other in examples.items()}
         parts.append(f'<section class="path-panel" id="step-{n}" aria-labelledby="path-step-{n}">'
-                     f"{by_heads(variants, default, inline=False)}</section>")
+                     f'<noscript class="step-later">{by_heads(variants, default, inline=False)}</noscript></section>')
     parts.append("</div>")
     return "\n".join(parts)
 
