@@ -4,7 +4,7 @@ Markdown reads every raw HTML block tag by tag (md_in_html looks inside
 for `markdown` attributes), and a page's tables and figures are thousands
 of tags with nothing in them for Markdown: that parse was half of a
 rebuild. So a macro gives Markdown a one-line placeholder, the same kind
-of block, and keeps its HTML on the page; on_page_content puts it back
+of block, and keeps its HTML on the page; html_pass.py puts it back
 before any other plugin reads the page. The stash lives on the page
 object, which mkdocs serve's reloaded toycalc modules share with this
 module as a hook (mkdocs.yml). It also turns a drawing's links to pages
@@ -16,7 +16,6 @@ import html as html_text
 import re
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
 
 from toycalc.site import pinned
 
@@ -95,8 +94,3 @@ def print_page_links(fix_href_links, page_html: str, page_key: str, *page) -> st
 
 
 pinned.wrap_print_href_links(print_page_links)
-
-
-@event_priority(100)     # before any plugin reads the page (the print page, search, the other hooks)
-def on_page_content(html, page, config, files):
-    return page_links(page, put_back(page, html), files)

@@ -1,6 +1,7 @@
-"""MkDocs hooks for a page's speed on a phone (issue 40): what the page's
-stylesheets would otherwise ask the browser to find out again at every
-style recalculation, said once at build time.
+"""A page's speed on a phone (issue 40): what the page's stylesheets would
+otherwise ask the browser to find out again at every style recalculation,
+said once at build time (steps of html_pass.py; on_files, the hook, serves
+our stylesheets without their comments).
 
 - The article names what it holds in its classes (`article_classes`):
   `with-path` (End to End's drawing and steps: the prose keeps a measure),
@@ -210,11 +211,6 @@ def with_head_links_absolute(output: str, page_url: str | None) -> str:
         pieces += [output[done:offset], tag[:href.start(2)], html.escape(absolute), tag[href.end(2):]]
         done = offset + len(tag)
     return "".join(pieces) + output[done:]
-
-
-def on_post_page(output, page, config):
-    output = with_head_links_absolute(output, page.canonical_url if config.site_url else None)
-    return with_article_classes(with_follow_place(with_tables_wrapped(output)))
 
 
 # A comment of a stylesheet (none of ours holds "/*" in a string).

@@ -1,7 +1,8 @@
 """MkDocs hooks for what a reader of a Material site expects of each page:
 the glossary (glossary.py: the file checked, its list on docs/glossary.md,
 a term's mark at its first use), what search leaves out (search_marks.py),
-a description, a formula kept on one line with its punctuation, edit links.
+a description, a formula kept on one line with its punctuation, edit links
+(the passes over a page's HTML run in html_pass.py).
 A page's description (search engines, link previews) is its front
 matter's `description`, or else its first paragraph. With a repo_url, each
 page links to its Markdown there (edit_uri, set here from
@@ -15,10 +16,8 @@ import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
 
-from toycalc.site.glossary import GLOSSARY, GLOSSARY_PAGE, MARKER, glossary_markdown, marked_uses, read_glossary, without_marks
-from toycalc.site.search_marks import out_of_search
+from toycalc.site.glossary import GLOSSARY, GLOSSARY_PAGE, MARKER, glossary_markdown, read_glossary
 
 DESCRIPTION_CHARS = 160
 
@@ -74,18 +73,3 @@ _MATH_PUNCTUATED = re.compile(r'(\()?(<span class="arithmatex">\\\(.*?\\\)</span
 def math_with_its_punctuation(html: str) -> str:
     return _MATH_PUNCTUATED.sub(lambda m: f'<span class="math-nowrap">{m[0]}</span>'
                                 if m[1] or m[3] else m[0], html)
-
-
-# After blocks.py has put the tables back (100), before any plugin reads the
-# page: the print page keeps each page's HTML as it is at this event.
-@event_priority(90)
-def on_page_content(html, page, config, files):
-    html = math_with_its_punctuation(out_of_search(html))
-    if not page.meta.get("description"):
-        description = first_paragraph_text(html)
-        if description:
-            # the theme writes it into an attribute unescaped
-            page.meta["description"] = htmllib.escape(description, quote=True)
-    if page.file.src_uri == GLOSSARY_PAGE:
-        return without_marks(html)   # the definitions are on the page itself: no tooltips there
-    return marked_uses(html)

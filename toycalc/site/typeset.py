@@ -1,4 +1,5 @@
-"""MkDocs hook: the book's formulas typeset at build, by MathJax in Node.
+"""The book's formulas typeset at build, by MathJax in Node (the last step
+of html_pass.py; this hook typesets the print page, and writes their stylesheet).
 
 Every page, the print page among them, comes with its formulas as MathJax
 draws them: an SVG each, with the hidden MathML a screen reader reads. A
@@ -197,15 +198,6 @@ def typeset(page_html: str, where: str, source: str = "") -> str:
     at = page_html.rfind("</article>")
     at = at + len("</article>") if at >= 0 else page_html.rfind("</body>")
     return page_html[:at] + glyphs + page_html[at:]
-
-
-@event_priority(-90)   # after the other hooks have written the page
-def on_post_page(output, page, config):
-    try:
-        source = page.file.content_string
-    except (OSError, UnicodeDecodeError):
-        source = ""
-    return typeset(output, page.file.src_uri, source)
 
 
 @event_priority(-90)   # after print-site has written the print page, before staged_build's
