@@ -90,12 +90,13 @@ class Typesetter:
             answers.put(line)
         answers.put("")   # Node stopped
 
-    def stop(self) -> None:
+    def stop(self, seconds: float = 5) -> None:
+        """Node ended: given `seconds` to finish once its input closes, then killed."""
         process, self.process = self.process, None
         if process is not None:
             try:
                 process.stdin.close()
-                process.wait(timeout=5)
+                process.wait(timeout=seconds)
             except (OSError, subprocess.TimeoutExpired):
                 process.kill()
                 process.wait()
@@ -109,7 +110,7 @@ class Typesetter:
             process.stdin.flush()
             line = self.answers.get(timeout=seconds)
         except queue.Empty:
-            self.stop()
+            self.stop(seconds=0)   # it hangs: no time to finish
             raise PluginError(f"{what}: MathJax in Node (toycalc/site/typeset.cjs) gave no answer in "
                               f"{seconds:g} s; the build stopped it") from None
         except OSError:
