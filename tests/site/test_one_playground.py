@@ -4,15 +4,12 @@ reader there (a link and a meta refresh: GitHub Pages has no redirects),
 and the nav names the playground once. Fixture `site`: conftest.py."""
 from __future__ import annotations
 
-from bs4 import BeautifulSoup
-
-from conftest import page
+from conftest import page, parsed
 
 
 def test_only_end_to_end_holds_a_sentence_field_for_the_toy(site):
     holding = sorted(str(html.parent.relative_to(site)) for html in site.rglob("index.html")
-                     if html.parent.name != "print_page"
-                     and BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser").select("input#sim-text"))
+                     if html.parent.name != "print_page" and parsed(html).select("input#sim-text"))
     assert holding == ["end-to-end"]
     soup = page(site, "end-to-end")
     field = soup.select_one("input#sim-text")
