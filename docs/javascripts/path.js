@@ -293,4 +293,4 @@ function start() {
   fixMaterialA11y();
 }
 
-export { start, putInEveryChoice, putInHeld, HEADS_KEY };
+export { start, putInEveryChoice, HEADS_KEY };
