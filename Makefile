@@ -43,7 +43,7 @@ PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The model, book and site tests on the one shared build, without a
 # browser, the builds of their own, the retraining or the checks marked
-# long (pyproject.toml's markers): about a minute and a half on 2 cores.
+# long (pyproject.toml's markers): about a minute on 2 cores.
 # `make test` runs everything, as CI does.
 check: $(STAMP)
 	$(PYTEST) -q --ignore=tests/browser -m "not build and not browser and not train and not long"

@@ -12,6 +12,14 @@ Two moments, each one event:
   formulas typeset last, as every other step writes markup MathJax never
   reads. The print page, which print-site writes after the pages, gets
   its formulas in typeset.py's on_post_build.
+
+What the steps read is markup the build wrote: the macros', Python-Markdown's
+and arithmatex's HTML of the book's own pages, and the theme's head. A step
+that reads the tree (the follow box's place, the head's links) uses the
+standard library's HTML parser and splices at the offsets it gives, so
+every other byte stays as written (lxml gives lines, not offsets, and
+BeautifulSoup on it parsed the print page no faster); the others match
+a tag the book writes in one form, said beside each pattern.
 """
 from __future__ import annotations
 
