@@ -10,8 +10,8 @@ Two moments, each one event:
   priority, 100, is the only number that orders these passes).
 - PAGE, the whole page as the theme wrote it: after the plugins (-90), the
   formulas typeset last, as every other step writes markup MathJax never
-  reads. The print page, which print-site writes after the pages, gets
-  its formulas in typeset.py's on_post_build.
+  reads. The print page, which print-site writes after the pages, goes
+  through the same steps once it is written (on_post_build).
 
 What the steps read is markup the build wrote: the macros', Python-Markdown's
 and arithmatex's HTML of the book's own pages, and the theme's head. A step
@@ -24,6 +24,9 @@ a tag the book writes in one form, said beside each pattern.
 from __future__ import annotations
 
 import html as htmllib
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urljoin
 
 from mkdocs.plugins import event_priority
 
@@ -119,3 +122,19 @@ def on_post_page(output, page, config):
     for step in PAGE:
         output = step(output, page, config)
     return output
+
+
+def print_page(config) -> SimpleNamespace:
+    """What PAGE's steps read of a page, for the print page: its address
+    (where the site knows its own) and its name in a formula's error."""
+    address = urljoin(config.site_url, "print_page/") if config.site_url else None
+    return SimpleNamespace(canonical_url=address, file=SimpleNamespace(src_uri="the print page", content_string=""))
+
+
+@event_priority(-90)    # after print-site has written the print page, before staged_build's
+def on_post_build(config):
+    for printed in Path(config.site_dir).glob("print_page/index.html"):
+        output = printed.read_text(encoding="utf-8")
+        for step in PAGE:
+            output = step(output, print_page(config), config)
+        printed.write_text(output, encoding="utf-8")

@@ -1,5 +1,5 @@
 """The book's formulas typeset at build, by MathJax in Node (the last step
-of html_pass.py; this hook typesets the print page, and writes their stylesheet).
+of html_pass.py, the print page's too; this hook writes their stylesheet).
 
 Every page, the print page among them, comes with its formulas as MathJax
 draws them: an SVG each, with the hidden MathML a screen reader reads. A
@@ -201,12 +201,9 @@ def typeset(page_html: str, where: str, source: str = "") -> str:
     return page_html[:at] + glyphs + page_html[at:]
 
 
-@event_priority(-90)   # after print-site has written the print page, before staged_build's
+@event_priority(-90)   # after html_pass's (mkdocs.yml lists it first), which typesets the print page
 def on_post_build(config):
-    site = Path(config.site_dir)
-    for printed in site.glob("print_page/index.html"):
-        printed.write_text(typeset(printed.read_text(encoding="utf-8"), "the print page"), encoding="utf-8")
-    css = site / FORMULAS_CSS_URI
+    css = Path(config.site_dir) / FORMULAS_CSS_URI
     css.parent.mkdir(parents=True, exist_ok=True)
     css.write_text(TYPESETTER.stylesheet(), encoding="utf-8")
 
