@@ -98,7 +98,7 @@ function look(r, row, t) {
   return `${r.V[r.ids[j]]} at j = ${j + 1} (${fixed(row[j])})`;
 }
 
-/** 'a', 'a and b', 'a, b and c' (transformer.and_list). */
+/** 'a', 'a and b', 'a, b and c' (render.and_list). */
 const andList = (words) => (words.length === 1 ? words[0] : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`);
 
 /** Whether a head's row t looks most at a copy of the smallest letter so far (self_attention.finds_smallest_number). */

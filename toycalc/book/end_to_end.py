@@ -20,7 +20,7 @@ from .draw import attention_lines_svg, attention_svg, bars_svg, figure, prob_key
 from .example import Example
 from .example_checks import check_head, check_position, token_id
 from . import model_drawing
-from .render import (aligned, aligned_rows, approx_count, column_header, count, fixed, html_table,
+from .render import (aligned, aligned_rows, and_list, approx_count, column_header, count, fixed, html_table,
                      inline_math as im, math_block, plain, short, signed_sum, tex, tex_vector, token_code,
                      token_tex, token_text, vector, weights_vector)
 from ..model.mirror import PARITY_PLACES, mirrored
@@ -280,7 +280,7 @@ def heads_summary(ex: Example) -> str:
     a = ex.block["weights"][:, -1]
     parts = [f"head {h + 1} gives {fixed(a[h].max())} to {token_text(ex.tokens[int(np.argmax(a[h]))])}"
              for h in range(ex.n_heads)]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return and_list(parts)
 
 
 @steps.number("token")
@@ -349,10 +349,6 @@ def head_columns(ex: Example) -> str:
              else f"columns {h * w + 1} to {h * w + w}" for h in range(ex.n_heads)]
     parts = [f"head {h + 1}{' reads' if h == 0 else ''} {span}" for h, span in enumerate(spans)]
     return f"With {ex.n_heads} heads, each head reads {w} of the {d} columns: " + ", ".join(parts)
-
-
-def _and(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 @steps.number("column_picks")

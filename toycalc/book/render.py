@@ -202,6 +202,11 @@ def signed_sum(terms, first: bool = True) -> str:
     return out.strip()
 
 
+def and_list(words: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c': a sentence's list."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 @mirrored("render.js")
 def aligned(lines: list[tuple[str, str]]) -> str:
     """Display math, one 'left &= right' per line."""

@@ -117,11 +117,16 @@ def on_page_content(html, page, config, files):
     return html
 
 
-@event_priority(-90)    # after the plugins have written the page
-def on_post_page(output, page, config):
+def page_pass(output, page, config) -> str:
+    """The page through PAGE's steps, in order."""
     for step in PAGE:
         output = step(output, page, config)
     return output
+
+
+@event_priority(-90)    # after the plugins have written the page
+def on_post_page(output, page, config):
+    return page_pass(output, page, config)
 
 
 def print_page(config) -> SimpleNamespace:
@@ -134,7 +139,4 @@ def print_page(config) -> SimpleNamespace:
 @event_priority(-90)    # after print-site has written the print page, before staged_build's
 def on_post_build(config):
     for printed in Path(config.site_dir).glob("print_page/index.html"):
-        output = printed.read_text(encoding="utf-8")
-        for step in PAGE:
-            output = step(output, print_page(config), config)
-        printed.write_text(output, encoding="utf-8")
+        printed.write_text(page_pass(printed.read_text(encoding="utf-8"), print_page(config), config), encoding="utf-8")

@@ -80,8 +80,9 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 
 
 class _Tags(HTMLParser):
-    """Every start tag of an article, with its offset and its parent's
-    index (the tree, as far as the follow box's place needs it)."""
+    """Every start tag of a piece of a page (an article, a head), with its
+    offsets and its parent's index (the tree, as far as the follow box's
+    place and the head's links need it)."""
 
     def __init__(self, text: str):
         super().__init__(convert_charrefs=True)
@@ -172,22 +173,6 @@ def with_follow_place(output: str) -> str:
     return output[:at] + FOLLOW_PLACE + output[at:]
 
 
-class _HeadLinks(HTMLParser):
-    """The <link> start tags of a page's head, each as (offset, its text)."""
-
-    def __init__(self, head: str):
-        super().__init__(convert_charrefs=True)
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", head)]
-        self.links: list[tuple[int, str]] = []
-        self.feed(head)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "link":
-            line, column = self.getpos()
-            self.links.append((self.line_starts[line - 1] + column, self.get_starttag_text()))
-
-
 HREF = re.compile(r'(\shref=")([^"]*)(")')   # in a <link> tag the parser found
 
 
@@ -202,8 +187,9 @@ def with_head_links_absolute(output: str, page_url: str | None) -> str:
     end = output.find("</head>")
     if not page_url or end < 0:
         return output
-    pieces, done = [], 0
-    for offset, tag in _HeadLinks(output[:end]).links:
+    head, pieces, done = output[:end], [], 0
+    for link in (t for t in _Tags(head).tags if t["tag"] == "link"):
+        offset, tag = link["offset"], head[link["offset"]:link["end"]]
         href = HREF.search(tag)
         if href is None or re.match(r"(?:[a-z]+:)?//", html.unescape(href[2]), re.I):
             continue

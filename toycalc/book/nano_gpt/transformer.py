@@ -7,7 +7,7 @@ import numpy as np
 from ...model import nanogpt
 from ..draw import figure, line_chart_svg, nice_ticks
 from ..nano_example import Run
-from ..render import fixed, html_table, inline_math as im
+from ..render import and_list, fixed, html_table, inline_math as im
 from .shared import block_trace, check_t, look_words, nano_gpt, tick
 
 LENGTH_SIGN = im("\\lVert\\cdot\\rVert")
@@ -106,8 +106,3 @@ def lean_number(run: Run, t: int = 6, block: int = 1) -> str:
     heads = {letter: [str(h + 1) for h, x in enumerate(letters) if x == letter] for letter in letters}
     return "lean towards " + and_list([f"the {letter} (head{'s' if len(hs) > 1 else ''} {and_list(hs)})"
                                        for letter, hs in heads.items()])
-
-
-def and_list(words: list[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...model.tokenizer import TokenizerError, tokenize
 from ..example import Example
-from ..render import html_table, plain, token_code, token_text
+from ..render import and_list, html_table, plain, token_code, token_text
 from .shared import toy
 
 
@@ -45,8 +45,7 @@ def longest_number(ex: Example) -> str:
     """The longest tokens of the vocabulary (all of them, if several) and their length."""
     n = max(map(len, ex.model.vocab))
     longest = [token_text(t) for t in ex.model.vocab if len(t) == n]
-    names = longest[0] if len(longest) == 1 else ", ".join(longest[:-1]) + " and " + longest[-1]
-    return f"{names} ({n} characters{' each' if len(longest) > 1 else ''})"
+    return f"{and_list(longest)} ({n} characters{' each' if len(longest) > 1 else ''})"
 
 
 @toy.number("pieces")
