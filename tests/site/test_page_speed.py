@@ -103,5 +103,12 @@ def test_the_box_to_follow_letters_and_the_matrices_lines_have_their_places_in_t
     # the sorter right after the first paragraph holds the field: no place
     sorter = (ARTICLE + '<h1>T</h1><p>a</p><div data-nano-sort=""></div><p data-nano-input>b</p></article>')
     assert page_speed.with_follow_place(sorter) == sorter
-    plain = ARTICLE + '<h1>T</h1><p>a</p><p data-nano-input>b</p></article>'
-    assert page_speed.with_follow_place(plain) == plain.replace("<p>a</p>", "<p>a</p>" + page_speed.FOLLOW_PLACE)
+    # the article as the parser writes it (data-nano-input="") with the place after the first paragraph,
+    # the rest of the page as it was; a paragraph in a child is not the article's first
+    plain = ARTICLE + '<h1>T</h1><div><p>in</p></div><p>a</p><p data-nano-input>b</p></article>'
+    assert page_speed.with_follow_place("<body>" + plain + "<footer></footer>") == (
+        "<body>" + ARTICLE + '<h1>T</h1><div><p>in</p></div><p>a</p>' + page_speed.FOLLOW_PLACE
+        + '\n<p data-nano-input="">b</p></article><footer></footer>')
+    last = ARTICLE + '<h1>T</h1><p data-nano-input>a</p></article>'
+    assert page_speed.with_follow_place(last) == (
+        ARTICLE + '<h1>T</h1><p data-nano-input="">a</p>' + page_speed.FOLLOW_PLACE + "\n</article>")

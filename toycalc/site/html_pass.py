@@ -15,11 +15,11 @@ Two moments, each one event:
 
 What the steps read is markup the build wrote: the macros', Python-Markdown's
 and arithmatex's HTML of the book's own pages, and the theme's head. A step
-that reads the tree (the follow box's place, the head's links) uses the
-standard library's HTML parser and splices at the offsets it gives, so
-every other byte stays as written (lxml gives lines, not offsets, and
-BeautifulSoup on it parsed the print page no faster); the others match
-a tag the book writes in one form, said beside each pattern.
+that reads the tree (the follow box's place among the article's children,
+the head's links) parses it with selectolax (Lexbor, an HTML5 parser) and
+writes that part again as the parser serializes it (the same tree; the
+print page's article in 0.2 s); the others match a tag the book writes in
+one form, said beside each pattern.
 """
 from __future__ import annotations
 

@@ -33,12 +33,11 @@ our stylesheets without their comments).
 """
 from __future__ import annotations
 
-import html
 import re
-from html.parser import HTMLParser
 from urllib.parse import urljoin
 
 from mkdocs.structure.files import File
+from selectolax.lexbor import LexborHTMLParser
 
 
 ARTICLE = '<article class="md-content__inner md-typeset">'
@@ -73,45 +72,6 @@ def with_article_classes(output: str) -> str:
         return output
     marked = ARTICLE[:-2] + " " + " ".join(classes) + '">'
     return output[:start] + marked + output[start + len(ARTICLE):]
-
-
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-        "track", "wbr"}
-
-
-class _Tags(HTMLParser):
-    """Every start tag of a piece of a page (an article, a head), with its
-    offsets and its parent's index (the tree, as far as the follow box's
-    place and the head's links need it)."""
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=True)
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.tags: list[dict] = []   # tag, offset, end of the start tag, parent index
-        self.open: list[int] = []
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        line, column = self.getpos()
-        offset = self.line_starts[line - 1] + column
-        parent = self.open[-1] if self.open else None
-        self.tags.append({"tag": tag, "offset": offset, "parent": parent,
-                          "end": offset + len(self.get_starttag_text())})
-        if tag not in VOID:
-            self.open.append(len(self.tags) - 1)
-
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self.open.pop()
-
-    def handle_endtag(self, tag):
-        # the innermost open element of that name closes (and any left open inside it)
-        for depth in range(len(self.open) - 1, -1, -1):
-            if self.tags[self.open[depth]]["tag"] == tag:
-                del self.open[depth:]
-                return
 
 
 # a table's start or end tag
@@ -150,30 +110,39 @@ def with_tables_wrapped(output: str) -> str:
 # the field). Written here and filled by letters.js: an element inserted
 # among the article's has chromium restyle all of it once MathJax's
 # hidden MathML is in the page (its stylesheet's `~ :nth-child` rules).
-FOLLOW_PLACE = '<div class="nano-follow-place" hidden></div>\n'
+FOLLOW_PLACE = '<div class="nano-follow-place" hidden=""></div>'
 
 
 def with_follow_place(output: str) -> str:
+    """The page `output` with the follow box's place in its article: the
+    article's children are the parser's (selectolax), and the article is
+    written again as the parser serializes it (the same tree)."""
     span = article_span(output)
     if span is None:
         return output
     start, end = span
-    article = output[start:end]
-    if "with-nano-input" not in article_classes(article):
+    if "with-nano-input" not in article_classes(output[start:end]):
         return output
-    tags = _Tags(article + "</article>").tags
-    children = [i for i, t in enumerate(tags) if t["parent"] == 0]
-    first = next((k for k, i in enumerate(children) if tags[i]["tag"] == "p"), None)
+    end += len("</article>")
+    article = LexborHTMLParser(output[start:end]).css_first("article")
+    children = [node for node in article.iter() if node.is_element_node]
+    first = next((k for k, node in enumerate(children) if node.tag == "p"), None)
     if first is None:
         return output
-    after = children[first + 1] if first + 1 < len(children) else None
-    if after is not None and "data-nano-sort" in article[tags[after]["offset"]:tags[after]["end"]]:
+    place = LexborHTMLParser(FOLLOW_PLACE).css_first("div")
+    if first + 1 == len(children):
+        article.insert_child(place)
+        article.insert_child("\n")
+    elif "data-nano-sort" in children[first + 1].attributes:
         return output
-    at = start + (tags[after]["offset"] if after is not None else len(article))
-    return output[:at] + FOLLOW_PLACE + output[at:]
+    else:   # on a line of its own, as Markdown writes a block (the print page's plugin reads lines)
+        children[first + 1].insert_before(place)
+        children[first + 1].insert_before("\n")
+    return output[:start] + article.html + output[end:]
 
 
-HREF = re.compile(r'(\shref=")([^"]*)(")')   # in a <link> tag the parser found
+# a URL with a scheme or a host of its own, which no page's address changes
+ABSOLUTE = re.compile(r"(?:[a-z][a-z0-9+.-]*:)?//", re.I)
 
 
 def with_head_links_absolute(output: str, page_url: str | None) -> str:
@@ -183,20 +152,21 @@ def with_head_links_absolute(output: str, page_url: str | None) -> str:
     relative href of the page absolute at its load, so that the head's
     links compare equal from page to page; a stylesheet's <link> given a
     new href is parsed again and every element restyled (108 ms of a
-    nano-gpt page's load in a phone's trace). Written absolute, none changes."""
-    end = output.find("</head>")
-    if not page_url or end < 0:
+    nano-gpt page's load in a phone's trace). Written absolute, none changes.
+    The head is read by the parser (selectolax, the page up to its head's
+    end) and written again as it serializes it; the theme writes the head's
+    tags in one form, <head> and </head>."""
+    start, end = output.find("<head>"), output.find("</head>")
+    if not page_url or start < 0 or end < start:
         return output
-    head, pieces, done = output[:end], [], 0
-    for link in (t for t in _Tags(head).tags if t["tag"] == "link"):
-        offset, tag = link["offset"], head[link["offset"]:link["end"]]
-        href = HREF.search(tag)
-        if href is None or re.match(r"(?:[a-z]+:)?//", html.unescape(href[2]), re.I):
-            continue
-        absolute = urljoin(page_url, html.unescape(href[2]))
-        pieces += [output[done:offset], tag[:href.start(2)], html.escape(absolute), tag[href.end(2):]]
-        done = offset + len(tag)
-    return "".join(pieces) + output[done:]
+    end += len("</head>")
+    head = LexborHTMLParser(output[:end]).head
+    links = [link for link in head.css("link[href]") if not ABSOLUTE.match(link.attributes["href"] or "")]
+    if not links:
+        return output
+    for link in links:
+        link.attrs["href"] = urljoin(page_url, link.attributes["href"])
+    return output[:start] + head.html + output[end:]
 
 
 # A comment of a stylesheet (none of ours holds "/*" in a string).
