@@ -47,7 +47,8 @@ def test_the_same_ids_as_the_plugins_on_the_books_pages(site):
     for html in sorted(site.rglob("index.html")):
         if "print_page" in html.parts:
             continue
-        lines = [line for line in html.read_text(encoding="utf-8").split("\n") if len(line) < 2000]
+        # a line without an id is one both leave as it is
+        lines = [line for line in html.read_text(encoding="utf-8").split("\n") if len(line) < 2000 and 'id="' in line]
         text = "\n".join(lines)
         assert speedups.update_anchor_ids(text, "k") == theirs(text, "k"), html
         compared += len(re.findall(r'<h[1-6]\s[^>]*id="', text))

@@ -21,6 +21,7 @@ from toycalc.site import pinned
 
 PLACEHOLDER = '<div data-toycalc-block="{}"></div>'
 _PLACEHOLDER = re.compile(r'<div data-toycalc-block="(\d+)"></div>')
+# an id in a macro's HTML (render.py and draw.py write every attribute in double quotes)
 _ID = re.compile(r'<[a-zA-Z][^>]*?\sid="([^"]+)"')
 
 

@@ -53,6 +53,7 @@ def glossary_markdown(terms: dict[str, str]) -> str:
     return "\n\n".join(f"{', '.join(spellings)}\n:   {text}" for text, spellings in items) + "\n"
 
 
+# a term as Python-Markdown's abbr extension writes it, in this one form
 _ABBR = re.compile(r"<abbr title=\"([^\"]*)\">([^<]*)</abbr>")
 
 
@@ -70,6 +71,8 @@ def focusable_first_uses(html: str) -> str:
     return _ABBR.sub(one, html)
 
 
+# a heading and a link of the content, as Python-Markdown writes them (neither
+# holds another of its kind)
 _HEADING = re.compile(r"<h([1-6])\b.*?</h\1>", re.S)
 _LINK = re.compile(r"<a\b.*?</a>", re.S)
 

@@ -74,7 +74,8 @@ def with_article_classes(output: str) -> str:
     return output[:start] + marked + output[start + len(ARTICLE):]
 
 
-# a table's start or end tag
+# a table's start or end tag in the article, as Markdown and render.py write them
+# (a table inside another is counted, though the book writes none)
 TABLE_TAG = re.compile(r"<table\b([^>]*)>|</table>")
 BOOK_TABLE = "book-table"
 TABLE_BOXES = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">', "</div></div>")

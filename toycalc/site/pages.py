@@ -45,6 +45,7 @@ def on_page_markdown(markdown, page, config, files):
     return markdown
 
 
+# a paragraph as Python-Markdown writes it (<p> without attributes; none holds another)
 _PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
 
 

@@ -12,6 +12,7 @@ import re
 # about it, not screens of digits, and every page downloads the index.
 _OUT_OF_SEARCH = re.compile(r'(?:<figure class="(?:toy-figure|minimap)"|<svg\b|'
                             r'<(?:div|span) class="heads-variant"(?=[^>]*\shidden))(?![^>]*data-search-exclude)')
+# the content's tables (render.py's and Markdown's: none holds another) and their cells
 _TABLE = re.compile(r"<table\b(?![^>]*data-search-exclude)(.*?</table>)", re.S)
 _CELL = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)
 _TAG = re.compile(r"<[^>]+>")
