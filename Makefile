@@ -43,7 +43,7 @@ PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The model, book and site tests on the one shared build, without a
 # browser, the builds of their own, the retraining or the checks marked
-# long (pyproject.toml's markers): about a minute on 2 cores.
+# long (pyproject.toml's markers): under a minute on 2 cores (about 50 s).
 # `make test` runs everything, as CI does. One BLAS thread a worker: two
 # workers of two threads each on two cores waited on each other (make check
 # took 59 to 66 s so, 53 to 55 s with one, runs alternated). Python's
