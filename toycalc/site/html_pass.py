@@ -17,9 +17,9 @@ What the steps read is markup the build wrote: the macros', Python-Markdown's
 and arithmatex's HTML of the book's own pages, and the theme's head. A step
 that reads the tree (the follow box's place among the article's children,
 the head's links) parses it with selectolax (Lexbor, an HTML5 parser) and
-writes that part again as the parser serializes it (the same tree; the
-print page's article in 0.2 s); the others match a tag the book writes in
-one form, said beside each pattern.
+writes that part again as the parser serializes it (the same tree; Lexbor
+parses the whole print page in 0.2 s); the others match a tag the book
+writes in one form, said beside each pattern.
 """
 from __future__ import annotations
 
