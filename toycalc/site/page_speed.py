@@ -130,15 +130,17 @@ def with_follow_place(output: str) -> str:
     first = next((k for k, node in enumerate(children) if node.tag == "p"), None)
     if first is None:
         return output
+    after = children[first + 1] if first + 1 < len(children) else None
+    if after is not None and "data-nano-sort" in after.attributes:
+        return output   # the sorter right after the paragraph holds the field
     place = LexborHTMLParser(FOLLOW_PLACE).css_first("div")
-    if first + 1 == len(children):
+    # on a line of its own, as Markdown writes a block (the print page's plugin reads lines)
+    if after is None:
         article.insert_child(place)
         article.insert_child("\n")
-    elif "data-nano-sort" in children[first + 1].attributes:
-        return output
-    else:   # on a line of its own, as Markdown writes a block (the print page's plugin reads lines)
-        children[first + 1].insert_before(place)
-        children[first + 1].insert_before("\n")
+    else:
+        after.insert_before(place)
+        after.insert_before("\n")
     return output[:start] + article.html + output[end:]
 
 
