@@ -32,6 +32,23 @@ IN_BLOCK = ATTENTION + MLP + ("add1", "add2")         # what the block's frame h
 GROUPS = [("tokens", "E", "P", "X"), ("ln1", "Q", "K", "V", "heads", "W_O", "add1"),
           ("ln2", "mlp", "add2"), ("lnf", "W_U", "softmax", "next")]
 
+# Every part's name in words, as each drawing of the book writes it (the
+# whole model, the chapter maps), and the letter the chapters use for it,
+# a second label ("" where there is none).
+NAMES = {"tokens": ("Tokens", ""), "E": ("Embedding", "E"), "P": ("Positions", "P"), "X": ("Sum", "x"),
+         "ln1": ("LayerNorm", "u"), "Q": ("Queries", "q"), "K": ("Keys", "k"), "V": ("Values", "v"),
+         "heads": ("Heads", ""), "W_O": ("Mix", "W_O"), "add1": ("Add", "h"), "ln2": ("LayerNorm", "u′"),
+         "mlp": ("MLP", "m"), "add2": ("Add", "y"), "lnf": ("LayerNorm", "f"), "W_U": ("Logits", "z"),
+         "softmax": ("Probabilities", "p"), "next": ("Next token", "")}
+# The boxes that hold several parts, named in words as well.
+ATTENTION_NAME, MLP_NAME, OUTPUT_NAME = "Attention", "MLP", "Output"
+
+
+def block_title(n_blocks: int) -> str:
+    """The block's frame says how often the block repeats: × 1, × 3, × 4."""
+    return f"Transformer block × {n_blocks}"
+
+
 # End to End's nine steps, each a region of the drawing: (number, label, its parts).
 STEPS = [(1, "Tokens and ids", ("tokens",)), (2, "The table E", ("E",)), (3, "P and X", ("P", "X")),
          (4, "LayerNorm", ("ln1",)), (5, "Q, K, V", ("Q", "K", "V")), (6, "The heads", ("heads",)),
