@@ -1,12 +1,13 @@
 // model_drawing.js: the twin of toycalc/book/model_drawing.py (the whole model in one drawing).
 //
-// The same bands of SVG for the same trace, function for function (each
-// named as its Python twin in camelCase): a row per token across every
-// part, the residual stream along the top, the block's frame, a cell per
-// number with the number in its <title>. The simulator draws it again for
-// the reader's sentence, heads and weights; tests/book/test_model_drawing.py
-// compares the strings. Pure functions, no page: the same ES module
-// in Node and in a page.
+// The same <svg> for the same trace, function for function (each named as
+// its Python twin in camelCase): three rows of parts (the embedding, the
+// block in one frame, the output), a row per token across every part, the
+// residual stream one line through them, every part named in words, a
+// cell per number with the number in its <title>. The simulator draws it
+// again for the reader's sentence, heads and weights;
+// tests/book/test_model_drawing.py compares the strings. Pure functions,
+// no page: the same ES module in Node and in a page.
 
 import * as render from "./render.js";
 import * as draw from "./draw.js";
@@ -15,19 +16,27 @@ import * as gpt from "./gpt.js";
 const { fixed } = render, { esc, largest, sign, strength, textWidth } = draw;
 const ATTENTION = ["ln1", "Q", "K", "V", "heads", "W_O"];
 const MLP = ["ln2", "mlp"];
-const IN_BLOCK = ATTENTION.concat(MLP, ["add1", "add2"]);   // what the block's frame holds
-const GROUPS = [["tokens", "E", "P", "X"], ["ln1", "Q", "K", "V", "heads", "W_O", "add1"],
-                ["ln2", "mlp", "add2"], ["lnf", "W_U", "softmax", "next"]];
-const CELL = 12, PITCH = 14, HEAD_CELL = 11, GAP = 10, BAND = 336;
-const STREAM_Y = 20, BOX_Y = 28, LABEL_Y = 42, TOP = 48;
-const STEPS = [[1, "Tokens and ids", ["tokens"]], [2, "The table E", ["E"]], [3, "P and X", ["P", "X"]],
-               [4, "LayerNorm", ["ln1"]], [5, "Q, K, V", ["Q", "K", "V"]], [6, "The heads", ["heads"]],
-               [7, "Mix and W_O", ["W_O"]], [8, "Sum, LayerNorm, MLP", ["add1", "ln2", "mlp", "add2"]],
-               [9, "Output and softmax", ["lnf", "W_U", "softmax", "next"]]];
+const IN_BLOCK_ORDER = ATTENTION.concat(["add1"], MLP, ["add2"]);
+const NAMES = {
+  tokens: ["Tokens", ""], E: ["Embedding", "E"], P: ["Positions", "P"], X: ["Sum", "x"],
+  ln1: ["LayerNorm", "u"], Q: ["Queries", "q"], K: ["Keys", "k"], V: ["Values", "v"],
+  heads: ["Heads", ""], W_O: ["Mix", "W_O"], add1: ["Add", "h"], ln2: ["LayerNorm", "u′"],
+  mlp: ["MLP", "m"], add2: ["Add", "y"], lnf: ["LayerNorm", "f"], W_U: ["Logits", "z"],
+  softmax: ["Probabilities", "p"], next: ["Next token", ""],
+};
+const ATTENTION_NAME = "Attention";
+const STEPS = [[1, "Tokens", ["tokens"]], [2, "Embedding", ["E"]], [3, "Positions", ["P", "X"]],
+               [4, "LayerNorm", ["ln1"]], [5, "Queries, keys, values", ["Q", "K", "V"]], [6, "Heads", ["heads"]],
+               [7, "Mix", ["W_O"]], [8, "Add, LayerNorm, MLP", ["add1", "ln2", "mlp", "add2"]],
+               [9, "Output", ["lnf", "W_U", "softmax", "next"]]];
 const STEP_OF = {}, STEP_H = 18;
-const SHORT = { 1: "ids", 2: "E", 3: "P, X", 4: "Norm", 5: "Q K V", 6: "Heads", 7: "Mix", 8: "Sum", 9: "Output" };
 STEPS.forEach(([n, , names]) => names.forEach((name) => { STEP_OF[name] = n; }));
+const ROWS = [["E", "P", "X"], IN_BLOCK_ORDER, ["lnf", "W_U", "softmax", "next"]];
+const STREAM = ["X", "add1", "add2"];
+const CELL = 12, PITCH = 14, HEAD_CELL = 11, GAP = 10, NAME_PX = 8;
+const FRAME_Y = 2, TITLE_Y = 15, STREAM_Y = 26, BOX_Y = 32, BOX_TITLE_Y = 45, LABEL_Y = 59, TOP = 64, RETURN = 12;
 const rows = (M) => Array.from(M, (r) => Array.from(r));
+const half = (w) => Math.floor(w / 2);
 
 function sub(symbol) {
   const at = symbol.indexOf("_");
@@ -37,9 +46,25 @@ function sub(symbol) {
 }
 
 const spoken = (label) => label.replace(/_/g, " ");   // for a screen reader: W_O as W O
+const blockTitle = (nBlocks) => `Transformer block × ${nBlocks}`;
 
-function part(name, label, width, drawAt, stream) {
-  return { name, label, drawAt, stream: !!stream, width: Math.max(width, textWidth(label.replace(/_/g, ""), 8)) };
+/** A part's name as the drawing writes it: words, then its letter. */
+function nameText(name, label) {
+  const [words, letter] = NAMES[name];
+  if (name === "heads") return label;
+  if (STREAM.includes(name)) return letter;
+  return name === "P" ? `+ ${words} ${letter}` : `${words} ${letter}`.trim();
+}
+
+function nameSvg(name, label) {
+  const letter = NAMES[name][1];
+  if (name === "heads" || STREAM.includes(name) || !letter) return sub(nameText(name, label));
+  const text = nameText(name, label);
+  return `${esc(text.slice(0, text.length - letter.length))}<tspan class="sym">${sub(letter)}</tspan>`;
+}
+
+function part(name, label, width, drawAt) {
+  return { name, label, drawAt, width: Math.max(width, textWidth(nameText(name, label).replace(/_/g, ""), NAME_PX)) };
 }
 
 function cellMark(x, y, w, value, scale, kind, title, chosen) {
@@ -49,22 +74,22 @@ function cellMark(x, y, w, value, scale, kind, title, chosen) {
 }
 
 /** chosen: [t, j], the model's answer, outlined as the one chosen. */
-function strip(M, x, rowName, kind, columns, chosen) {
+function strip(M, x, y, rowName, kind, columns, chosen) {
   const scale = kind === "signed" ? largest(M) : 1;
   let out = "";
   M.forEach((row, t) => row.forEach((v, j) => {
     const column = columns ? columns[j] : `column ${j + 1}`;
-    out += cellMark(x + j * CELL, TOP + t * PITCH, CELL, v, scale, kind, `${rowName(t)}, ${column}`,
+    out += cellMark(x + j * CELL, y + TOP + t * PITCH, CELL, v, scale, kind, `${rowName(t)}, ${column}`,
                     !!chosen && chosen[0] === t && chosen[1] === j);
   }));
   return out;
 }
 
-function headMap(weights, x, h, tokens) {
+function headMap(weights, x, y, h, tokens) {
   let out = "";
   for (let i = 0; i < tokens.length; i++) {
     for (let j = 0; j <= i; j++) {
-      out += cellMark(x + j * HEAD_CELL, TOP + i * PITCH, HEAD_CELL, weights[i][j], 1, "prob",
+      out += cellMark(x + j * HEAD_CELL, y + TOP + i * PITCH, HEAD_CELL, weights[i][j], 1, "prob",
                       `head ${h + 1}, ${tokens[i]} (query ${i + 1}) reads ${tokens[j]} (key ${j + 1})`);
     }
   }
@@ -73,9 +98,9 @@ function headMap(weights, x, h, tokens) {
 
 const answer = (word, p) => `${word}, p = ${fixed(p)}`;   // the model's answer: ␣roof, p = 0.395
 
-function nextTokens(words, p, x, tokens) {
+function nextTokens(words, p, x, y0, tokens) {
   return words.map((word, t) => {
-    const last = t === words.length - 1, y = TOP + t * PITCH;
+    const last = t === words.length - 1, y = y0 + TOP + t * PITCH;
     const box = last ? `<rect class="chosen-box" x="${x - 1}" y="${y - 1}" ` +
                        `width="${textWidth(answer(word, p[t])) + 6}" height="${CELL + 2}" rx="2"/>` : "";
     return box + `<text x="${x + 2}" y="${y + 10}" class="${last ? "lbl answer" : "lbl"}">` +
@@ -86,111 +111,92 @@ function nextTokens(words, p, x, tokens) {
 
 /** Every part of the model for this trace (a single block), ready to draw. */
 function modelParts(tr, tokens, vocab) {
-  const blk = tr.blocks[0], T = tokens.length, parts = [part("tokens", "tokens", 0, () => "")];
-  const vectors = (name, label, M, row, stream, kind, columns, chosen) => {
+  const blk = tr.blocks[0], T = tokens.length, parts = [];
+  const vectors = (name, M, row, kind, columns, chosen) => {
     const R = rows(M);
     // one pass, as Python's str.format: a token may hold "{t}" or "$&"
     const rowName = (t) => row.replace(/\{(token|t)\}/g, (_, key) => (key === "t" ? String(t + 1) : tokens[t]));
-    parts.push(part(name, label, R[0].length * CELL, (x) => strip(R, x, rowName, kind || "signed", columns, chosen), stream));
+    parts.push(part(name, "", R[0].length * CELL, (x, y) => strip(R, x, y, rowName, kind || "signed", columns, chosen)));
   };
-  vectors("E", "E", tr.E_ids, "E, the row of {token}");
-  vectors("P", "+ P", tr.P_t, "P, row {t} (the position of {token})");
-  vectors("X", "x", tr.X, "x of {token} (position {t})", true);
-  vectors("ln1", "u", blk.u, "u, x after LayerNorm, of {token} (position {t})");
+  vectors("E", tr.E_ids, "E, the row of {token}");
+  vectors("P", tr.P_t, "P, row {t} (the position of {token})");
+  vectors("X", tr.X, "x of {token} (position {t})");
+  vectors("ln1", blk.u, "u, x after LayerNorm, of {token} (position {t})");
   [["Q", "query"], ["K", "key"], ["V", "value"]].forEach(([n, role]) =>
-    vectors(n, n.toLowerCase(), blk[n], `${n.toLowerCase()}, the ${role} of {token} (position {t})`));
+    vectors(n, blk[n], `${n.toLowerCase()}, the ${role} of {token} (position {t})`));
   blk.weights.forEach((w, h) => {
     const W = rows(w);
-    parts.push(part("heads", `head ${h + 1}`, T * HEAD_CELL, (x) => headMap(W, x, h, tokens)));
+    parts.push(part("heads", `head ${h + 1}`, T * HEAD_CELL, (x, y) => headMap(W, x, y, h, tokens)));
   });
-  vectors("W_O", "a W_O", blk.attn, "attention's output for {token} (position {t})");
-  vectors("add1", "h", blk.h, "h, x plus attention's output, of {token} (position {t})", true);
-  vectors("ln2", "u′", blk.u2, "u′, h after LayerNorm, of {token} (position {t})");
-  vectors("mlp", "MLP", blk.m, "m, the MLP's output for {token} (position {t})");
-  vectors("add2", "y", blk.y, "y, h plus the MLP's output, of {token} (position {t})", true);
-  vectors("lnf", "f", tr.f, "f, y after LayerNorm, of {token} (position {t})", true);
+  vectors("W_O", blk.attn, "attention's output for {token} (position {t})");
+  vectors("add1", blk.h, "h, x plus attention's output, of {token} (position {t})");
+  vectors("ln2", blk.u2, "u′, h after LayerNorm, of {token} (position {t})");
+  vectors("mlp", blk.m, "m, the MLP's output for {token} (position {t})");
+  vectors("add2", blk.y, "y, h plus the MLP's output, of {token} (position {t})");
+  vectors("lnf", tr.f, "f, y after LayerNorm, of {token} (position {t})");
   const shown = vocab.map(gpt.show);
-  vectors("W_U", "z", tr.z, "z, the logits after {token} (position {t})", false, "signed", shown);
+  vectors("W_U", tr.z, "z, the logits after {token} (position {t})", "signed", shown);
   const P = rows(tr.p), best = P.map((row) => row.indexOf(Math.max(...row)));
-  vectors("softmax", "p", tr.p, "p after {token} (position {t})", false, "prob", shown.map((v) => `p(${v})`),
+  vectors("softmax", tr.p, "p after {token} (position {t})", "prob", shown.map((v) => `p(${v})`),
           [T - 1, best[T - 1]]);
   const words = best.map((i) => shown[i]), p = best.map((i, t) => P[t][i]);
   const width = Math.max(...words.slice(0, -1).map((w) => textWidth(w)),
                          textWidth(answer(words[T - 1], p[T - 1]))) + 8;
-  parts.push(part("next", "next", width, (x) => nextTokens(words, p, x, tokens)));
+  parts.push(part("next", "", width, (x, y) => nextTokens(words, p, x, y, tokens)));
   return parts;
 }
 
-/** The parts cut into bands no wider than BAND, a group kept whole when it fits. */
-function bands(parts, labelWidth) {
-  const groupOf = {};
-  GROUPS.forEach((names, k) => names.forEach((n) => { groupOf[n] = k; }));
-  const out = [[]];
-  let used = labelWidth;
-  parts.forEach((p, k) => {
-    if (p.name === "tokens") return;
-    const startsGroup = k > 0 && groupOf[p.name] !== groupOf[parts[k - 1].name];
-    const rest = parts.slice(k).filter((q) => groupOf[q.name] === groupOf[p.name]).reduce((s, q) => s + q.width + GAP, 0);
-    if (out[out.length - 1].length && (used + p.width + GAP > BAND || (startsGroup && used + rest > BAND))) {
-      out.push([]);
-      used = labelWidth;
-    }
-    out[out.length - 1].push(p);
-    used += p.width + GAP;
+const stepTextWidth = (n, label) => textWidth(`${n}  ${label}`) + 12;
+
+/** End to End: a step's bar names it in full, so the step's last part widens until its bar holds the words. */
+function widenSteps(parts) {
+  STEPS.slice(1).forEach(([n, label, names]) => {
+    const mine = parts.filter((p) => names.includes(p.name));
+    const room = mine.reduce((s, p) => s + p.width, 0) + GAP * (mine.length - 1) + 4;
+    const need = stepTextWidth(n, label);
+    if (room < need) mine[mine.length - 1].width += need - room;
   });
-  return out;
 }
 
-function tokenNames(tokens, labelWidth, links, steps) {
+/** Each row of parts with every part's x, a little after the tokens' names. */
+function placedRows(parts, labelWidth) {
+  return ROWS.map((names, k) => {
+    let x = labelWidth + (k === 1 ? 8 : 6);
+    return parts.filter((p) => names.includes(p.name)).map((p) => {
+      const at = [p, x];
+      x += p.width + GAP;
+      return at;
+    });
+  });
+}
+
+/** The tokens' names, a row's labels; the first row's are step 1, under the word "Tokens". */
+function tokensSvg(tokens, labelWidth, y, links, steps, first) {
   let names = tokens.map((tok, t) =>
-    `<text x="${labelWidth - 6}" y="${TOP + t * PITCH + 10}" class="lbl" text-anchor="end">${esc(tok)}` +
-    `<title>token ${t + 1}: ${esc(tok)}</title></text>`).join("");
+    `<text x="${labelWidth - 6}" y="${y + TOP + t * PITCH + 10}" class="lbl" text-anchor="end">` +
+    `${esc(tok)}<title>token ${t + 1}: ${esc(tok)}</title></text>`).join("");
+  if (first) names = `<text x="${labelWidth - 6}" y="${y + LABEL_Y}" class="hdr" text-anchor="end">${NAMES.tokens[0]}</text>` + names;
   if (links.tokens) names = `<a data-page="${esc(links.tokens)}">${names}</a>`;   // the labels of their rows
-  return `<g data-part="tokens"${stepAttr("tokens", steps)}>${names}</g>`;
+  return `<g data-part="tokens"${steps && first ? ` data-step="${STEP_OF.tokens}"` : ""}>${names}</g>`;
 }
 
-/** The block's frame and the branches' boxes, drawn under the parts. */
-function frames(placed, centre, bottom, nBlocks, firstBlock, steps) {
-  let out = "";
-  const framed = placed.filter(([p]) => IN_BLOCK.includes(p.name));
-  if (framed.length) {
-    const last = framed[framed.length - 1], x0 = framed[0][1] - 6, x1 = last[1] + last[0].width + 6;
-    out += `<rect class="block" x="${x0}" y="${STREAM_Y - 14}" width="${x1 - x0}" ` +
-           `height="${bottom - STREAM_Y + 18}" rx="6"/>`;
-    if (firstBlock) {
-      const name = nBlocks === 1 ? "the block" : `a block, × ${nBlocks}`;
-      const below = bottom + 18 + (steps ? STEP_H + 6 : 0);
-      out += `<text x="${x0 + 4}" y="${below}" class="lbl">${esc(name)}</text>`;
-    }
-  }
-  [[ATTENTION, "add1", "attention"], [MLP, "add2", "mlp"]].forEach(([branch, add, cls]) => {
-    const inside = placed.filter(([p]) => branch.includes(p.name));
-    if (!inside.length) return;
-    const last = inside[inside.length - 1], x0 = inside[0][1] - 3, x1 = last[1] + last[0].width + 3;
-    out += `<rect class="branch ${cls}" x="${x0}" y="${BOX_Y}" width="${x1 - x0}" height="${bottom - BOX_Y + 3}" rx="3"/>`;
-    if (inside[0][0].name === branch[0]) out += `<path class="tap" d="M${x0 + 6} ${STREAM_Y}V${BOX_Y}"/>`;
-    if (add in centre) out += `<path class="tap" d="M${x1} ${BOX_Y + 6}H${centre[add]}V${STREAM_Y + 5}"/>`;
-  });
-  return out;
-}
-
-function partGroup(p, px, centre, bottom, links, here, steps) {
+function partSvg(p, px, y, centre, links, here, steps) {
   let inner = "";
-  if (p.stream) {
+  const stream = STREAM.includes(p.name);
+  if (stream) {
     const mid = centre[p.name];
-    inner += `<path class="tap" d="M${mid} ${STREAM_Y}V${TOP - 2}"/>`;
-    if (p.name === "add1" || p.name === "add2") {
-      inner += addMark(mid, STREAM_Y, 5);
-    }
+    inner += `<path class="tap" d="M${mid} ${y + STREAM_Y}V${y + TOP - 2}"/>`;
+    if (p.name !== "X") inner += addMark(mid, y + STREAM_Y, 5);
   }
-  const labelY = p.stream ? STREAM_Y - 8 : LABEL_Y;
-  let label = `<text x="${px}" y="${labelY}" class="hdr">${sub(p.label)}</text>`;
+  const labelY = y + (stream ? STREAM_Y - 8 : LABEL_Y), labelX = stream ? centre[p.name] - 4 : px;
+  let label = `<text x="${labelX}" y="${labelY}" class="hdr">${nameSvg(p.name, p.label)}</text>`;
   if (links[p.name]) {     // the label is the link; a tap on a cell shows its number
-    label = `<a data-page="${esc(links[p.name])}"><rect class="hit" x="${px - 2}" y="${labelY - 12}" ` +
-            `width="${textWidth(p.label.replace(/_/g, ""), 8) + 4}" height="16"/>${label}</a>`;
+    label = `<a data-page="${esc(links[p.name])}"><rect class="hit" x="${labelX - 2}" y="${labelY - 12}" ` +
+            `width="${textWidth(nameText(p.name, p.label).replace(/_/g, ""), NAME_PX) + 4}" height="16"/>${label}</a>`;
   }
-  inner += label + p.drawAt(px);
-  return `<g data-part="${p.name}"${here.includes(p.name) ? ' class="here"' : ""}${stepAttr(p.name, steps)}>${inner}</g>`;
+  inner += label + p.drawAt(px, y);
+  return `<g data-part="${p.name}"${here.includes(p.name) ? ' class="here"' : ""}` +
+         `${steps ? ` data-step="${STEP_OF[p.name]}"` : ""}>${inner}</g>`;
 }
 
 /** ⊕, where a branch adds back into the stream: a circle and its cross, one path. */
@@ -200,16 +206,53 @@ function addMark(x, y, r) {
          `M${x - c} ${y}h${2 * c}M${x} ${y - c}v${2 * c}"/>`;
 }
 
-function stepAttr(name, steps) {
-  return steps ? ` data-step="${STEP_OF[name]}"` : "";
+/** Row k of parts from y: the tokens' names, the block's frame, the branches' boxes, the parts, the steps' bars. */
+function rowSvg(k, placed, y, tokens, labelWidth, links, here, nBlocks, steps) {
+  const bottom = y + TOP + tokens.length * PITCH, under = bottom + (steps ? 6 + STEP_H : 0), centre = {};
+  placed.forEach(([p, px]) => { centre[p.name] = px + half(p.width); });
+  let out = tokensSvg(tokens, labelWidth, y, links, steps, k === 0);
+  if (k === 1) {
+    const [last, lastX] = placed[placed.length - 1], x0 = placed[0][1] - 8, x1 = lastX + last.width + 8;
+    out += `<rect class="block" x="${x0}" y="${y + FRAME_Y}" width="${x1 - x0}" height="${under + 4 - y - FRAME_Y}" rx="6"/>` +
+           `<text x="${x0 + 8}" y="${y + TITLE_Y}" class="frame-title">${esc(blockTitle(nBlocks))}</text>`;
+  }
+  [[ATTENTION, "add1", "attention"], [MLP, "add2", "mlp"]].forEach(([branch, add, cls]) => {
+    const inside = placed.filter(([p]) => branch.includes(p.name));
+    if (!inside.length) return;
+    const [last, lastX] = inside[inside.length - 1], x0 = inside[0][1] - 4, x1 = lastX + last.width + 2;
+    out += `<rect class="branch ${cls}" x="${x0}" y="${y + BOX_Y}" width="${x1 - x0}" ` +
+           `height="${bottom - y - BOX_Y + 4}" rx="3"/>` +
+           `<path class="tap" d="M${x0 + 6} ${y + STREAM_Y}V${y + BOX_Y}"/>` +
+           `<path class="tap" d="M${x1} ${y + BOX_Y + 6}H${centre[add]}V${y + STREAM_Y + 5}"/>`;
+    if (cls === "attention") {
+      const qx = inside.find(([p]) => p.name === "Q")[1];
+      out += `<text x="${qx}" y="${y + BOX_TITLE_Y}" class="box-title">${ATTENTION_NAME}</text>`;
+    }
+  });
+  out += placed.map(([p, px]) => partSvg(p, px, y, centre, links, here, steps)).join("");
+  return (steps ? stepBars(placed, k === 0 ? labelWidth : null, y, bottom) : "") + out;
 }
 
-/** End to End's steps in this band: a numbered bar under each step's
- *  parts, its area behind them; a step's first bar is its button.
- *  steps: the steps already drawn (a Set, this adds the band's). */
-function stepBars(placed, labelWidth, bottom, steps) {
+/** The residual stream, one line: from x, along each row past its last
+ *  part, back under it to the next row's start, down into f. */
+function streamPath(placed, tops, heights, labelWidth) {
+  const [xPart, xAt] = placed[0].find(([p]) => p.name === "X");
+  const fX = placed[2].find(([p]) => p.name === "lnf")[1] - 5, left = labelWidth - 10;
+  let d = `M${xAt + half(xPart.width)} ${tops[0] + STREAM_Y}`;
+  [0, 1].forEach((k) => {
+    const back = tops[k] + heights[k] - RETURN / 2, [last, px] = placed[k][placed[k].length - 1];
+    d += `H${px + last.width + 10}V${back}H${left}V${tops[k + 1] + STREAM_Y}`;
+  });
+  const end = tops[2] + TOP - 4;
+  d += `H${fX}V${end - 6}`;
+  return `<path class="stream" d="${d}"/><path class="stream-end" d="M${fX - 4} ${end - 7}l4 7l4 -7z"/>`;
+}
+
+/** End to End's steps in a row of parts: a numbered bar naming each step
+ *  under its parts, its area behind them; the bar is the step's button. */
+function stepBars(placed, labelWidth, y, bottom) {
   const spans = new Map();
-  if (!steps.has(1)) spans.set(1, [2, labelWidth - 4]);
+  if (labelWidth !== null) spans.set(1, [2, labelWidth - 4]);
   for (const [p, px] of placed) {
     const [x0, x1] = spans.get(STEP_OF[p.name]) || [px - 2, px + p.width + 2];
     spans.set(STEP_OF[p.name], [Math.min(x0, px - 2), Math.max(x1, px + p.width + 2)]);
@@ -217,50 +260,33 @@ function stepBars(placed, labelWidth, bottom, steps) {
   let out = "";
   for (const [n, [x0, x1]] of spans) {
     const label = STEPS[n - 1][1];
-    const words = textWidth(label) + 24 < x1 - x0 ? `${n}  ${label}`
-      : textWidth(SHORT[n]) + 18 < x1 - x0 ? `${n} ${SHORT[n]}` : String(n);
-    const shown = words === String(n) || words === `${n}  ${label}` ? "" : `, ${SHORT[n]}`;
-    const attrs = steps.has(n) ? ' aria-hidden="true"'
-      : ` id="path-step-${n}" role="button" tabindex="0" aria-controls="step-${n}" aria-expanded="false" ` +
-        `aria-label="Step ${n}${esc(shown)}: ${esc(spoken(label))}"`;
-    steps.add(n);
-    out += `<rect class="step-area" data-step="${n}" x="${x0}" y="2" width="${x1 - x0}" ` +
-           `height="${bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="${n}"${attrs}>` +
-           `<rect class="step-bar" x="${x0}" y="${bottom + 8}" width="${x1 - x0}" height="${STEP_H}" rx="3"/>` +
-           `<text class="step-n" x="${x0 + 5}" y="${bottom + 21}">${sub(words)}</text></g>`;
+    out += `<rect class="step-area" data-step="${n}" x="${x0}" y="${y + 2}" width="${x1 - x0}" ` +
+           `height="${bottom - y + STEP_H + 4}" rx="4"/><g class="path-step" data-step="${n}" ` +
+           `id="path-step-${n}" role="button" tabindex="0" aria-controls="step-${n}" aria-expanded="false" ` +
+           `aria-label="Step ${n}: ${esc(label)}">` +
+           `<rect class="step-bar" x="${x0}" y="${bottom + 6}" width="${x1 - x0}" height="${STEP_H}" rx="3"/>` +
+           `<text class="step-n" x="${x0 + 5}" y="${bottom + 19}">${n}  ${esc(label)}</text></g>`;
   }
   return out;
 }
 
-function bandSvg(band, tokens, labelWidth, links, here, nBlocks, firstBlock, steps) {
-  const bottom = TOP + tokens.length * PITCH, placed = [], centre = {};
-  let x = labelWidth;
-  for (const p of band) {
-    placed.push([p, x]);
-    centre[p.name] = x + Math.floor(p.width / 2);
-    x += p.width + GAP;
-  }
-  const framed = placed.some(([p]) => IN_BLOCK.includes(p.name));
-  const body = (steps ? stepBars(placed, labelWidth, bottom, steps) : "") +
-    tokenNames(tokens, labelWidth, links, steps) + frames(placed, centre, bottom, nBlocks, firstBlock, steps) +
-    `<path class="stream" d="M${labelWidth - 4} ${STREAM_Y}H${BAND - 8}"/>` +
-    `<path class="stream-end" d="M${BAND - 8} ${STREAM_Y - 4}l7 4l-7 4z"/>` +
-    placed.map(([p, px]) => partGroup(p, px, centre, bottom, links, here, steps)).join("");
-  const height = bottom + (framed ? 24 : 8) + (steps ? STEP_H + 6 : 0), labels = [...new Set(band.map((p) => spoken(p.label)))];
-  return `<svg class="fig model-band" viewBox="0 0 ${BAND} ${height}" width="${BAND}" height="${height}" ` +
-         `role="${steps ? "group" : "img"}" aria-label="${esc("The model's drawing, parts " + labels.join(", then "))}">${body}</svg>`;
-}
-
-/** The whole model on this trace, as bands of SVG (model_drawing.py's model_svg). */
+/** The whole model on this trace, one <svg> of three rows of parts (model_drawing.py's model_svg). */
 function modelSvg(tr, tokens, vocab, links, here, nBlocks, steps) {
   links = links || {}; here = here || []; nBlocks = nBlocks || 1;
   const parts = modelParts(tr, tokens, vocab);
-  const labelWidth = Math.max(...tokens.map((t) => textWidth(t))) + 10;
-  const cut = bands(parts, labelWidth);
-  const framed = cut.findIndex((band) => band.some((p) => IN_BLOCK.includes(p.name)));
-  const done = steps ? new Set() : null;
-  return `<div class="model-bands">${cut.map((band, k) =>
-    bandSvg(band, tokens, labelWidth, links, here, nBlocks, k === framed, done)).join("")}</div>`;
+  if (steps) widenSteps(parts);
+  const labelWidth = Math.max(...tokens.map((t) => textWidth(t)), stepTextWidth(1, STEPS[0][1])) + 10;
+  const placed = placedRows(parts, labelWidth);
+  const bottom = TOP + tokens.length * PITCH + (steps ? 6 + STEP_H : 0);
+  const heights = [0, 1, 2].map(() => bottom + 4 + RETURN), tops = [0, heights[0], heights[0] + heights[1]];
+  const width = Math.max(...placed.flat().map(([p, px]) => px + p.width)) + 20;
+  const body = streamPath(placed, tops, heights, labelWidth) +
+    placed.map((row, k) => rowSvg(k, row, tops[k], tokens, labelWidth, links, here, nBlocks, steps)).join("");
+  const height = tops[2] + bottom + 8;
+  const words = [...new Set(placed.flat().map(([p]) => (p.name === "heads" ? "the heads" : spoken(nameText(p.name, p.label)))))];
+  return `<div class="model-bands"><svg class="fig model-band" viewBox="0 0 ${width} ${height}" width="${width}" ` +
+         `height="${height}" role="${steps ? "group" : "img"}" ` +
+         `aria-label="${esc("The whole model: the tokens, then " + words.join(", then "))}">${body}</svg></div>`;
 }
 
 /** The drawing in its <figure>, its key as the caption. */
@@ -276,15 +302,14 @@ function modelKey(steps, linked) {
   const how = '<span class="screen-only">' + (steps ? "Click or tap a numbered step, or press Enter on it, and its " +
     "numbers open under the drawing." : "Point at or tap a cell to read its number" +
     (linked ? "; a part's name opens its page." : ".")) + "</span>";
-  return '<p class="fig-legend model-key">Each row is a token of the sentence, followed from its ' +
-    'row of E (top left) to the token the model guesses after it (bottom right). ' +
+  return '<p class="fig-legend model-key">A row per token, read left to right and top to bottom. ' +
     '<span class="swatch v-neg"></span> negative ' +
     '<span class="swatch v-zero"></span> zero ' +
-    '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest ' +
-    'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; ' +
-    '<span class="swatch chosen"></span> the one chosen: the token the model picks, and its p; ' +
-    '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it; ' +
-    `the dashed frame is the block. ${how}</p>`;
+    '<span class="swatch v-pos"></span> positive; ' +
+    '<span class="swatch v-prob"></span> a weight or probability, 0 to 1; ' +
+    '<span class="swatch chosen"></span> the token the model picks; ' +
+    '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it. ' +
+    `${how}</p>`;
 }
 
 export { modelSvg, modelFigure, modelKey };

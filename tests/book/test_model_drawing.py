@@ -1,6 +1,7 @@
 """The whole model in one drawing (toycalc/book/model_drawing.py): every
-part there, every cell's <title> equal to toycalc's number, for each heads
-choice and for other sentences; bands a phone can show at full size."""
+part there and named in words, every cell's <title> equal to toycalc's
+number, for each heads choice and for other sentences; one frame holds
+the block; the stream is one line."""
 from __future__ import annotations
 
 import re
@@ -32,7 +33,8 @@ def test_every_part_is_drawn_once_in_the_order_the_data_flows(toy, text, heads):
     names = [g["data-part"] for g in soup.select("g[data-part]") if g["data-part"] != "tokens"]
     assert list(dict.fromkeys(names)) == model_drawing.PARTS[1:]
     assert names.count("heads") == heads                       # a lane per head
-    assert len(soup.select('g[data-part="tokens"]')) == len(soup.select("svg"))   # each band names the rows
+    assert len(soup.select("svg")) == 1
+    assert len(soup.select('g[data-part="tokens"]')) == len(model_drawing.ROWS)   # each row of parts names the tokens
 
 
 @pytest.mark.parametrize("text, heads", EXAMPLES)
@@ -84,13 +86,31 @@ def test_the_answer_is_the_most_probable_token_after_the_last_position(toy, head
 
 
 @pytest.mark.parametrize("text, heads", EXAMPLES)
-def test_bands_fit_a_phone_and_cells_are_large_enough_to_read(toy, text, heads):
+def test_one_frame_holds_the_block_and_the_stream_is_one_line(toy, text, heads):
+    """The block is one frame, titled with how often it repeats, around
+    every head and the MLP (and no part outside the block); the parts are
+    named in words; the residual stream is one path; cells are 11 px or more."""
     soup = drawn(Example(toy, text=text, heads=heads))
-    for svg in soup.select("svg"):
-        assert int(svg["width"]) == model_drawing.BAND <= 336
-        for mark in svg.select("[x]"):
-            assert int(mark["x"]) + int(mark.get("width", 0)) <= model_drawing.BAND, mark
-    assert min(int(r["width"]) for r in soup.select("g[data-part] rect")) >= 10
+    frames = soup.select("rect.block")
+    assert len(frames) == 1
+    x0, y0 = int(frames[0]["x"]), int(frames[0]["y"])
+    x1, y1 = x0 + int(frames[0]["width"]), y0 + int(frames[0]["height"])
+
+    def inside(el):
+        return x0 <= int(el["x"]) <= x1 and y0 <= int(el["y"]) <= y1
+    for g in soup.select("g[data-part]"):
+        labels = g.select("text.hdr")
+        if g["data-part"] == "tokens":
+            continue
+        assert all(inside(t) for t in labels) == (g["data-part"] in model_drawing.IN_BLOCK), g["data-part"]
+    assert [t.get_text() for t in soup.select('g[data-part="heads"] text.hdr')] == [f"head {h + 1}" for h in range(heads)]
+    assert soup.select_one("text.frame-title").get_text() == "Transformer block × 1"
+    shown = " ".join(t.get_text() for t in soup.select("text"))
+    for words in ("Tokens", "Embedding", "Positions", "LayerNorm", "Attention", "Queries", "Mix", "MLP",
+                  "Logits", "Probabilities", "Next token"):
+        assert words in shown, words
+    assert len(soup.select("path.stream")) == 1 and len(soup.select("path.stream-end")) == 1
+    assert min(int(r["width"]) for r in soup.select("g[data-part] rect[class^=v-]")) >= 10
 
 
 def test_symbols_are_printed_with_subscripts_and_primes(toy):
@@ -99,7 +119,7 @@ def test_symbols_are_printed_with_subscripts_and_primes(toy):
     assert "_" not in shown and "^" not in shown and "´" not in shown
     assert soup.select_one('g[data-part="W_O"] text tspan.sub').get_text() == "O"
     label = soup.select_one('g[data-part="ln2"] text.hdr')
-    assert label.get_text() == "u′" and label.select_one("tspan.prime").get_text() == "′"   # a serif's prime
+    assert label.get_text() == "LayerNorm u′" and label.select_one("tspan.prime").get_text() == "′"   # a serif's prime
 
 
 def test_a_token_is_text_in_the_drawing(toy):
@@ -122,7 +142,7 @@ def test_links_and_the_highlight_follow_the_caller(toy):
     # the label is the link, inside its part; the cells are not in it
     assert soup.select_one("a").find_parent("g")["data-part"] == "E" and not soup.select("a rect[class^=v-]")
     assert [g["data-part"] for g in soup.select("g.here")] == ["ln1"]
-    assert re.search(r"the block", soup.get_text())
+    assert re.search(r"Transformer block × 1", soup.get_text())
 
 
 @pytest.mark.parametrize("text, heads", EXAMPLES)
@@ -140,13 +160,12 @@ def test_end_to_ends_steps_are_regions_of_the_drawing(toy, text, heads):
         return " ".join(re.sub(r"[^\w\s]", " ", text).lower().split())
     # label in name: each button's name holds the words its bar shows
     assert [b["id"] for b in buttons if words(b.get_text()) not in words(b["aria-label"])] == []
-    for g in soup.select("g[data-part]"):
+    tokens_first, *tokens_again = soup.select('g[data-part="tokens"]')
+    assert tokens_first["data-step"] == "1" and not any(g.get("data-step") for g in tokens_again)
+    for g in soup.select("g[data-part]:not([data-part=tokens])"):
         assert g["data-step"] == str(model_drawing.STEP_OF[g["data-part"]])
-    seen = set()
-    for bar in soup.select("g.path-step"):                     # a step cut by a band's end goes on, hidden
-        assert (bar.get("role"), bar.get("aria-hidden")) == ((None, "true") if bar["data-step"] in seen
-                                                             else ("button", None))
-        seen.add(bar["data-step"])
+    # each step drawn once, its number and its whole name on its bar
+    assert [b.get_text() for b in soup.select("g.path-step")] == [f"{n}  {name}" for n, name, _ in model_drawing.STEPS]
     assert not BeautifulSoup(model_drawing.model_svg(ex.trace, tokens, toy.vocab), "html.parser").select("[data-step]")
 
 

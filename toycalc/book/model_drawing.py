@@ -2,18 +2,22 @@
 
 Each token is a row that runs across the drawing, as in Transformer
 Explainer: follow "␣cat" from its row of E to the token the model guesses
-after it. Every vector is a strip of cells (one per column, at least 12 px)
+after it. Every part is named in words, with the letter the chapters use
+beside it (NAMES). Every vector is a strip of cells (one per column, 12 px)
 on the book's diverging scale; attention weights and probabilities, which
-lie in [0, 1], on its sequential scale. The residual stream is the line
-along the top: x is put on it, the attention and the MLP branch off it
-(each in its box) and add their result back into it at ⊕, and f is read
-off its end. A dashed frame is the block.
+lie in [0, 1], on its sequential scale.
 
-The drawing is cut into bands, each an <svg> no wider than a phone's
-column (BAND): side by side on a wide screen, under each other on a phone,
-with no text ever scaled below its size. Each part of the model is a
-<g data-part="..."> (PARTS), a link to the page that explains it when the
-caller gives one (TOY_PAGES), and every cell carries its number in its <title>.
+One <svg>, three rows of parts read left to right, top to bottom (ROWS):
+the embedding, the block (one dashed frame, titled with how often it
+repeats), the output. The residual stream is one line through all three,
+wrapping from each row's end to the next row's start as a line of text
+does: x is put on it, the attention and the MLP branch off it (each in
+its grey box) and add their result back at ⊕, and f is read off its end.
+The layout is the same on every screen: a phone scrolls the drawing
+sideways as one unit, and no text is ever scaled below its size. Each
+part of the model is a <g data-part="..."> (PARTS), a link to the page
+that explains it when the caller gives one (TOY_PAGES), and every cell
+carries its number in its <title>.
 docs/javascripts/model_drawing.js draws the same markup in the browser.
 """
 from __future__ import annotations
@@ -29,7 +33,8 @@ PARTS = ["tokens", "E", "P", "X", "ln1", "Q", "K", "V", "heads", "W_O", "add1",
 ATTENTION = ("ln1", "Q", "K", "V", "heads", "W_O")    # the branch that add1 adds back
 MLP = ("ln2", "mlp")                                  # the branch that add2 adds back
 IN_BLOCK = ATTENTION + MLP + ("add1", "add2")         # what the block's frame holds
-GROUPS = [("tokens", "E", "P", "X"), ("ln1", "Q", "K", "V", "heads", "W_O", "add1"),
+IN_BLOCK_ORDER = ATTENTION + ("add1",) + MLP + ("add2",)
+GROUPS = [("tokens", "E", "P", "X"), ("ln1", "Q", "K", "V", "heads", "W_O", "add1"),   # the chapter maps' bands
           ("ln2", "mlp", "add2"), ("lnf", "W_U", "softmax", "next")]
 
 # Every part's name in words, as each drawing of the book writes it (the
@@ -49,15 +54,16 @@ def block_title(n_blocks: int) -> str:
     return f"Transformer block × {n_blocks}"
 
 
-# End to End's nine steps, each a region of the drawing: (number, label, its parts).
-STEPS = [(1, "Tokens and ids", ("tokens",)), (2, "The table E", ("E",)), (3, "P and X", ("P", "X")),
-         (4, "LayerNorm", ("ln1",)), (5, "Q, K, V", ("Q", "K", "V")), (6, "The heads", ("heads",)),
-         (7, "Mix and W_O", ("W_O",)), (8, "Sum, LayerNorm, MLP", ("add1", "ln2", "mlp", "add2")),
-         (9, "Output and softmax", ("lnf", "W_U", "softmax", "next"))]
+# End to End's nine steps, each a region of the drawing: (number, name, its parts).
+STEPS = [(1, "Tokens", ("tokens",)), (2, "Embedding", ("E",)), (3, "Positions", ("P", "X")),
+         (4, "LayerNorm", ("ln1",)), (5, "Queries, keys, values", ("Q", "K", "V")), (6, "Heads", ("heads",)),
+         (7, "Mix", ("W_O",)), (8, "Add, LayerNorm, MLP", ("add1", "ln2", "mlp", "add2")),
+         (9, "Output", ("lnf", "W_U", "softmax", "next"))]
 STEP_OF = {name: n for n, _, names in STEPS for name in names}
-# a step's name when its bar is too narrow for its label
-SHORT = {1: "ids", 2: "E", 3: "P, X", 4: "Norm", 5: "Q K V", 6: "Heads", 7: "Mix", 8: "Sum", 9: "Output"}
 STEP_H = 18                   # the height of a step's bar, under the rows
+# The drawing's three rows of parts, top to bottom, as the data flows:
+# the embedding, the block (one frame), the output. Every step lies in one.
+ROWS = [("E", "P", "X"), IN_BLOCK_ORDER, ("lnf", "W_U", "softmax", "next")]
 
 # The page of the toy chapter that explains each part.
 TOY_PAGES = {"tokens": "toy/tokens.md", "E": "toy/embedding.md", "P": "toy/positions.md", "X": "toy/positions.md",
@@ -69,11 +75,12 @@ TOY_PAGES = {"tokens": "toy/tokens.md", "E": "toy/embedding.md", "P": "toy/posit
 CELL, PITCH = 12, 14          # a cell, and a token's row (the cell and a gap)
 HEAD_CELL = 11                # the width of a cell of an attention map (10 drawn)
 GAP = 10                      # between two parts
-BAND = 336                    # the widest band: a phone's column at 375 px
-STREAM_Y = 20                 # the residual stream's line; the labels of its values above it
-BOX_Y = 28                    # the top of a branch's box, under the stream
-LABEL_Y = 42                  # the labels of the other parts
-TOP = 48                      # the first token's row
+NAME_PX = 8                   # a part's name: the width of a character (bold, 12 px)
+# In each row of parts, from its top: the block's frame and its title, the
+# stream, the branches' boxes and the attention's title, the parts' names,
+# the first token's cells.
+FRAME_Y, TITLE_Y, STREAM_Y, BOX_Y, BOX_TITLE_Y, LABEL_Y, TOP = 2, 15, 26, 32, 45, 59, 64
+RETURN = 12                   # under a row: where the stream runs back to the next row's start
 
 
 def sub(symbol: str) -> str:
@@ -87,16 +94,37 @@ def sub(symbol: str) -> str:
     return f'{esc(base)}<tspan class="sub" dy="3">{esc(low)}</tspan>'
 
 
+def name_text(name: str, label: str) -> str:
+    """A part's name as the drawing writes it: words, then its letter."""
+    words, letter = NAMES[name]
+    if name == "heads":
+        return label
+    if name in STREAM:
+        return letter
+    return f"{words} {letter}".strip() if name != "P" else f"+ {words} {letter}"
+
+
+def name_svg(name: str, label: str) -> str:
+    """The same name as SVG text: the letter lighter, its subscript lowered."""
+    words, letter = NAMES[name]
+    if name == "heads" or name in STREAM or not letter:
+        return sub(name_text(name, label))
+    return f'{esc(name_text(name, label)[:-len(letter)])}<tspan class="sym">{sub(letter)}</tspan>'
+
+
+STREAM = ("X", "add1", "add2")   # the stream's values: named by their letter, above it
+
+
 class DrawnPart:
-    """One part: its name (PARTS), its label, its width, and how it draws
-    itself at x (a function of x returning SVG)."""
+    """One part: its name (PARTS), its label (a head's: "head 1"), its
+    width, and how it draws itself at (x, y), y the top of its row of parts."""
 
-    def __init__(self, name: str, label: str, width: int, draw, stream: bool = False):
-        self.name, self.label, self.draw, self.stream = name, label, draw, stream
-        self.width = max(width, text_width(label.replace("_", ""), 8))
+    def __init__(self, name: str, label: str, width: int, draw):
+        self.name, self.label, self.draw = name, label, draw
+        self.width = max(width, text_width(name_text(name, label).replace("_", ""), NAME_PX))
 
 
-def strip(M, x: int, row_name, scale_kind: str = "signed", columns=None, chosen: tuple = ()) -> str:
+def strip(M, x: int, y: int, row_name, scale_kind: str = "signed", columns=None, chosen: tuple = ()) -> str:
     """A matrix drawn a row per token, a cell per column: cell (t, j) is
     titled "row_name(t), column j: value" (or the column's name); the cell
     (t, j) = chosen, the model's answer, outlined as the one chosen."""
@@ -105,7 +133,7 @@ def strip(M, x: int, row_name, scale_kind: str = "signed", columns=None, chosen:
     for t, row in enumerate(M):
         for j, v in enumerate(row):
             name = f"column {j + 1}" if columns is None else columns[j]
-            out.append(cell_mark(x + j * CELL, TOP + t * PITCH, CELL, v, scale, scale_kind,
+            out.append(cell_mark(x + j * CELL, y + TOP + t * PITCH, CELL, v, scale, scale_kind,
                                  f"{row_name(t)}, {name}", (t, j) == chosen))
     return "".join(out)
 
@@ -122,49 +150,49 @@ def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[DrawnP
     blk = trace["blocks"][0]
     T = len(tokens)
     H = blk["weights"].shape[0]
-    parts = [DrawnPart("tokens", "tokens", 0, lambda x: "")]   # the token labels start every band
+    parts = []
 
-    def vectors(name, label, M, row, stream=False, kind="signed", columns=None, chosen=()):
+    def vectors(name, M, row, kind="signed", columns=None, chosen=()):
         """M a row per token; row: what row t is, in words ({token}, {t})."""
         def row_name(t):
             return row.format(token=tokens[t], t=t + 1)
         width = len(M[0]) * CELL
-        parts.append(DrawnPart(name, label, width, lambda x: strip(M, x, row_name, kind, columns, chosen), stream))
+        parts.append(DrawnPart(name, "", width, lambda x, y: strip(M, x, y, row_name, kind, columns, chosen)))
 
-    vectors("E", "E", trace["E_ids"], "E, the row of {token}")
-    vectors("P", "+ P", trace["P_t"], "P, row {t} (the position of {token})")
-    vectors("X", "x", trace["X"], "x of {token} (position {t})", stream=True)
-    vectors("ln1", "u", blk["u"], "u, x after LayerNorm, of {token} (position {t})")
+    vectors("E", trace["E_ids"], "E, the row of {token}")
+    vectors("P", trace["P_t"], "P, row {t} (the position of {token})")
+    vectors("X", trace["X"], "x of {token} (position {t})")
+    vectors("ln1", blk["u"], "u, x after LayerNorm, of {token} (position {t})")
     for n, role in zip("QKV", ("query", "key", "value")):
-        vectors(n, n.lower(), blk[n], f"{n.lower()}, the {role} of {{token}} (position {{t}})")
+        vectors(n, blk[n], f"{n.lower()}, the {role} of {{token}} (position {{t}})")
     for h in range(H):
         parts.append(DrawnPart("heads", f"head {h + 1}", T * HEAD_CELL,
-                          lambda x, h=h: head_map(blk["weights"][h], x, h, tokens)))
-    vectors("W_O", "a W_O", blk["attn"], "attention's output for {token} (position {t})")
-    vectors("add1", "h", blk["h"], "h, x plus attention's output, of {token} (position {t})", stream=True)
-    vectors("ln2", "u′", blk["u2"], "u′, h after LayerNorm, of {token} (position {t})")
-    vectors("mlp", "MLP", blk["m"], "m, the MLP's output for {token} (position {t})")
-    vectors("add2", "y", blk["y"], "y, h plus the MLP's output, of {token} (position {t})", stream=True)
-    vectors("lnf", "f", trace["f"], "f, y after LayerNorm, of {token} (position {t})", stream=True)
+                               lambda x, y, h=h: head_map(blk["weights"][h], x, y, h, tokens)))
+    vectors("W_O", blk["attn"], "attention's output for {token} (position {t})")
+    vectors("add1", blk["h"], "h, x plus attention's output, of {token} (position {t})")
+    vectors("ln2", blk["u2"], "u′, h after LayerNorm, of {token} (position {t})")
+    vectors("mlp", blk["m"], "m, the MLP's output for {token} (position {t})")
+    vectors("add2", blk["y"], "y, h plus the MLP's output, of {token} (position {t})")
+    vectors("lnf", trace["f"], "f, y after LayerNorm, of {token} (position {t})")
     shown = [show(v) for v in vocab]
-    vectors("W_U", "z", trace["z"], "z, the logits after {token} (position {t})", columns=shown)
+    vectors("W_U", trace["z"], "z, the logits after {token} (position {t})", columns=shown)
     best = [int(row.argmax()) for row in trace["p"]]
-    vectors("softmax", "p", trace["p"], "p after {token} (position {t})", kind="prob",
+    vectors("softmax", trace["p"], "p after {token} (position {t})", kind="prob",
             columns=[f"p({v})" for v in shown], chosen=(T - 1, best[-1]))
     words = [shown[i] for i in best]
     p = [trace["p"][t][i] for t, i in enumerate(best)]
     width = max([text_width(w) for w in words[:-1]] + [text_width(answer(words[-1], p[-1]))]) + 8
-    parts.append(DrawnPart("next", "next", width, lambda x: next_tokens(words, p, x, tokens)))
+    parts.append(DrawnPart("next", "", width, lambda x, y: next_tokens(words, p, x, y, tokens)))
     return parts
 
 
-def head_map(weights, x: int, h: int, tokens: list[str]) -> str:
+def head_map(weights, x: int, y: int, h: int, tokens: list[str]) -> str:
     """Head h's attention weights: a row per query, a column per key; the
     keys after the query are blank (the mask)."""
     out = []
     for i in range(len(tokens)):
         for j in range(i + 1):
-            out.append(cell_mark(x + j * HEAD_CELL, TOP + i * PITCH, HEAD_CELL, weights[i][j], 1.0, "prob",
+            out.append(cell_mark(x + j * HEAD_CELL, y + TOP + i * PITCH, HEAD_CELL, weights[i][j], 1.0, "prob",
                                  f"head {h + 1}, {tokens[i]} (query {i + 1}) reads {tokens[j]} (key {j + 1})"))
     return "".join(out)
 
@@ -174,13 +202,13 @@ def answer(word: str, p: float) -> str:
     return f"{word}, p = {fixed(p)}"
 
 
-def next_tokens(words: list[str], p: list[float], x: int, tokens: list[str]) -> str:
+def next_tokens(words: list[str], p: list[float], x: int, y0: int, tokens: list[str]) -> str:
     """The most probable next token after each position; the last one is the
     model's answer, with its p, in bold in the box of the one chosen."""
     out = []
     for t, (word, value) in enumerate(zip(words, p)):
         last = t == len(words) - 1
-        y = TOP + t * PITCH
+        y = y0 + TOP + t * PITCH
         if last:
             out.append(f'<rect class="chosen-box" x="{x - 1}" y="{y - 1}" '
                        f'width="{text_width(answer(word, value)) + 6}" height="{CELL + 2}" rx="2"/>')
@@ -190,86 +218,100 @@ def next_tokens(words: list[str], p: list[float], x: int, tokens: list[str]) -> 
     return "".join(out)
 
 
-def bands(parts: list[DrawnPart], label_width: int) -> list[list[DrawnPart]]:
-    """The parts cut into bands no wider than BAND, a group (GROUPS) kept
-    whole when it fits in one band."""
-    group_of = {name: k for k, names in enumerate(GROUPS) for name in names}
-    out: list[list[DrawnPart]] = [[]]
-    used = label_width
-    for k, part in enumerate(parts):
-        if part.name == "tokens":
-            continue
-        starts_group = k > 0 and group_of[part.name] != group_of[parts[k - 1].name]
-        rest = sum(p.width + GAP for p in parts[k:] if group_of[p.name] == group_of[part.name])
-        if out[-1] and (used + part.width + GAP > BAND or (starts_group and used + rest > BAND)):
-            out.append([])
-            used = label_width
-        out[-1].append(part)
-        used += part.width + GAP
+def widen_steps(parts: list[DrawnPart]) -> None:
+    """End to End: a step's bar names it in full ("5  Queries, keys,
+    values"), so the step's last part widens until its bar holds the words."""
+    for n, label, names in STEPS[1:]:
+        mine = [p for p in parts if p.name in names]
+        room = sum(p.width for p in mine) + GAP * (len(mine) - 1) + 4
+        need = step_text_width(n, label)
+        if room < need:
+            mine[-1].width += need - room
+
+
+def step_text_width(n: int, label: str) -> int:
+    return text_width(f"{n}  {label}") + 12
+
+
+def placed_rows(parts: list[DrawnPart], label_width: int) -> list[list[tuple[DrawnPart, int]]]:
+    """Each row of parts (ROWS) with every part's x, a little after the
+    tokens' names (the block's row further, for its frame's edge)."""
+    out = []
+    for k, names in enumerate(ROWS):
+        x = label_width + (8 if k == 1 else 6)
+        row = []
+        for part in parts:
+            if part.name in names:
+                row.append((part, x))
+                x += part.width + GAP
+        out.append(row)
     return out
 
 
-def band_svg(band: list[DrawnPart], tokens: list[str], label_width: int, links: dict, here: tuple, n_blocks: int,
-             first_block: bool = True, steps: set | None = None) -> str:
-    """One band: the token labels, the stream, the branches' boxes, the
-    block's frame, then the parts."""
-    bottom = TOP + len(tokens) * PITCH
-    names = "".join(f'<text x="{label_width - 6}" y="{TOP + t * PITCH + 10}" class="lbl" text-anchor="end">{esc(tok)}'
-                    f'<title>token {t + 1}: {esc(tok)}</title></text>' for t, tok in enumerate(tokens))
-    if "tokens" in links:                      # the tokens are the labels of their rows
-        names = f'<a data-page="{esc(links["tokens"])}">{names}</a>'
-    body = [f'<g data-part="tokens"{step_attr("tokens", steps)}>{names}</g>']
-    x, placed = label_width, []
-    for part in band:
-        placed.append((part, x))
-        x += part.width + GAP
-    width = BAND                               # every band as wide: on a wide screen they line up in columns
+def row_svg(k: int, placed: list[tuple[DrawnPart, int]], y: int, tokens: list[str], label_width: int, links: dict,
+            here: tuple, n_blocks: int, steps: bool) -> str:
+    """Row k of parts from y: the tokens' names, the block's frame (row 2),
+    the branches' boxes, the parts, and End to End's bars."""
+    bottom = y + TOP + len(tokens) * PITCH
+    under = bottom + (6 + STEP_H if steps else 0)     # the rows' cells, then the steps' bars
+    body = [tokens_svg(tokens, label_width, y, links, steps, k == 0)]
     centre = {p.name: px + p.width // 2 for p, px in placed}
-    framed = [(p, px) for p, px in placed if p.name in IN_BLOCK]
-    if framed:                                 # the block: from its first norm to its last sum
-        x0, x1 = framed[0][1] - 6, framed[-1][1] + framed[-1][0].width + 6
-        body.append(f'<rect class="block" x="{x0}" y="{STREAM_Y - 14}" width="{x1 - x0}" '
-                    f'height="{bottom - STREAM_Y + 18}" rx="6"/>')
-        if first_block:
-            name = "the block" if n_blocks == 1 else f"a block, × {n_blocks}"
-            below = bottom + 18 + (STEP_H + 6 if steps is not None else 0)
-            body.append(f'<text x="{x0 + 4}" y="{below}" class="lbl">{esc(name)}</text>')
+    if k == 1:                                 # the block: one frame, from its first norm to its last sum
+        x0, x1 = placed[0][1] - 8, placed[-1][1] + placed[-1][0].width + 8
+        body.append(f'<rect class="block" x="{x0}" y="{y + FRAME_Y}" width="{x1 - x0}" '
+                    f'height="{under + 4 - y - FRAME_Y}" rx="6"/>'
+                    f'<text x="{x0 + 8}" y="{y + TITLE_Y}" class="frame-title">{esc(block_title(n_blocks))}</text>')
     for branch, add, cls in ((ATTENTION, "add1", "attention"), (MLP, "add2", "mlp")):
         inside = [(p, px) for p, px in placed if p.name in branch]
         if not inside:
             continue
-        x0, x1 = inside[0][1] - 3, inside[-1][1] + inside[-1][0].width + 3
-        body.append(f'<rect class="branch {cls}" x="{x0}" y="{BOX_Y}" width="{x1 - x0}" '
-                    f'height="{bottom - BOX_Y + 3}" rx="3"/>')
-        if inside[0][0].name == branch[0]:     # it branches off the stream
-            body.append(f'<path class="tap" d="M{x0 + 6} {STREAM_Y}V{BOX_Y}"/>')
-        if add in centre:                      # and is added back at ⊕
-            body.append(f'<path class="tap" d="M{x1} {BOX_Y + 6}H{centre[add]}V{STREAM_Y + 5}"/>')
-    body.append(f'<path class="stream" d="M{label_width - 4} {STREAM_Y}H{width - 8}"/>'
-                f'<path class="stream-end" d="M{width - 8} {STREAM_Y - 4}l7 4l-7 4z"/>')
+        x0, x1 = inside[0][1] - 4, inside[-1][1] + inside[-1][0].width + 2
+        body.append(f'<rect class="branch {cls}" x="{x0}" y="{y + BOX_Y}" width="{x1 - x0}" '
+                    f'height="{bottom - y - BOX_Y + 4}" rx="3"/>'
+                    f'<path class="tap" d="M{x0 + 6} {y + STREAM_Y}V{y + BOX_Y}"/>'
+                    f'<path class="tap" d="M{x1} {y + BOX_Y + 6}H{centre[add]}V{y + STREAM_Y + 5}"/>')
+        if cls == "attention":                 # named over its queries: LayerNorm comes first in the box
+            qx = next(px for p, px in inside if p.name == "Q")
+            body.append(f'<text x="{qx}" y="{y + BOX_TITLE_Y}" class="box-title">{ATTENTION_NAME}</text>')
     for part, px in placed:
-        inner = []
-        if part.stream:                        # a value of the stream
-            inner.append(f'<path class="tap" d="M{centre[part.name]} {STREAM_Y}V{TOP - 2}"/>')
-            if part.name in ("add1", "add2"):
-                mid = centre[part.name]
-                inner.append(add_mark(mid, STREAM_Y, 5))
-        label_y = STREAM_Y - 8 if part.stream else LABEL_Y
-        label = f'<text x="{px}" y="{label_y}" class="hdr">{sub(part.label)}</text>'
-        if part.name in links:                 # the label is the link (the site makes data-page an address,
-            # site/blocks.py); a tap on a cell shows its number and stays on the page
-            label = (f'<a data-page="{esc(links[part.name])}"><rect class="hit" x="{px - 2}" y="{label_y - 12}" '
-                     f'width="{text_width(part.label.replace("_", ""), 8) + 4}" height="16"/>{label}</a>')
-        inner.append(label + part.draw(px))
-        cls = ' class="here"' if part.name in here else ""
-        body.append(f'<g data-part="{part.name}"{cls}{step_attr(part.name, steps)}>{"".join(inner)}</g>')
-    height = bottom + (24 if framed else 8)
-    role = "img"
-    if steps is not None:                      # End to End: the steps' bars, under the rows
-        body.insert(0, step_bars(placed, label_width, bottom, steps))
-        height, role = height + STEP_H + 6, "group"
-    return (f'<svg class="fig model-band" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-            f'role="{role}" aria-label="{esc(band_aria(band))}">{"".join(body)}</svg>')
+        body.append(part_svg(part, px, y, centre, links, here, steps))
+    if steps:
+        body.insert(0, step_bars(placed, label_width if k == 0 else None, y, bottom))
+    return "".join(body)
+
+
+def tokens_svg(tokens: list[str], label_width: int, y: int, links: dict, steps: bool, first: bool) -> str:
+    """The tokens' names, a row's labels; the first row's are step 1, under the word "Tokens"."""
+    names = "".join(f'<text x="{label_width - 6}" y="{y + TOP + t * PITCH + 10}" class="lbl" text-anchor="end">'
+                    f'{esc(tok)}<title>token {t + 1}: {esc(tok)}</title></text>' for t, tok in enumerate(tokens))
+    if first:
+        names = (f'<text x="{label_width - 6}" y="{y + LABEL_Y}" class="hdr" text-anchor="end">'
+                 f'{NAMES["tokens"][0]}</text>' + names)
+    if "tokens" in links:                      # the tokens are the labels of their rows
+        names = f'<a data-page="{esc(links["tokens"])}">{names}</a>'
+    step = f' data-step="{STEP_OF["tokens"]}"' if steps and first else ""
+    return f'<g data-part="tokens"{step}>{names}</g>'
+
+
+def part_svg(part: DrawnPart, px: int, y: int, centre: dict, links: dict, here: tuple, steps: bool) -> str:
+    inner = []
+    if part.name in STREAM:                    # a value of the stream: drawn off it
+        mid = centre[part.name]
+        inner.append(f'<path class="tap" d="M{mid} {y + STREAM_Y}V{y + TOP - 2}"/>')
+        if part.name != "X":
+            inner.append(add_mark(mid, y + STREAM_Y, 5))
+    label_y = y + (STREAM_Y - 8 if part.name in STREAM else LABEL_Y)
+    label_x = centre[part.name] - 4 if part.name in STREAM else px
+    label = f'<text x="{label_x}" y="{label_y}" class="hdr">{name_svg(part.name, part.label)}</text>'
+    if part.name in links:                     # the label is the link (the site makes data-page an address,
+        # site/blocks.py); a tap on a cell shows its number and stays on the page
+        label = (f'<a data-page="{esc(links[part.name])}"><rect class="hit" x="{label_x - 2}" y="{label_y - 12}" '
+                 f'width="{text_width(name_text(part.name, part.label).replace("_", ""), NAME_PX) + 4}" '
+                 f'height="16"/>{label}</a>')
+    inner.append(label + part.draw(px, y))
+    cls = ' class="here"' if part.name in here else ""
+    step = f' data-step="{STEP_OF[part.name]}"' if steps else ""
+    return f'<g data-part="{part.name}"{cls}{step}>{"".join(inner)}</g>'
 
 
 def add_mark(x: int, y: int, r: int) -> str:
@@ -279,18 +321,31 @@ def add_mark(x: int, y: int, r: int) -> str:
             f'M{x - c} {y}h{2 * c}M{x} {y - c}v{2 * c}"/>')
 
 
-def step_attr(name: str, steps: set | None) -> str:
-    return "" if steps is None else f' data-step="{STEP_OF[name]}"'
+def stream_path(rows: list, tops: list[int], heights: list[int], label_width: int) -> str:
+    """The residual stream, one line: from x, along each row of parts past
+    its last part, back under it to the next row's start, down into f,
+    where an arrow ends it."""
+    x_mid = next(px + p.width // 2 for p, px in rows[0] if p.name == "X")
+    f_x = next(px for p, px in rows[2] if p.name == "lnf") - 5
+    left = label_width - 10
+    d = f"M{x_mid} {tops[0] + STREAM_Y}"
+    for k in (0, 1):
+        back = tops[k] + heights[k] - RETURN // 2
+        last, px = rows[k][-1]
+        d += f"H{px + last.width + 10}V{back}H{left}V{tops[k + 1] + STREAM_Y}"
+    end = tops[2] + TOP - 4
+    d += f"H{f_x}V{end - 6}"
+    return (f'<path class="stream" d="{d}"/>'
+            f'<path class="stream-end" d="M{f_x - 4} {end - 7}l4 7l4 -7z"/>')
 
 
-def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
-    """End to End's steps in this band: under each step's parts a numbered
-    bar, and behind them its area. A step's first bar is its button
-    (#path-step-N, docs/javascripts/path.js opens its panel); a step cut by
-    the band's end goes on in the next band, under a bar that is not.
-    steps: the steps already drawn (this function adds the band's)."""
+def step_bars(placed: list, label_width: int | None, y: int, bottom: int) -> str:
+    """End to End's steps in a row of parts: under each step's parts a
+    numbered bar naming it, and behind them its area. The bar is the step's
+    button (#path-step-N: docs/javascripts/path.js opens its panel).
+    label_width: in the first row, step 1 is the tokens' names."""
     spans: dict[int, list[int]] = {}
-    if 1 not in steps:                         # the token names, at the first band's left
+    if label_width is not None:
         spans[1] = [2, label_width - 4]
     for part, px in placed:
         x0, x1 = spans.get(STEP_OF[part.name], [px - 2, px + part.width + 2])
@@ -298,24 +353,13 @@ def step_bars(placed: list, label_width: int, bottom: int, steps: set) -> str:
     out = []
     for n, (x0, x1) in spans.items():
         label = STEPS[n - 1][1]
-        words = (f"{n}  {label}" if text_width(label) + 24 < x1 - x0 else
-                 f"{n} {SHORT[n]}" if text_width(SHORT[n]) + 18 < x1 - x0 else str(n))
-        first = n not in steps
-        steps.add(n)
-        # the name holds the words the bar shows, so that a reader who says
-        # what they see to a voice control reaches the button (label in name)
-        shown = "" if words in (str(n), f"{n}  {label}") else f", {SHORT[n]}"
-        attrs = (f' id="path-step-{n}" role="button" tabindex="0" aria-controls="step-{n}" aria-expanded="false" '
-                 f'aria-label="Step {n}{esc(shown)}: {esc(spoken(label))}"') if first else ' aria-hidden="true"'
-        out.append(f'<rect class="step-area" data-step="{n}" x="{x0}" y="2" width="{x1 - x0}" '
-                   f'height="{bottom + STEP_H + 4}" rx="4"/><g class="path-step" data-step="{n}"{attrs}>'
-                   f'<rect class="step-bar" x="{x0}" y="{bottom + 8}" width="{x1 - x0}" height="{STEP_H}" rx="3"/>'
-                   f'<text class="step-n" x="{x0 + 5}" y="{bottom + 21}">{sub(words)}</text></g>')
+        out.append(f'<rect class="step-area" data-step="{n}" x="{x0}" y="{y + 2}" width="{x1 - x0}" '
+                   f'height="{bottom - y + STEP_H + 4}" rx="4"/><g class="path-step" data-step="{n}" '
+                   f'id="path-step-{n}" role="button" tabindex="0" aria-controls="step-{n}" aria-expanded="false" '
+                   f'aria-label="Step {n}: {esc(label)}">'
+                   f'<rect class="step-bar" x="{x0}" y="{bottom + 6}" width="{x1 - x0}" height="{STEP_H}" rx="3"/>'
+                   f'<text class="step-n" x="{x0 + 5}" y="{bottom + 19}">{n}  {esc(label)}</text></g>')
     return "".join(out)
-
-
-def band_aria(band: list[DrawnPart]) -> str:
-    return "The model's drawing, parts " + ", then ".join(dict.fromkeys(spoken(part.label) for part in band))
 
 
 def spoken(label: str) -> str:
@@ -326,18 +370,28 @@ def spoken(label: str) -> str:
 @mirrored("model_drawing.js")
 def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | None = None,
               here: tuple = (), n_blocks: int = 1, steps: bool = False) -> str:
-    """The whole model on this trace, as bands of SVG inside one figure.
+    """The whole model on this trace, one <svg> of three rows of parts.
     tokens: the text's tokens as the book prints them (␣); links: part ->
     the page that explains it, as docs/ names it ("toy/embedding.md"); here:
     the parts to highlight; steps: End to End's nine steps as regions (STEPS)."""
     parts = model_parts(trace, tokens, vocab)
-    label_width = max(text_width(t) for t in tokens) + 10
-    cut = bands(parts, label_width)
-    framed = [k for k, band in enumerate(cut) if any(p.name in IN_BLOCK for p in band)]
-    done: set | None = set() if steps else None
-    drawn = "".join(band_svg(band, tokens, label_width, links or {}, here, n_blocks, k == framed[0], done)
-                    for k, band in enumerate(cut))
-    return f'<div class="model-bands">{drawn}</div>'
+    if steps:
+        widen_steps(parts)
+    label_width = max([text_width(t) for t in tokens] + [step_text_width(1, STEPS[0][1])]) + 10
+    rows = placed_rows(parts, label_width)
+    bottom = TOP + len(tokens) * PITCH + (6 + STEP_H if steps else 0)
+    heights = [bottom + 4 + RETURN] * 3
+    tops = [0, heights[0], heights[0] + heights[1]]
+    width = max(px + p.width for row in rows for p, px in row) + 20
+    body = [row_svg(k, row, tops[k], tokens, label_width, links or {}, here, n_blocks, steps)
+            for k, row in enumerate(rows)]
+    body.insert(0, stream_path(rows, tops, heights, label_width))
+    height = tops[2] + bottom + 8
+    words = ", then ".join(dict.fromkeys(spoken(name_text(p.name, p.label)) if p.name != "heads" else "the heads"
+                                         for row in rows for p, _ in row))
+    return (f'<div class="model-bands"><svg class="fig model-band" viewBox="0 0 {width} {height}" width="{width}" '
+            f'height="{height}" role="{"group" if steps else "img"}" '
+            f'aria-label="{esc("The whole model: the tokens, then " + words)}">{"".join(body)}</svg></div>')
 
 
 @mirrored("model_drawing.js")
@@ -348,19 +402,18 @@ def model_figure(trace: dict, tokens: list[str], vocab: list[str], links: dict |
 
 
 def model_key(steps: bool = False, linked: bool = False) -> str:
-    """What the drawing's marks mean, beside it; steps: End to End's way
+    """What the drawing's marks mean, under it; steps: End to End's way
     in; linked: the parts' names are links."""
     # screen-only: the print page has no pointer and prints every step
     how = ('<span class="screen-only">' + ("Click or tap a numbered step, or press Enter on it, and its "
            "numbers open under the drawing." if steps else "Point at or tap a cell to read its number"
            + ("; a part's name opens its page." if linked else "."))
            + "</span>")
-    return ('<p class="fig-legend model-key">Each row is a token of the sentence, followed from its '
-            'row of E (top left) to the token the model guesses after it (bottom right). '
+    return ('<p class="fig-legend model-key">A row per token, read left to right and top to bottom. '
             '<span class="swatch v-neg"></span> negative '
             '<span class="swatch v-zero"></span> zero '
-            '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest '
-            'size); <span class="swatch v-prob"></span> a weight or probability, from 0 to 1; '
-            '<span class="swatch chosen"></span> the one chosen: the token the model picks, and its p; '
-            '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it; '
-            f'the dashed frame is the block. {how}</p>')
+            '<span class="swatch v-pos"></span> positive; '
+            '<span class="swatch v-prob"></span> a weight or probability, 0 to 1; '
+            '<span class="swatch chosen"></span> the token the model picks; '
+            '<span class="key-line"></span> the residual stream, ⊕ adds a branch back into it. '
+            f'{how}</p>')
