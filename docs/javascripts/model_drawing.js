@@ -230,7 +230,7 @@ function rowSvg(k, placed, y, tokens, labelWidth, links, here, nBlocks, steps) {
     }
   });
   out += placed.map(([p, px]) => partSvg(p, px, y, centre, links, here, steps)).join("");
-  return (steps ? stepBars(placed, k === 0 ? labelWidth : null, y, bottom) : "") + out;
+  return `<g class="parts-row">${steps ? stepBars(placed, k === 0 ? labelWidth : null, y, bottom) : ""}${out}</g>`;
 }
 
 /** The residual stream, one line: from x, along each row past its last

@@ -94,12 +94,12 @@ function setUpChoosers() {
 // The window's events go to the path of the page shown: instant navigation
 // keeps the window (and this module) from page to page, so they are
 // listened to once, here, not once per visit to End to End.
-let shown = null;   // the shown page's path: { fromHash, place }, or null
+let shown = null;   // the shown page's path: { fromHash }, or null
 addEventListener("hashchange", () => shown && shown.fromHash());
-addEventListener("resize", () => shown && shown.place());
 // printed, every step is laid open (print.css)
 addEventListener("beforeprint", () => {
   document.querySelectorAll(".path-panel").forEach(putInPanel);
+  document.querySelectorAll("details.drawing-key").forEach((key) => { key.open = true; });
   document.querySelectorAll("noscript.near-later").forEach(putInHeld);
 });
 
@@ -112,7 +112,6 @@ function setUpPath() {
   if (document.getElementById("print-site-page")) path.querySelectorAll(".path-panel").forEach(putInPanel);
   const figure = path.querySelector(".path-figure");
   let current = null;   // the open step's number, as a string
-  const panels = placeable(path, figure);
 
   // Every mark of a step (its bars, its parts) and its panel say whether it is open.
   function mark() {
@@ -121,7 +120,6 @@ function setUpPath() {
       b.setAttribute("aria-expanded", String(b.dataset.step === current));
     });
     path.querySelectorAll(".path-panel").forEach((p) => p.classList.toggle("is-open", p.id === `step-${current}`));
-    panels.place(current);
   }
 
   function open(n, scroll) {
@@ -134,14 +132,7 @@ function setUpPath() {
     }
     const panel = n && document.getElementById(`step-${n}`);
     if (panel && scroll) panel.scrollIntoView({ block: "start" });
-    // opened under the drawing, its numbers out of sight (its box's title and
-    // padding come first): the page scrolls to show its first 360 px, the
-    // drawing keeps its place on the page; it glides there, or jumps for a
-    // reader whose system asks for less motion
-    else if (panel && panel.getBoundingClientRect().top > innerHeight - 240) {
-      const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
-      scrollBy({ top: panel.getBoundingClientRect().top - innerHeight + 360, behavior: still ? "instant" : "smooth" });
-    }
+    else if (panel) keepInView(figure, panel);
   }
 
   const toggle = (n) => open(n === current ? null : n, false);
@@ -164,45 +155,34 @@ function setUpPath() {
     const m = /^#step-([1-9])$/.exec(location.hash);
     if (m) open(m[1], true);
   }
-  shown = { fromHash, place: () => panels.place(current) };
+  shown = { fromHash };
   fromHash();
 
-  followRuns(path, figure, mark, panels);
+  followRuns(path, figure, mark);
 }
 
-/** Where the open step's panel goes. On a wide screen, under the
- *  drawing, which then never moves. On a phone, where the drawing's
- *  bands stand one under another, right under the step's last band
- *  (the bands after it move down, as a phone's page does), and
- *  back to its place among the panels when it closes: the panels keep
- *  their order in the page (simulator.js reads them by their ids). */
-function placeable(path, figure) {
-  const home = new Map();
-  path.querySelectorAll(".path-panel").forEach((panel) => {
-    home.set(panel, document.createComment(panel.id));
-    panel.before(home.get(panel));
-  });
-  const back = () => figure.querySelectorAll(".path-panel").forEach((panel) => home.get(panel).after(panel));
-  function place(n) {
-    const panel = n && document.getElementById(`step-${n}`);
-    // not the tokens' labels: every band repeats them
-    const parts = n ? figure.querySelectorAll(`.model-band [data-step="${n}"]:not([data-part="tokens"])`) : [];
-    const bands = figure.querySelector(".model-bands"), band = parts.length && parts[parts.length - 1].closest(".model-band");
-    // one band a row: the column is narrower than two of them
-    const stacked = band && bands.clientWidth < 2 * band.getBoundingClientRect().width;
-    figure.querySelectorAll(".path-panel").forEach((p) => { if (p !== panel || !stacked) home.get(p).after(p); });
-    if (stacked && band.nextElementSibling !== panel) band.after(panel);
-  }
-  return { place, back };
+/** A step opened under the drawing: the page scrolls, if it must, so that
+ *  the drawing's top and the panel's title are both on the screen (the
+ *  panel lies right under the drawing); it glides there, or jumps for a
+ *  reader whose system asks for less motion. Where the screen is too short
+ *  for both (a phone), the panel's title comes first. */
+function keepInView(figure, panel) {
+  const header = document.querySelector(".md-header"), top = header ? header.getBoundingClientRect().bottom : 0;
+  const title = panel.querySelector(".path-title:not([hidden] *)") || panel;
+  const drawingTop = figure.getBoundingClientRect().top, titleBottom = title.getBoundingClientRect().bottom;
+  if (drawingTop >= top && titleBottom <= innerHeight) return;
+  let by = drawingTop - top - 8;
+  if (titleBottom - by > innerHeight) by = panel.getBoundingClientRect().top - top - 8;
+  const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  scrollBy({ top: by, behavior: still ? "instant" : "smooth" });
 }
 
 /** The simulator's runs (simulator.js): the drawing is the run's. The
  *  build drew the book's sentence with the default heads; any other run
  *  is drawn here by model_drawing.js, in the same place and markup,
  *  fetched the first time it is needed (a reader who changes nothing
- *  does not download it). mark: puts the open step back on the marks
- *  (and its panel in place); panels: placeable's. */
-function followRuns(path, figure, mark, panels) {
+ *  does not download it). mark: puts the open step back on the marks. */
+function followRuns(path, figure, mark) {
   let drawn = "book", last = null;
   function redraw() {
     const run = last;
@@ -215,7 +195,6 @@ function followRuns(path, figure, mark, panels) {
     drawn = key;
     const focused = figure.contains(document.activeElement) ? document.activeElement.id : "";
     const tokens = Array.from(run.tr.ids, (i) => drawing.show(run.vocab[i]));
-    panels.back();     // out of the bands before they go
     const before = light.readings(figure.querySelector(".model-bands"));
     figure.querySelector(".model-bands").outerHTML = drawing.modelSvg(run.tr, tokens, run.vocab, {}, [], 1, true);
     light.markChanged(before, figure.querySelector(".model-bands"));   // the numbers that changed flash once

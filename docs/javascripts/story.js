@@ -3,10 +3,10 @@
 // parts of the model's drawing it tells, in the drawing's own names
 // (data-part="P X"). The paragraph that crosses the middle of the screen
 // is the one told: its parts carry aria-current="step" and stand out, the
-// others step back (book.css). On a phone the drawing lies above the
-// story, out of view: a strip at the top of the story shows a copy of the
-// band that holds the told part (hidden from screen readers, which have
-// the drawing itself).
+// others step back (home.css). The drawing lies above the story, out of
+// view: a strip at the top of the screen shows a copy of the row of the
+// drawing that holds the told part (hidden from screen readers, which
+// have the drawing itself).
 
 let observer = null;
 
@@ -56,13 +56,17 @@ function start() {
   });
 }
 
-/** A copy of the band of the drawing shown now that holds the first of
- *  `names`, its told parts marked; no links and no names of its own. */
+/** A copy of the row of the drawing shown now that holds the first of
+ *  `names` (its view cut to that row), its told parts marked; no links and
+ *  no names of its own. */
 function showBand(strip, figure, names) {
   const part = [...figure.querySelectorAll("[data-part]")]
     .find((p) => p.dataset.part === names[0] && p.closest("svg").getClientRects().length);
   if (!part) return strip.replaceChildren();
-  const band = part.closest("svg").cloneNode(true);
+  const row = part.closest(".parts-row").getBBox(), band = part.closest("svg").cloneNode(true);
+  band.setAttribute("viewBox", `${row.x - 4} ${row.y - 4} ${row.width + 8} ${row.height + 8}`);
+  band.setAttribute("width", String(Math.ceil(row.width + 8)));
+  band.setAttribute("height", String(Math.ceil(row.height + 8)));
   band.removeAttribute("role");
   band.removeAttribute("aria-label");
   band.querySelectorAll("[aria-current]").forEach((p) => {

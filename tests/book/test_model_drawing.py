@@ -170,10 +170,10 @@ def test_end_to_ends_steps_are_regions_of_the_drawing(toy, text, heads):
 
 
 def test_home_opens_with_the_whole_model_for_every_heads_choice(site, toy):
-    """On the built Home page: the drawing is on the first screen, beside
-    what the book is, once per heads choice (the default shown), with no
-    control before it (the heads chooser follows it); each part a link to
-    a page that exists."""
+    """On the built Home page: the drawing comes right after what the book
+    is, once per heads choice (the default shown), with no control before
+    it; the heads chooser is in the story, where the heads are told; each
+    part a link to a page that exists."""
     from conftest import page
     home = page(site, "")
     content = home.select_one("article")
@@ -186,8 +186,9 @@ def test_home_opens_with_the_whole_model_for_every_heads_choice(site, toy):
         if getattr(el, "name", None) in ("input", "select", "button", "textarea", "fieldset"):
             before.append(el.name)
     assert before == []
-    box = figures[0].find_parent(class_="home-figure-box")
-    assert box.select_one("fieldset.heads-chooser") and box.select("figure") == figures
+    box = figures[0].find_parent(class_="home-figure")
+    assert not box.select("fieldset") and box.select("figure") == figures
+    assert content.select_one('.home-story .story-part[data-part="heads"] fieldset.heads-chooser')
     shown = [f for f in figures if not f.find_parent(attrs={"hidden": True})]
     assert len(shown) == 1 and shown[0].find_parent(attrs={"data-heads": True})["data-heads"] == str(toy.heads)
     for figure in figures:

@@ -268,6 +268,6 @@ def test_printing_lays_every_step_open_with_its_content(visit):
     page.emulate_media(media="print")
     assert page.locator(".path-panel > noscript").count() == 0
     for n in range(1, 10):
-        assert page.locator(f"#step-{n} .path-box-title").first.is_visible(), n
+        assert page.locator(f"#step-{n} .path-title").first.is_visible(), n
     assert page.locator('#step-6 .heads-variant[data-heads="2"]:visible').count() == 1
     assert page.locator('#step-6 .heads-variant[data-heads="1"]:visible').count() == 0

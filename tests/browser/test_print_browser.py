@@ -129,7 +129,7 @@ def test_end_to_end_prints_its_drawing_and_every_step(printed):
         assert box["height"] > 40, n
         # its numbers and its box (one per heads variant: the book's choice is shown)
         assert step.locator("table:visible, .arithmatex:visible").count(), n
-        assert step.locator(".path-box-title:visible").count() == 1, n
+        assert step.locator(".path-title:visible").count() == 1, n
 
 
 def test_printed_to_pdf_the_chapters_titles_are_its_outline(printed):

@@ -277,7 +277,7 @@ def row_svg(k: int, placed: list[tuple[DrawnPart, int]], y: int, tokens: list[st
         body.append(part_svg(part, px, y, centre, links, here, steps))
     if steps:
         body.insert(0, step_bars(placed, label_width if k == 0 else None, y, bottom))
-    return "".join(body)
+    return f'<g class="parts-row">{"".join(body)}</g>'
 
 
 def tokens_svg(tokens: list[str], label_width: int, y: int, links: dict, steps: bool, first: bool) -> str:

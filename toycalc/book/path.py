@@ -86,9 +86,10 @@ def panel(ex: Example, step: int) -> tuple[str, str]:
 
 def path_diagram(examples: dict[int, Example], default: int) -> str:
     """The whole playground: the sentence and its prediction, the model's
-    drawing with its nine steps regions of it (model_drawing.STEPS), the
-    controls under it (sentence_controls, drawers), then each step's panel,
-    every heads choice included. Only the default heads are drawn here:
+    drawing with its nine steps regions of it (model_drawing.STEPS), its
+    key folded, then each step's panel (every heads choice included),
+    where the open one shows right under the drawing, then the controls
+    (sentence_controls, the heads, the drawers). Only the default heads are drawn here:
     the page's script draws the others (docs/javascripts/path.js, with
     model_drawing.js), which keeps the page light; without JavaScript the
     page shows the default heads and every panel, and none of the controls.
@@ -102,12 +103,14 @@ def path_diagram(examples: dict[int, Example], default: int) -> str:
     parts = [sentence_field(ex),
              '<div class="path" id="path">',
              f'<figure class="toy-figure model-figure path-figure" data-figure="model" data-heads="{default}">'
-             f'{drawing}<figcaption>{model_drawing.model_key(steps=True)}</figcaption></figure>',
-             controls(ex, heads_chooser(list(examples), default, "path"))]
+             f'{drawing}<figcaption><details class="drawing-key"><summary><span>Key</span></summary>'
+             f'{model_drawing.model_key(steps=True)}</details></figcaption></figure>']
+    # the open step's panel right under the drawing, the tools after the panels
     for n, label, _ in model_drawing.STEPS:
         variants = {h: _panel_html(other, n, label) for h, other in examples.items()}
         parts.append(f'<section class="path-panel" id="step-{n}" aria-labelledby="path-step-{n}">'
                      f'<noscript class="step-later">{by_heads(variants, default, inline=False)}</noscript></section>')
+    parts.append(controls(ex, heads_chooser(list(examples), default, "path")))
     parts.append("</div>")
     return "\n".join(parts)
 
@@ -115,8 +118,9 @@ def path_diagram(examples: dict[int, Example], default: int) -> str:
 def _panel_html(ex: Example, step: int, label: str) -> str:
     matrices, box = panel(ex, step)   # the page's only copy of these tables: the worked example links here
     title = f"Step {step}. {html.escape(label).replace('W_O', 'W<sub>O</sub>')}"
-    return (f'<div class="path-body"><div class="path-matrices">{matrices}</div>'
-            f'<aside class="path-box"><p class="path-box-title">{title}</p>{box}</aside></div>')
+    # the title first, over the step's numbers and its box: with the drawing, on the first screen
+    return (f'<p class="path-title">{title}</p><div class="path-body"><div class="path-matrices">{matrices}</div>'
+            f'<aside class="path-box">{box}</aside></div>')
 
 
 def sentence_field(ex: Example) -> str:
