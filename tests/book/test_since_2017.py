@@ -1,5 +1,5 @@
 """What changed since 2017: the switches of gpt.Config, the KV cache, the
-counts of the four models, and the page that shows them."""
+counts of the five models, and the page that shows them."""
 import dataclasses
 import html
 import re
@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 
 from conftest import page
 from toycalc.book import what_changed
-from toycalc.model import gpt, inference, nanogpt, sizes
+from toycalc.model import gpt, inference, nanogpt, sizes, writer
 from toycalc.book.example import Example
 from toycalc.model.configs import GPT2_SMALL, LLAMA2_7B
 
@@ -33,9 +33,10 @@ def random_params(cfg, seed=0, scale=0.5):
 
 # ------------------------------------------------------------- counts
 
-def test_the_four_models_counted_by_one_counter(toy):
+def test_the_five_models_counted_by_one_counter(toy):
     assert sizes.count_params(toy.cfg)["total"] == 256
     assert sizes.count_params(nanogpt.CONFIG)["total"] == 85_728
+    assert sizes.count_params(writer.CONFIG)["total"] == 818_176
     assert sizes.count_params(GPT2_SMALL)["total"] == 124_439_808
     assert sizes.count_params(LLAMA2_7B)["total"] == 6_738_415_616
 
@@ -302,8 +303,25 @@ def test_every_table_on_the_page_is_toycalcs(changed, ex, name):
 
 def test_the_counts_on_the_page(changed):
     models = cells(changed, "table-models")
-    assert models[0] == ["", "toy", "nano-gpt", "GPT-2 small", "Llama 2 7B"]
-    assert models[-1] == ["total", "256", "85,728", "124,439,808", "6,738,415,616"]
+    assert models[0] == ["", "toy", "nano-gpt", "writer", "GPT-2 small", "Llama 2 7B"]
+    assert models[-1] == ["total", "256", "85,728", "818,176", "124,439,808", "6,738,415,616"]
+
+
+def test_the_writer_has_its_column_in_the_models_table(changed):
+    """The writer (issue #61) beside the other models: its sizes from its
+    config, its total by the same counter, and the section says so."""
+    models = cells(changed, "table-models")
+    # a row's name as the page's TeX, \(d\) for d
+    column = {row[0].replace("\\(", "").replace("\\)", ""): row[models[0].index("writer")]
+              for row in models[1:]}
+    assert column["total"] == f"{sizes.count_params(writer.CONFIG)['total']:,}" == "818,176"
+    assert (column["blocks"], column["width d"], column["positions"]) == ("4", "128", "64")
+    assert (column["vocabulary V"], column["heads (K/V heads)"]) == ("65", "4 (4)")
+    heading = changed.find("h2", id="four-models-counted-by-one-function")
+    assert heading.get_text(strip=True).removesuffix("¶") == "Five models, counted by one function"
+    assert len(models[0]) - 1 == 5
+    intro = heading.find_next("p")
+    assert intro.find("a", string="A model that writes")["href"] == "../writer/"
 
 
 def test_the_kv_cache_on_the_page(changed, ex):

@@ -16,7 +16,7 @@ from conftest import ROOT, fresh_page, page, page_error
 from tests.browser.probes import MATHJAX_ERRORS
 from toycalc.book import end_to_end
 from toycalc.book.toy import attention, generation, home as toy_home, output, positions, tokens, toy
-from toycalc.model import gpt, sizes
+from toycalc.model import gpt, sizes, writer
 from toycalc.book.example import Example
 from toycalc.model.weights import load_toy
 
@@ -150,7 +150,9 @@ def test_home_lists_the_chapters_in_the_nav_order(pages):
     # every top-level chapter and every page of the toy is linked, and in the nav's order
     expected = [p for p in order if p in linked]
     assert linked == expected, (linked, order)
-    for must in toy_pages + ["end-to-end", "nano-gpt", "what-changed", "glossary"]:
+    writer_pages = [p for p in order if p.startswith("writer")]
+    assert writer_pages == ["writer", "writer/inside", "writer/write"]
+    for must in toy_pages + ["end-to-end", "nano-gpt"] + writer_pages + ["what-changed", "glossary"]:
         assert must in linked, must
 
 
@@ -177,6 +179,31 @@ def test_home_page(ex, views):
     for name in CHAPTER:
         assert home.find("a", href=f"toy/{name}/") is not None, name
     assert "three decimal places" in text and "␣ is a space" in text and "MIT license" in text
+
+
+def test_home_names_the_three_models_the_writer_included(views):
+    """Home's models section, table and chapter list name the writer too
+    (issue #61: it read as an appendix), its sizes counted from its config."""
+    home = views["home"]
+    table = rows(home, "table-models")
+    assert table[0] == ["", "the toy", "nano-gpt", "the writer", "GPT-2 small"]
+    column = {row[0]: row[table[0].index("the writer")] for row in table[1:]}
+    assert column["parameters"] == f"{sizes.count_params(writer.CONFIG)['total']:,}" == "818,176"
+    assert (column["blocks"], column["width of a row"], column["positions"]) == ("4", "128", "64")
+    heading = home.find("h2", id="three-models")
+    assert heading is not None
+    section = []
+    for el in heading.find_next_siblings():
+        if el.name == "h2" and el.get("id") != "the-chapters":
+            break
+        section.append(el)
+    said = " ".join(" ".join(el.get_text(" ") for el in section).split())
+    assert said.startswith("Three models carry the book.")
+    assert ("The writer has 818,176 parameters in 4 blocks of width d = 128; "
+            "it reads the last 64 characters") in said
+    links = {a.get_text(" ", strip=True): a["href"] for el in section for a in el.select("a[href]")}
+    assert links["A model that writes"] == "writer/" and links["The writer"] == "writer/"
+    assert links["Inside the writer"] == "writer/inside/" and links["Type, it writes"] == "writer/write/"
 
 
 # ---------------------------------------------------------------- numbers against toycalc
@@ -407,7 +434,14 @@ def test_a_bad_chapter_macro_stops_the_build(macros):
             ('{{ toy_number("written", txt="the") }}',
              "bad.md, line 3: toy_number('written'): unknown argument 'txt'; it takes text, rule, heads, temperature"),
             ('{{ toy_table("scores", head=3, heads=2) }}',
-             "bad.md, line 3: toy_table('scores'): head = 3: this run has heads 1 to 2")]:
+             "bad.md, line 3: toy_table('scores'): head = 3: this run has heads 1 to 2"),
+            ('{{ toy_number("model_size", model="llama", name="d") }}',
+             "bad.md, line 3: toy_number('model_size'): model = 'llama': expected one of toy, nano, writer, gpt2"),
+            ('{{ toy_number("model_size", model="writer", name="depth") }}',
+             "bad.md, line 3: toy_number('model_size'): name = 'depth': expected one of V, d, n_ctx, width, "
+             "blocks, heads"),
+            ('{{ toy_number("model_count", modle="writer") }}',
+             "bad.md, line 3: toy_number('model_count'): unknown argument 'modle'; it takes model")]:
         assert message in page_error(env, f"# Bad\n\n{call}\n")
 
 

@@ -58,7 +58,7 @@ def test_the_same_ids_as_the_plugins_on_the_books_pages(site):
 def test_the_built_print_page_prefixes_each_heading_with_its_page(site):
     soup = page(site, "print_page")
     ids = [h["id"] for h in soup.select("#print-site-page h2[id]")]
-    assert "index-two-models" in ids
+    assert "index-three-models" in ids
     assert any(i.startswith("toy-attention-") for i in ids) and any(i.startswith("nano-gpt-mlp-") for i in ids)
     assert len(ids) == len(set(ids))
 

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..model import gpt, inference, nanogpt, sizes
+from ..model import gpt, inference, nanogpt, sizes, writer
 from .draw import arrows_svg, figure, line_chart_svg, stacked_bars_svg
 from .example import Example
 from .example_checks import check_head
@@ -33,8 +33,9 @@ what_changed = Part("what_changed_")   # {{ what_changed_table(...) }}, _formula
 # ---------------------------------------------------------------- the toy, switched
 
 def models(ex: Example) -> dict[str, gpt.Config]:
-    return {"toy": ex.model.cfg, "nano-gpt": nanogpt.CONFIG, "GPT-2 small": GPT2_SMALL,
-            "Llama 2 7B": LLAMA2_7B}
+    """The book's three models, then the two published ones, by their column's name."""
+    return {"toy": ex.model.cfg, "nano-gpt": nanogpt.CONFIG, "writer": writer.CONFIG,
+            "GPT-2 small": GPT2_SMALL, "Llama 2 7B": LLAMA2_7B}
 
 
 def variant(ex: Example, **switches) -> tuple[gpt.Config, dict]:
@@ -86,7 +87,7 @@ def _prediction(ex: Example, trace: dict) -> list[str]:
 
 @what_changed.table("models")
 def models_table(ex: Example) -> str:
-    """The four models: their configs, then every piece counted by
+    """The five models: their configs, then every piece counted by
     sizes.count_params, biases and norms included."""
     cfgs = models(ex)
     counts = {name: sizes.count_params(cfg) for name, cfg in cfgs.items()}
