@@ -332,8 +332,8 @@ def test_every_internal_link_and_anchor_resolves(site, soups):
 
 def test_links_to_the_full_table_of_models(site, e2e):
     link = e2e.find("a", string="full table of models")
-    assert link is not None and link["href"] == "../what-changed/#four-models-counted-by-one-function"
-    assert page(site, "what-changed").find(id="four-models-counted-by-one-function") is not None
+    assert link is not None and link["href"] == "../what-changed/#five-models-counted-by-one-function"
+    assert page(site, "what-changed").find(id="five-models-counted-by-one-function") is not None
     assert page(site, "what-changed").find("table", id="table-models") is not None
 
 

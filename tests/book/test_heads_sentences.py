@@ -96,7 +96,7 @@ def test_end_to_end_names_its_heads_in_words(site, heads):
     """End to End's worked example: "with 1 head", never "1 heads"."""
     art = under(page(site, "end-to-end"), heads)
     text = paragraph(art, "Now the whole path by hand")
-    assert f"with {heads} head{'s' if heads > 1 else ''} (choose" in text, text
+    assert f"with {heads} head{'s' if heads > 1 else ''} (the heads chosen" in text, text
     assert not re.search(r"\b1 heads\b", art.get_text(" ")), heads
 
 

@@ -317,7 +317,7 @@ def test_the_writer_has_its_column_in_the_models_table(changed):
     assert column["total"] == f"{sizes.count_params(writer.CONFIG)['total']:,}" == "818,176"
     assert (column["blocks"], column["width d"], column["positions"]) == ("4", "128", "64")
     assert (column["vocabulary V"], column["heads (K/V heads)"]) == ("65", "4 (4)")
-    heading = changed.find("h2", id="four-models-counted-by-one-function")
+    heading = changed.find("h2", id="five-models-counted-by-one-function")
     assert heading.get_text(strip=True).removesuffix("¶") == "Five models, counted by one function"
     assert len(models[0]) - 1 == 5
     intro = heading.find_next("p")
