@@ -85,48 +85,67 @@ def test_step2_table_E_with_the_sentence_in_bold(e2e):
     assert bold == ["0", "1", "2", "4", "5"]
 
 
-def test_step2_random_row_says_what_it_draws(e2e, toy):
-    """Step 2a: the sentence before the random row counts its draws and
-    names their spread from the code that draws them (it typed "Four such
-    draws" and N(0, 0.02²) by hand)."""
+def test_step2_leaves_the_tables_origin_to_the_toy_chapter(e2e):
+    """Step 2 says what E is and links to the toy's pages that work through
+    where its numbers come from, rather than printing them a second time."""
+    heading = e2e.find(id="step-2-the-table-e")
+    text = []
+    for el in heading.find_next_siblings():
+        if el.name in ("h2", "h3"):
+            break
+        text.append(el)
+    links = [a["href"] for el in text for a in el.select("a")]
+    assert "../toy/embedding/" in links and "../toy/training/" in links and "#step-2" in links
+    assert not any(el.select(".arithmatex") and "aligned" in el.get_text() for el in text)
+
+
+@pytest.fixture(scope="module")
+def toy_pages(site):
+    return {name: default_view(fresh_page(site, f"toy/{name}")) for name in ("embedding", "training")}
+
+
+def test_the_tables_random_start_says_what_it_draws(toy_pages, toy):
+    """Where E's numbers come from (toy Embedding): the sentence before the
+    random row names the spread from the code that draws it, and the row
+    has d numbers (it typed "Four such draws" and N(0, 0.02²) by hand)."""
     from toycalc.book.example import INIT_STD, random_row
-    para = next(" ".join(p.get_text(" ").split()) for p in e2e.find_all("p")
-                if p.get_text().startswith("a. They start random"))
+    page = toy_pages["embedding"]
+    para = next(" ".join(p.get_text(" ").split()) for p in page.find_all("p")
+                if p.get_text().startswith("A random start"))
     d = toy.cfg.d
-    assert f"Drawing {d} numbers the same way" in para, para
-    assert f"\\mathcal{{N}}(0,\\ {INIT_STD}^2)" in para, para
-    row = next(m for m in maths(e2e) if m.startswith("\\[[") or m.startswith("\\[\\left["))
+    assert f"\\mathcal{{N}}(0, {INIT_STD}^2)" in para, para
+    row = next(m for m in maths(page) if m.startswith("\\[[") or m.startswith("\\[\\left["))
     assert row.count(",") == d - 1 and len(random_row(d, embedding.INIT_SEED)) == d, row
 
 
-def test_step2_training_step(e2e):
-    math = maths(e2e)
+def test_the_seeds_training_step(toy_pages):
+    """The seed's training step on E, number for number (toy Training)."""
+    page = toy_pages["training"]
+    math = maths(page)
     assert "\\[L = -\\ln p(\\text{␣roof}) = -\\ln 0.395 = 0.928\\]" in math
-    assert rows(e2e, "table-grad-E-h2")[1:] == [
+    assert rows(page, "table-grad-E-h2")[1:] == [
         ["0", "the", seed("[-0.001, 0.000, 0.001, 0.000]")],
         ["2", "␣cat", seed("[0.000, 0.000, 0.026, -0.026]")],
         ["4", "␣climb", seed("[-0.001, 0.000, 0.001, 0.000]")],
         ["5", "ed", seed("[0.002, 0.002, 0.000, -0.004]")],
         ["1", "␣the", seed("[-0.011, 0.011, 0.027, -0.028]")],
     ]
-    text = e2e.get_text(" ")
-    assert "The other 7 rows get a derivative of exactly 0" in " ".join(text.split())
+    text = " ".join(page.get_text(" ").split())
+    assert "Every other row gets exactly zero" in text
     update = next(m for m in math if "aligned" in m and "0.1 \\cdot" in m)
     for line in ["-0.5 - 0.1 \\cdot (-0.011) &= -0.499", "0.0 - 0.1 \\cdot (0.011) &= -0.001",
                  "-0.5 - 0.1 \\cdot (0.027) &= -0.503", "1.0 - 0.1 \\cdot (-0.028) &= 1.003"]:
         assert line in update
-    assert "from 0.395 to 0.396" in " ".join(text.split())
-    assert "from 0.928 to 0.927" in " ".join(text.split())
+    assert "goes from 0.395 to 0.396 , the loss from 0.928 to 0.927" in text
 
 
-def test_step2_reading_rows(e2e):
-    math = maths(e2e)
+def test_reading_a_row_and_the_rows_of_the_sentence(toy_pages, e2e):
     assert ("\\[\\begin{aligned} E[1] &= [0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\\, E \\\\ "
-            "&= [-0.5, 0.0, -0.5, 1.0] \\end{aligned}\\]") in math
+            "&= [-0.5, 0.0, -0.5, 1.0] \\end{aligned}\\]") in maths(toy_pages["embedding"])
     # the path's narrow box writes the zeros after the one as dots
     assert ("\\[\\begin{aligned} E[1] &= [0, 1, 0, \\ldots, 0]\\, E \\\\ "
-            "&= [-0.5, 0.0, -0.5, 1.0] \\end{aligned}\\]") in math
-    assert rows(e2e, "table-E-ids")[1:] == [
+            "&= [-0.5, 0.0, -0.5, 1.0] \\end{aligned}\\]") in maths(e2e)
+    assert rows(toy_pages["embedding"], "table-E-ids")[1:] == [
         ["the", "0", seed("[-0.5, -0.5, 0.0, 1.0]")], ["␣cat", "2", seed("[1.0, -0.5, 0.0, -0.5]")],
         ["␣climb", "4", seed("[-0.5, 1.0, 0.0, -0.5]")], ["ed", "5", seed("[0.0, 0.5, -0.5, 0.0]")],
         ["␣the", "1", seed("[-0.5, 0.0, -0.5, 1.0]")]]
@@ -237,9 +256,13 @@ def test_step9_softmax_sorted(e2e):
 
 # ------------------------------------------------------------- the weights drive the page
 
+# tables the toy chapter works through (Embedding, Training), which End to End links to instead
+ELSEWHERE = ("attention", "weights", "E_ids", "grad_E")
+
+
 def expected_tables(weights):
     ex = Example(load_toy(weights))
-    return {name: f(ex) for name, f in end_to_end.steps.registries["table"].items() if name not in ("attention", "weights")} | {
+    return {name: f(ex) for name, f in end_to_end.steps.registries["table"].items() if name not in ELSEWHERE} | {
         f"{kind}-{h}": end_to_end.steps.registries["table"][kind](ex, h) for h in (1, 2) for kind in ("attention", "weights")}
 
 
@@ -256,7 +279,7 @@ def test_page_follows_the_weights(altered, e2e):
         table_id = table_html_ids(fragment)
         want = rows(BeautifulSoup(fragment, "html.parser"), table_id)
         assert rows(built, table_id) == want, name
-    changed = {tid: rows(built, tid) for tid in ("table-softmax-h2", "table-u", "table-X", "table-grad-E-h2")}
+    changed = {tid: rows(built, tid) for tid in ("table-softmax-h2", "table-u", "table-X", "table-E")}
     for tid, body in changed.items():
         assert body != rows(e2e, tid), f"{tid} did not change"
     text = " ".join(built.get_text(" ").split())
