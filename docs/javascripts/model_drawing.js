@@ -284,7 +284,8 @@ function modelSvg(tr, tokens, vocab, links, here, nBlocks, steps) {
     placed.map((row, k) => rowSvg(k, row, tops[k], tokens, labelWidth, links, here, nBlocks, steps)).join("");
   const height = tops[2] + bottom + 8;
   const words = [...new Set(placed.flat().map(([p]) => (p.name === "heads" ? "the heads" : spoken(nameText(p.name, p.label)))))];
-  return `<div class="model-bands"><svg class="fig model-band" viewBox="0 0 ${width} ${height}" width="${width}" ` +
+  return `<div class="model-bands" tabindex="0" role="region" aria-label="The whole model's drawing">` +
+         `<svg class="fig model-band" viewBox="0 0 ${width} ${height}" width="${width}" ` +
          `height="${height}" role="${steps ? "group" : "img"}" ` +
          `aria-label="${esc("The whole model: the tokens, then " + words.join(", then "))}">${body}</svg></div>`;
 }

@@ -57,15 +57,21 @@ function start() {
 }
 
 /** A copy of the row of the drawing shown now that holds the first of
- *  `names` (its view cut to that row), its told parts marked; no links and
- *  no names of its own. */
+ *  `names` (its view cut to that row and, where the row is wider than the
+ *  strip, to the strip's width around the told part, at full size), its
+ *  told parts marked; no links and no names of its own. */
 function showBand(strip, figure, names) {
   const part = [...figure.querySelectorAll("[data-part]")]
     .find((p) => p.dataset.part === names[0] && p.closest("svg").getClientRects().length);
   if (!part) return strip.replaceChildren();
-  const row = part.closest(".parts-row").getBBox(), band = part.closest("svg").cloneNode(true);
-  band.setAttribute("viewBox", `${row.x - 4} ${row.y - 4} ${row.width + 8} ${row.height + 8}`);
-  band.setAttribute("width", String(Math.ceil(row.width + 8)));
+  const row = part.closest(".parts-row").getBBox(), told = part.getBBox();
+  // the strip spans the screen (fixed, left 0 right 0), though empty it has no width yet
+  const room = Math.max(120, document.documentElement.clientWidth - 40), width = Math.min(row.width + 8, room);
+  const middle = told.x + told.width / 2;
+  const x = Math.max(row.x - 4, Math.min(middle - width / 2, row.x + row.width + 4 - width));
+  const band = part.closest("svg").cloneNode(true);
+  band.setAttribute("viewBox", `${x} ${row.y - 4} ${width} ${row.height + 8}`);
+  band.setAttribute("width", String(Math.ceil(width)));
   band.setAttribute("height", String(Math.ceil(row.height + 8)));
   band.removeAttribute("role");
   band.removeAttribute("aria-label");

@@ -149,8 +149,11 @@ def read_page(v, site, path, width, tokens) -> tuple[dict, dict | None]:
         seen["wide tables"] = page.evaluate(probes.WIDE_TABLES)
         if figures:
             seen["sizes"] = page.evaluate(probes.RENDERED_SIZES)
+            # a figure wider than the screen sits in a box that scrolls it (the whole model's drawing), or is a fault
             seen["figures past the screen"] = page.locator("svg.fig").evaluate_all(
-                "svgs => svgs.filter(s => s.getClientRects().length && s.getBoundingClientRect().right > 376).length")
+                """svgs => svgs.filter(s => s.getClientRects().length && s.getBoundingClientRect().right > 376 &&
+                  !(s.parentElement.closest('.model-bands') &&
+                    s.parentElement.closest('.model-bands').getBoundingClientRect().right <= 376)).length""")
         if nano or path in probes.NANO_FIGURES:
             seen["axe"] = serious(page, skip=COLOUR_RULES)
         return seen, None

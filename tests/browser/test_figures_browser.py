@@ -127,7 +127,7 @@ def test_end_to_end_keeps_its_contrast_in_the_dark_with_each_step_open(visit):
         texts = page.evaluate(CONTRASTS)
         low = [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5]
         assert low == [], f"step {n}: {len(low)} of {len(texts)} texts under 4.5:1, e.g. {low[:5]}"
-    assert len(texts) > 80      # the last step's bars are read too
+    assert len(texts) > 70      # the last step's bars are read too
     for n in (6, 9):            # the steps with figures of their own
         page.locator(f"#path-step-{n}").click()
         bad = [(v["id"], len(v["nodes"])) for v in axe_violations(page, ["color-contrast"])]

@@ -111,8 +111,10 @@ CHOSEN = r"""() => {
       .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
   const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
   const shown = (el) => el.getClientRects().length > 0;
-  const cells = [...document.querySelectorAll('article svg.model-band rect.chosen')].filter(shown);
-  const answers = [...document.querySelectorAll('article svg.model-band text.answer')].filter(shown);
+  // the drawing's own marks, not the story's copy of a row of it
+  const drawn = (el) => shown(el) && !el.closest('.story-band');
+  const cells = [...document.querySelectorAll('article svg.model-band rect.chosen')].filter(drawn);
+  const answers = [...document.querySelectorAll('article svg.model-band text.answer')].filter(drawn);
   const page = rgb(getComputedStyle(document.body).backgroundColor);
   const cell = cells[0], style = cell && getComputedStyle(cell);
   return {cells: cells.map((c) => c.querySelector('title').textContent),
@@ -173,7 +175,7 @@ def test_home_on_a_phone_has_no_empty_box_and_does_not_shift(visit):
     page.wait_for_function(SETTLED, polling=50, timeout=10000)
     assert page.evaluate(EMPTY_BOXES) == []
     gap = page.evaluate("""() => { const h = [...document.querySelectorAll('.home-story h2')][0];
-        const before = [...document.querySelectorAll('.home-figure .heads-chooser')].find((c) => c.checkVisibility());
+        const before = [...document.querySelectorAll('.home-figure figure')].find((c) => c.checkVisibility());
         return h.getBoundingClientRect().top - before.getBoundingClientRect().bottom; }""")
     assert 0 <= gap < 80, gap
     parts = page.locator(".story-part[data-part]")

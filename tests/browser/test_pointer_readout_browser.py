@@ -123,7 +123,7 @@ def test_a_drawing_redrawn_under_the_pointer_leaves_no_stale_box(visit):
     box = cell.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     assert page.locator(".fig-tip").count() == 1
-    page.evaluate("""() => { const other = [...document.querySelectorAll('.home-figure .heads-chooser input')]
+    page.evaluate("""() => { const other = [...document.querySelectorAll('.home-story .heads-chooser input')]
         .find((i) => !i.checked); other.focus(); other.click(); }""")
     page.mouse.move(box["x"] + box["width"] / 2, 5)      # the header, far from any mark
     assert page.locator(".fig-tip").count() == 0

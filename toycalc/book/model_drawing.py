@@ -389,7 +389,9 @@ def model_svg(trace: dict, tokens: list[str], vocab: list[str], links: dict | No
     height = tops[2] + bottom + 8
     words = ", then ".join(dict.fromkeys(spoken(name_text(p.name, p.label)) if p.name != "heads" else "the heads"
                                          for row in rows for p, _ in row))
-    return (f'<div class="model-bands"><svg class="fig model-band" viewBox="0 0 {width} {height}" width="{width}" '
+    # the box scrolls on a narrow screen: it takes the focus, so that a keyboard can scroll it too
+    return (f'<div class="model-bands" tabindex="0" role="region" aria-label="The whole model\'s drawing">'
+            f'<svg class="fig model-band" viewBox="0 0 {width} {height}" width="{width}" '
             f'height="{height}" role="{"group" if steps else "img"}" '
             f'aria-label="{esc("The whole model: the tokens, then " + words)}">{"".join(body)}</svg></div>')
 
