@@ -94,6 +94,7 @@ class RepeatedPageError(logging.Filter):
 
 
 pinned.filter_macros_log(RepeatedPageError())
+pinned.name_the_page_once()     # a hook's error that names its page: one line, not two
 
 
 @pinned.on_macro_error(BookError)
