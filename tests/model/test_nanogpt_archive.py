@@ -33,13 +33,15 @@ def weights_with(tmp_path, name, index, value, dtype=np.float64):
     return with_record(path)
 
 
-@pytest.mark.parametrize("name, index, value, shown", [
-    ("E", (0, 0), 1e300, "1e+300"),
-    ("blocks.1.W_2", (191, 47), -1_000_001.0, "-1e+06"),
-    ("gamma_f", (5,), 2e6, "2e+06"),
+@pytest.mark.parametrize("name, index, value, dtype, shown", [
+    ("E", (0, 0), 1e300, np.float64, "1e+300"),
+    ("blocks.1.W_2", (191, 47), -1_000_001.0, np.float64, "-1000001.0"),
+    ("gamma_f", (5,), 2e6, np.float64, "2000000.0"),
+    # as float32 stores it, in its fewest digits: not 1e+06, nor 1000000.125 (#65, item 5)
+    ("P", (3, 4), 1000000.1, np.float32, "1000000.1"),
 ])
-def test_a_weight_beyond_the_toys_limit(tmp_path, name, index, value, shown):
-    message = nano_refused(weights_with(tmp_path, name, index, value))
+def test_a_weight_beyond_the_toys_limit(tmp_path, name, index, value, dtype, shown):
+    message = nano_refused(weights_with(tmp_path, name, index, value, dtype))
     assert message == (f"array '{name}': holds {shown} at index {index}, beyond the limit of a weight, "
                        "±1,000,000")
 

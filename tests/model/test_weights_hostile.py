@@ -68,9 +68,11 @@ def test_numbers_that_are_not_what_they_seem(tmp_path, typed, why):
     assert message.startswith(f"key 'E', row 1 (the), column 1: {shown} is not read as a number: {why}")
 
 
-def test_a_weight_beyond_the_limit(tmp_path):
-    message = refused(tmp_path, TOY.replace(FIRST_E_ROW, "  - [1.0e+308, 0, 0, 1]"))
-    assert message == "key 'E', row 1 (the), column 1: 1e+308 is beyond the limit of a weight, ±1,000,000"
+@pytest.mark.parametrize("typed", ["1.0e+308", "1000000.1", "-1000000.1", "1e7", "2_000_000", "−1000001"])
+def test_a_weight_beyond_the_limit_is_named_as_it_is_written(tmp_path, typed):
+    """Not as Python prints it: 1000000.1, not 1e+06 (#65, item 5)."""
+    message = refused(tmp_path, TOY.replace(FIRST_E_ROW, f"  - [{typed}, 0, 0, 1]"))
+    assert message == f"key 'E', row 1 (the), column 1: {typed} is beyond the limit of a weight, ±1,000,000"
 
 
 def test_yes_is_not_true(tmp_path):

@@ -21,7 +21,7 @@ import numpy as np
 from .files import not_regular
 from .gpt import Config, HeadsError, check_heads
 from .tokenizer import SPACE_SIGN, show
-from .yamlfile import Trap, YamlError, excerpt, load as load_yaml
+from .yamlfile import Trap, YamlError, excerpt, load as load_yaml, written
 
 MATRICES = ("E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U")
 KEYS = ("heads", "vocab") + MATRICES
@@ -146,7 +146,7 @@ def parse_toy(raw: bytes, path: Path) -> Model:
     except HeadsError as e:
         raise WeightsError(f"{where}: key 'heads': {e}") from None
 
-    cfg = Config(vocab_size=V, d=d, n_ctx=P.shape[0], n_blocks=1, n_heads=heads,
+    cfg = Config(vocab_size=V, d=d, n_ctx=P.shape[0], n_blocks=1, n_heads=int(heads),
                  width=width, bias=False, ln_weights=False, tied=False)
     params = {"E": E, "P": P, "W_U": W_U, "blocks.0.W_1": W_1, "blocks.0.W_2": W_2}
     params.update({f"blocks.0.{k}": v for k, v in square.items()})
@@ -268,6 +268,6 @@ def read_matrix(data, key, where, rows=None, cols=None, row_names=None,
             if not math.isfinite(value):
                 raise WeightsError(f"{at}: expected a finite number, found {value}")
             if abs(value) > MAX_WEIGHT:
-                raise WeightsError(f"{at}: {value:g} is beyond the limit of a weight, "
+                raise WeightsError(f"{at}: {written(value)} is beyond the limit of a weight, "
                                    f"±{MAX_WEIGHT:,.0f}")
     return np.array(raw, dtype=np.float64)

@@ -220,7 +220,7 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
     shape and type (as nano-gpt's are), every weight finite and within
     ±MAX_WEIGHT, the record's fields, and the record's SHA-256 against the
     weights. Parameters come back in float64."""
-    from .nanogpt import max_npz_bytes, read_arrays
+    from .nanogpt import max_npz_bytes, read_arrays, stored
     path = Path(path)
     where = str(path)
     shapes = sizes.param_shapes(CONFIG)
@@ -245,10 +245,12 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
     for name, a in arrays.items():
         if not np.isfinite(a).all():
             raise WriterError(f"{where}: array '{name}': holds a value that is not finite")
-        a = a.astype(np.float64)
-        if (np.abs(a) > MAX_WEIGHT).any():
-            raise WriterError(f"{where}: array '{name}': holds a weight beyond ±{MAX_WEIGHT:,.0f}")
-        params[name] = a
+        beyond = np.abs(a.astype(np.float64)) > MAX_WEIGHT
+        if beyond.any():
+            at = tuple(int(i) for i in np.argwhere(beyond)[0])
+            raise WriterError(f"{where}: array '{name}': holds {stored(a[at])} at index {at}, beyond "
+                              f"the limit of a weight, ±{MAX_WEIGHT:,.0f}")
+        params[name] = a.astype(np.float64)
     rec = record_path(path)
     kind = not_regular(rec)
     if kind or not rec.exists():
