@@ -46,6 +46,16 @@ def test_a_weight_beyond_the_toys_limit(tmp_path, name, index, value, dtype, sho
                        "±1,000,000")
 
 
+def test_a_record_too_large_is_named_with_its_size_and_the_limit(tmp_path):
+    path = weights_with(tmp_path, "E", (0, 0), 0.5)
+    record = nanogpt.record_path(path)
+    record.write_bytes(b" " * (nanogpt.MAX_RECORD_BYTES + 1))
+    with pytest.raises(nanogpt.NanoWeightsError) as refused:
+        nanogpt.load(path)
+    assert str(refused.value) == (f"{record}: {nanogpt.MAX_RECORD_BYTES + 1:,} bytes, more than the limit of a "
+                                  f"record, {nanogpt.MAX_RECORD_BYTES:,}")
+
+
 def test_a_weight_at_the_limit_is_read(tmp_path):
     nano = nanogpt.load(weights_with(tmp_path, "P", (3, 4), -MAX_WEIGHT, np.float32))
     assert nano.params["P"][3, 4] == -MAX_WEIGHT

@@ -144,7 +144,8 @@ def test_bad_yaml_names_the_file_and_line(tmp_path):
     ("MLP width", lambda t: replace_key(t, "W_1", matrix(4, 257)),
      "key 'W_1': row 1 has 257 columns (the MLP width), more than the limit of 256"),
     ("file size", lambda t: t + "#" * weights.MAX_BYTES,
-     "the file is larger than 2,000,000 bytes, the limit of a toy weights file"),
+     f"the file has {len(TOY.encode()) + weights.MAX_BYTES:,} bytes, more than the limit of a toy weights file, "
+     "2,000,000"),
 ])
 def test_limits(tmp_path, what, change, message):
     start = time.process_time()     # as above: refused before the work, however busy the machine

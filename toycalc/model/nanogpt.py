@@ -246,8 +246,12 @@ def read_record(path: Path) -> dict:
                                "prints its facts. python -m toycalc train writes both files, and so "
                                "does the page Train it yourself: keep them in one folder")
     try:
-        if rec.stat().st_size > MAX_RECORD_BYTES:
-            raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
+        size = rec.stat().st_size
+    except OSError:
+        size = 0                 # said by the reading below
+    if size > MAX_RECORD_BYTES:
+        raise NanoWeightsError(f"{rec}: {size:,} bytes, more than the limit of a record, {MAX_RECORD_BYTES:,}")
+    try:
         record = json.loads(rec.read_text(encoding="utf-8"))
     except (ValueError, OSError, RecursionError) as e:
         raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import reprlib
 import unicodedata
 from dataclasses import dataclass
@@ -84,11 +85,12 @@ def load_toy(path: str | Path = DEFAULT_TOY) -> Model:
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
+            size = os.fstat(f.fileno()).st_size if len(raw) > MAX_BYTES else len(raw)
     except OSError as e:
         raise WeightsError(f"{where}: cannot read the weights file ({e.strerror})") from None
     if len(raw) > MAX_BYTES:
-        raise WeightsError(f"{where}: the file is larger than {MAX_BYTES:,} bytes, "
-                           "the limit of a toy weights file")
+        raise WeightsError(f"{where}: the file has {max(size, len(raw)):,} bytes, more than the limit of a toy "
+                           f"weights file, {MAX_BYTES:,}")
     key = (str(path.resolve()), hashlib.sha256(raw).digest())
     if key not in _LOADED:
         model = parse_toy(raw, path)

@@ -233,7 +233,8 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
         raise WriterError(f"{where}: cannot read the writer's weights ({e.strerror or e}); "
                           "make them with: python -m toycalc train-writer") from None
     if size > max_npz_bytes(shapes):
-        raise WriterError(f"{where}: {size:,} bytes, more than the writer's arrays can take")
+        raise WriterError(f"{where}: {size:,} bytes, more than the {max_npz_bytes(shapes):,} the writer's "
+                          "arrays can take")
     try:
         with zipfile.ZipFile(path) as archive:
             arrays = read_arrays(archive, shapes, where)
@@ -257,8 +258,12 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
         raise WriterError(f"{rec}: the record of the weights {path.name} is "
                           f"{kind or 'missing'}; python -m toycalc train-writer writes both files")
     try:
-        if rec.stat().st_size > MAX_RECORD_BYTES:
-            raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
+        size = rec.stat().st_size
+    except OSError:
+        size = 0                 # said by the reading below
+    if size > MAX_RECORD_BYTES:
+        raise WriterError(f"{rec}: {size:,} bytes, more than the limit of a record, {MAX_RECORD_BYTES:,}")
+    try:
         record = json.loads(rec.read_text(encoding="utf-8"))
     except (ValueError, OSError, RecursionError) as e:
         raise WriterError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
