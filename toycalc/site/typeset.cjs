@@ -46,9 +46,8 @@ const doc = mathjax.document("", { InputJax: tex, OutputJax: svg });
 const REF = /\\(eq)?ref(?![A-Za-z])\s*(?:\{([^{}]*)\}|([^\s{}]))/g;
 
 /** The \ref and \eqref of the formula that name no numbered label of its
- *  own: each formula is typeset alone (its labels are forgotten after it),
- *  and MathJax would show such a reference as "???" where a browser has no
- *  number to give it. */
+ *  own (each formula is typeset alone: its labels are forgotten after it):
+ *  MathJax would print each as "???". */
 function unresolved(source, tags) {
   const refs = [...source.matchAll(REF)];
   const missing = refs.filter((m) => { const label = tags.allLabels[m[2] ?? m[3]]; return !label || !label.id; })
