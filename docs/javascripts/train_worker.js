@@ -56,7 +56,7 @@ function start(recipe, seed, limit, threads) {
   const model = train.initModel(recipe, next);
   const params = gpt.parameters(model);
   const r = { recipe, seed, limit, next, model, params, opt: new train.AdamW(params, recipe.optimizer),
-              losses: [], sorted: 0, lossOn729: null, started: performance.now(), busy: 0, paused: false,
+              losses: [], sorted: 0, lossOn729: null, ran: 0, since: null, busy: 0, paused: false,
               helper: null, answer: null, shipped: train.initModel(recipe, gpt.rng(0)) };
   if (typeof Worker === "function" && threads === 2) {
     r.helper = new Worker(new URL("train_worker.js?helper", import.meta.url), { type: "module" });
@@ -119,10 +119,17 @@ async function trainStep(r) {
   return { loss, ms };
 }
 
+/** The run's running time so far, in ms: the clock runs while the loop
+ *  does, and stops while the run is paused (the record's "seconds"). */
+function running(r) {
+  return r.ran + (r.since === null ? 0 : performance.now() - r.since);
+}
+
 /** Steps until 729/729, the step limit, a pause or a reset; one at a time
  *  (a Resume while a step is still under way does not start a second loop). */
 async function loop(r) {
   r.looping = true;
+  r.since = performance.now();
   while (run === r && !r.paused) {
     const { loss, ms } = await trainStep(r);
     const n = r.losses.length;
@@ -137,6 +144,8 @@ async function loop(r) {
     }
     await new Promise((resolve) => setTimeout(resolve, 0));   // a "pause" gets through here
   }
+  r.ran = running(r);
+  r.since = null;
   r.looping = false;
   if (run === r && r.paused) postMessage({ type: "paused", step: r.losses.length });
 }
@@ -154,7 +163,7 @@ function record(r) {
     steps: n, final_loss: round(last.reduce((a, b) => a + b, 0) / last.length),
     final_loss_means: `mean training loss of the last ${every} steps`,
     loss_on_729: round(r.lossOn729), loss_curve: r.losses.map(round), accuracy_on_729: r.sorted,
-    seconds: Math.round((performance.now() - r.started) / 100) / 10,
+    seconds: Math.round(running(r) / 100) / 10,                      // running time: a pause does not count
     made_with: { browser: self.navigator.userAgent, threads: r.helper ? 2 : 1, ms_per_step: Math.round(10 * r.busy / n) / 10 },
   };
 }

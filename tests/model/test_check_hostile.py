@@ -31,7 +31,7 @@ def check(*args) -> str:
     ("400 digits", TOY.replace("heads: 2 ", f"heads: {'4' * 400} ").encode("utf-8"),
      "is not read as a number: a number of more than 30 digits"),
     ("overflow", TOY.replace("  - [-0.5, -0.5,  0,    1  ]   # 0  the", "  - [1.0e+308, 0, 0, 1]").encode("utf-8"),
-     "key 'E', row 1 (the), column 1: 1e+308 is beyond the limit of a weight"),
+     "key 'E', row 1 (the), column 1: 1.0e+308 is beyond the limit of a weight"),
 ])
 def test_a_bad_file(tmp_path, what, content, message):
     path = tmp_path / "toy.yaml"

@@ -33,15 +33,27 @@ def weights_with(tmp_path, name, index, value, dtype=np.float64):
     return with_record(path)
 
 
-@pytest.mark.parametrize("name, index, value, shown", [
-    ("E", (0, 0), 1e300, "1e+300"),
-    ("blocks.1.W_2", (191, 47), -1_000_001.0, "-1e+06"),
-    ("gamma_f", (5,), 2e6, "2e+06"),
+@pytest.mark.parametrize("name, index, value, dtype, shown", [
+    ("E", (0, 0), 1e300, np.float64, "1e+300"),
+    ("blocks.1.W_2", (191, 47), -1_000_001.0, np.float64, "-1000001.0"),
+    ("gamma_f", (5,), 2e6, np.float64, "2000000.0"),
+    # as float32 stores it, in its fewest digits: not 1e+06, nor 1000000.125 (#65, item 5)
+    ("P", (3, 4), 1000000.1, np.float32, "1000000.1"),
 ])
-def test_a_weight_beyond_the_toys_limit(tmp_path, name, index, value, shown):
-    message = nano_refused(weights_with(tmp_path, name, index, value))
+def test_a_weight_beyond_the_toys_limit(tmp_path, name, index, value, dtype, shown):
+    message = nano_refused(weights_with(tmp_path, name, index, value, dtype))
     assert message == (f"array '{name}': holds {shown} at index {index}, beyond the limit of a weight, "
                        "±1,000,000")
+
+
+def test_a_record_too_large_is_named_with_its_size_and_the_limit(tmp_path):
+    path = weights_with(tmp_path, "E", (0, 0), 0.5)
+    record = nanogpt.record_path(path)
+    record.write_bytes(b" " * (nanogpt.MAX_RECORD_BYTES + 1))
+    with pytest.raises(nanogpt.NanoWeightsError) as refused:
+        nanogpt.load(path)
+    assert str(refused.value) == (f"{record}: {nanogpt.MAX_RECORD_BYTES + 1:,} bytes, more than the limit of a "
+                                  f"record, {nanogpt.MAX_RECORD_BYTES:,}")
 
 
 def test_a_weight_at_the_limit_is_read(tmp_path):

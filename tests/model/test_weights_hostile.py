@@ -68,9 +68,11 @@ def test_numbers_that_are_not_what_they_seem(tmp_path, typed, why):
     assert message.startswith(f"key 'E', row 1 (the), column 1: {shown} is not read as a number: {why}")
 
 
-def test_a_weight_beyond_the_limit(tmp_path):
-    message = refused(tmp_path, TOY.replace(FIRST_E_ROW, "  - [1.0e+308, 0, 0, 1]"))
-    assert message == "key 'E', row 1 (the), column 1: 1e+308 is beyond the limit of a weight, ±1,000,000"
+@pytest.mark.parametrize("typed", ["1.0e+308", "1000000.1", "-1000000.1", "1e7", "2_000_000", "−1000001"])
+def test_a_weight_beyond_the_limit_is_named_as_it_is_written(tmp_path, typed):
+    """Not as Python prints it: 1000000.1, not 1e+06 (#65, item 5)."""
+    message = refused(tmp_path, TOY.replace(FIRST_E_ROW, f"  - [{typed}, 0, 0, 1]"))
+    assert message == f"key 'E', row 1 (the), column 1: {typed} is beyond the limit of a weight, ±1,000,000"
 
 
 def test_yes_is_not_true(tmp_path):
@@ -142,7 +144,8 @@ def test_bad_yaml_names_the_file_and_line(tmp_path):
     ("MLP width", lambda t: replace_key(t, "W_1", matrix(4, 257)),
      "key 'W_1': row 1 has 257 columns (the MLP width), more than the limit of 256"),
     ("file size", lambda t: t + "#" * weights.MAX_BYTES,
-     "the file is larger than 2,000,000 bytes, the limit of a toy weights file"),
+     f"the file has {len(TOY.encode()) + weights.MAX_BYTES:,} bytes, more than the limit of a toy weights file, "
+     "2,000,000"),
 ])
 def test_limits(tmp_path, what, change, message):
     start = time.process_time()     # as above: refused before the work, however busy the machine

@@ -123,6 +123,20 @@ def test_save_writes_both_files_and_load_checks_the_record_against_the_weights(t
         writer.load(path)
 
 
+def test_a_weight_beyond_the_limit_is_named_with_its_value_and_place(tmp_path):
+    params = sizes.init_params(writer.CONFIG, np.random.default_rng(0))
+    path = tmp_path / "w.npz"
+    writer.save(params, {}, path)
+    arrays = dict(np.load(path))
+    arrays["E"] = arrays["E"].astype(np.float32)
+    arrays["E"][2, 3] = 1000000.1
+    np.savez(path, **arrays)
+    with pytest.raises(writer.WriterError) as refused:
+        writer.load(path)
+    assert str(refused.value) == (f"{path}: array 'E': holds 1000000.1 at index (2, 3), beyond the limit of a "
+                                  "weight, ±1,000,000")
+
+
 # ---------------------------------------------------------------- the shipped weights
 
 @pytest.fixture(scope="module")

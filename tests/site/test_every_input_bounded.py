@@ -2,9 +2,12 @@
 build draws, how long Node may take, which files `train` writes."""
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,7 +15,7 @@ import pytest
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
-from conftest import DEFAULT_TOY, build_site, build_with_page, render_page
+from conftest import DEFAULT_TOY, build_site, mkdocs_env, render_page
 from toycalc.book.draw import number_line_svg
 from toycalc.model import nanogpt, train
 from toycalc.model.weights import MAX_WEIGHT
@@ -91,14 +94,28 @@ def claim_lines(said: str, level: str) -> list[str]:
 
 # ---------------------------------------------------------------- TeX and Node
 
+def quiet_page_build(project: Path, text: str, **env) -> str:
+    """`mkdocs build -q --strict` of the book's copy with docs/bad.md holding
+    text, which must fail: the one line it prints (at error level, no
+    traceback), and nothing published."""
+    (project / "docs" / "bad.md").write_text(text, encoding="utf-8")
+    environment = mkdocs_env(TOYCALC_WEIGHTS=str(DEFAULT_TOY), **env)
+    environment.pop("TOYCALC_NANOGPT", None)
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "--strict", "-d", str(project / "site")],
+                            cwd=project, env=environment, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("ERROR   -  "), result.stderr[-2000:]
+    assert not (project / "site").exists()
+    return lines[0][len("ERROR   -  "):]
+
+
 @pytest.mark.build
 def test_a_definition_in_a_page_is_refused_in_one_line_naming_page_and_line(project):
-    result = build_with_page(project, "# A page\n\nSome text.\n\nA note: \\(\\def\\cdot{+}\\)\n")
-    said = result.stdout + result.stderr
-    assert result.returncode != 0
-    assert "Traceback" not in said
-    (line,) = [s for s in said.splitlines() if "defines" in s]
-    assert re.search(r"bad\.md, line 5: the formula \\\(\\def\\cdot\{\+\}\\\) defines with \\def", line), line
+    line = quiet_page_build(project, "# A page\n\nSome text.\n\nA note: \\(\\def\\cdot{+}\\)\n")
+    assert line == ("bad.md, line 5: the formula \\(\\def\\cdot{+}\\) defines with \\def, which the book refuses: "
+                    "a definition would hold on every page built after this one; write the TeX out in full")
 
 
 def test_node_keeps_no_definition_from_one_formula_to_the_next():
@@ -147,25 +164,157 @@ def test_a_node_that_hangs_or_talks_garbage_is_one_line(tmp_path, monkeypatch, s
     assert "\n" not in message and re.search(said, message), message
 
 
+def running(pid: int) -> bool:
+    """Whether process pid runs (a zombie, ended and waiting for init to
+    reap it, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def left_running(pids: list[int]) -> list[int]:
+    """Those of pids still running once a SIGKILL has had time to land."""
+    end = time.monotonic() + 10
+    while any(running(p) for p in pids) and time.monotonic() < end:
+        time.sleep(0.05)
+    return [p for p in pids if running(p)]
+
+
+# a `node` that starts a child process, writes both ids down, and hangs
+SPAWNS_AND_HANGS = "sleep 600 &\necho $! >> {pids}\necho $$ >> {pids}\nwait"
+
+
+def test_a_node_that_hangs_is_ended_with_what_it_started(tmp_path, monkeypatch):
+    """Node's whole process group is ended (#65): the build leaves nothing running."""
+    pids = tmp_path / "pids"
+    fake_node(tmp_path / "bin", SPAWNS_AND_HANGS.format(pids=pids), monkeypatch)
+    setter = typeset.Typesetter()
+    try:
+        with pytest.raises(PluginError, match=r"^bad\.md: the formula \\\(x\\\): MathJax in Node .* gave no answer in 1 s"):
+            setter.formula("x", False, "bad.md", seconds=1)
+    finally:
+        setter.stop()
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == 2 and left_running(started) == []
+
+
+def test_a_long_formula_that_takes_too_long_is_named_in_a_short_line(tmp_path, monkeypatch):
+    """Its page, its line and its first 80 characters, not its 200,000 (#65)."""
+    fake_node(tmp_path / "bin", "exec sleep 600", monkeypatch)
+    tex = " + ".join(f"x_{{{i}}}" for i in range(1, 20001))
+    source = f"# A page\n\nA long sum:\n\n\\[{tex}\\]\n"
+    setter = typeset.Typesetter()
+    try:
+        with pytest.raises(PluginError) as refused:
+            setter.formula(tex, True, "bad.md", seconds=1, source=source)
+    finally:
+        setter.stop()
+    message = str(refused.value)
+    assert message == (f"bad.md, line 5: the formula \\[{tex[:80]}…\\] ({len(tex):,} characters): took more than "
+                       "1 s to typeset, and the build stopped MathJax (toycalc/site/typeset.cjs): shorten the "
+                       "formula or split it")
+    assert len(message) < 300
+
+
+@pytest.mark.parametrize("tex, line, ref", [
+    ("a \\ref{nowhere} b", 3, "\\ref{nowhere}"),
+    ("x \\eqref {nope}", 3, "\\eqref {nope}"),
+    # a label without a number (\tag) gives none either: MathJax shows (???)
+    ("\\begin{equation}x \\label{a}\n\\end{equation} \\eqref{a}", 4, "\\eqref{a}"),
+])
+def test_a_reference_to_no_label_is_one_line_naming_page_and_line(tex, line, ref):
+    source = f"# A page\n\nSome text \\({tex}\\) here.\n"
+    page = f'<article><p>Some text <span class="arithmatex">\\({html.escape(tex)}\\)</span> here.</p></article>'
+    with pytest.raises(PluginError) as refused:
+        typeset.typeset(page, "bad.md", source)
+    flat = " ".join(tex.split())
+    assert str(refused.value) == (f"bad.md, line {line}: the formula \\({flat}\\) refers to {ref}, a label it does "
+                                  "not define, and would show ???: each formula is typeset alone, so a reference "
+                                  "names a \\label with a \\tag in its own formula")
+
+
+def test_a_reference_to_a_numbered_label_of_its_formula_is_typeset():
+    """Before or after its label, as MathJax sets it in a page: the number, not ???."""
+    for tex in ("\\begin{equation}x \\label{a}\\tag{3}\\end{equation} \\eqref{a}",
+                "\\eqref{a} \\begin{equation}x \\label{a}\\tag{3}\\end{equation}"):
+        done = typeset.typeset(f'<article><div class="arithmatex">\\[{tex}\\]</div></article>', "good.md")
+        assert 'class="MathJax_ref"><mtext>(3)</mtext>' in done and "???" not in done
+
+
 def test_a_page_whose_formulas_take_too_long_is_named(tmp_path, monkeypatch):
     fake_node(tmp_path / "bin", "exec sleep 600", monkeypatch)
     monkeypatch.setattr(typeset, "TYPESETTER", typeset.Typesetter())
     monkeypatch.setattr(typeset, "PAGE_SECONDS", 0)
     try:
         with pytest.raises(PluginError, match=r"^slow\.md: its formulas took more than 0 s to typeset; "
-                                              r"the build stopped at \\\(y…\\\)$"):
+                                              r"the build stopped at \\\(y\\\)$"):
             typeset.typeset('<p><span class="arithmatex">\\(y\\)</span></p>', "slow.md")
     finally:
         typeset.TYPESETTER.stop()
 
 
-def test_a_glyph_the_page_did_not_make_is_one_line():
-    page = ('<article><p><span class="arithmatex">\\(x\\)</span>'
-            '<svg><use data-c="41" xlink:href="#MJX-FAKE-41"/></svg></p></article>')
+@pytest.mark.parametrize("use, glyph", [
+    ('<use data-c="41" xlink:href="#MJX-FAKE-41"/>', "MJX-FAKE-41"),
+    ('<use xlink:href="#MJX-FAKE-41"/>', "MJX-FAKE-41"),                     # without data-c (#65)
+    ("<use width='3' href='#MJX-FAKE-41'></use>", "MJX-FAKE-41"),
+    ('<use href=#MJX-FAKE-41>', "MJX-FAKE-41"),
+    # a glyph MathJax has (another formula made it) that no formula of this page made
+    ('<use xlink:href="#MJX-TEX-I-1D466"/>', "MJX-TEX-I-1D466"),
+])
+def test_a_glyph_the_page_did_not_make_is_one_line(use, glyph):
+    typeset.typeset('<article><span class="arithmatex">\\(y\\)</span></article>', "other.md")
+    source = "# A page\n\nThe formula \\(x\\) here.\n\n<svg>" + use + "</svg>\n"
+    page = f'<article><p><span class="arithmatex">\\(x\\)</span> here.</p><p><svg>{use}</svg></p></article>'
     with pytest.raises(PluginError) as refused:
-        typeset.typeset(page, "bad.md")
-    assert str(refused.value) == ("bad.md: the page refers to the glyph #MJX-FAKE-41, which none of its "
-                                  "formulas made (a <use> written into the page?)")
+        typeset.typeset(page, "bad.md", source)
+    assert str(refused.value) == (f"bad.md, line 5: the page refers to the glyph #{glyph}, which none of its "
+                                  "formulas made (a <use> written into the page?): take it out")
+
+
+# ---------------------------------------------------------------- the same, in a real build (#65)
+
+@pytest.mark.build
+def test_a_build_refuses_a_reference_to_no_label_in_one_line(project):
+    line = quiet_page_build(project, "# A page\n\nSome text.\n\nAs in \\(a \\ref{nowhere} b\\), here.\n")
+    assert line == ("bad.md, line 5: the formula \\(a \\ref{nowhere} b\\) refers to \\ref{nowhere}, a label it does "
+                    "not define, and would show ???: each formula is typeset alone, so a reference names a \\label "
+                    "with a \\tag in its own formula")
+
+
+@pytest.mark.build
+def test_a_build_refuses_a_glyph_written_into_the_page_in_one_line(project):
+    line = quiet_page_build(project, '# A page\n\nThe formula \\(x\\) here.\n\n<svg><use xlink:href="#MJX-FAKE-41"/></svg>\n')
+    assert line == ("bad.md, line 5: the page refers to the glyph #MJX-FAKE-41, which none of its formulas made "
+                    "(a <use> written into the page?): take it out")
+
+
+@pytest.mark.build
+def test_a_build_names_a_formula_too_long_to_typeset_in_a_short_line(project):
+    tex = " + ".join(f"x_{{{i}}}" for i in range(1, 20001))
+    line = quiet_page_build(project, f"# A page\n\nA long sum:\n\n\\[{tex}\\]\n")
+    assert line == (f"bad.md, line 5: the formula \\[{tex[:80]}…\\] ({len(tex):,} characters): took more than "
+                    f"{typeset.FORMULA_SECONDS} s to typeset, and the build stopped MathJax (toycalc/site/typeset.cjs): "
+                    "shorten the formula or split it")
+    assert len(line) < 300
+
+
+@pytest.mark.build
+def test_a_build_whose_node_hangs_leaves_nothing_running(project):
+    """A `node` that starts a child and hangs: the build stops it in one
+    line and returns with nothing it started still running (its child kept
+    the build's output open, so the build did not even return before)."""
+    pids = project / "pids"
+    folder = project / "bin"
+    folder.mkdir()
+    (folder / "node").write_text("#!/bin/sh\n" + SPAWNS_AND_HANGS.format(pids=pids) + "\n", encoding="utf-8")
+    (folder / "node").chmod(0o755)
+    line = quiet_page_build(project, "# A page\n\nThe formula \\(x\\) here.\n", PATH=f"{folder}:{os.environ['PATH']}")
+    assert re.fullmatch(r"[\w/.-]+\.md(, line \d+)?: the formula \\[(\[].*: MathJax in Node \(toycalc/site/typeset\.cjs\) "
+                        rf"gave no answer in {typeset.FORMULA_SECONDS} s; the build stopped it", line), line
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == 2 and left_running(started) == []
 
 
 # ---------------------------------------------------------------- train writes only its own files

@@ -83,6 +83,10 @@ def test_the_entry_points_are_there():
     assert "self.config['on_error_fail']" in inspect.getsource(plugin.MacrosPlugin.render)
     assert callable(format_error.register)
     assert util.LOG.name == pinned.MACROS_LOG
+    from mkdocs.commands import build
+    assert build.log.name == pinned.BUILD_LOG
+    assert ('message = f"Error building page \'{page.file.src_uri}\':"' in inspect.getsource(build._build_page)
+            and "if not isinstance(e, BuildError):" in inspect.getsource(build._build_page))
     assert "update_anchor_ids(" in inspect.getsource(urls.fix_internal_links)
     assert "fix_href_links(" in inspect.getsource(urls.fix_internal_links)
     assert 'namespace["__jinja_template__"] = t' in inspect.getsource(environment.Template._from_namespace)

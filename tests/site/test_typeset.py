@@ -93,7 +93,7 @@ def test_a_formula_mathjax_cannot_typeset_fails_the_build_naming_it(project, for
     assert result.returncode != 0
     said = result.stdout + result.stderr
     assert "Traceback" not in said
-    assert re.search(rf"bad\.md: MathJax cannot typeset the formula .*: {error}", said), said[-800:]
+    assert re.search(rf"bad\.md, line 3: MathJax cannot typeset the formula .*: {error}", said), said[-800:]
 
 
 def test_a_build_without_node_says_so(monkeypatch):

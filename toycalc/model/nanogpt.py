@@ -216,14 +216,22 @@ def load(path: str | Path = DEFAULT_NPZ) -> Nano:
         if not np.isfinite(a).all():
             raise NanoWeightsError(f"{where}: array '{name}': holds a value that is not finite "
                                    f"(at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])})")
-        a = a.astype(np.float64)
-        beyond = np.abs(a) > MAX_WEIGHT          # the toy's limit: no sum of the forward pass overflows
+        beyond = np.abs(a.astype(np.float64)) > MAX_WEIGHT   # the toy's limit: no sum of the forward pass overflows
         if beyond.any():
             at = tuple(int(i) for i in np.argwhere(beyond)[0])
-            raise NanoWeightsError(f"{where}: array '{name}': holds {a[at]:g} at index {at}, beyond "
+            raise NanoWeightsError(f"{where}: array '{name}': holds {stored(a[at])} at index {at}, beyond "
                                    f"the limit of a weight, ±{MAX_WEIGHT:,.0f}")
-        params[name] = a
+        params[name] = a.astype(np.float64)
     return Nano(path=path, params=params, record=read_record(path))
+
+
+def stored(value: np.generic) -> str:
+    """A number of an array as its type stores it, in the fewest digits that
+    give it back (1000000.1 in float32, not 1e+06 nor 1000000.125); in
+    powers of ten beyond 1e16, as Python writes such floats."""
+    if abs(float(value)) < 1e16:
+        return np.format_float_positional(value, unique=True, trim="0")
+    return np.format_float_scientific(value, unique=True, trim="-")
 
 
 def read_record(path: Path) -> dict:
@@ -238,8 +246,12 @@ def read_record(path: Path) -> dict:
                                "prints its facts. python -m toycalc train writes both files, and so "
                                "does the page Train it yourself: keep them in one folder")
     try:
-        if rec.stat().st_size > MAX_RECORD_BYTES:
-            raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
+        size = rec.stat().st_size
+    except OSError:
+        size = 0                 # said by the reading below
+    if size > MAX_RECORD_BYTES:
+        raise NanoWeightsError(f"{rec}: {size:,} bytes, more than the limit of a record, {MAX_RECORD_BYTES:,}")
+    try:
         record = json.loads(rec.read_text(encoding="utf-8"))
     except (ValueError, OSError, RecursionError) as e:
         raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None

@@ -69,7 +69,7 @@ def number(low=0.0, high=None, below=None):
         if not math.isfinite(value):
             raise RecordError(field, f"expected a finite number {span}, found {_found(value)}")
         if value < low or (high is not None and value > high) or (below is not None and value >= below):
-            raise RecordError(field, f"expected a number {span}, found {value:g}")
+            raise RecordError(field, f"expected a number {span}, found {_found(value)}")
     return check
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import reprlib
 import unicodedata
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ import numpy as np
 from .files import not_regular
 from .gpt import Config, HeadsError, check_heads
 from .tokenizer import SPACE_SIGN, show
-from .yamlfile import Trap, YamlError, excerpt, load as load_yaml
+from .yamlfile import Trap, YamlError, excerpt, load as load_yaml, written
 
 MATRICES = ("E", "P", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_U")
 KEYS = ("heads", "vocab") + MATRICES
@@ -84,11 +85,12 @@ def load_toy(path: str | Path = DEFAULT_TOY) -> Model:
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
+            size = os.fstat(f.fileno()).st_size if len(raw) > MAX_BYTES else len(raw)
     except OSError as e:
         raise WeightsError(f"{where}: cannot read the weights file ({e.strerror})") from None
     if len(raw) > MAX_BYTES:
-        raise WeightsError(f"{where}: the file is larger than {MAX_BYTES:,} bytes, "
-                           "the limit of a toy weights file")
+        raise WeightsError(f"{where}: the file has {max(size, len(raw)):,} bytes, more than the limit of a toy "
+                           f"weights file, {MAX_BYTES:,}")
     key = (str(path.resolve()), hashlib.sha256(raw).digest())
     if key not in _LOADED:
         model = parse_toy(raw, path)
@@ -146,7 +148,7 @@ def parse_toy(raw: bytes, path: Path) -> Model:
     except HeadsError as e:
         raise WeightsError(f"{where}: key 'heads': {e}") from None
 
-    cfg = Config(vocab_size=V, d=d, n_ctx=P.shape[0], n_blocks=1, n_heads=heads,
+    cfg = Config(vocab_size=V, d=d, n_ctx=P.shape[0], n_blocks=1, n_heads=int(heads),
                  width=width, bias=False, ln_weights=False, tied=False)
     params = {"E": E, "P": P, "W_U": W_U, "blocks.0.W_1": W_1, "blocks.0.W_2": W_2}
     params.update({f"blocks.0.{k}": v for k, v in square.items()})
@@ -268,6 +270,6 @@ def read_matrix(data, key, where, rows=None, cols=None, row_names=None,
             if not math.isfinite(value):
                 raise WeightsError(f"{at}: expected a finite number, found {value}")
             if abs(value) > MAX_WEIGHT:
-                raise WeightsError(f"{at}: {value:g} is beyond the limit of a weight, "
+                raise WeightsError(f"{at}: {written(value)} is beyond the limit of a weight, "
                                    f"±{MAX_WEIGHT:,.0f}")
     return np.array(raw, dtype=np.float64)

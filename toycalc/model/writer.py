@@ -220,7 +220,7 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
     shape and type (as nano-gpt's are), every weight finite and within
     ±MAX_WEIGHT, the record's fields, and the record's SHA-256 against the
     weights. Parameters come back in float64."""
-    from .nanogpt import max_npz_bytes, read_arrays
+    from .nanogpt import max_npz_bytes, read_arrays, stored
     path = Path(path)
     where = str(path)
     shapes = sizes.param_shapes(CONFIG)
@@ -233,7 +233,8 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
         raise WriterError(f"{where}: cannot read the writer's weights ({e.strerror or e}); "
                           "make them with: python -m toycalc train-writer") from None
     if size > max_npz_bytes(shapes):
-        raise WriterError(f"{where}: {size:,} bytes, more than the writer's arrays can take")
+        raise WriterError(f"{where}: {size:,} bytes, more than the {max_npz_bytes(shapes):,} the writer's "
+                          "arrays can take")
     try:
         with zipfile.ZipFile(path) as archive:
             arrays = read_arrays(archive, shapes, where)
@@ -245,18 +246,24 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
     for name, a in arrays.items():
         if not np.isfinite(a).all():
             raise WriterError(f"{where}: array '{name}': holds a value that is not finite")
-        a = a.astype(np.float64)
-        if (np.abs(a) > MAX_WEIGHT).any():
-            raise WriterError(f"{where}: array '{name}': holds a weight beyond ±{MAX_WEIGHT:,.0f}")
-        params[name] = a
+        beyond = np.abs(a.astype(np.float64)) > MAX_WEIGHT
+        if beyond.any():
+            at = tuple(int(i) for i in np.argwhere(beyond)[0])
+            raise WriterError(f"{where}: array '{name}': holds {stored(a[at])} at index {at}, beyond "
+                              f"the limit of a weight, ±{MAX_WEIGHT:,.0f}")
+        params[name] = a.astype(np.float64)
     rec = record_path(path)
     kind = not_regular(rec)
     if kind or not rec.exists():
         raise WriterError(f"{rec}: the record of the weights {path.name} is "
                           f"{kind or 'missing'}; python -m toycalc train-writer writes both files")
     try:
-        if rec.stat().st_size > MAX_RECORD_BYTES:
-            raise ValueError(f"larger than the limit of {MAX_RECORD_BYTES:,} bytes")
+        size = rec.stat().st_size
+    except OSError:
+        size = 0                 # said by the reading below
+    if size > MAX_RECORD_BYTES:
+        raise WriterError(f"{rec}: {size:,} bytes, more than the limit of a record, {MAX_RECORD_BYTES:,}")
+    try:
         record = json.loads(rec.read_text(encoding="utf-8"))
     except (ValueError, OSError, RecursionError) as e:
         raise WriterError(f"{rec}: not valid JSON: {str(e)[:120]}") from None

@@ -10,7 +10,8 @@ itself from libyaml's events (a loop, no recursion), with:
 - numbers as YAML 1.2 and Python write them: `1`, `-0.5`, `1e3`, `2e-3`,
   `.5`, `1_000`, `.inf`, `.nan`; `true`/`false`; `null`/`~`; and with the
   true minus sign the book prints (`−0.5`, `1e−3`), so a number copied
-  from a page reads as it shows;
+  from a page reads as it shows; each a float or int that keeps its text
+  (`written`), for messages;
 - `010`, `0x10`, `0o7`, `0b1`, `1:30` refused with what to write instead;
 - a key repeated in a mapping refused, naming both lines;
 - aliases, anchors and tags refused; nesting deeper than MAX_DEPTH refused.
@@ -78,6 +79,35 @@ class Trap:
         return excerpt(self.text)
 
 
+class WrittenFloat(float):
+    """A number read from the file that keeps its text, so that a message
+    shows it as it was typed (1000000.1, 1e7), not as Python would print it
+    (1e+06)."""
+
+    __slots__ = ("text",)
+
+    def __new__(cls, value, text: str):
+        number = super().__new__(cls, value)
+        number.text = text
+        return number
+
+
+class WrittenInt(int):
+    """An integer read from the file, with its text (as WrittenFloat)."""
+
+    def __new__(cls, value, text: str):
+        number = super().__new__(cls, value)
+        number.text = text
+        return number
+
+
+def written(value, limit: int = 40) -> str:
+    """A number as the file has it (its text), or as Python writes it: at
+    most `limit` characters."""
+    text = getattr(value, "text", None) or repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def excerpt(text: str, limit: int = 40) -> str:
     """At most `limit` characters of what was typed, quoted."""
     text = str(text)
@@ -90,6 +120,7 @@ def scalar(value: str, plain: bool):
         return value
     if value in _SPECIAL:
         return _SPECIAL[value]
+    typed = value
     if MINUS in value:                       # −0.5 as the book prints it, copied from a page
         signed = value.replace(MINUS, "-")
         if _INT.fullmatch(signed) or _FLOAT.fullmatch(signed):
@@ -98,11 +129,11 @@ def scalar(value: str, plain: bool):
         if sum(c.isdigit() for c in value.split("e")[0].split("E")[0]) > MAX_DIGITS:
             return Trap(value, f"a number of more than {MAX_DIGITS} digits")
         if _INT.fullmatch(value):
-            return int(value)
+            return WrittenInt(value, typed)
         number = float(value)
         if number in (float("inf"), float("-inf")):
             return Trap(value, "too large for a floating-point number")
-        return number
+        return WrittenFloat(number, typed)
     for pattern, why in _TRAPS:
         if pattern.fullmatch(value):
             return Trap(value, why)

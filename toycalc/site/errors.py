@@ -6,7 +6,6 @@ TOYCALC_CLAIMS=warn, a warning and a note on its page."""
 from __future__ import annotations
 
 import logging
-import os
 import re
 
 from jinja2.exceptions import TemplateSyntaxError, UndefinedError
@@ -14,6 +13,7 @@ from mkdocs.exceptions import PluginError
 
 from ..book.render import plain
 from . import pinned
+from .environment import setting
 
 
 class BookError(Exception):
@@ -94,6 +94,7 @@ class RepeatedPageError(logging.Filter):
 
 
 pinned.filter_macros_log(RepeatedPageError())
+pinned.name_the_page_once()     # a hook's error that names its page: one line, not two
 
 
 @pinned.on_macro_error(BookError)
@@ -140,7 +141,7 @@ if not claims_log.handlers:
 
 
 def claims_mode() -> str:
-    mode = os.environ.get(CLAIMS_ENV, "strict")
+    mode = setting(CLAIMS_ENV) or "strict"
     if mode not in ("strict", "warn"):
         raise PluginError(f"{CLAIMS_ENV}={mode[:20]!r}: expected strict (the default: a false claim "
                           "stops the build) or warn (it is printed and marked on its page)")

@@ -11,12 +11,12 @@ TOYCALC_EDIT_BRANCH).
 from __future__ import annotations
 
 import html as htmllib
-import os
 import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from toycalc.site.environment import setting
 from toycalc.site.glossary import GLOSSARY, GLOSSARY_PAGE, MARKER, glossary_markdown, read_glossary
 
 DESCRIPTION_CHARS = 160
@@ -26,7 +26,7 @@ _terms: dict[str, str] = {}   # the glossary, read at on_config
 
 def on_config(config):
     if config["repo_url"]:
-        branch = os.environ.get("TOYCALC_EDIT_BRANCH") or "main"
+        branch = setting("TOYCALC_EDIT_BRANCH") or "main"
         config["edit_uri"] = f"edit/{branch}/docs/"
     path = Path(config["config_file_path"]).parent / GLOSSARY
     if not path.is_file():

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import inspect
 import logging
+import re
+import sys
 
 import jinja2
+from mkdocs import exceptions
 
 # package (as pip names it) -> the version this module was written against
 WRITTEN_AGAINST = {
@@ -47,6 +50,34 @@ def answer_after_failed_rebuilds(server, on_error) -> None:
         except Exception as error:   # whatever a rebuild raises, the server must answer
             on_error(error)
     server.builder = builder
+
+
+# The logger of mkdocs 1.6.1's commands/build.py, and the line its
+# _build_page logs before a BuildError raised while it builds a page (the
+# error's own message follows, from build(): log.error(str(e))).
+BUILD_LOG = "mkdocs.commands.build"
+PAGE_HEADER = re.compile(r"Error building page '(.*)':")
+
+
+class PageNamedOnce(logging.Filter):
+    """Drops that header when the error being handled (the filter runs in
+    _build_page's `except`: sys.exc_info) is a BuildError whose message
+    begins with the page's name: the message says it in its one line.
+    Any other error keeps its header."""
+
+    def filter(self, record):
+        header = PAGE_HEADER.fullmatch(record.getMessage())
+        error = sys.exc_info()[1]
+        return not (header and isinstance(error, exceptions.BuildError) and str(error).startswith(header[1]))
+
+
+def name_the_page_once() -> None:
+    """Add PageNamedOnce to mkdocs' build logger, once (a reload of toycalc
+    replaces the one an earlier import added)."""
+    log = logging.getLogger(BUILD_LOG)
+    for old in [f for f in log.filters if type(f).__name__ == PageNamedOnce.__name__]:
+        log.removeFilter(old)
+    log.addFilter(PageNamedOnce())
 
 
 def keep_theme_envs_compiled(theme, cache: jinja2.BytecodeCache) -> None:

@@ -2,7 +2,8 @@
 // (toycalc/site/typeset.py starts it once a build and speaks to it).
 //
 // One request a line on stdin, one answer a line on stdout, both JSON:
-//   {"tex": "...", "display": true}  ->  {"html": "<mjx-container ...>"} or {"error": "..."}
+//   {"tex": "...", "display": true}  ->  {"html": "<mjx-container ...>"} or {"error": "..."},
+//                                        or {"unresolved": ["\\ref{x}", ...]}: references to no label of the formula
 //   {"glyphs": ["MJX-TEX-I-1D465", ...]} -> {"glyphs": {"MJX-TEX-I-1D465": "<path ...>", ...}}
 //   {"css": true}                    ->  {"css": "..."}: the formulas' stylesheet
 // MathJax is the one the site publishes (django-static-mathjax carries the
@@ -41,6 +42,36 @@ const tex = new TeX({
 const svg = new SVG({ fontCache: "global" });
 const doc = mathjax.document("", { InputJax: tex, OutputJax: svg });
 
+// A \ref or \eqref, with its label (a braced argument, or one token, as TeX reads it).
+const REF = /\\(eq)?ref(?![A-Za-z])\s*(?:\{([^{}]*)\}|([^\s{}]))/g;
+
+/** The \ref and \eqref of the formula that name no numbered label of its
+ *  own (each formula is typeset alone: its labels are forgotten after it):
+ *  MathJax would print each as "???". */
+function unresolved(source, tags) {
+  const refs = [...source.matchAll(REF)];
+  const missing = refs.filter((m) => { const label = tags.allLabels[m[2] ?? m[3]]; return !label || !label.id; })
+                      .map((m) => m[0]);
+  // a reference the pattern did not read (MathJax found no label for it): said as it is
+  return missing.length || !tags.redo ? missing : [refs.length ? refs[0][0] : "\\ref"];
+}
+
+function typeset(request) {
+  const tags = tex.parseOptions.tags, options = { display: Boolean(request.display) };
+  error = null;
+  tags.reset();
+  let node = doc.convert(request.tex, options);
+  if (!error && tags.redo) {
+    // a \ref before its \label: typeset once more, the formula's labels known
+    // (as MathJax does in a page), its own labels not counted twice
+    tex.parseOptions.options.ignoreDuplicateLabels = true;
+    try { node = doc.convert(request.tex, options); } finally { tex.parseOptions.options.ignoreDuplicateLabels = false; }
+  }
+  if (error) return { error };
+  const missing = unresolved(request.tex, tags);
+  return missing.length ? { unresolved: missing } : { html: adaptor.outerHTML(node) };
+}
+
 function answer(request) {
   if (request.css) return { css: adaptor.textContent(svg.styleSheet(doc)) };
   if (request.glyphs) {
@@ -48,10 +79,7 @@ function answer(request) {
     for (const path of adaptor.childNodes(svg.fontCache.defs)) paths[adaptor.getAttribute(path, "id")] = adaptor.outerHTML(path);
     return { glyphs: Object.fromEntries(request.glyphs.map((id) => [id, paths[id]])) };
   }
-  error = null;
-  tex.parseOptions.tags.reset();
-  const node = doc.convert(request.tex, { display: Boolean(request.display) });
-  return error ? { error } : { html: adaptor.outerHTML(node) };
+  return typeset(request);
 }
 
 readline.createInterface({ input: process.stdin }).on("line", (line) => {

@@ -16,12 +16,16 @@ of its glyph; a page holds each glyph it uses once, in a hidden <svg>
 after its article (instant navigation swaps the two together).
 
 `typeset.cjs` runs in Node, on the MathJax the site publishes
-(publish_mathjax.py): one process a build, a formula a line. A formula
-MathJax cannot typeset fails the build, naming the page and the TeX; so
-do a formula that defines a macro (its definition would hold on every
-page built after it), a Node that answers nothing in FORMULA_SECONDS or
-garbage, a page that takes more than PAGE_SECONDS, and a glyph the page
-refers to that no formula made: each in one line. The
+(publish_mathjax.py): one process a build, in a session of its own, so
+that the build ends it with whatever it started (os.killpg). A formula
+MathJax cannot typeset fails the build, naming the page, the line and the
+TeX's first 80 characters; so do a formula that defines a macro (its
+definition would hold on every page built after it), a \\ref or \\eqref to
+no label of its formula (MathJax would print "???"), a formula that takes
+more than FORMULA_SECONDS (Node is then stopped), a Node that stops or
+answers garbage, a page that takes more than PAGE_SECONDS, and a glyph
+the page refers to that none of its formulas made (a <use> written into
+the page): each in one line. The
 formulas' stylesheet is written beside MathJax's script,
 `FORMULAS_CSS_URI`, which every page's head links (overrides/main.html):
 instant navigation keeps the head of the page the reader came in on.
@@ -31,9 +35,11 @@ from __future__ import annotations
 import atexit
 import html
 import json
+import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -50,7 +56,10 @@ SCRIPT = Path(__file__).with_name("typeset.cjs")
 # inline \( \) in a span, display \[ \] in a div (which a macro may give
 # attributes of its own: nano-gpt's formulas that follow the reader's letters)
 FORMULA = re.compile(r'(<(span|div)\b[^>]*\sclass="arithmatex"[^>]*>)\\([(\[])(.*?)\\([)\]])(</\2>)', re.S)
-GLYPH = re.compile(r'<use data-c="[0-9A-F]+" xlink:href="#(MJX-[\w-]+)"')
+# every reference of a <use> to a glyph, as MathJax writes it or otherwise
+# (href or xlink:href, any attributes before it, either quote or none): each
+# must be one the page's formulas made
+GLYPH = re.compile(r'<use\b[^>]*?\s(?:xlink:)?href\s*=\s*(?:"#(MJX-[^"]*)"|\'#(MJX-[^\']*)\'|#(MJX-[^\s>]*))', re.I)
 GLYPHS_ID = "formula-glyphs"
 # TeX that defines: MathJax would keep the definition for the rest of the
 # build (typeset.cjs loads no newcommand package either, so these fail there too)
@@ -59,6 +68,40 @@ DEFINITION = re.compile(r"\\(def|gdef|edef|xdef|let|futurelet|global|newcommand|
                         r"(?![A-Za-z])")
 FORMULA_SECONDS = 30   # MathJax sets the book's largest formula in well under a second
 PAGE_SECONDS = 120
+SHOWN = 80             # the characters of a formula's TeX a message shows
+LONG = 10_000          # characters: a formula so long (the book's longest has 432) is what takes the time
+
+
+def shown(tex: str, display: bool) -> str:
+    """A formula in a message: on one line, its first SHOWN characters,
+    between its marks (and its length, when that is not all of it)."""
+    flat = " ".join(tex.split())
+    size = "" if len(flat) <= SHOWN else f" ({len(tex):,} characters)"
+    flat = flat if len(flat) <= SHOWN else flat[:SHOWN] + "…"
+    return (f"\\[{flat}\\]" if display else f"\\({flat}\\)") + size
+
+
+def line_of(source: str, tex: str, display: bool, part: str = "") -> int | None:
+    """The line of the page's Markdown where the formula is written (or,
+    given part, where that part of it is), or None for a formula the page
+    does not hold as written (a macro's)."""
+    marks = ("\\[", "\\]", "$$", "$$") if display else ("\\(", "\\)", "$", "$")
+    at = next((i + len(start) for start, end in (marks[:2], marks[2:])
+               if (i := source.find(f"{start}{tex}{end}")) >= 0), -1)
+    if at < 0 and len(tex.strip()) >= 10:      # a short TeX alone ("x") would find any line
+        at = source.find(tex)
+    if at >= 0 and part:
+        inside = source.find(part, at, at + len(tex))
+        at = inside if inside >= 0 else at
+    elif at < 0 and part:
+        at = source.find(part)
+    return None if at < 0 else source.count("\n", 0, at) + 1
+
+
+def place(where: str, source: str, tex: str, display: bool, part: str = "") -> str:
+    """"page.md, line N": the page and the line where it has the formula (or its part)."""
+    line = line_of(source, tex, display, part)
+    return where if line is None else f"{where}, line {line}"
 
 
 class Typesetter:
@@ -75,14 +118,35 @@ class Typesetter:
         if node is None:
             raise PluginError("Node.js is needed to typeset the book's formulas at build "
                               "(toycalc/site/typeset.py): install it (on Debian: apt install nodejs)")
+        # a session of its own: stop() ends its whole process group, whatever
+        # Node (or a `node` that is not Node) started, and a terminal's Ctrl-C
+        # reaches the build alone, which then ends it
         self.process = subprocess.Popen(
-            [node, str(SCRIPT), str(mathjax_dir() / "js")],
+            [node, str(SCRIPT), str(mathjax_dir() / "js")], start_new_session=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", errors="replace")
-        # Node's answers, read by a thread, so that waiting for one has a time limit
+        # Node's requests written and its answers read by threads of their
+        # own, so that waiting for an answer has a time limit (a request
+        # larger than the pipe's buffer waits for Node to read it)
+        self.requests: queue.Queue = queue.Queue()
         self.answers: queue.Queue = queue.Queue()
+        threading.Thread(target=self.write, args=(self.process, self.requests), daemon=True).start()
         threading.Thread(target=self.read, args=(self.process, self.answers), daemon=True).start()
         atexit.register(self.stop)
         return self.process
+
+    @staticmethod
+    def write(process: subprocess.Popen, requests: queue.Queue) -> None:
+        """Each request to Node, until None (or Node gone): then its input closed."""
+        try:
+            for request in iter(requests.get, None):
+                process.stdin.write(request)
+                process.stdin.flush()
+        except OSError:
+            pass          # Node gone: its answers' reader says so
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
 
     @staticmethod
     def read(process: subprocess.Popen, answers: queue.Queue) -> None:
@@ -91,30 +155,35 @@ class Typesetter:
         answers.put("")   # Node stopped
 
     def stop(self, seconds: float = 5) -> None:
-        """Node ended: given `seconds` to finish once its input closes, then killed."""
+        """Node ended: given `seconds` to finish once its input closes, then
+        its process group killed, anything it started with it."""
         process, self.process = self.process, None
-        if process is not None:
-            try:
-                process.stdin.close()
-                process.wait(timeout=seconds)
-            except (OSError, subprocess.TimeoutExpired):
-                process.kill()
-                process.wait()
-
-    def ask(self, request: dict, what: str, seconds: float = FORMULA_SECONDS) -> dict:
-        """Node's answer to request, what being what it is for ("bad.md, the
-        formula \\(x\\)"), in one line if Node gives none in time or garbage."""
-        process = self.process or self.start()
+        if process is None:
+            return
+        self.requests.put(None)      # its input closed once the requests before are written
         try:
-            process.stdin.write(json.dumps(request) + "\n")
-            process.stdin.flush()
+            if seconds > 0:
+                process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(process.pid, signal.SIGKILL)   # its group: the pid, as it leads its session
+        except (ProcessLookupError, PermissionError):
+            pass                                     # nothing left of it
+        process.wait()
+
+    def ask(self, request: dict, what: str, seconds: float = FORMULA_SECONDS, late: str = "") -> dict:
+        """Node's answer to request, what being what it is for ("bad.md, the
+        formula \\(x\\)"), in one line if Node gives none in time (what
+        follows `what` then: `late`) or garbage."""
+        process = self.process or self.start()
+        self.requests.put(json.dumps(request) + "\n")
+        try:
             line = self.answers.get(timeout=seconds)
         except queue.Empty:
-            self.stop(seconds=0)   # it hangs: no time to finish
-            raise PluginError(f"{what}: MathJax in Node (toycalc/site/typeset.cjs) gave no answer in "
-                              f"{seconds:g} s; the build stopped it") from None
-        except OSError:
-            line = ""
+            self.stop(seconds=0)   # it hangs, or works on for too long: no time to finish
+            raise PluginError(f"{what}: " + (late or f"MathJax in Node (toycalc/site/typeset.cjs) gave no "
+                                                     f"answer in {seconds:g} s; the build stopped it")) from None
         if not line:
             self.stop()
             raise PluginError(f"{what}: MathJax in Node (toycalc/site/typeset.cjs) stopped, exit code "
@@ -129,30 +198,41 @@ class Typesetter:
                               f"{line.strip()[:80]!r}, not the JSON object it writes")
         return answer
 
-    def formula(self, tex: str, display: bool, where: str, seconds: float = FORMULA_SECONDS) -> str:
+    def formula(self, tex: str, display: bool, where: str, seconds: float = FORMULA_SECONDS,
+                source: str = "") -> str:
+        """The formula's markup; where: its page, source: the page's Markdown
+        (to name the line of a formula refused)."""
         key = (tex, display)
         if key not in self.done:
-            mark = ("\\[", "\\]") if display else ("\\(", "\\)")
-            what = f"{where}: the formula {mark[0]}{tex}{mark[1]}"
-            answer = self.ask({"tex": tex, "display": display}, what, seconds)
+            at, formula = place(where, source, tex, display), shown(tex, display)
+            what = f"{at}: the formula {formula}"
+            # a long formula is what MathJax took the time over; a short one, MathJax hangs
+            late = (f"took more than {seconds:g} s to typeset, and the build stopped MathJax "
+                    "(toycalc/site/typeset.cjs): shorten the formula or split it") if len(tex) > LONG else ""
+            answer = self.ask({"tex": tex, "display": display}, what, seconds, late)
             if "error" in answer:
-                raise PluginError(f"{where}: MathJax cannot typeset the formula "
-                                  f"{mark[0]}{tex}{mark[1]}: {answer['error']}")
+                raise PluginError(f"{at}: MathJax cannot typeset the formula {formula}: {str(answer['error'])[:120]}")
+            unresolved = answer.get("unresolved")
+            if isinstance(unresolved, list) and unresolved:
+                ref = " ".join(str(unresolved[0]).split())[:40]
+                raise PluginError(f"{place(where, source, tex, display, ref)}: the formula {formula} refers to "
+                                  f"{ref}, a label it does not define, and would show ???: each formula is "
+                                  "typeset alone, so a reference names a \\label with a \\tag in its own formula")
             if not isinstance(answer.get("html"), str):
                 raise PluginError(f"{what}: MathJax in Node (toycalc/site/typeset.cjs) answered no html")
             self.done[key] = answer["html"]
         return self.done[key]
 
     def glyphs(self, ids: list[str], where: str) -> str:
-        """The <path>s of these glyphs, each once."""
+        """The <path>s of these glyphs (which the page's formulas made), each once."""
         missing = [i for i in ids if i not in self.paths]
         if missing:
             got = self.ask({"glyphs": missing}, f"{where}: the glyphs").get("glyphs")
             self.paths |= {i: p for i, p in (got if isinstance(got, dict) else {}).items() if isinstance(p, str)}
         unknown = [i for i in ids if i not in self.paths]
         if unknown:
-            raise PluginError(f"{where}: the page refers to the glyph #{unknown[0]}, which none of its "
-                              "formulas made (a <use> written into the page?)")
+            raise PluginError(f"{where}: MathJax in Node (toycalc/site/typeset.cjs) has no glyph "
+                              f"#{unknown[0]}, which a formula of the page refers to")
         return "".join(self.paths[i] for i in ids)
 
     def stylesheet(self) -> str:
@@ -171,6 +251,7 @@ def typeset(page_html: str, where: str, source: str = "") -> str:
     a span is inline, a div display). source: the page's Markdown, to name
     the line of a formula refused."""
     ends = time.monotonic() + PAGE_SECONDS
+    made: set[str] = set()     # the glyphs the page's formulas refer to
 
     def one(m: re.Match) -> str:
         opening, _, start, tex, end, closing = m.groups()
@@ -180,25 +261,36 @@ def typeset(page_html: str, where: str, source: str = "") -> str:
         tex = html.unescape(tex)
         defined = DEFINITION.search(tex)
         if defined:
-            line = next((f", line {n}" for n, text in enumerate(source.splitlines(), 1)
-                         if defined.group(0) in text), "")
-            raise PluginError(f"{where}{line}: the formula \\{start}{tex}\\{end} defines with "
+            raise PluginError(f"{place(where, source, tex, display, defined.group(0))}: the formula "
+                              f"{shown(tex, display)} defines with "
                               f"{defined.group(0)}, which the book refuses: a definition would hold on "
                               "every page built after this one; write the TeX out in full")
         left = ends - time.monotonic()
         if left <= 0:
             raise PluginError(f"{where}: its formulas took more than {PAGE_SECONDS} s to typeset; "
-                              f"the build stopped at \\{start}{tex[:60]}…\\{end}")
+                              f"the build stopped at {shown(tex, display)}")
         marked = f'{opening[:-1]} data-tex="{html.escape(tex)}">'   # the TeX it was set from
-        return marked + TYPESETTER.formula(tex, display, where, min(FORMULA_SECONDS, left)) + closing
+        formula = TYPESETTER.formula(tex, display, where, min(FORMULA_SECONDS, left), source)
+        made.update(glyph_ids(formula))
+        return marked + formula + closing
     page_html = FORMULA.sub(one, page_html)
-    ids = sorted(set(GLYPH.findall(page_html)))
-    if not ids:
+    used = glyph_ids(page_html)
+    foreign = sorted(used - made)
+    if foreign:
+        line = next((f", line {n}" for n, text in enumerate(source.splitlines(), 1) if foreign[0] in text), "")
+        raise PluginError(f"{where}{line}: the page refers to the glyph #{foreign[0]}, which none of its "
+                          "formulas made (a <use> written into the page?): take it out")
+    if not used:
         return page_html
-    glyphs = f'<svg id="{GLYPHS_ID}" style="display:none" aria-hidden="true"><defs>{TYPESETTER.glyphs(ids, where)}</defs></svg>'
+    glyphs = f'<svg id="{GLYPHS_ID}" style="display:none" aria-hidden="true"><defs>{TYPESETTER.glyphs(sorted(used), where)}</defs></svg>'
     at = page_html.rfind("</article>")
     at = at + len("</article>") if at >= 0 else page_html.rfind("</body>")
     return page_html[:at] + glyphs + page_html[at:]
+
+
+def glyph_ids(markup: str) -> set[str]:
+    """The ids of the glyphs markup's <use>s refer to."""
+    return {next(filter(None, ids)) for ids in GLYPH.findall(markup)}
 
 
 @event_priority(-90)   # after html_pass's (mkdocs.yml lists it first), which typesets the print page

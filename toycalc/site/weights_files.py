@@ -13,13 +13,13 @@ the runs cache (runs.py) keeps a run while none of them changes.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import NamedTuple
 
 from mkdocs.exceptions import PluginError
 
 from ..model import nanogpt, writer
+from .environment import setting
 
 TOY_ENV = "TOYCALC_WEIGHTS"
 NANO_ENV = "TOYCALC_NANOGPT"
@@ -48,18 +48,18 @@ class WeightsFiles(NamedTuple):
 
 def writer_file() -> Path:
     """The writer's weights (they need no config: the book has one writer)."""
-    return Path(os.environ.get(WRITER_ENV) or writer.DEFAULT_NPZ)
+    return Path(setting(WRITER_ENV) or writer.DEFAULT_NPZ)
 
 
 def weights_files(config) -> WeightsFiles:
     """The toy's and nano-gpt's weights files for this build (config: the
     MkDocs config, or any mapping with its "extra" and "config_file_path")."""
-    toy = os.environ.get(TOY_ENV) or (config["extra"] or {}).get("toycalc", {}).get("weights")
+    toy = setting(TOY_ENV) or (config["extra"] or {}).get("toycalc", {}).get("weights")
     if not toy:
         raise PluginError("mkdocs.yml: extra.toycalc.weights is not set: "
                           "expected the path of the toy weights file")
     toy = Path(toy)
     if not toy.is_absolute():
         toy = Path(config["config_file_path"]).parent / toy
-    return WeightsFiles(toy=toy, nano=Path(os.environ.get(NANO_ENV) or nanogpt.DEFAULT_NPZ),
+    return WeightsFiles(toy=toy, nano=Path(setting(NANO_ENV) or nanogpt.DEFAULT_NPZ),
                         writer=writer_file())
