@@ -32,7 +32,13 @@ function modelFromBytes(setup, buffer) {
   const arrays = {};
   for (const [name, shape] of setup.shapes) {
     const n = shape.reduce((a, b) => a * b, 1), flat = new Float64Array(n);
-    for (let i = 0; i < n; i++) flat[i] = half(view.getUint16(at + 2 * i, true));
+    for (let i = 0; i < n; i++) {
+      flat[i] = half(view.getUint16(at + 2 * i, true));
+      // a NaN or an infinity would make every p NaN and the writer write line breaks
+      if (!Number.isFinite(flat[i])) {
+        throw new RangeError(`the weights file holds ${flat[i]} in ${name} (number ${i + 1}): not a finite number`);
+      }
+    }
     at += 2 * n;
     arrays[name] = shape.length === 1 ? Array.from(flat)
       : Array.from({ length: shape[0] }, (_, r) => Array.from(flat.subarray(r * shape[1], (r + 1) * shape[1])));
@@ -124,23 +130,33 @@ function field(box, label, attrs) {
   return input;
 }
 
-function distTable(p, vocab, count, caption) {
+/** The `count` likeliest characters of p, a row each with its p and its
+ *  bar (the book's purple, for a probability), as the book's tables look;
+ *  chosen: the character drawn, its row marked as the one chosen. */
+function distTable(p, vocab, count, caption, chosen = -1) {
   const order = p.map((v, i) => i).sort((a, b) => (p[b] - p[a]) || (a - b)).slice(0, count);
-  const table = el("table", { class: "writer-top" });
+  if (chosen >= 0 && !order.includes(chosen)) order.push(chosen);
+  const table = el("table", { class: "book-table writer-top" });
   table.append(el("caption", {}, caption));
   const head = el("tr");
-  head.append(el("th", { scope: "col" }, "character"), el("th", { scope: "col" }, "p"));
+  head.append(el("th", { scope: "col" }, "character"), el("th", { scope: "col" }, "p"),
+    el("th", { scope: "col", class: "writer-bar-head" }, ""));
   table.append(el("thead"));
   table.tHead.append(head);
   const body = el("tbody");
   for (const i of order) {
-    const row = el("tr");
-    row.append(el("td", {}, shown(vocab[i])), el("td", {}, p[i].toFixed(3)));
+    const row = el("tr", i === chosen ? { class: "is-chosen" } : {});
+    const bar = el("td", { class: "writer-bar", "aria-hidden": "true" });
+    bar.append(el("span", { style: `width: ${(100 * p[i]).toFixed(1)}%` }));
+    row.append(el("td", {}, shown(vocab[i])), el("td", {}, p[i].toFixed(3)), bar);
     body.append(row);
   }
   table.append(body);
   return table;
 }
+
+/** A probability's rank in p (1: the likeliest; a tie goes to the earlier). */
+const rankOf = (p, i) => 1 + p.filter((v, j) => v > p[i] || (v === p[i] && j < i)).length;
 
 /** The tool's elements: Start, then (hidden until the weights are in)
  *  the text, its message, the top 10, the settings, Write and its output. */
@@ -155,21 +171,25 @@ function makeTool(root, setup) {
   t.text.value = setup.prompt;
   t.message = el("p", { class: "writer-message", role: "status", "aria-live": "polite", "data-writer-message": "" });
   t.top = el("div", { class: "writer-next", "aria-live": "polite", "data-writer-next": "" });
+  t.topEarlier = el("p", { class: "writer-earlier", hidden: "" }, "This table is for the last text the writer could read.");
   const settings = el("div", { class: "writer-settings" });
   t.length = field(settings, "Characters", { name: "length", type: "number", min: "1", max: String(setup.max_length), value: String(setup.length) });
   t.temperature = field(settings, "Temperature", { name: "temperature", type: "number", min: "0.05", max: "5", step: "0.05", value: String(setup.temperature) });
   t.k = field(settings, "Top-k", { name: "top-k", type: "number", min: "0", max: String(setup.vocab.length), value: String(setup.top_k) });
   t.seed = field(settings, "Seed", { name: "seed", type: "number", min: "0", max: "4294967295", value: String(setup.seed) });
   t.write = el("button", { type: "button", class: "md-button", "data-writer-write": "" }, "Write");
+  t.output = el("div", { class: "writer-output", "data-writer-output": "" });
+  t.earlier = el("p", { class: "writer-earlier", hidden: "" });
   t.written = el("p", { class: "writer-written-out", "data-writer-out": "" });
-  t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "" });
+  t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "", hidden: "" });
+  t.output.append(t.earlier, t.written, t.picked);
   t.tool = el("div", { class: "writer-tool", hidden: "" });
-  t.tool.append(textLabel, t.text, t.message, t.top, settings, t.write, t.written, t.picked);
+  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.output);
   root.append(t.tool);
   return t;
 }
 
-/** The reader's text as ids, or null with the message saying why (nothing else changes). */
+/** The reader's text as ids, or null with the message saying why. */
 function readIds(t, setup) {
   const bad = outside(t.text.value, setup.vocab);
   if (bad) {
@@ -195,34 +215,96 @@ function setting(t, input, lo, hi, whole) {
   return v;
 }
 
-/** Write: draw the continuation, a character at a time, each a button that shows its distribution. */
+/** The settings Write would use, or null (the message says which is wrong). */
+function settings(t, setup) {
+  const n = setting(t, t.length, 1, setup.max_length, true), temperature = setting(t, t.temperature, 0.05, 5, false);
+  const k = setting(t, t.k, 0, setup.vocab.length, true), seed = setting(t, t.seed, 0, 4294967295, true);
+  return [n, temperature, k, seed].includes(null) ? null : { n, temperature, k, seed };
+}
+
+/** Greyed and said to be an earlier text's, or shown as the text's own: the
+ *  table when the text cannot be read, the written text when the text is
+ *  no longer the one it continues. */
+function markEarlier(box, earlier) {
+  box.classList.toggle("is-earlier", earlier);
+  if (earlier) box.dataset.earlier = "";
+  else delete box.dataset.earlier;
+}
+
+/** The readout of a written character, right under it: the distribution
+ *  it was drawn from, the character marked in it, its p and its rank. */
+function showPicked(t, b, setup) {
+  t.written.querySelectorAll(".is-marked").forEach((m) => m.classList.remove("is-marked"));
+  b.classList.add("is-marked");
+  const { q, step, ch, temperature, k } = b.writer;
+  const id = setup.vocab.indexOf(ch);
+  t.picked.replaceChildren(distTable(q, setup.vocab, 10,
+    `Character ${step}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length} ` +
+    `(temperature ${temperature}, top-k ${k}${k ? "" : ": all kept"})`, id));
+  t.picked.hidden = false;
+  // beside the character: under its line, from its left edge, within the output's width
+  const box = t.output.getBoundingClientRect(), at = b.getBoundingClientRect();
+  const left = Math.max(0, Math.min(at.left - box.left, box.width - t.picked.offsetWidth));
+  t.picked.style.left = `${left}px`;
+  t.picked.style.top = `${at.bottom - box.top + 4}px`;
+}
+
+/** Write: draw the continuation a character at a time, each shown as it
+ *  is drawn, each a button that shows its distribution. Words stay whole
+ *  on a line: a word's characters are held in one box that does not break. */
 async function writeOut(root, t, setup, model) {
   const x = readIds(t, setup);
-  if (!x) return;
-  const n = setting(t, t.length, 1, setup.max_length, true), temp = setting(t, t.temperature, 0.05, 5, false);
-  const k = setting(t, t.k, 0, setup.vocab.length, true), seed = setting(t, t.seed, 0, 4294967295, true);
-  if ([n, temp, k, seed].includes(null)) return;
+  const set = x && settings(t, setup);
+  if (!set) return;
   t.write.disabled = true;
   t.written.replaceChildren();
   t.picked.replaceChildren();
+  t.picked.hidden = true;
+  t.writtenFrom = t.text.value;
+  markEarlier(t.output, false);
+  t.earlier.hidden = true;
   root.dataset.writing = "";
   delete root.dataset.done;
-  await write(model, x, n, temp, k, seed, async (step, id, q) => {
+  let word = null;
+  await write(model, x, set.n, set.temperature, set.k, set.seed, async (step, id, q) => {
     const ch = setup.vocab[id];
     // a line break shows as ↵ and breaks the line after it
     const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
       "aria-label": `character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
-    b.addEventListener("click", () => {
-      t.picked.replaceChildren(distTable(q, setup.vocab, 10,
-        `Character ${step + 1}, “${shown(ch)}”, was drawn from these (temperature ${temp}, top-k ${k})`));
-    });
-    t.written.append(b);
-    if (ch === "\n") t.written.append(el("br"));
-    if (step % 10 === 9) await new Promise((r) => setTimeout(r, 0));   // let the page draw
+    b.writer = { q, step: step + 1, ch, temperature: set.temperature, k: set.k };
+    if (ch === " " || ch === "\n") {
+      word = null;
+      t.written.append(b);
+      if (ch === "\n") t.written.append(el("br"));
+    } else {
+      if (!word) t.written.append(word = el("span", { class: "writer-word" }));
+      word.append(b);
+    }
+    if (step % 10 === 9) await new Promise((r) => setTimeout(r, 0));   // let the page draw it
   });
   delete root.dataset.writing;
   root.dataset.done = "";
   t.write.disabled = false;
+}
+
+/** A written character answers the pointer, a tap and the keyboard: its
+ *  readout beside it; the arrow keys move along the written text. */
+function followPointer(t, setup) {
+  const charOf = (e) => e.target.closest && e.target.closest("button.writer-char");
+  const show = (e) => { const b = charOf(e); if (b) showPicked(t, b, setup); };
+  t.written.addEventListener("pointerover", show);
+  t.written.addEventListener("focusin", show);
+  t.written.addEventListener("click", show);
+  t.written.addEventListener("keydown", (e) => {
+    const b = charOf(e);
+    if (!b || (e.key !== "ArrowRight" && e.key !== "ArrowLeft")) return;
+    const all = [...t.written.querySelectorAll("button.writer-char")], at = all.indexOf(b);
+    const to = all[at + (e.key === "ArrowRight" ? 1 : -1)];
+    if (to) {
+      e.preventDefault();
+      to.focus();
+    }
+  });
 }
 
 function setUp(root) {
@@ -230,10 +312,21 @@ function setUp(root) {
   root.replaceChildren();
   const t = makeTool(root, setup);
   let model = null;
+  // the table and the written text always say whose they are: the text's,
+  // or (greyed, with a line saying so) an earlier text's
   const showNext = () => {
-    const x = readIds(t, setup);
-    if (!x) return;   // the message says why; nothing else changes
-    t.top.replaceChildren(distTable(next(model, x, 1), setup.vocab, 10, "The next character's ten likeliest (temperature 1)"));
+    const x = readIds(t, setup), set = x && settings(t, setup);
+    const unread = !set;
+    markEarlier(t.top, unread && !!t.top.firstChild);
+    t.topEarlier.hidden = !(unread && t.top.firstChild);
+    const fromEarlier = t.writtenFrom !== undefined && t.text.value !== t.writtenFrom;
+    markEarlier(t.output, fromEarlier);
+    t.earlier.hidden = !fromEarlier;
+    t.earlier.textContent = fromEarlier ? "Written after an earlier text: Write continues the one above." : "";
+    if (unread) return;
+    const p = topK(next(model, x, set.temperature), set.k);
+    t.top.replaceChildren(distTable(p, setup.vocab, 10,
+      `The next character's ten likeliest (temperature ${set.temperature}, top-k ${set.k}${set.k ? "" : ": all kept"})`));
   };
   t.write.addEventListener("click", () => { if (!t.write.disabled) writeOut(root, t, setup, model); });
   t.start.addEventListener("click", async () => {
@@ -244,14 +337,15 @@ function setUp(root) {
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
       model = modelFromBytes(setup, await response.arrayBuffer());
     } catch (e) {
-      t.note.textContent = `The writer could not start (${e.message}).`;
+      t.note.textContent = `The writer could not start: ${e.message}.`;
       t.start.disabled = false;
       return;
     }
     t.start.remove();     // .md-button's display would outlast the hidden attribute
     t.note.remove();
     t.tool.hidden = false;
-    t.text.addEventListener("input", showNext);
+    for (const input of [t.text, t.temperature, t.k]) input.addEventListener("input", showNext);
+    followPointer(t, setup);
     showNext();
     root.dataset.ready = "";
   });

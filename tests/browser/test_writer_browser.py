@@ -1,8 +1,11 @@
 """The page Type, it writes in a real browser (fixtures visit and server in
 conftest.py): the weights are fetched only when the reader starts; a seed
-writes the chapter's 200 characters; the top 10 is toycalc's; a character
-outside the vocabulary gets its message naming it and its place, and
-nothing else changes; a written character shows its distribution."""
+writes the chapter's 200 characters; the top 10 is toycalc's at the
+settings' temperature and top-k; a character outside the vocabulary gets
+its message naming it and its place, and what belongs to an earlier text
+is greyed and says so; a written character shows its distribution beside
+it; words stay whole on a phone's line; weights that are not finite are
+refused in one sentence."""
 from __future__ import annotations
 
 import numpy as np
@@ -47,7 +50,7 @@ def test_a_seed_writes_the_chapters_200_characters(visit, run):
         "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
     p = gpt.forward(run.params, run.cfg, np.array(writer.encode(run.prompt)), temperature=LIVE_TEMPERATURE)["p"][-1]
     best = int(np.argmax(p))
-    assert rows[0] == [{" ": "␣", "\n": "↵"}.get(run.vocab[best], run.vocab[best]), f"{p[best]:.3f}"]
+    assert rows[0][:2] == [{" ": "␣", "\n": "↵"}.get(run.vocab[best], run.vocab[best]), f"{p[best]:.3f}"]
 
 
 def test_the_top_10_follows_the_text_and_a_foreign_character_gets_its_message(visit, run):
@@ -57,17 +60,27 @@ def test_the_top_10_follows_the_text_and_a_foreign_character_gets_its_message(vi
     page.wait_for_function("() => document.querySelector('[data-writer-next] caption')")
     rows = page.locator("[data-writer-next] tbody tr").evaluate_all(
         "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
-    p = gpt.forward(run.params, run.cfg, np.array(writer.encode("To be, or not to b")))["p"][-1]
+    # at the settings' temperature and top-k, which the caption names
+    p = gpt.forward(run.params, run.cfg, np.array(writer.encode("To be, or not to b")),
+                    temperature=LIVE_TEMPERATURE)["p"][-1]
     order = sorted(range(65), key=lambda i: (-p[i], i))[:10]
-    assert rows == [[{" ": "␣", "\n": "↵"}.get(run.vocab[i], run.vocab[i]), fixed(p[i])] for i in order]
+    assert [r[:2] for r in rows] == [[{" ": "␣", "\n": "↵"}.get(run.vocab[i], run.vocab[i]), fixed(p[i])]
+                                     for i in order]
+    caption = page.locator("[data-writer-next] caption").inner_text()
+    assert f"temperature {LIVE_TEMPERATURE}" in caption and "top-k 0" in caption, caption
+    assert page.locator("[data-writer-next] td.writer-bar span").count() == 10      # each p with its bar
     field.fill("To be\u2014or not")
     message = page.locator("[data-writer-message]")
     assert message.inner_text() == ("Character 6 (“\u2014”, U+2014) is not one of the writer's 65 characters.")
-    # nothing else changed: the table is still the last good text's
-    assert page.locator("[data-writer-next] tbody tr").evaluate_all(
+    # the table is the last good text's, and says so, greyed
+    assert page.locator("[data-writer-next].is-earlier tbody tr").evaluate_all(
         "rs => rs.map(r => [...r.cells].map(c => c.textContent))") == rows
+    assert page.get_by_text("This table is for the last text the writer could read.").is_visible()
     page.get_by_role("button", name="Write", exact=True).click()
     assert page.locator("[data-writer-out] button").count() == 0
+    field.fill("To be, or not to b")                      # a text it reads brings the table back as its own
+    assert page.locator("[data-writer-next].is-earlier").count() == 0
+    assert not page.get_by_text("This table is for the last text the writer could read.").is_visible()
 
 
 def test_inside_the_heads_maps_come_a_block_at_a_time(visit, run):
@@ -95,3 +108,86 @@ def test_inside_the_heads_maps_come_a_block_at_a_time(visit, run):
     assert "Block 4 here" in page.locator("[data-figure=writer-attention] figcaption").text_content()
     chooser.get_by_label("block 1").check()
     assert page.locator(maps).count() == 4 and page.locator("[data-block='1']:not([hidden])").count() == 1
+
+
+def test_an_empty_text_and_a_changed_text_leave_nothing_unmarked(visit):
+    """Empty, the table greys and says it is an earlier text's; the written
+    text, once the text above it changed, greys and says so too, and comes
+    back as its own when the text is the one it continued again."""
+    page = started(visit)
+    field = page.get_by_label("Your text")
+    page.locator("#writer-length").fill("20")
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=60000)
+    prompt = field.input_value()
+    field.fill("")
+    assert page.locator("[data-writer-message]").inner_text() == "Type at least one character."
+    assert page.locator("[data-writer-next].is-earlier").count() == 1
+    assert page.locator("[data-writer-output].is-earlier").count() == 1
+    assert page.get_by_text("Written after an earlier text").is_visible()
+    field.fill(prompt)
+    assert page.locator(".is-earlier").count() == 0
+    assert not page.get_by_text("Written after an earlier text").is_visible()
+
+
+def test_a_written_character_shows_its_readout_beside_it_and_the_arrows_move_it(visit, run):
+    page = started(visit)
+    page.locator("#writer-length").fill("30")
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=60000)
+    chars = page.locator("[data-writer-out] button.writer-char")
+    third = chars.nth(2)
+    third.hover()
+    readout = page.locator("[data-writer-picked]")
+    assert readout.is_visible() and third.evaluate("b => b.classList.contains('is-marked')")
+    box, at = readout.bounding_box(), third.bounding_box()
+    assert 0 <= box["y"] - (at["y"] + at["height"]) < 12, (box, at)       # right under it, not under the output
+    caption = readout.locator("caption").inner_text()
+    ch = third.get_attribute("data-char")
+    assert caption.startswith(f"Character 3, “{ {' ': '␣', chr(10): '↵'}.get(ch, ch) }”: p = ") and "rank " in caption
+    assert f"temperature {LIVE_TEMPERATURE}" in caption
+    chosen = readout.locator("tr.is-chosen td").first.inner_text()
+    assert chosen == { " ": "␣", "\n": "↵"}.get(ch, ch)
+    assert readout.locator("td.writer-bar span").count() >= 10
+    third.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.step") == "4"
+    assert chars.nth(3).evaluate("b => b.classList.contains('is-marked')")
+    assert readout.locator("caption").inner_text().startswith("Character 4,")
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("document.activeElement.dataset.step") == "3"
+
+
+def test_on_a_phone_no_written_word_is_split_across_lines(visit):
+    v = visit(375)
+    page = v.open(PAGE)
+    page.get_by_role("button", name="Start the writer").click()
+    page.wait_for_selector("[data-writer][data-ready]", timeout=60000)
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=300000)
+    split = page.evaluate("""() => [...document.querySelectorAll('[data-writer-out] .writer-word')]
+      .filter((w) => w.getClientRects().length > 1).map((w) => w.textContent)""")
+    assert page.locator("[data-writer-out] .writer-word").count() > 10
+    assert split == []
+
+
+def test_a_weights_file_holding_nan_is_refused_in_one_sentence(visit, run):
+    """Served weights with a NaN: the page says so in one sentence, naming
+    the tensor, and shows no tool (it wrote line breaks with p = NaN)."""
+    v = visit(own_context=True)
+    real = {}
+
+    def poisoned(route):
+        body = bytearray(route.fetch().body())
+        body[0:2] = (0x7E00).to_bytes(2, "little")          # float16 NaN, the first number of E
+        real["bytes"] = len(body)
+        route.fulfill(status=200, body=bytes(body), headers={"content-type": "application/octet-stream"})
+    v.context.route("**/writer-weights.bin", poisoned)
+    page = v.open(PAGE)
+    page.get_by_role("button", name="Start the writer").click()
+    note = page.locator(".writer-note")
+    page.wait_for_function("() => /could not start/.test(document.querySelector('.writer-note').textContent)")
+    assert note.inner_text() == ("The writer could not start: the weights file holds NaN in E (number 1): "
+                                 "not a finite number.")
+    assert real["bytes"] > 0
+    assert page.locator(".writer-tool").is_hidden() and page.locator("[data-writer-out] button").count() == 0
