@@ -164,7 +164,7 @@ def marks_svg(m: Marks, x: int, y: int) -> str:
     signed strip's full colour for its largest size), its number in its
     <title>; a bar with all of them in its own."""
     if m.kind == "text":
-        box = (f'<rect class="chosen-box" x="{x - 1}" y="{y - 1}" width="{m.width}" height="16" rx="2"/>'
+        box = (f'<rect class="chosen-box" x="{x - 1}" y="{y}" width="{m.width}" height="15" rx="2"/>'
                if m.answer else "")
         cls = ' class="answer"' if m.answer else ""
         return (f'{box}<text x="{x + (2 if m.answer else 0)}" y="{y + 11}"{cls}>{esc(m.text)}'

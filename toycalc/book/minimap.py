@@ -57,7 +57,7 @@ WORDS = {"tokens": "the tokens", "E": "the embedding", "P": "the positions", "X"
 
 FEW = 5            # a page that explains this many parts or fewer draws its long vectors cell by cell
 TOP = 5            # the writer's characters drawn one by one, the likeliest first; the rest in one cell
-WIDE, TALL = 680, 240   # the largest map: the column at 1280 px, and the prose on the first screen
+WIDE, TALL = 684, 240   # the largest map: the column at 1280 px (688), and the prose on the first screen
 KEY = ('<span class="swatch v-neg"></span> negative <span class="swatch v-zero"></span> zero '
        '<span class="swatch v-pos"></span> positive (each strip: full colour for its largest size) '
        '<span class="swatch v-prob"></span> 0 to 1 '
@@ -143,6 +143,8 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], large: tuple = (
 def tail(tokens: list[str], sep: str = "", room: int = 11) -> str:
     """The text's end as the map shows it: its last tokens, as many as fit
     `room` characters (the last always), after "…" where some are left out."""
+    if len(sep.join(tokens)) <= room:
+        return sep.join(tokens)
     shown = [tokens[-1]]
     for tok in reversed(tokens[:-1]):
         if len(sep.join(shown)) + len(tok) + len(sep) + 1 > room:
@@ -212,6 +214,6 @@ def minimap(src_path: str, toy_example=None, nano_run=None, writer_run=None) -> 
     key = KEY + (BAR_KEY if 'class="bar"' in svg else "") + (HERE_KEY if here else "")
     return (f'<figure class="minimap" data-figure="minimap" data-module="minimap">'
             f'<figcaption class="map-caption"><details class="map-key"><summary>Key</summary>'
-            f'<div class="map-key-body fig-legend"><p>{lead}The map of {what}. Each part\'s name links to the page '
-            f'that explains it<span class="screen-only">; point at or tap a cell for its number</span>.</p>'
-            f'<p>{key}.</p></div></details></figcaption>{svg}</figure>')
+            f'<div class="map-key-body fig-legend"><span class="map-key-line">{lead}The map of {what}. Each part\'s name links to the page '
+            f'that explains it<span class="screen-only">; point at or tap a cell for its number</span>.</span>'
+            f'<span class="map-key-line">{key}.</span></div></details></figcaption>{svg}</figure>')
