@@ -149,8 +149,11 @@ def read_page(v, site, path, width, tokens) -> tuple[dict, dict | None]:
         seen["wide tables"] = page.evaluate(probes.WIDE_TABLES)
         if figures:
             seen["sizes"] = page.evaluate(probes.RENDERED_SIZES)
+            # a drawing that scrolls sideways inside a box of its own (the chapter map on a
+            # phone, as one piece): that box's right edge
             seen["figures past the screen"] = page.locator("svg.fig").evaluate_all(
-                "svgs => svgs.filter(s => s.getClientRects().length && s.getBoundingClientRect().right > 376).length")
+                "svgs => svgs.filter(s => s.getClientRects().length && "
+                "(s.closest('.map-bands') || s).getBoundingClientRect().right > 376).length")
         if nano or path in probes.NANO_FIGURES:
             seen["axe"] = serious(page, skip=COLOUR_RULES)
         return seen, None
