@@ -163,9 +163,9 @@ def test_the_highlight_follows_the_page():
 
 
 def test_the_tail_of_the_text_fits_its_column():
-    assert minimap.tail(["␣the", "␣cat", "␣climbed", "␣the"]) == "…␣the"
+    assert minimap.tail(["␣the", "␣cat", "␣climb", "ed", "␣the"]) == "…␣climbed␣the"
     assert minimap.tail(list("CBABBC"), " ") == "C B A B B C"
-    assert minimap.tail(list("Good␣morrow,␣neighbour␣Baptista.")) == "…␣Baptista."
+    assert minimap.tail(list("Good␣morrow,␣neighbour␣Baptista."), room=20) == "…neighbour␣Baptista."
 
 
 def test_a_parts_name_is_a_target_of_24_px_that_no_cell_covers(toy, run):

@@ -26,7 +26,7 @@ from __future__ import annotations
 from ..model.nanogpt import VOCAB
 from ..model.tokenizer import show
 from .draw import esc
-from .map_drawing import WRAP, Item, Map, Marks, map_svg, size
+from .map_drawing import CHAR, WRAP, Item, Map, Marks, map_svg, size
 from .model_drawing import IN_BLOCK, NAMES, PARTS, block_title
 from .render import by_heads, fixed
 from .writer.chapter import char_name
@@ -97,11 +97,13 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], large: tuple = (
         words, letter = NAMES[part]
         return Item(part, words, letter, marks(part, values, what, **options), WORDS[part])
 
-    inputs = [Item("tokens", "Tokens", "", Marks("text", text=tail(tokens, sep), titles=[
-                   f"the tokens: {' '.join(tokens)}; the map follows the last"]), WORDS["tokens"]),
-              item("E", trace["E_ids"][-1], f"E, the row of {at}"),
+    inputs = [item("E", trace["E_ids"][-1], f"E, the row of {at}"),
               item("P", trace["P_t"][-1], f"P, the row of position {T}"),
               item("X", trace["X"][-1], f"x of {at}")]
+    # the text's end, as much as the column holds
+    room = max(13, max(i.width for i in inputs) // CHAR)
+    inputs.insert(0, Item("tokens", "Tokens", "", Marks("text", text=tail(tokens, sep, room), titles=[
+        f"the tokens: {' '.join(tokens)}; the map follows the last"]), WORDS["tokens"]))
     qkv = [item("ln1", blk["u"][-1], f"u, x after LayerNorm, of {at}{block}")]
     for name, role in zip("QKV", ("query", "key", "value")):
         qkv.append(item(name, blk[name][-1], f"{name.lower()}, the {role} of {at}{block}"))
@@ -140,7 +142,7 @@ def map_parts(trace: dict, tokens: list[str], vocab: list[str], large: tuple = (
     return Map(inputs, [qkv, heads], add1, mlp, add2, output, block_title(n))
 
 
-def tail(tokens: list[str], sep: str = "", room: int = 11) -> str:
+def tail(tokens: list[str], sep: str = "", room: int = 13) -> str:
     """The text's end as the map shows it: its last tokens, as many as fit
     `room` characters (the last always), after "…" where some are left out."""
     if len(sep.join(tokens)) <= room:
