@@ -11,32 +11,30 @@ function mark(bands) {
   bands.toggleAttribute("data-more", scrolls && bands.scrollLeft + bands.clientWidth < bands.scrollWidth - 1);
 }
 
-let printing = false;
+function markAll() {
+  document.querySelectorAll(".minimap .map-bands").forEach(mark);
+}
 
-/** Each page view (book.js): every map of the page (the toy's one per heads choice). */
+let listening = false;
+
+/** Each page view (book.js): every map of the page (the toy's, one per heads choice). */
 function start() {
-  const all = () => document.querySelectorAll(".minimap .map-bands");
-  all().forEach((bands) => {
-    if (bands.dataset.ready !== undefined) return;
-    bands.dataset.ready = "";
-    bands.addEventListener("scroll", () => mark(bands), { passive: true });
-    mark(bands);
+  markAll();
+  if (listening) return;
+  listening = true;
+  // a scroll does not bubble: caught on its way down, for a map put in later too (a heads choice)
+  document.addEventListener("scroll", (event) => {
+    if (event.target instanceof Element && event.target.matches(".minimap .map-bands")) mark(event.target);
+  }, { capture: true, passive: true });
+  // a heads choice shows another map; a turned phone, another width
+  addEventListener("resize", markAll);
+  document.addEventListener("change", () => requestAnimationFrame(markAll));
+  addEventListener("beforeprint", () => {
+    document.querySelectorAll("details.map-key:not([open])").forEach((d) => { d.open = true; d.dataset.printed = ""; });
   });
-  if (!start.listening) {
-    start.listening = true;
-    // a heads choice shows another map; a turned phone, another width
-    addEventListener("resize", () => all().forEach(mark));
-    document.addEventListener("change", () => requestAnimationFrame(() => all().forEach(mark)));
-    addEventListener("beforeprint", () => {
-      document.querySelectorAll("details.map-key:not([open])").forEach((d) => { d.open = true; d.dataset.printed = ""; });
-      printing = true;
-    });
-    addEventListener("afterprint", () => {
-      if (!printing) return;
-      document.querySelectorAll("details.map-key[data-printed]").forEach((d) => { d.open = false; delete d.dataset.printed; });
-      printing = false;
-    });
-  }
+  addEventListener("afterprint", () => {
+    document.querySelectorAll("details.map-key[data-printed]").forEach((d) => { d.open = false; delete d.dataset.printed; });
+  });
 }
 
 export { start };

@@ -112,6 +112,17 @@ def test_the_key_opens_and_says_what_the_map_is(visit):
     assert page.evaluate(MAP_READING)["proseTop"] == before
 
 
+def test_the_key_is_open_in_print(visit):
+    """Printed, the Key's content shows, its button does not."""
+    v = visit(1280, own_context=True)
+    page = v.open("/writer/inside/")
+    page.emulate_media(media="print")
+    body = page.locator(".map-key-body")
+    assert body.is_visible() and body.bounding_box()["height"] > 20
+    assert "the writer on the held-out line" in body.inner_text()
+    assert not page.locator("details.map-key > summary").is_visible()
+
+
 def test_the_toys_map_follows_the_heads_choice_on_every_page(visit, toy):
     """Chosen on Attention, the heads hold on a page without a chooser (Embedding's map)."""
     v = visit()
