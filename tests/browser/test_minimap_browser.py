@@ -67,13 +67,18 @@ def test_every_chapter_map_reads_in_words_with_one_block(visit, toy, width):
 @pytest.mark.parametrize("width", [1280, 375])
 def test_the_toys_map_keeps_one_block_at_every_heads_choice(visit, width):
     """1, 2 and 4 heads, chosen on Attention: each map one frame holding
-    every head's name and the MLP's, no label over another."""
+    every head's name and the MLP's, no label over another; on a phone,
+    each says it scrolls."""
     page = visit(width).open("/toy/attention/")
     for heads in (1, 2, 4):
         page.locator(f'.heads-chooser input[value="{heads}"]').first.check()
-        check_reading(page.evaluate(MAP_READING), heads, heads)
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        seen = page.evaluate(MAP_READING)
+        check_reading(seen, heads, heads)
         if width == 1280:
-            assert min(page.evaluate(MAP_READING)["cells"]) >= 8, heads
+            assert min(seen["cells"]) >= 8, heads
+        else:       # a map the choice put in is marked as scrolling too
+            assert seen["scrolls"] and seen["saysSo"], heads
 
 
 def test_every_chapter_page_opens_on_its_prose(chromium, server):
