@@ -2,11 +2,13 @@
 shows and where): the model as a newcomer reads it, left to right, in
 one SVG.
 
-    Tokens        ┌ Transformer block × N ─────────────────────────────┐
-    Embedding E ──┼─ residual stream ───────────⊕──────────────⊕───────┼──▸ ┌ Output ───────┐
-    Positions P   │ ┌ Attention ──────────────┐ Add h ┌ MLP ───┐ Add y │    │ LayerNorm f   │
-    Sum x         │ │ LayerNorm u  head 1  Mix │       │ ...    │       │    │ Logits z ...  │
-                  │ │ Queries q … head H       │       └────────┘       │    └───────────────┘
+                 ┌ Transformer block × N ─────────────────────────────┐
+    Tokens     ┏━┿━━━━━━━━━━━━━━━━━━━━━━━━━━━━⊕━━━━━━━━━━━━━━━━━━━━⊕━━━━┿━━━┓
+    Embedding E┃ │ ┌ Attention ──────────────┐ Add h ┌ MLP ─────────┐ Add y│ ┌─▼ Output ──────┐
+    Positions P┃ │ │ LayerNorm u   head 1 ▪▪ │       │ LayerNorm u′ │      │ │ LayerNorm f    │
+    Sum x ━━━━━┛ │ │ Queries q …   head H ▪▪ │       │ m            │      │ │ Logits z …     │
+                 │ │ Values v      Mix W_O   │       └──────────────┘      │ │ Next token     │
+                 └─────────────────────────────────────────────────────┘ └────────────────┘
 
 Each part is a column of items; an item is its name in words (the
 letter the chapter uses beside it) over its numbers: a strip of cells
@@ -36,12 +38,11 @@ CHAR = 7                   # a character of the map's 11 px monospaced text, wid
 TARGET = 24                # a name as a tap target, both ways (WCAG 2.5.8)
 LABEL_H, ITEM_GAP = 18, 6  # an item's name row, and the gap under its numbers
 STREAM_Y = 28              # the residual stream
-BOX_Y = 36                 # the top of a box (Attention, MLP, Output)
+BOX_Y = 36                 # the top of a box (Attention, MLP, Output): above it, at the right, the Key control
 CAPTION_Y = 52             # a box's name, on its first line
 ITEM_TOP = 66              # the first item's name row in a box or under the stream (its target from 6 px above)
 INPUT_TOP = 10             # the inputs', in no box: from the top
 GAP, PAD = 8, 6            # between columns; inside a frame
-KEY_ROOM = 26              # the map's top-right corner, this tall, holds the Key control (minimap.py)
 
 
 @dataclass
@@ -120,15 +121,10 @@ def column_width(items: list) -> int:
     return max(item.width for item in items)
 
 
-def column_height(items: list) -> int:
-    return sum(item.height for item in items)
-
-
 class Drawn:
-    """The SVG's pieces, and for each part the box of its items (for its "you are here" mark)."""
+    """Each part's pieces of SVG, and the box of its items (for its "you are here" mark)."""
 
     def __init__(self):
-        self.body: list[str] = []
         self.parts: dict[str, list[str]] = {}
         self.boxes: dict[str, list[float]] = {}
 
