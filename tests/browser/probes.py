@@ -284,15 +284,15 @@ CLIPPED_FORMULAS = r"""() => {
 }"""
 
 
-SHOWN = 'figure[data-figure="minimap"] svg.map-band'   # the map's bands; hidden variants have no boxes
+SHOWN = 'figure[data-figure="minimap"] svg.map-band'   # the map's drawing; hidden variants have no boxes
 
 
-# what the map shows, read in the page (its bands of the heads chosen; on a
-# phone some may be folded away, minimap.js): the parts drawn, the page's
-# ones and their marks ("you are here": shaded and underlined, in ink),
-# every mark outlined in the accent colour (the token the model picks
-# alone), the key's names, the smallest text, the widest shown band's
-# right edge and the page's width
+# what the map shows, read in the page (its drawing of the heads chosen):
+# the parts drawn, the page's ones and their marks ("you are here": shaded
+# and underlined, in ink), every mark outlined in the accent colour (the
+# token the model picks alone), the key's names, the smallest text, the
+# right edge of the map's box (a phone scrolls the drawing inside it) and
+# the page's width
 READ = r"""() => {
   const all = [...document.querySelectorAll('figure[data-figure="minimap"] svg.map-band')]
       .filter((s) => !s.closest('[hidden]'));
@@ -322,7 +322,7 @@ READ = r"""() => {
     accent,
     smallest: Math.min(...bands.flatMap((s) => [...s.querySelectorAll('text')].map(
         (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))),
-    right: Math.max(...bands.map((s) => s.getBoundingClientRect().right)),
+    right: Math.max(...bands.map((s) => s.closest('.map-bands').getBoundingClientRect().right)),
     width: document.documentElement.scrollWidth,
     afterTitle: h1.compareDocumentPosition(figure) & Node.DOCUMENT_POSITION_FOLLOWING,
     // the heads' lanes: their cells' titles name the head ("head 2, ...")
@@ -337,7 +337,53 @@ READ = r"""() => {
 CHAPTERS = [("toy", ["", "tokens", "embedding", "positions", "layernorm", "attention", "mlp", "output",
                      "generation", "training"]),
             ("nano-gpt", ["", "preliminaries", "embedding", "layer-norm", "self-attention", "projection", "mlp",
-                          "transformer", "softmax", "output", "train"])]
+                          "transformer", "softmax", "output", "train"]),
+            ("writer", ["", "inside", "write"])]
+
+
+# How the map reads, and how the page opens (the drawing of the heads
+# chosen): its labels (each <text>'s words, its letter after a space; a
+# <title> is no label), the pairs of labels whose boxes overlap, for each
+# block frame the names of heads and the MLP's inside it, each cell's
+# width on the screen, the map's box against the screen and whether it
+# scrolls (and says so); the first paragraph of prose (none in a figure)
+# from the page's top, and the paragraphs before it.
+MAP_READING = r"""() => {
+  const figure = document.querySelector('figure[data-figure="minimap"]');
+  if (!figure) return null;
+  const svg = [...figure.querySelectorAll('svg.map-band')].find((s) => s.checkVisibility());
+  const words = (t) => [...t.childNodes].filter((n) => n.nodeName !== 'title').map((n) => n.textContent)
+      .join(' ').replace(/\s+/g, ' ').trim();
+  const texts = [...svg.querySelectorAll('text')].filter((t) => t.checkVisibility()).map((t) => {
+    const r = t.getBoundingClientRect();
+    return {text: words(t), l: r.left, t: r.top, r: r.right, b: r.bottom};
+  });
+  const overlaps = [];
+  texts.forEach((a, i) => texts.slice(i + 1).forEach((b) => {
+    if (a.l < b.r - 0.5 && b.l < a.r - 0.5 && a.t < b.b - 0.5 && b.t < a.b - 0.5) overlaps.push([a.text, b.text]);
+  }));
+  const named = texts.filter((t) => /^head \d+$|^MLP$/.test(t.text));
+  const frames = [...svg.querySelectorAll('rect.block')].map((f) => {
+    const r = f.getBoundingClientRect();
+    return named.filter((t) => t.l >= r.left && t.r <= r.right && t.t >= r.top && t.b <= r.bottom).map((t) => t.text);
+  });
+  const bands = svg.closest('.map-bands'), box = bands.getBoundingClientRect();
+  const more = bands.nextElementSibling;
+  const paragraphs = [...document.querySelectorAll('article p')].filter((p) => p.checkVisibility());
+  const prose = paragraphs.find((p) => !p.closest('figure'));
+  return {
+    labels: texts.map((t) => t.text), overlaps, frames,
+    heads: named.filter((t) => t.text !== 'MLP').map((t) => t.text),
+    cells: [...svg.querySelectorAll('rect[class^="v-"]')].map((c) => c.getBoundingClientRect().width),
+    left: box.left, right: box.right, screen: document.documentElement.clientWidth,
+    page: document.documentElement.scrollWidth,
+    scrolls: bands.scrollWidth > bands.clientWidth + 1,
+    saysSo: bands.hasAttribute('data-scrolls') && !!more && more.checkVisibility(),
+    keyOpen: figure.querySelector('details.map-key').open,
+    proseTop: prose.getBoundingClientRect().top + scrollY,
+    before: paragraphs.slice(0, paragraphs.indexOf(prose)).map((p) => p.textContent.trim().slice(0, 60)),
+  };
+}"""
 
 
 # The contrast of every visible text of every figure with what is behind

@@ -86,11 +86,12 @@ def test_each_page_loads_one_module_of_ours_and_names_its_code(site):
 
 
 def test_the_pages_with_code_name_it(site):
+    """Every chapter page's map has its code (minimap.js: the sideways scroll's marks, the Key in print)."""
     needs = {"": {"story"}, "end-to-end": {"simulator"},
-             "toy/training": {"toy_training"}, "nano-gpt/train": {"letters", "train_page"},
+             "toy/training": {"toy_training", "minimap"}, "nano-gpt/train": {"letters", "train_page", "minimap"},
              "nano-gpt/output": {"letters", "minimap"}, "nano-gpt/mlp": {"letters", "minimap"},
-             "nano-gpt/preliminaries": {"letters"}, "glossary": set(), "toy/attention": set(),
-             "writer/write": {"writer"}, "writer": set()}
+             "nano-gpt/preliminaries": {"letters", "minimap"}, "glossary": set(), "toy/attention": {"minimap"},
+             "writer/write": {"writer", "minimap"}, "writer": {"minimap"}, "what-changed": set()}
     for name, modules in needs.items():
         html = (site / name / "index.html").read_text(encoding="utf-8")
         found = {m for value in PART.findall(html) for m in value.split()}

@@ -152,7 +152,7 @@ def define_env(env):
         return
     env.toycalc_false_claims = {}        # page -> its false claims, under strict (page_checks.py)
     env.toycalc_false_count = 0
-    env.toycalc_runs = (example, nano)   # the "you are here" maps' (page_checks.py)
+    env.toycalc_runs = (example, nano, writer_run.writer_run)   # the "you are here" maps' (page_checks.py)
     writer_run.register(env, registry_macro)   # the writer's chapter; it loads its weights when first called
     register_parts(env, example, nano)
     for name, macro in book_macros(env, example).items():
