@@ -34,8 +34,6 @@ ATTENTION = ("ln1", "Q", "K", "V", "heads", "W_O")    # the branch that add1 add
 MLP = ("ln2", "mlp")                                  # the branch that add2 adds back
 IN_BLOCK = ATTENTION + MLP + ("add1", "add2")         # what the block's frame holds
 IN_BLOCK_ORDER = ATTENTION + ("add1",) + MLP + ("add2",)
-GROUPS = [("tokens", "E", "P", "X"), ("ln1", "Q", "K", "V", "heads", "W_O", "add1"),   # the chapter maps' bands
-          ("ln2", "mlp", "add2"), ("lnf", "W_U", "softmax", "next")]
 
 # Every part's name in words, as each drawing of the book writes it (the
 # whole model, the chapter maps), and the letter the chapters use for it,
