@@ -133,8 +133,29 @@ def test_a_weight_beyond_the_limit_is_named_with_its_value_and_place(tmp_path):
     np.savez(path, **arrays)
     with pytest.raises(writer.WriterError) as refused:
         writer.load(path)
-    assert str(refused.value) == (f"{path}: array 'E': holds 1000000.1 at index (2, 3), beyond the limit of a "
-                                  "weight, ±1,000,000")
+    assert str(refused.value) == (f"{path}: array 'E': holds 1000000.1 at index (2, 3), beyond the largest "
+                                  "float16, which the browser reads, ±65,504")
+
+
+@pytest.mark.parametrize("value, said", [
+    (float("nan"), "holds a value that is not finite"),
+    (float("inf"), "holds a value that is not finite"),
+    (70000.0, "holds 70000.0 at index (2, 3), beyond the largest float16, which the browser reads, ±65,504"),
+])
+def test_weights_the_browser_cannot_read_are_refused_in_one_line(tmp_path, value, said):
+    """NaN, an infinity, and a float64 70,000 (float16, as the browser
+    reads the weights, holds at most 65,504: it would get infinity)."""
+    params = sizes.init_params(writer.CONFIG, np.random.default_rng(0))
+    path = tmp_path / "w.npz"
+    writer.save(params, {}, path)
+    arrays = dict(np.load(path))
+    arrays["E"] = arrays["E"].astype(np.float64)
+    arrays["E"][2, 3] = value
+    np.savez(path, **arrays)
+    with pytest.raises(writer.WriterError) as refused:
+        writer.load(path)
+    assert str(refused.value) == f"{path}: array 'E': {said}"
+    assert "\n" not in str(refused.value)
 
 
 # ---------------------------------------------------------------- the shipped weights

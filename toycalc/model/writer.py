@@ -215,10 +215,13 @@ def check_record(record, where: str) -> dict:
     return record
 
 
+FLOAT16_MAX = float(np.finfo(np.float16).max)    # 65,504
+
+
 def load(path: str | Path = DEFAULT_NPZ) -> Writer:
     """Read and validate the weights and their record: the arrays by name,
     shape and type (as nano-gpt's are), every weight finite and within
-    ±MAX_WEIGHT, the record's fields, and the record's SHA-256 against the
+    float16's range (the browser's), the record's fields, and the record's SHA-256 against the
     weights. Parameters come back in float64."""
     from .nanogpt import max_npz_bytes, read_arrays, stored
     path = Path(path)
@@ -246,11 +249,14 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
     for name, a in arrays.items():
         if not np.isfinite(a).all():
             raise WriterError(f"{where}: array '{name}': holds a value that is not finite")
-        beyond = np.abs(a.astype(np.float64)) > MAX_WEIGHT
+        # the browser reads the weights as float16: a larger value would reach it as infinity
+        limit = min(MAX_WEIGHT, FLOAT16_MAX)
+        beyond = np.abs(a.astype(np.float64)) > limit
         if beyond.any():
             at = tuple(int(i) for i in np.argwhere(beyond)[0])
+            why = "the limit of a weight" if limit == MAX_WEIGHT else "the largest float16, which the browser reads"
             raise WriterError(f"{where}: array '{name}': holds {stored(a[at])} at index {at}, beyond "
-                              f"the limit of a weight, ±{MAX_WEIGHT:,.0f}")
+                              f"{why}, ±{limit:,.0f}")
         params[name] = a.astype(np.float64)
     rec = record_path(path)
     kind = not_regular(rec)
