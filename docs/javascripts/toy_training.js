@@ -150,9 +150,11 @@ function followOutcome(p, model, o, steps, bookHtml, shownHeads) {
   const tok = show(model.vocab[o.target]);
   const variant = (pick) => [...steps].map(([heads, r]) => el("span", { class: "heads-variant", "data-heads": String(heads),
     hidden: heads !== shownHeads, text: pick(r) }));
-  p.replaceChildren(`From your weights, the next step of E (target ${tok}, η = ${short(o.eta)}) takes p(${tok}) from `,
-    ...variant((r) => fixed(r.p)), " to ", ...variant((r) => fixed(r.pAfter)), ", the loss from ",
-    ...variant((r) => fixed(r.loss)), " to ", ...variant((r) => fixed(r.lossAfter)),
+  // a change smaller than the printed places is said so, never "from 0.474 to 0.474"
+  const outcome = (r) => (fixed(r.p) === fixed(r.pAfter) && fixed(r.loss) === fixed(r.lossAfter)
+    ? `leaves p(${tok}) at ${fixed(r.p)} and the loss at ${fixed(r.loss)}: it moves them by less than the last place printed`
+    : `takes p(${tok}) from ${fixed(r.p)} to ${fixed(r.pAfter)}, the loss from ${fixed(r.loss)} to ${fixed(r.lossAfter)}`);
+  p.replaceChildren(`From your weights, the next step of E (target ${tok}, η = ${short(o.eta)}) `, ...variant(outcome),
     ". How far one step goes depends on the heads you chose, but it is one step on one sentence.");
 }
 

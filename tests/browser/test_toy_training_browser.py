@@ -404,8 +404,38 @@ def test_one_step_and_train_move_the_same_weights_and_the_outcome_follows(visit,
                              f"{fixed(step['p'])} → {fixed(step['p_after'])}.")
     nxt, = descent.descend(step["params"], toy.cfg, ex.ids, ex.target_id, ex.eta, "E", 1, heads=ex.heads)
     said = " ".join(page.locator("#toy-step-outcome").inner_text().split())
+    if (fixed(nxt["p"]), fixed(nxt["loss"])) == (fixed(nxt["p_after"]), fixed(nxt["loss_after"])):
+        outcome = (f"leaves p({tok}) at {fixed(nxt['p'])} and the loss at {fixed(nxt['loss'])}: it moves them by "
+                   "less than the last place printed.")      # never "from 0.474 to 0.474" (issue 65)
+    else:
+        outcome = (f"takes p({tok}) from {fixed(nxt['p'])} to {fixed(nxt['p_after'])}, the loss from "
+                   f"{fixed(nxt['loss'])} to {fixed(nxt['loss_after'])}.")
     assert said.startswith(f"From your weights, the next step of E (target {tok}, η = {end_to_end.eta_number(ex)}) "
-                           f"takes p({tok}) from {fixed(nxt['p'])} to {fixed(nxt['p_after'])}, the loss from "
-                           f"{fixed(nxt['loss'])} to {fixed(nxt['loss_after'])}."), said
+                           + outcome), said
     page.get_by_role("button", name="Reset to the book's weights").click()
     assert " ".join(page.locator("#toy-step-outcome").inner_text().split()) == book
+
+
+def test_after_a_long_run_the_outcome_never_reports_a_change_from_a_number_to_itself(visit, toy):
+    """Issue 65: after Train, the next step of E moved p and the loss by less
+    than the printed places, and the page said "takes p(␣roof) from 0.474 to
+    0.474, the loss from 0.747 to 0.747". It says so in words instead."""
+    page = open_training(visit)
+    page.locator("#toy-training-steps").fill("200")
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.wait_for_function("() => /^From your weights/.test(document.querySelector('#toy-step-outcome').textContent.trim())",
+                           timeout=60000)
+    said = " ".join(page.locator("#toy-step-outcome").inner_text().split())
+    same = re.search(r"from (\d\.\d{3}) to \1\b", said)
+    assert same is None, said
+    assert re.search(r"(takes p\(␣roof\) from \d\.\d{3} to \d\.\d{3}|leaves p\(␣roof\) at \d\.\d{3} and the loss at "
+                     r"\d\.\d{3}: it moves them by less than the last place printed)", said), said
+
+
+def test_the_introduction_says_what_the_tool_starts_on(visit):
+    """The introduction named "that step" (E alone) while the tool starts on
+    every matrix: it now says what the tool starts on, and the radio agrees."""
+    page = open_training(visit)
+    intro = " ".join(page.locator("article > p").first.inner_text().split())
+    assert "The tool starts by moving every matrix" in intro
+    assert page.locator('input[name="toy-training-learns"][value="all"]').is_checked()
