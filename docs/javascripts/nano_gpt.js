@@ -458,10 +458,12 @@ const FORMULAS = {
                   ` = ${tex(fixed(b.sigma[i], 5))}`]]);
   },
   q_cell(r, a) {
-    const t = a.t, c = a.c, b = blk(r, a), p = params(r, a), u = b.u[t - 1];
-    const parts = range(a.terms).map((k) => `(${tex(fixed(u[k]))})(${tex(fixed(p.W_Q[k][c - 1]))})`).join(" + ");
-    return aligned([[`Q_{${t},${c}}`, `\\sum_{k=1}^{${r.d}} u_{${t},k} (W_Q)_{k,${c}} + (b_Q)_{${c}}`],
-                    ["", `${parts} + \\dots + (${tex(fixed(p.b_Q[c - 1]))})`], ["", tex(fixed(b.Q[t - 1][c - 1]))]]);
+    // with a head, c counts that head's channels (as its table does); col is W_Q's column
+    const t = a.t, c = a.c, col = a.head ? (a.head - 1) * r.Ah + c : c;
+    const b = blk(r, a), p = params(r, a), u = b.u[t - 1];
+    const parts = range(a.terms).map((k) => `(${tex(fixed(u[k]))})(${tex(fixed(p.W_Q[k][col - 1]))})`).join(" + ");
+    return aligned([[`Q_{${t},${c}}`, `\\sum_{k=1}^{${r.d}} u_{${t},k} (W_Q)_{k,${col}} + (b_Q)_{${col}}`],
+                    ["", `${parts} + \\dots + (${tex(fixed(p.b_Q[col - 1]))})`], ["", tex(fixed(b.Q[t - 1][col - 1]))]]);
   },
   head_output(r, a) {
     const t = a.t, b = blk(r, a), w = b.weights[a.head - 1][t - 1], o = Array.from(b.outputs[a.head - 1][t - 1]);

@@ -377,6 +377,7 @@ def test_big_matrices_are_summarised(run):
     (lambda r: index.p_number(r, letter="D"), "letter = 'D': expected one of A, B, C"),
     (lambda r: layer_norm.layernorm_table(r, block=4), "block = 4: the model has blocks 1 to 3"),
     (lambda r: self_attention.qcell_formula(r, c=0), "c = 0: the channels are 1 to 48"),
+    (lambda r: self_attention.qcell_formula(r, c=17, head=2), "c = 17: head 2's channels are 1 to 16"),
 ])
 def test_renderer_mistakes_say_what_exists(run, call, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -519,3 +520,22 @@ def test_train_it_yourself_says_what_its_heads_figure_shows(site):
                                   "html.parser").get_text(" ").split())
     assert "take shape" not in text
     assert "may leave them close to even" in text
+
+
+def test_the_worked_query_is_an_entry_of_the_table_under_it(site, run):
+    """Self Attention works one entry of Q out by hand, then prints the
+    queries of the head the page follows: the entry is that head's (it was
+    head 1's channel 1, 0.668, above head 2's table, whose t = 6, c = 1 is
+    0.509), and the page's table shows the same number at t = 6, c = 1."""
+    block, head = (i + 1 for i in run.best_head)
+    columns = run.head_columns(head - 1)
+    want = fixed(run.block(block - 1)["Q"][5, columns.start])
+    formula = self_attention.qcell_formula(run, t=6, c=1, head="best")
+    last = formula.split("\\\\")[-1]                     # the aligned formula's last line: its value
+    assert last.strip().startswith("&amp;= " + want.replace("−", "-") + " \\end{aligned}"), formula
+    assert f"(W_Q)_{{k,{columns.start + 1}}}" in formula and "Q_{6,1}" in formula
+    soup = fresh_page(site, "nano-gpt/self-attention")
+    table = soup.find("table", id=f"nano-Q-{block}-{head}")
+    cell = next(td for td in table.select("td") if ", t = 6 (" in td.get("title", "")
+                and td["title"].split(", channel ")[1].startswith("1:"))
+    assert cell.get_text() == want, cell

@@ -83,17 +83,28 @@ def attention_row_table(run: Run, t: int = 6, head: int = 1, block: int = 1) -> 
 
 
 @nano_gpt.formula("q_cell", live=True)
-def qcell_formula(run: Run, t: int = 6, c: int = 1, block: int = 1, terms: int = 3) -> str:
-    """One entry of Q as its dot product: u_t . (column c of W_Q) + b_Q[c], all counted from 1."""
+def qcell_formula(run: Run, t: int = 6, c: int = 1, block: int = 1, head=None, terms: int = 3) -> str:
+    """One entry of Q as its dot product: u_t . (column c of W_Q) + b_Q[c], all counted from 1.
+    head (a number, or "best": the page's): c counts that head's channels, as its table of
+    queries does, and the column of W_Q is the channel's own."""
     i = check_t(run, t)
+    if head is None:
+        width, first = run.cfg.d, 0
+        where = "the channels are"
+    else:
+        block, head = follow(run, block, head)
+        columns = head_slice(run, head)
+        width, first = columns.stop - columns.start, columns.start
+        where = f"head {head}'s channels are"
+    if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= width:
+        raise ValueError(f"c = {c!r}: {where} 1 to {width}")
     b = block_trace(run, block)
-    if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= run.cfg.d:
-        raise ValueError(f"c = {c!r}: the channels are 1 to {run.cfg.d}")
-    u, W, bias = (b["u"][i], run.params[f"blocks.{block - 1}.W_Q"][:, c - 1],
-                  run.params[f"blocks.{block - 1}.b_Q"][c - 1])
+    col = first + c                  # the column of W_Q, counted from 1
+    u, W, bias = (b["u"][i], run.params[f"blocks.{block - 1}.W_Q"][:, col - 1],
+                  run.params[f"blocks.{block - 1}.b_Q"][col - 1])
     parts = " + ".join(f"({tex(fixed(u[k]))})({tex(fixed(W[k]))})" for k in range(terms))
-    return aligned([(f"Q_{{{t},{c}}}", f"\\sum_{{k=1}}^{{{run.cfg.d}}} u_{{{t},k}} (W_Q)_{{k,{c}}} + (b_Q)_{{{c}}}"),
-                    ("", f"{parts} + \\dots + ({tex(fixed(bias))})"), ("", tex(fixed(b["Q"][i, c - 1])))])
+    return aligned([(f"Q_{{{t},{c}}}", f"\\sum_{{k=1}}^{{{run.cfg.d}}} u_{{{t},k}} (W_Q)_{{k,{col}}} + (b_Q)_{{{col}}}"),
+                    ("", f"{parts} + \\dots + ({tex(fixed(bias))})"), ("", tex(fixed(b["Q"][i, col - 1])))])
 
 
 @nano_gpt.formula("head_output", live=True)
