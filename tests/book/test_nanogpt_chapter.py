@@ -539,3 +539,27 @@ def test_the_worked_query_is_an_entry_of_the_table_under_it(site, run):
     cell = next(td for td in table.select("td") if ", t = 6 (" in td.get("title", "")
                 and td["title"].split(", channel ")[1].startswith("1:"))
     assert cell.get_text() == want, cell
+
+
+def test_the_train_page_says_one_thing_of_the_last_blocks_heads(site, run):
+    """Issue 65: its introduction said the heads may stay close to even,
+    and "What to look for" that each takes a pattern of its own. It says it
+    once, computed from the book's run: which stay even, which do not."""
+    from toycalc.book.nano_gpt.train import last_heads_number
+    text = " ".join(fresh_page(site, "nano-gpt/train").get_text(" ").split())
+    said = last_heads_number(run)
+    assert said in text
+    assert "close to even" not in text.replace(said, "") and "pattern of its own" not in text.replace(said, "")
+
+
+def test_the_last_heads_words_hold_for_any_weights(run):
+    from types import SimpleNamespace
+    from toycalc.book.nano_gpt.train import last_heads_number
+    T, H = run.T, run.cfg.n_heads
+    even = np.array([[[1 / (t + 1) if j <= t else 0 for j in range(T)] for t in range(T)]] * H)
+    sharp = np.array([[[1.0 if j == 0 else 0 for j in range(T)] for t in range(T)]] * H)
+    fake = lambda w: SimpleNamespace(T=T, cfg=run.cfg, block=lambda b: {"weights": w})   # noqa: E731
+    assert last_heads_number(fake(even)) == ("heads 1, 2 and 3 stay close to even (no weight more than 0.050 "
+                                             "above an even share)")
+    assert last_heads_number(fake(sharp)) == ("heads 1, 2 and 3 each take a pattern of their own (head 1 gives "
+                                              "one position 1.000 at t = 6, where an even share is 0.167)")

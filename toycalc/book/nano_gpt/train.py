@@ -11,12 +11,42 @@ import json
 from ...model import nanogpt, sizes, train
 from ...model.gpt import GELU_C, LN_EPS
 from ..nano_example import Run
-from ..render import count
+from ..render import and_list, count, fixed
 from .shared import nano_gpt
 
 EVERY = 50          # steps between the checks on all 729 inputs (each costs about a dozen steps)
 DRAW_EVERY = 5      # steps between two drawings of the attention maps
 STEP_LIMIT = 1000   # the default limit; the reader may set up to train.MAX_STEPS
+
+
+EVEN_MARGIN = 0.05  # a head reads "close to even" when no weight is this far above an even share
+
+
+@nano_gpt.number("last_heads")
+def last_heads_number(run: Run) -> str:
+    """What the last block's heads do with the example, in words that hold
+    for any weights: which stay close to even (on every row, no weight more
+    than EVEN_MARGIN above an even share, 1/t) and which take a pattern of
+    their own (the largest share above even, and where)."""
+    weights = run.block(run.cfg.n_blocks - 1)["weights"]
+    even, patterned = [], []
+    for h, head in enumerate(weights):
+        over = [(float(head[t, :t + 1].max()) - 1 / (t + 1), t) for t in range(run.T)]
+        most, t = max(over)
+        (even if most <= EVEN_MARGIN else patterned).append((h + 1, most, t))
+
+    def heads(group):
+        return ("head " if len(group) == 1 else "heads ") + and_list([str(h) for h, _, _ in group])
+    said = []
+    if even:
+        said.append(f"{heads(even)} {'stays' if len(even) == 1 else 'stay'} close to even (no weight more than "
+                    f"{fixed(EVEN_MARGIN)} above an even share)")
+    if patterned:
+        h, most, t = max(patterned, key=lambda g: g[1])
+        said.append(f"{heads(patterned)} {'takes' if len(patterned) == 1 else 'each take'} a pattern of "
+                    f"{'its' if len(patterned) == 1 else 'their'} own (head {h} gives one position "
+                    f"{fixed(most + 1 / (t + 1))} at t = {t + 1}, where an even share is {fixed(1 / (t + 1))})")
+    return ", and ".join(said)
 
 
 def recipe(run: Run) -> dict:
