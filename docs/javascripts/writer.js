@@ -93,7 +93,8 @@ function topK(p, k) {
 
 /** n characters after ids, drawn as shared.write draws them: returns the
  *  new ids and the distribution each was drawn from. onStep(k, id, q)
- *  is called after each (the page draws it). */
+ *  is called after each (the page draws it); when it answers false, the
+ *  writing stops there (the page's Stop). */
 async function write(model, ids, n, temperature, k, seed, onStep) {
   const draw = gpt.rng(seed);
   ids = ids.slice();
@@ -104,7 +105,7 @@ async function write(model, ids, n, temperature, k, seed, onStep) {
     ids.push(id);
     out.push(id);
     dists.push(q);
-    if (onStep) await onStep(s, id, q);
+    if (onStep && (await onStep(s, id, q)) === false) break;
   }
   return { ids: out, dists };
 }
@@ -178,13 +179,14 @@ function makeTool(root, setup) {
   t.k = field(settings, "Top-k", { name: "top-k", type: "number", min: "0", max: String(setup.vocab.length), value: String(setup.top_k) });
   t.seed = field(settings, "Seed", { name: "seed", type: "number", min: "0", max: "4294967295", value: String(setup.seed) });
   t.write = el("button", { type: "button", class: "md-button", "data-writer-write": "" }, "Write");
+  t.stop = el("button", { type: "button", class: "md-button", "data-writer-stop": "", hidden: "" }, "Stop");
   t.output = el("div", { class: "writer-output", "data-writer-output": "" });
   t.earlier = el("p", { class: "writer-earlier", hidden: "" });
   t.written = el("p", { class: "writer-written-out", "data-writer-out": "" });
   t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "", hidden: "" });
   t.output.append(t.earlier, t.written, t.picked);
   t.tool = el("div", { class: "writer-tool", hidden: "" });
-  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.output);
+  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.stop, t.output);
   root.append(t.tool);
   return t;
 }
@@ -265,6 +267,8 @@ async function writeOut(root, t, setup, model) {
   t.earlier.hidden = true;
   root.dataset.writing = "";
   delete root.dataset.done;
+  t.stopped = false;
+  t.stop.hidden = false;
   let word = null;
   await write(model, x, set.n, set.temperature, set.k, set.seed, async (step, id, q) => {
     const ch = setup.vocab[id];
@@ -280,8 +284,10 @@ async function writeOut(root, t, setup, model) {
       if (!word) t.written.append(word = el("span", { class: "writer-word" }));
       word.append(b);
     }
-    if (step % 10 === 9) await new Promise((r) => setTimeout(r, 0));   // let the page draw it
+    if (step % 10 === 9) await new Promise((r) => setTimeout(r, 0));   // let the page draw it, and hear Stop
+    return !t.stopped;
   });
+  t.stop.hidden = true;
   delete root.dataset.writing;
   root.dataset.done = "";
   t.write.disabled = false;
@@ -329,6 +335,7 @@ function setUp(root) {
       `The next character's ten likeliest (temperature ${set.temperature}, top-k ${set.k}${set.k ? "" : ": all kept"})`));
   };
   t.write.addEventListener("click", () => { if (!t.write.disabled) writeOut(root, t, setup, model); });
+  t.stop.addEventListener("click", () => { t.stopped = true; });
   t.start.addEventListener("click", async () => {
     t.start.disabled = true;
     t.note.textContent = "Fetching the weights…";

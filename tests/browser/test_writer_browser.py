@@ -191,3 +191,21 @@ def test_a_weights_file_holding_nan_is_refused_in_one_sentence(visit, run):
                                  "not a finite number.")
     assert real["bytes"] > 0
     assert page.locator(".writer-tool").is_hidden() and page.locator("[data-writer-out] button").count() == 0
+
+
+def test_the_text_appears_as_it_is_written_and_stop_ends_it(visit):
+    """The first characters show while the writer is still writing (the
+    page draws as it goes), and Stop, shown only meanwhile, ends it there:
+    fewer characters than asked, and Write comes back."""
+    page = started(visit)
+    stop = page.get_by_role("button", name="Stop", exact=True)
+    assert stop.is_hidden()
+    page.locator("#writer-length").fill("500")          # the most one Write may ask for
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_function("""() => document.querySelector('[data-writer]').hasAttribute('data-writing') &&
+      document.querySelectorAll('[data-writer-out] button.writer-char').length >= 10""", timeout=60000)
+    stop.click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=60000)
+    written = page.locator("[data-writer-out] button.writer-char").count()
+    assert 10 <= written < 500
+    assert stop.is_hidden() and page.get_by_role("button", name="Write", exact=True).is_enabled()
