@@ -96,19 +96,22 @@ function load(data) {
   return model;
 }
 
+/** A float16 (its 16 bits) as the number it is, read bit by bit: exact,
+ *  as every float16 is a float32 (the book's one decoder: the writer's
+ *  weights and the packed arrays below). */
+function half(h) {
+  const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 31) return m ? NaN : sign * Infinity;
+  return sign * (1024 + m) * 2 ** (e - 25);
+}
+
 /** toycalc/site/export.py's packed arrays (float16 or float32 bytes,
  *  little-endian, in base64) as lists of rows, in the layout `load` reads. */
 function unpack(data) {
   const bytes = (b64) => (typeof atob === "function"
     ? Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
     : Uint8Array.from(Buffer.from(b64, "base64")));
-  // a float16 read bit by bit: exact, as every float16 is a float32
-  const half = (h) => {
-    const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    if (e === 0) return sign * m * 2 ** -24;
-    if (e === 31) return m ? NaN : sign * Infinity;
-    return sign * (1024 + m) * 2 ** (e - 25);
-  };
   const floats = ({ f16, f32 }) => {
     if (f32 !== undefined) return new Float32Array(bytes(f32).buffer);
     const view = new DataView(bytes(f16).buffer);
@@ -414,7 +417,7 @@ function run(model, text, heads, temperature) {
 }
 
 export {
-  TokenizerError, SPACE_SIGN, show, shorten, vocabulary, tokenize, load, unpack, headsChoices,
+  TokenizerError, SPACE_SIGN, show, shorten, vocabulary, tokenize, load, half, unpack, headsChoices,
   layernorm, gelu, softmax, forward, greedy, argmax, rng, uniform, sample, run,
   parameters, zerosLike, flat, zeros,
 };

@@ -498,10 +498,10 @@ const chosen = (s) => s.p[s.next];
 
 // ------------------------------------------------------------ the weights' training record (model.record)
 
-const PLAIN = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-/** render.plain: a string from a file, HTML-escaped, Markdown's signs as character references. */
-const plain = (value) => Array.from(String(value), (c) => PLAIN[c] ||
-  ("\\`*_{}[]()#!|$".includes(c) ? `&#${c.codePointAt(0)};` : c)).join("");
+/** render.plain: a string from a file, HTML-escaped (render.js's escape, the book's one table),
+ *  Markdown's signs as character references. */
+const plain = (value) => Array.from(String(value), (c) => ("&<>\"'".includes(c) ? render.escape(c)
+  : "\\`*_{}[]()#!|$".includes(c) ? `&#${c.codePointAt(0)};` : c)).join("");
 /** Python's str() of a number read from JSON: 1e-05 and 0.0005 as Python writes them. */
 function pyStr(v) {
   if (typeof v !== "number" || v === 0 || !Number.isFinite(v)) return String(v);

@@ -13,13 +13,7 @@ import * as batched from "./batched.js";
 
 const WEIGHTS = new URL("writer-weights.bin", import.meta.url).href;
 
-/** A float16 (its 16 bits) as the number it is, exactly. */
-function half(h) {
-  const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e === 0) return sign * m * 2 ** -24;
-  if (e === 31) return m ? NaN : sign * Infinity;
-  return sign * (1024 + m) * 2 ** (e - 25);
-}
+const { half } = gpt;      // the book's one float16 decoder
 
 /** gpt.js's model from the published bytes: each parameter in turn, in
  *  setup.shapes' order (sizes.param_shapes), float16 little-endian. */
