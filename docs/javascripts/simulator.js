@@ -296,7 +296,7 @@ function drawers(sim) {
   };
   editorBox.addEventListener("toggle", () => { if (editorBox.open) openEditor(); });
   trainBox.addEventListener("toggle", () => {
-    if (trainBox.open) openEditor().then(() => import("./toy_training.js")).then((t) => t.start());
+    if (trainBox.open) openEditor().then(() => import("./toy_training.js")).then((t) => t.start({ simOf }));
   });
 }
 

@@ -28,18 +28,19 @@ import { putInEveryChoice } from "./path.js";
 const { show } = gpt, { fixed, short, vector } = render, { el, table } = dom;
 const STEPS_MS = 8;   // Train's steps per frame: those that fit in this many milliseconds
 
-/** Each page view (book.js): the page's trainers. */
-function start() {
+/** Each page view (book.js): the page's trainers. host: the simulator's
+ *  module, when it starts the trainer in its drawer (passed, not imported:
+ *  the simulator imports this module, and two modules never import each other). */
+function start(host) {
   // the print page holds every chapter, the controls left out (as letters.js does)
   if (/\/print_page\/$/.test(location.pathname)) return;
-  document.querySelectorAll("[data-toy-trainer]").forEach(setUp);
+  document.querySelectorAll("[data-toy-trainer]").forEach((box) => setUp(box, host));
 }
 
-function setUp(box) {
-  if (box.dataset.ready) return;
+function setUp(box, host) {
+  if (box.dataset.ready || (box.dataset.into && !host)) return;   // a drawer's trainer waits for its simulator
   box.dataset.ready = "1";
-  // the simulator's module, the same one the page started (one module per address)
-  if (box.dataset.into) return import("./simulator.js").then((simulator) => inSimulator(box, simulator, 0));
+  if (box.dataset.into) return inSimulator(box, host, 0);
   dom.fetchJson(box.dataset.weights).then((data) => build(box, onItsOwn(box, gpt.load(data)))).catch((e) => {
     box.replaceChildren(el("p", { class: "sim-message", text: `The training could not start (${e.message}).` }));
     box.hidden = false;

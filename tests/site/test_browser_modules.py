@@ -123,3 +123,28 @@ def test_no_comment_speaks_of_the_module_system_before_es_modules():
         comments = re.findall(r"//.*|/\*[\s\S]*?\*/", source)
         found = [c for c in comments if stale.search(c)]
         assert found == [], f"{name}: {found}"
+
+
+def test_no_two_modules_import_each_other():
+    """The imports, static and dynamic, make no loop (simulator.js and
+    toy_training.js imported each other): each module's code can be read
+    knowing only what it imports."""
+    files = sources()
+    # imports alone: a worker that starts a helper of its own file (new URL) imports nothing
+    graph = {name: {a for a, _ in IMPORTED.findall(source) if a.endswith(".js")} for name, source in files.items()}
+    loops = []
+
+    def walk(name, path):
+        for target in sorted(graph.get(name, ())):
+            if target in path:
+                loops.append(" → ".join(path[path.index(target):] + [target]))
+            else:
+                walk(target, path + [target])
+    for name in graph:
+        walk(name, [name])
+    assert loops == [], "\n".join(sorted(set(loops)))
+    # and the walk sees a loop where there is one
+    graph = {"a.js": {"b.js"}, "b.js": {"a.js"}}
+    loops.clear()
+    walk("a.js", ["a.js"])
+    assert loops == ["a.js → b.js → a.js"]
