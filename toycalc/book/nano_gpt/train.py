@@ -44,8 +44,9 @@ def last_heads_number(run: Run) -> str:
     if patterned:
         h, most, t = max(patterned, key=lambda g: g[1])
         said.append(f"{heads(patterned)} {'takes' if len(patterned) == 1 else 'each take'} a pattern of "
-                    f"{'its' if len(patterned) == 1 else 'their'} own (head {h} gives one position "
-                    f"{fixed(most + 1 / (t + 1))} at t = {t + 1}, where an even share is {fixed(1 / (t + 1))})")
+                    f"{'its' if len(patterned) == 1 else 'their'} own (head {h} puts "
+                    f"{fixed(most + 1 / (t + 1))} on one key at t = {t + 1}, where an even share is "
+                    f"{fixed(1 / (t + 1))})")
     return ", and ".join(said)
 
 
