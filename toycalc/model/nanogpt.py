@@ -234,6 +234,21 @@ def stored(value: np.generic) -> str:
     return np.format_float_scientific(value, unique=True, trim="-")
 
 
+def record_json(rec: Path, limit: int, error: type[Exception]):
+    """A record file's JSON, read within `limit` bytes: nano-gpt's and the
+    writer's records alike; a problem raised as `error`, naming the file."""
+    try:
+        size = rec.stat().st_size
+    except OSError:
+        size = 0                 # said by the reading below
+    if size > limit:
+        raise error(f"{rec}: {size:,} bytes, more than the limit of a record, {limit:,}")
+    try:
+        return json.loads(rec.read_text(encoding="utf-8"))
+    except (ValueError, OSError, RecursionError) as e:
+        raise error(f"{rec}: not valid JSON: {str(e)[:120]}") from None
+
+
 def read_record(path: Path) -> dict:
     """The record beside the weights at path, checked field by field
     (nanogpt_record); a missing one is refused: the chapter prints its facts."""
@@ -245,16 +260,7 @@ def read_record(path: Path) -> dict:
         raise NanoWeightsError(f"{rec}: the record of the weights {path.name} is missing; the chapter "
                                "prints its facts. python -m toycalc train writes both files, and so "
                                "does the page Train it yourself: keep them in one folder")
-    try:
-        size = rec.stat().st_size
-    except OSError:
-        size = 0                 # said by the reading below
-    if size > MAX_RECORD_BYTES:
-        raise NanoWeightsError(f"{rec}: {size:,} bytes, more than the limit of a record, {MAX_RECORD_BYTES:,}")
-    try:
-        record = json.loads(rec.read_text(encoding="utf-8"))
-    except (ValueError, OSError, RecursionError) as e:
-        raise NanoWeightsError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
+    record = record_json(rec, MAX_RECORD_BYTES, NanoWeightsError)
     try:
         nanogpt_record.check(record)
     except nanogpt_record.RecordError as e:

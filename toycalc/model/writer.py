@@ -223,7 +223,7 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
     shape and type (as nano-gpt's are), every weight finite and within
     float16's range (the browser's), the record's fields, and the record's SHA-256 against the
     weights. Parameters come back in float64."""
-    from .nanogpt import max_npz_bytes, read_arrays, stored
+    from .nanogpt import max_npz_bytes, read_arrays, record_json, stored
     path = Path(path)
     where = str(path)
     shapes = sizes.param_shapes(CONFIG)
@@ -263,16 +263,7 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
     if kind or not rec.exists():
         raise WriterError(f"{rec}: the record of the weights {path.name} is "
                           f"{kind or 'missing'}; python -m toycalc train-writer writes both files")
-    try:
-        size = rec.stat().st_size
-    except OSError:
-        size = 0                 # said by the reading below
-    if size > MAX_RECORD_BYTES:
-        raise WriterError(f"{rec}: {size:,} bytes, more than the limit of a record, {MAX_RECORD_BYTES:,}")
-    try:
-        record = json.loads(rec.read_text(encoding="utf-8"))
-    except (ValueError, OSError, RecursionError) as e:
-        raise WriterError(f"{rec}: not valid JSON: {str(e)[:120]}") from None
+    record = record_json(rec, MAX_RECORD_BYTES, WriterError)
     check_record(record, str(rec))
     if record["weights_sha256"] != digest(params):
         raise WriterError(f"{rec}: field 'weights_sha256' does not match the weights in {path.name}: "
