@@ -60,6 +60,20 @@ def test_the_benchmarks_readme_names_every_benchmark():
     assert [name for name in sorted(scripts) if f"`{name}" not in text] == []
 
 
+def test_the_benchmarks_readme_is_short_and_names_only_what_the_repository_holds():
+    """Its goals, today's figures and their method in at most 150 lines; every
+    script or command it tells a reader to run is in the repository (a
+    script of benchmarks/, a make target, or a tool the project pins)."""
+    text = BENCHMARKS.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    # every file it names, by its path from the repository's root or benchmarks/
+    named = set(re.findall(r"`([\w./-]+\.(?:py|md|json|js))`", text))
+    assert [n for n in sorted(named) if not (ROOT / n).exists() and not (ROOT / "benchmarks" / n).exists()
+            and not list(ROOT.glob(f"tests/**/{n}")) and not (ROOT / "docs/javascripts" / n).exists()] == []
+    # the host's own timing tools (farm-*) are not the repository's: a reader has none
+    assert "farm-" not in text
+
+
 def test_the_readmes_state_the_limits_the_loader_enforces():
     """weights.py's limits are stated in words in README.md and in full in
     toycalc/weights/README.md: a limit changed in the code must be changed
