@@ -34,6 +34,7 @@ STEPS.forEach(([n, , names]) => names.forEach((name) => { STEP_OF[name] = n; }))
 const ROWS = [["E", "P", "X"], IN_BLOCK_ORDER, ["lnf", "W_U", "softmax", "next"]];
 const STREAM = ["X", "add1", "add2"];
 const CELL = 12, PITCH = 14, HEAD_CELL = 11, GAP = 10, NAME_PX = 8;
+const WIDE = 16, STRIP_CELL = 2, LEVELS = 8;   // a matrix of more columns: heat strips
 const FRAME_Y = 2, TITLE_Y = 15, STREAM_Y = 26, BOX_Y = 32, BOX_TITLE_Y = 45, LABEL_Y = 59, TOP = 64, RETURN = 12;
 const rows = (M) => Array.from(M, (r) => Array.from(r));
 const half = (w) => Math.floor(w / 2);
@@ -76,12 +77,36 @@ function cellMark(x, y, w, value, scale, kind, title, chosen) {
 /** chosen: [t, j], the model's answer, outlined as the one chosen. */
 function strip(M, x, y, rowName, kind, columns, chosen) {
   const scale = kind === "signed" ? largest(M) : 1;
+  if (M[0].length > WIDE) return heatStrips(M, x, y, rowName, scale, kind);
   let out = "";
   M.forEach((row, t) => row.forEach((v, j) => {
     const column = columns ? columns[j] : `column ${j + 1}`;
     out += cellMark(x + j * CELL, y + TOP + t * PITCH, CELL, v, scale, kind, `${rowName(t)}, ${column}`,
                     !!chosen && chosen[0] === t && chosen[1] === j);
   }));
+  return out;
+}
+
+/** A wide matrix, a row per token as one strip: a path per colour and step, the row's numbers in its title. */
+function heatStrips(M, x, y, rowName, scale, kind) {
+  let out = "";
+  M.forEach((row, t) => {
+    const top = y + TOP + t * PITCH, paths = new Map();
+    row.forEach((v, j) => {
+      const cls = kind === "signed" ? `v-${sign(v)}` : "v-prob";
+      const step = Math.ceil(Math.min(1, Math.abs(v) / scale) * LEVELS) / LEVELS;
+      const key = `${cls} ${v ? strength(step) : "0"}`;
+      if (!paths.has(key)) paths.set(key, []);
+      paths.get(key).push(j);
+    });
+    paths.forEach((columns, key) => {
+      const [cls, opacity] = key.split(" ");
+      const d = columns.map((j) => `M${x + j * STRIP_CELL} ${top}h${STRIP_CELL}v${CELL}h-${STRIP_CELL}z`).join("");
+      out += `<path class="${cls}" fill-opacity="${opacity}" d="${d}"/>`;
+    });
+    out += `<rect class="strip-hit" x="${x}" y="${top}" width="${row.length * STRIP_CELL}" height="${CELL}">` +
+           `<title>${esc(rowName(t))}, its ${row.length} columns: ${row.map((v) => fixed(v)).join(", ")}</title></rect>`;
+  });
   return out;
 }
 
@@ -116,7 +141,7 @@ function modelParts(tr, tokens, vocab) {
     const R = rows(M);
     // one pass, as Python's str.format: a token may hold "{t}" or "$&"
     const rowName = (t) => row.replace(/\{(token|t)\}/g, (_, key) => (key === "t" ? String(t + 1) : tokens[t]));
-    parts.push(part(name, "", R[0].length * CELL, (x, y) => strip(R, x, y, rowName, kind || "signed", columns, chosen)));
+    parts.push(part(name, "", R[0].length * (R[0].length > WIDE ? STRIP_CELL : CELL), (x, y) => strip(R, x, y, rowName, kind || "signed", columns, chosen)));
   };
   vectors("E", tr.E_ids, "E, the row of {token}");
   vectors("P", tr.P_t, "P, row {t} (the position of {token})");

@@ -19,6 +19,7 @@ import * as gpt from "./gpt.js";
 import * as render from "./render.js";
 import * as draw from "./draw.js";
 import * as charts from "./charts.js";
+import * as modelDrawing from "./model_drawing.js";
 
 const { fixed, tex, count, htmlTable, inlineMath: im, mathBlock, aligned, alignedRows } = render;
 
@@ -612,6 +613,16 @@ const FIGURES = {
     return draw.figure("nano-residual", drawing,
       `The length of the row t = ${t} after each part of each block` +
       '<span class="screen-only">; point at or tap a dot for its value</span>');
+  },
+  model({ tr, letters, V, d, text }) {
+    const B = tr.blocks.length;
+    return '<figure class="toy-figure model-figure nano-model" data-figure="nano-model">' +
+      modelDrawing.modelSvg(tr, letters, V, {}, [], B, false) +
+      `<figcaption>nano-gpt on ${draw.esc(text)}, a row per letter. Its ${B} blocks have one ` +
+      `shape, drawn once with the first block's numbers; each vector of ${d} channels is a strip, ` +
+      "its numbers in the strip's title." +
+      '<span class="screen-only"> It is wider than the page: scroll it sideways.</span> ' +
+      `${modelDrawing.modelKey(false, false)}</figcaption></figure>`;
   },
   generate({ steps, V }) {
     const labels = steps.map((_, k) => `step ${k + 1}`), rows = steps.map((s) => s.p.slice());

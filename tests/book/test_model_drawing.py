@@ -214,8 +214,15 @@ process.stdout.write(JSON.stringify(job.runs.map((r) => {
   return {given: m.modelSvg(r.tr, tokens, model.vocab, r.links, r.here, 1, r.steps),
           own: m.modelSvg(own, tokens, model.vocab, r.links, r.here, 1, r.steps),
           figure: m.modelFigure(own, tokens, model.vocab, r.links)};
-})));
+}).concat(job.wide.map((w) => ({given: m.modelSvg(w.tr, w.tokens, w.vocab, w.links, [], w.blocks, false)})))));
 """
+
+
+def plain_trace(trace: dict) -> dict:
+    """The parts of a forward trace the drawing reads, as lists (JSON)."""
+    return {**{n: trace[n].tolist() for n in ("E_ids", "P_t", "X", "f", "z", "p")},
+            "blocks": [{n: trace["blocks"][0][n].tolist() for n in ("u", "Q", "K", "V", "weights", "attn", "h",
+                                                                    "u2", "m", "y")}]}
 
 
 def test_the_browser_draws_the_model_as_the_build_does(toy):
@@ -236,7 +243,18 @@ def test_the_browser_draws_the_model_as_the_build_does(toy):
         tokens = [toy.show(i) for i in ex.ids]
         cases.append(model_drawing.model_svg(ex.trace, tokens, toy.vocab, links, here, steps=steps))
         figures.append(model_drawing.model_figure(ex.trace, tokens, toy.vocab, links))
-    drawn = run_json(RUNNER, {"weights": weights_data(toy), "runs": runs})
+    # nano-gpt: 48 columns a vector, drawn as heat strips, in its three blocks' frame
+    from toycalc.book.nano_example import Run
+    from toycalc.model import nanogpt
+    nano = Run(nanogpt.load())
+    letters = [nanogpt.VOCAB[i] for i in nano.ids]
+    wide = [{"tr": plain_trace(nano.trace), "tokens": letters, "vocab": list(nanogpt.VOCAB),
+             "links": {}, "blocks": nano.cfg.n_blocks}]
+    wide_want = model_drawing.model_svg(nano.trace, letters, list(nanogpt.VOCAB), {}, (), nano.cfg.n_blocks)
+    assert "strip-hit" in wide_want
+    drawn = run_json(RUNNER, {"weights": weights_data(toy), "runs": runs, "wide": wide})
+    assert drawn[-1]["given"] == wide_want
+    drawn = drawn[:-1]
     for want, figure, got, run in zip(cases, figures, drawn, runs):
         assert got["given"] == want, (run["text"], run["heads"])
         assert got["own"] == want, (run["text"], run["heads"])

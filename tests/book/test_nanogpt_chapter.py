@@ -235,6 +235,31 @@ def test_attention_and_output_match_the_model(site, nano):
     assert "The model writes A B B B C C" in text_of(soup)
 
 
+def test_the_whole_model_is_drawn_on_the_introduction(site, nano):
+    """nano-gpt's whole-model drawing, as the toy's: its parts named in
+    words, one block frame marked × 3 holding its 3 heads, a row per
+    letter, and each strip's title its row's 48 numbers, recomputed here."""
+    tr = gpt.forward(nano.params, nanogpt.CONFIG, np.array([2, 1, 0, 1, 1, 2]))
+    figure = chapter(site, "").select_one('figure[data-figure="nano-model"]')
+    svg = figure.select_one("svg")
+    words = " ".join(t.get_text() for t in svg.select("text"))
+    for name in ("Tokens", "Embedding", "Positions", "LayerNorm", "Attention", "Queries", "Mix", "MLP",
+                 "Logits", "Probabilities", "Next token"):
+        assert name in words, name
+    assert [t.get_text() for t in svg.select("text.frame-title")] == ["Transformer block × 3"]
+    assert [t.get_text() for t in svg.select('g[data-part="heads"] text.hdr')] == ["head 1", "head 2", "head 3"]
+    rows = {}
+    for hit in svg.select('g[data-part="X"] rect.strip-hit'):
+        name, numbers = hit.title.get_text().split(": ", 1)
+        rows[name] = numbers.split(", ")
+    assert len(rows) == 6
+    for t, (name, numbers) in enumerate(rows.items()):
+        assert f"(position {t + 1})" in name and "its 48 columns" in name
+        assert numbers == [f3(v) for v in tr["X"][t]]
+    # the answer: A after the last C, with its probability
+    assert next(svg.select_one("text.answer").strings) == f"A, p = {f3(tr['p'][5][0])}"
+
+
 def test_parameter_counts_on_the_page(site):
     soup = chapter(site, "preliminaries")
     body = cells(soup, "nano-params")

@@ -132,6 +132,21 @@ def test_end_to_end_prints_its_drawing_and_every_step(printed):
         assert step.locator(".path-title:visible").count() == 1, n
 
 
+def test_the_whole_model_and_the_maps_print_whole(printed):
+    """A drawing a screen scrolls sideways (the whole model's on Home, End
+    to End and nano-gpt's Introduction; the chapter maps, which the print
+    page leaves out, take the same rule) is scaled to the paper's width:
+    none is cut at the right edge."""
+    boxes = printed.evaluate("""() => [...document.querySelectorAll('.model-bands > svg, .map-bands > svg')]
+        .filter((svg) => svg.getBoundingClientRect().height > 0)
+        .map((svg) => ({id: svg.closest('section[id]')?.id, right: svg.getBoundingClientRect().right,
+                        edge: svg.parentElement.getBoundingClientRect().right,
+                        page: document.documentElement.clientWidth}))""")
+    assert {"index", "end-to-end", "nano-gpt"} <= {b["id"] for b in boxes}
+    cut = [b for b in boxes if b["right"] > b["edge"] + 1 or b["right"] > b["page"]]
+    assert cut == []
+
+
 def test_printed_to_pdf_the_chapters_titles_are_its_outline(printed):
     chapters = printed.evaluate("""() => [...document.querySelectorAll('#print-site-page section.print-page > h1')]
         .map((h) => h.textContent.replace('¶', '').trim())""")

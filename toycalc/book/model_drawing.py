@@ -22,6 +22,8 @@ docs/javascripts/model_drawing.js draws the same markup in the browser.
 """
 from __future__ import annotations
 
+import math
+
 from ..model.mirror import mirrored
 from ..model.tokenizer import show
 from .draw import esc, largest, sign, strength, text_width
@@ -71,6 +73,8 @@ TOY_PAGES = {"tokens": "toy/tokens.md", "E": "toy/embedding.md", "P": "toy/posit
              "softmax": "toy/output.md", "next": "toy/generation.md"}
 
 CELL, PITCH = 12, 14          # a cell, and a token's row (the cell and a gap)
+WIDE = 16                     # a matrix of more columns is drawn as heat strips (heat_strips)
+STRIP_CELL, LEVELS = 2, 8     # a strip's column, and the steps of its colour
 HEAD_CELL = 11                # the width of a cell of an attention map (10 drawn)
 GAP = 10                      # between two parts
 NAME_PX = 8                   # a part's name: the width of a character (bold, 12 px)
@@ -125,14 +129,41 @@ class DrawnPart:
 def strip(M, x: int, y: int, row_name, scale_kind: str = "signed", columns=None, chosen: tuple = ()) -> str:
     """A matrix drawn a row per token, a cell per column: cell (t, j) is
     titled "row_name(t), column j: value" (or the column's name); the cell
-    (t, j) = chosen, the model's answer, outlined as the one chosen."""
+    (t, j) = chosen, the model's answer, outlined as the one chosen. A
+    matrix wider than WIDE columns is drawn as heat strips instead."""
     scale = largest(M) if scale_kind == "signed" else 1.0
+    if len(M[0]) > WIDE:
+        return heat_strips(M, x, y, row_name, scale, scale_kind)
     out = []
     for t, row in enumerate(M):
         for j, v in enumerate(row):
             name = f"column {j + 1}" if columns is None else columns[j]
             out.append(cell_mark(x + j * CELL, y + TOP + t * PITCH, CELL, v, scale, scale_kind,
                                  f"{row_name(t)}, {name}", (t, j) == chosen))
+    return "".join(out)
+
+
+def heat_strips(M, x: int, y: int, row_name, scale: float, kind: str) -> str:
+    """A wide matrix (nano-gpt's 48 channels, the writer's 128), a row per
+    token as one strip, STRIP_CELL px a column and no gap between columns,
+    its colour in LEVELS steps: each row's columns of one colour and step
+    are one path (a cell each would cost a page thousands of elements), and
+    a row's numbers, all of them, are the <title> of the strip that covers
+    it, so that pointing at a row reads them."""
+    out = []
+    for t, row in enumerate(M):
+        top = y + TOP + t * PITCH
+        paths: dict = {}
+        for j, v in enumerate(row):
+            cls = f"v-{sign(v)}" if kind == "signed" else "v-prob"
+            step = math.ceil(min(1.0, abs(v) / scale) * LEVELS) / LEVELS
+            paths.setdefault((cls, strength(step) if v else "0"), []).append(j)
+        for (cls, opacity), columns in paths.items():
+            d = "".join(f"M{x + j * STRIP_CELL} {top}h{STRIP_CELL}v{CELL}h-{STRIP_CELL}z" for j in columns)
+            out.append(f'<path class="{cls}" fill-opacity="{opacity}" d="{d}"/>')
+        numbers = ", ".join(fixed(v) for v in row)
+        out.append(f'<rect class="strip-hit" x="{x}" y="{top}" width="{len(row) * STRIP_CELL}" height="{CELL}">'
+                   f'<title>{esc(row_name(t))}, its {len(row)} columns: {numbers}</title></rect>')
     return "".join(out)
 
 
@@ -154,7 +185,7 @@ def model_parts(trace: dict, tokens: list[str], vocab: list[str]) -> list[DrawnP
         """M a row per token; row: what row t is, in words ({token}, {t})."""
         def row_name(t):
             return row.format(token=tokens[t], t=t + 1)
-        width = len(M[0]) * CELL
+        width = len(M[0]) * (STRIP_CELL if len(M[0]) > WIDE else CELL)
         parts.append(DrawnPart(name, "", width, lambda x, y: strip(M, x, y, row_name, kind, columns, chosen)))
 
     vectors("E", trace["E_ids"], "E, the row of {token}")

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import gpt, nanogpt, sizes
+from ..model_drawing import model_key, model_svg
 from ..nano_example import Run
+from ..draw import esc
 from ..render import count, fixed, html_table, plain
 from .cells import cell, one_tab_stop
 from .shared import check_t, letter_at, mingpt_count, nano_gpt
@@ -118,3 +120,18 @@ def count_number(run: Run, piece: str = "total") -> str:
     if piece not in counts:
         raise ValueError(f"piece = {piece!r}: expected one of {', '.join(list(counts) + ['block', 'mingpt'])}")
     return count(counts[piece])
+
+
+@nano_gpt.figure("model", live=True)
+def model_figure(run: Run) -> str:
+    """The whole of nano-gpt on the input, drawn as the book draws the toy
+    (model_drawing): a row per letter, its blocks as one frame with the
+    first block's numbers, each vector of d channels a heat strip."""
+    letters = [nanogpt.VOCAB[i] for i in run.ids]
+    drawing = model_svg(run.trace, letters, list(nanogpt.VOCAB), n_blocks=run.cfg.n_blocks)
+    return (f'<figure class="toy-figure model-figure nano-model" data-figure="nano-model">{drawing}'
+            f'<figcaption>nano-gpt on {esc(run.text)}, a row per letter. Its {run.cfg.n_blocks} blocks have one '
+            f"shape, drawn once with the first block's numbers; each vector of {run.cfg.d} channels is a strip, "
+            f"its numbers in the strip's title."
+            f'<span class="screen-only"> It is wider than the page: scroll it sideways.</span> '
+            f"{model_key()}</figcaption></figure>")
