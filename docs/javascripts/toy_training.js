@@ -429,7 +429,7 @@ function chart(history, tok) {
     const kept = history.map((h, k) => [k, value(h)]).filter(([, v]) => Number.isFinite(v));
     return [name, kept, kept.map(([k, v]) => `after step ${k}: ${symbol} = ${fixed(v)}`)];
   };
-  const series = [line("loss L", "L", (h) => h.loss), line(`p(${tok})`, `p(${tok})`, (h) => h.p)];
+  const series = [line("your run: loss L", "L", (h) => h.loss), line(`p(${tok})`, `p(${tok})`, (h) => h.p)];
   const aria = `The loss and p(${tok}) over ${n} step${n === 1 ? "" : "s"}: L from ${fixed(history[0].loss)} ` +
     `to ${fixed(history[n].loss)}, p(${tok}) from ${fixed(history[0].p)} to ${fixed(history[n].p)}`;
   const svg = charts.lineChartSvg(series, aria, xTicks, yTicks, "step", "", 360, 200);

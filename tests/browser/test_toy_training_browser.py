@@ -332,7 +332,7 @@ def test_after_training_the_page_reads_on_a_desktop_and_a_dark_phone(visit, widt
             if x["impact"] in ("serious", "critical", "moderate")] == []
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     texts = [t for t in page.evaluate(CONTRASTS)]
-    assert any(t["text"] == "loss L" for t in texts)
+    assert any(t["text"] == "your run: loss L" for t in texts)
     assert [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5] == []
 
 
