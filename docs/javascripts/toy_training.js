@@ -389,16 +389,19 @@ function shown(ui, model, s, o, records, fresh, before, state) {
 /** A loss as printed; ∞ where p(target) rounded to 0 (a huge η). */
 const loss = (v) => (Number.isFinite(v) ? fixed(v) : "∞");
 
-/** A gradient as the tables print it: 3 decimals, and a value that is not
- *  zero but would print as 0.000 written as render.py's tiny() writes it
- *  (5.6 × 10⁻⁵), so that it reads as non-zero. */
+/** A row of the gradient in the book's three decimals. A row that is not
+ *  all zero but whose every number would print as 0.000 (late in a run) is
+ *  scaled by a power of ten said after it, [−0.031, 0.016, …] × 10⁻⁵, so
+ *  that it reads as non-zero and keeps to a phone's line (a 10⁻ⁿ on each
+ *  number ran over six lines). */
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
-function tinyFixed(v) {
-  if (v === 0 || Math.abs(v) >= 0.0005) return fixed(v);
-  const [mantissa, exponent] = v.toExponential(1).split("e");
-  return `${mantissa.replace("-", "−")} × 10${String(Number(exponent)).replace(/./g, (c) => SUPERSCRIPT[c])}`;
+function gradVector(values) {
+  const top = Math.max(...Array.from(values, Math.abs));
+  if (top === 0 || top >= 0.0005) return vector(values);
+  const power = Math.floor(Math.log10(top));
+  // (no break inside "] × 10⁻ⁿ": the power stays with its numbers)
+  return `${vector(Array.from(values, (v) => v / 10 ** power))}\u00a0×\u00a010${String(power).replace(/./g, (c) => SUPERSCRIPT[c])}`;
 }
-const gradVector = (values) => vector(values, tinyFixed);
 
 /** The last step on E: its loss, dL/dE for the sentence's rows and the
  *  rows after it; the other rows' derivative, exactly 0, said in words. */
@@ -413,8 +416,10 @@ function stepTable(model, s, o, r, before) {
     (still.length === others.length ? `The other ${others.length} rows of E get ∂L/∂E = 0 exactly`
                                     : `${still.length} of the other ${others.length} rows of E get ∂L/∂E = 0`) +
     (o.learns === "E" ? ", so they do not move." : "; with every matrix learning, the other matrices move too.") });
-  return el("div", {}, [table("toy-training-step", caption, ["id", "token", dom.notation("E_i before"), dom.notation("∂L/∂E_i"), dom.notation("E_i after")], body,
-                              { rowHeader: true }), words]);
+  // on a phone, a card per row (simulator.css's sim-stack): each vector on a line of its own
+  return el("div", { class: "sim-stack" }, [table("toy-training-step", caption, ["id", "token", dom.notation("E_i before"),
+                                                  dom.notation("∂L/∂E_i"), dom.notation("E_i after")], body,
+                                                  { rowHeader: true, stack: true }), words]);
 }
 
 /** The loss and p(target) after each step, as lines (charts.js's chart). */
@@ -429,7 +434,7 @@ function chart(history, tok) {
     const kept = history.map((h, k) => [k, value(h)]).filter(([, v]) => Number.isFinite(v));
     return [name, kept, kept.map(([k, v]) => `after step ${k}: ${symbol} = ${fixed(v)}`)];
   };
-  const series = [line("loss L", "L", (h) => h.loss), line(`p(${tok})`, `p(${tok})`, (h) => h.p)];
+  const series = [line("your run: loss L", "L", (h) => h.loss), line(`p(${tok})`, `p(${tok})`, (h) => h.p)];
   const aria = `The loss and p(${tok}) over ${n} step${n === 1 ? "" : "s"}: L from ${fixed(history[0].loss)} ` +
     `to ${fixed(history[n].loss)}, p(${tok}) from ${fixed(history[0].p)} to ${fixed(history[n].p)}`;
   const svg = charts.lineChartSvg(series, aria, xTicks, yTicks, "step", "", 360, 200);

@@ -112,11 +112,12 @@ def test_the_embeddings_picture_carries_every_place_and_pair(site, run):
     """Every character is a mark (a name, or a dot of its kind) whose title
     gives its place on the two principal directions, recomputed here by an
     SVD of E; a line joins each letter's two cases, its title their
-    distance; the figure has its key."""
+    distance; the figure has its key. (A third of the characters are named:
+    a name is never drawn over a dot or across another letter's line.)"""
     soup = page(site, "writer/inside")
     fig = soup.select_one("[data-figure=writer-embeddings]")
     marks = fig.select(":is(text, circle, path.writer-dot) > title")
-    assert len(marks) == 65 and len(fig.select("text > title")) > 25
+    assert len(marks) == 65 and len(fig.select("text > title")) > 18
     E = run.params["E"] - run.params["E"].mean(axis=0)
     _, _, vt = np.linalg.svd(E, full_matrices=False)
     xy = E @ vt[:2].T

@@ -150,10 +150,12 @@ def read_page(v, site, path, width, tokens) -> tuple[dict, dict | None]:
         if figures:
             seen["sizes"] = page.evaluate(probes.RENDERED_SIZES)
             # a drawing that scrolls sideways inside a box of its own (the whole model's drawing,
-            # the chapter map on a phone, as one piece): that box's right edge
+            # the chapter map on a phone, as one piece; the writer's strips in their table's box):
+            # that box's right edge
             seen["figures past the screen"] = page.locator("svg.fig").evaluate_all(
                 "svgs => svgs.filter(s => s.getClientRects().length && "
-                "(s.closest('.map-bands, .model-bands') || s).getBoundingClientRect().right > 376).length")
+                "(s.closest('.map-bands, .model-bands, .md-typeset__scrollwrap') || s)"
+                ".getBoundingClientRect().right > 376).length")
         if nano or path in probes.NANO_FIGURES:
             seen["axe"] = serious(page, skip=COLOUR_RULES)
         return seen, None

@@ -5,6 +5,7 @@ with its answers open (formulas typeset, axe, no overflow): the tour of
 every page, test_every_page_browser.py. Fixtures: conftest.py."""
 import pytest
 
+from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt
 
 
@@ -72,15 +73,26 @@ def test_the_introductions_sorter_is_the_field_the_chapter_follows(visit):
     assert follow.input_value() == "C C C A A B"
 
 
-def test_a_sorter_further_down_says_which_field_the_page_follows(visit):
-    """Output's sorter, in its section, sorts; the page follows the field
-    near its top, as the sorter's hint says."""
+def test_output_has_one_letters_field_that_sorts_and_that_the_page_follows(visit, nano):
+    """Output (issue 65): one field, not a sorter down the page and a
+    field to follow at its top: it opens the page, its label says both
+    jobs, and the letters sorted are the ones the page's own loop (the
+    table of greedy decoding, further down) is drawn again for."""
     page = visit().open("/nano-gpt/output/")
-    sort = page.get_by_label("Letters for nano-gpt to sort", exact=True)
-    follow = page.get_by_label("Letters for this chapter to follow", exact=True)
-    assert follow.bounding_box()["y"] < sort.bounding_box()["y"]
-    assert "follow the field “Letters for this chapter to follow”, near the top" in page.locator(
-        "[data-nano-sort] .nano-hint").inner_text()
+    fields = page.evaluate("""() => [...document.querySelectorAll('article input[type=text]')]
+        .map((f) => [...f.labels].map((l) => l.textContent).join(' '))""")
+    assert fields == ["Letters for nano-gpt to sort and this chapter to follow"]
+    field = page.get_by_label(fields[0], exact=True)
+    first = page.locator("article > p").first.bounding_box()
+    assert first["y"] < field.bounding_box()["y"] < page.locator("article h2").first.bounding_box()["y"]
+    field.fill("cabacb")
+    field.press("Enter")
+    page.wait_for_function("() => document.querySelector('.nano-followed')?.textContent === 'C A B A C B'")
+    assert page.locator(".nano-answer-letters").inner_text() == "A A B B C C"
+    steps = Run(nano, "C A B A C B").steps
+    shown = page.locator("table#nano-generate").evaluate(
+        "t => [...t.tBodies[0].rows].map((r) => r.cells[r.cells.length - 1].textContent.trim())")
+    assert shown == [nanogpt.VOCAB[s["next"]] for s in steps]
 
 
 # Where the box is: the element before it, whether that is the article's

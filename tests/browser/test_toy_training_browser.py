@@ -7,6 +7,7 @@ and the download passes `toycalc check` and builds the book."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import subprocess
 import sys
@@ -60,8 +61,10 @@ def summary(page) -> str:
 
 
 def step_rows(page) -> list[list[str]]:
+    """The step's table, each cell without its name for a phone's card (dom.js's cell-label)."""
     return page.locator("#toy-training-step").evaluate(
-        "t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))")
+        "t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => [...c.childNodes]"
+        ".filter((n) => !n.classList || !n.classList.contains('cell-label')).map((n) => n.textContent).join('')))")
 
 
 def choose(page, target, learns, steps, eta=None):
@@ -75,17 +78,19 @@ def choose(page, target, learns, steps, eta=None):
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def tiny_fixed(v: float) -> str:
-    """A gradient as the live tables print it: 3 decimals, and one that is
-    not zero but would print as 0.000 in render.py's tiny() form (as text)."""
-    if v == 0 or abs(v) >= 0.0005:
-        return fixed(v)
-    mantissa, exponent = f"{float(v):.1e}".split("e")
-    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+def grad_vector(values) -> str:
+    """A row of the gradient as the live tables print it: three decimals; a
+    row not all zero whose every number would print as 0.000, scaled by a
+    power of ten said after it ("[−3.091, …]\u00a0×\u00a010⁻⁵")."""
+    top = max(abs(float(v)) for v in values)
+    if top == 0 or top >= 0.0005:
+        return vector(values)
+    power = math.floor(math.log10(top))
+    return f"{vector([float(v) / 10.0 ** power for v in values])}\u00a0×\u00a010{str(power).translate(SUPERSCRIPT)}"
 
 
 def expected_rows(ex, grads_E, before_E, after_E):
-    return [[str(i), ex.model.show(i), vector(before_E[i]), "[" + ", ".join(map(tiny_fixed, grads_E[i])) + "]",
+    return [[str(i), ex.model.show(i), vector(before_E[i]), grad_vector(grads_E[i]),
              vector(after_E[i])]
             for i in ex.sentence_rows]
 
@@ -332,7 +337,7 @@ def test_after_training_the_page_reads_on_a_desktop_and_a_dark_phone(visit, widt
             if x["impact"] in ("serious", "critical", "moderate")] == []
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     texts = [t for t in page.evaluate(CONTRASTS)]
-    assert any(t["text"] == "loss L" for t in texts)
+    assert any(t["text"] == "your run: loss L" for t in texts)
     assert [(t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < 4.5] == []
 
 
@@ -439,3 +444,44 @@ def test_the_introduction_says_what_the_tool_starts_on(visit):
     intro = " ".join(page.locator("article > p").first.inner_text().split())
     assert "The tool starts by moving every matrix" in intro
     assert page.locator('input[name="toy-training-learns"][value="all"]').is_checked()
+
+
+# each cell of the step's table: the lines its vector is laid out on (its name on a phone's card left out)
+VECTOR_LINES = """t => [...t.tBodies[0].rows].flatMap((r) => [...r.cells].slice(2).map((c) => {
+  const tops = new Set();
+  for (const n of c.childNodes) {
+    if (n.classList && n.classList.contains('cell-label')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    for (const box of range.getClientRects()) if (box.width > 0) tops.add(Math.round(box.top));
+  }
+  return tops.size;
+}))"""
+
+
+@pytest.mark.parametrize("where", ["/toy/training/", PLAYGROUND])
+def test_on_a_phone_the_steps_vectors_keep_to_one_line_in_the_books_format(visit, toy, where):
+    """After Train as the page opens (#65): the last step's vectors, late in
+    a run ∂L/∂E of a few 10⁻⁵, each on one line of a phone's card in the
+    book's three decimals (a gradient's row scaled by a power of ten said
+    after it, where it wrote 10⁻ⁿ on each number and ran over six lines),
+    descend's numbers to the printed places; nothing wider than the screen.
+    On the Training page and in End to End's drawer."""
+    ex = Example(toy)
+    steps = descent.descend(toy.params, toy.cfg, ex.ids, ex.target_id, ex.eta, descent.TRAIN_LEARNS,
+                            descent.TRAIN_STEPS, heads=ex.n_heads)
+    page = visit(width=375).open(where)
+    if where == PLAYGROUND:      # its drawer, the narrower box
+        page.wait_for_selector("#live-simulator[data-live] #sim-next")
+        page.locator("#toy-training-details > summary").click()
+    page.wait_for_selector("[data-toy-trainer][data-ready]:not([hidden]) #toy-training-one")
+    train(page)
+    last = steps[-1]
+    rows = step_rows(page)
+    assert rows == expected_rows(ex, last["grads"]["E"], steps[-2]["params"]["E"], last["params"]["E"])
+    assert any("×\u00a010⁻" in r[3] for r in rows)      # a late step's gradient, scaled
+    number = r"−?\d\.\d{3}"
+    assert all(re.fullmatch(rf"\[{number}(, {number})*\](\u00a0×\u00a010⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?", cell)
+               for r in rows for cell in r[2:]), rows
+    assert page.locator("#toy-training-step").evaluate(VECTOR_LINES) == [1] * (3 * len(rows))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375

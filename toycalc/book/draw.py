@@ -461,9 +461,11 @@ def arrows_svg(arrows, aria: str, size: int = 180, arcs=()) -> str:
         body.append(f'<path class="arc {cls}" d="M{at(c + r * math.cos(a))} {at(c - r * math.sin(a))}'
                     f'A{at(r)} {at(r)} 0 {large} {sweep} {at(c + r * math.cos(b))} {at(c - r * math.sin(b))}">'
                     f"<title>{esc(title)}</title></path>")
-    placed = []
-    for name, x, y, cls, title in arrows:
-        tx, ty = c + x * k, c - y * k
+    tips = [(c + x * k, c - y * k) for _, x, y, _, _ in arrows]
+    # the arcs' points, a degree apart: no name goes on an arc either
+    on_arcs = [(c + share * reach * math.cos(a + (b - a) * i / 360), c - share * reach * math.sin(a + (b - a) * i / 360))
+               for share, a, b, _, _ in arcs for i in range(361)]
+    for (name, x, y, cls, title), (tx, ty) in zip(arrows, tips):
         angle = math.atan2(-(ty - c), tx - c)
         # the head: a small triangle at the tip, drawn by hand (no marker ids to clash on the page)
         l, s = 8, 0.45
@@ -472,26 +474,45 @@ def arrows_svg(arrows, aria: str, size: int = 180, arcs=()) -> str:
         body.append(f'<g class="arrow {cls}"><title>{esc(title)}</title>'
                     f'<path d="M{at(c)} {at(c)}L{at(tx)} {at(ty)}"/>'
                     f'<path class="head" d="M{at(tx)} {at(ty)}L{at(p1[0])} {at(p1[1])}L{at(p2[0])} {at(p2[1])}Z"/></g>')
-        # the name just beyond its tip, on the arrow's own line, else beside
-        # the tip: the first place inside the drawing that no earlier name
-        # takes (two names once sat on each other, one past the edge)
-        ux, uy = math.cos(angle), -math.sin(angle)
+    placed: list[tuple[float, float, float, float]] = []      # the names' boxes: left, top, right, bottom
+    for (name, x, y, cls, title), (tx, ty) in zip(arrows, tips):
+        angle = math.atan2(-(ty - c), tx - c)
         w = text_width(name)
-        spots = [(tx + out * ux, ty + out * uy) for out in (12, 24, 36)] + \
-                [(tx + side * 14 * uy + back * ux, ty - side * 14 * ux + back * uy)
-                 for back in (0, -14, -28) for side in (1, -1)]
 
-        # a name's box, drawn at 14 px with a subscript: from 13 px above its
-        # baseline to 10 below
-        def inside(x, y):
-            return w / 2 + 1 <= x <= size - w / 2 - 1 and 13 <= y + 4 <= size - 10
+        # a name's box at (x, baseline y), drawn at 14 px with a subscript:
+        # from 13 px above its baseline to 10 below
+        def box(x, y):
+            return x - w / 2 - 1, y - 13, x + w / 2 + 1, y + 10
 
-        def free(x, y):
-            return all(abs(x - px) >= (w + pw) / 2 + 2 or abs(y + 4 - py) >= 23 for px, py, pw in placed)
-        x, y = next(((x, y) for x, y in spots if inside(x, y) and free(x, y)),
-                    next(((x, y) for x, y in spots if inside(x, y)), spots[0]))
-        lx = int(min(max(x, w / 2 + 1), size - w / 2 - 1) + 0.5)
-        ly = int(min(max(y + 4, 13), size - 10) + 0.5)
-        placed.append((lx, ly, w))
+        def on(b, x1, y1, x2, y2, near=0.0):
+            """Whether the segment runs through box b (grown by `near`), checked every pixel along it."""
+            n = max(1, int(math.hypot(x2 - x1, y2 - y1)))
+            return any(b[0] - near < x1 + (x2 - x1) * i / n < b[2] + near
+                       and b[1] - near < y1 + (y2 - y1) * i / n < b[3] + near for i in range(n + 1))
+
+        def clear(x, y, ring: bool) -> bool:
+            """Inside the drawing, off both axes, every arrow (its head's width
+            too), every arc, every name placed, and (ring) the grid's circle."""
+            b = box(x, y)
+            if not (0 <= b[0] and b[2] <= size and 0 <= b[1] and b[3] <= size):
+                return False
+            if b[0] < c < b[2] or b[1] < c < b[3]:
+                return False
+            if any(on(b, c, c, px, py, near=4) for px, py in tips):
+                return False
+            if any(b[0] - 2 < px < b[2] + 2 and b[1] - 2 < py < b[3] + 2 for px, py in on_arcs):
+                return False
+            if any(b[0] < q[2] and q[0] < b[2] and b[1] < q[3] and q[1] < b[3] for q in placed):
+                return False
+            corners = [math.hypot(cx - c, cy - c) for cx in (b[0], b[2]) for cy in (b[1], b[3])]
+            return not ring or min(corners) > reach + 1 or max(corners) < reach - 1
+        # the name beyond its tip on the arrow's own line, else turning round
+        # the tip, further out: the first place clear of everything (a name
+        # sat on another arrow, and one on the axis, where the line crossed it)
+        spots = [(tx + out * math.cos(angle + turn), ty - out * math.sin(angle + turn) + 4)
+                 for out in (12, 18, 26, 34, 44) for turn in (0, 0.5, -0.5, 1.0, -1.0, 1.6, -1.6, 2.2, -2.2, math.pi)]
+        lx, ly = next(((x, y) for ring in (True, False) for x, y in spots if clear(x, y, ring)), spots[0])
+        lx, ly = int(lx + 0.5), int(ly + 0.5)
+        placed.append(box(lx, ly))
         body.append(f'<text x="{lx}" y="{ly}" class="lbl math" text-anchor="middle">{notation(name)}</text>')
     return svg(size, size, aria, "".join(body))

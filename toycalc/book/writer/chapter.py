@@ -342,6 +342,17 @@ def kind_mark(kind: str, x: float, y: float, title: str = "") -> str:
     return f'<circle class="writer-dot writer-{kind}" cx="{x:.1f}" cy="{y:.1f}" r="2.8">{title}</circle>'
 
 
+def crosses(name, a, b) -> bool:
+    """Whether the line from spot a to spot b (drawn 4 px above their
+    baselines) runs through the box of the name at spot `name` (x, baseline,
+    width; 12 px text, 2 px to spare), checked every pixel along it."""
+    X, Y, w = name
+    (x1, y1, _), (x2, y2, _) = a, b
+    steps = max(1, int(math.hypot(x2 - x1, y2 - y1)))
+    return any(abs(x1 + (x2 - x1) * i / steps - X) < w / 2 + 2 and -13 < y1 - 4 + (y2 - y1) * i / steps - Y < 5
+               for i in range(steps + 1))
+
+
 @part.figure("embeddings")
 def embeddings_figure(run: WriterRun) -> str:
     """E's 65 rows on its two principal directions, each character at its
@@ -359,7 +370,9 @@ def embeddings_figure(run: WriterRun) -> str:
               bottom - 10 - (y - lo[1]) / span[1] * (bottom - 10 - pad / 2 - 12), 7 * len(char_name(ch)) + 2)
              for ch, (x, y) in zip(run.vocab, xy)]
     # a name on another's (close rows) would hide both, and a name over a
-    # dot would be unreadable: such a character is a dot, named in its title
+    # dot or across another letter's line to its capital would be unreadable:
+    # such a character is a dot, named in its title
+    pairs = case_pairs(run)
     named = []
     for k, (X, Y, w) in enumerate(spots):
         if all(abs(X - spots[j][0]) >= (w + spots[j][2]) / 2 or abs(Y - spots[j][1]) >= 14 for j in named):
@@ -367,11 +380,12 @@ def embeddings_figure(run: WriterRun) -> str:
     while True:
         dots = [spots[k] for k in range(len(spots)) if k not in named]
         covering = [k for k in named if any(abs(spots[k][0] - X) < spots[k][2] / 2 + 4
-                                            and -5 < spots[k][1] - (Y - 4) < 17 for X, Y, _ in dots)]
+                                            and -5 < spots[k][1] - (Y - 4) < 17 for X, Y, _ in dots)
+                    or any(k not in pair and crosses(spots[k], spots[pair[0]], spots[pair[1]]) for pair in pairs)]
         if not covering:
             break
         named = [k for k in named if k not in covering]
-    for small, capital in case_pairs(run):      # under the marks: a line from a letter to its capital
+    for small, capital in pairs:      # under the marks: a line from a letter to its capital
         (x1, y1, _), (x2, y2, _) = spots[small], spots[capital]
         apart = float(np.linalg.norm(xy[small] - xy[capital]))
         body.append(f'<line class="writer-pair" x1="{x1:.1f}" y1="{y1 - 4:.1f}" x2="{x2:.1f}" y2="{y2 - 4:.1f}">'
@@ -395,7 +409,7 @@ def embeddings_figure(run: WriterRun) -> str:
            '<span class="screen-only"> Point at or tap a mark for its character and place.</span></p>')
     return figure("writer-embeddings", chart, "Each character's row of E (128 numbers) projected on the two "
                   "directions along which the rows differ most (principal components, computed at build); "
-                  "where a name would cover another's, a dot of its kind.") + "\n\n" + key
+                  "where a name would cover another's, a dot or another letter's line, a dot of its kind.") + "\n\n" + key
 
 
 @part.figure("key")
