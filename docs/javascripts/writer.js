@@ -10,6 +10,7 @@
 // toycalc/book/writer/shared.py's (mulberry32, top-k, a window of the last
 // n_ctx characters), so a seed writes what the chapter printed.
 import * as gpt from "./gpt.js";
+import { strength } from "./draw.js";
 
 const WEIGHTS = new URL("writer-weights.bin", import.meta.url).href;
 
@@ -377,13 +378,26 @@ function makeTool(root, setup) {
   t.seed = field(settings, "Seed", { name: "seed", type: "number", min: "0", max: "4294967295", value: String(setup.seed) });
   t.write = el("button", { type: "button", class: "md-button", "data-writer-write": "" }, "Write");
   t.stop = el("button", { type: "button", class: "md-button", "data-writer-stop": "", hidden: "" }, "Stop");
+  // whose attention shades the text behind a marked character: a block and a head (from 1)
+  t.look = el("div", { class: "writer-look", "data-writer-look": "" });
+  const choose = (name, label, count, chosen) => {
+    const wrap = el("label", { for: `writer-${name}`, class: "writer-setting" }, label + " ");
+    const select = el("select", { id: `writer-${name}`, name });
+    for (let i = 1; i <= count; i++) select.append(el("option", i === chosen ? { value: String(i), selected: "" } : { value: String(i) }, String(i)));
+    wrap.append(select);
+    t.look.append(wrap);
+    return select;
+  };
+  t.look.append(el("span", { class: "writer-look-what" }, "Under the text, what a marked character read: the attention of"));
+  t.block = choose("block", "block", setup.blocks, setup.followed[0]);
+  t.head = choose("head", "head", setup.heads, setup.followed[1]);
   t.output = el("div", { class: "writer-output", "data-writer-output": "" });
   t.earlier = el("p", { class: "writer-earlier", hidden: "" });
   t.written = el("p", { class: "writer-written-out", "data-writer-out": "" });
   t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "", hidden: "" });
   t.output.append(t.earlier, t.written, t.picked);
   t.tool = el("div", { class: "writer-tool", hidden: "" });
-  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.stop, t.output);
+  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.stop, t.look, t.output);
   root.append(t.tool);
   return t;
 }
@@ -431,21 +445,67 @@ function markEarlier(box, earlier) {
 }
 
 /** The readout of a written character, right under it: the distribution
- *  it was drawn from, the character marked in it, its p and its rank. */
+ *  it was drawn from, the character marked in it, its p and its rank; and
+ *  what the chosen head read to write it: the text behind it shaded by
+ *  that head's attention weights (the book's purple, as its heat-maps),
+ *  the heaviest of them in a table. */
 function showPicked(t, b, setup) {
+  t.marked = b;
   t.written.querySelectorAll(".is-marked").forEach((m) => m.classList.remove("is-marked"));
   b.classList.add("is-marked");
   const { q, step, ch, temperature, k } = b.writer;
   const id = setup.vocab.indexOf(ch);
   t.picked.replaceChildren(distTable(q, setup.vocab, 10,
     `Character ${step}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length} ` +
-    `(temperature ${temperature}, top-k ${k}${k ? "" : ": all kept"})`, id));
+    `(temperature ${temperature}, top-k ${k}${k ? "" : ": all kept"})`, id), readTable(t, b, setup));
   t.picked.hidden = false;
   // beside the character: under its line, from its left edge, within the output's width
   const box = t.output.getBoundingClientRect(), at = b.getBoundingClientRect();
   const left = Math.max(0, Math.min(at.left - box.left, box.width - t.picked.offsetWidth));
   t.picked.style.left = `${left}px`;
   t.picked.style.top = `${at.bottom - box.top + 4}px`;
+}
+
+const READ_SHOWN = 5;     // the heaviest weights the readout lists
+
+/** Shades the characters the chosen head read to write b (the window
+ *  before it: the query is the character just before b), each with its
+ *  weight; returns the readout's table of the heaviest. */
+function readTable(t, b, setup) {
+  t.written.querySelectorAll("[data-weight]").forEach((c) => {
+    c.classList.remove("writer-read");
+    c.style.removeProperty("--weight");
+    delete c.dataset.weight;
+  });
+  const block = Number(t.block.value), head = Number(t.head.value);
+  const { weights, from, at } = b.writer, n = at - from, row = ((block - 1) * setup.heads + (head - 1)) * n;
+  for (let j = 0; j < n; j++) {
+    const c = t.chars[from + j], a = weights[row + j];
+    c.dataset.weight = String(a);
+    c.style.setProperty("--weight", strength(a));
+    c.classList.add("writer-read");
+  }
+  t.lookKey.hidden = false;
+  const order = Array.from({ length: n }, (_, j) => j).sort((x, y) => (weights[row + y] - weights[row + x]) || (x - y))
+    .slice(0, READ_SHOWN);
+  const table = el("table", { class: "book-table writer-top writer-read-table" });
+  const before = t.chars[at - 1].dataset.char;
+  table.append(el("caption", {}, `What block ${block}, head ${head} read to write it: from “${shown(before)}” ` +
+    `(character ${at} of the text), the ${Math.min(READ_SHOWN, n)} heaviest of its ${n} weights`));
+  const head_ = el("tr");
+  head_.append(el("th", { scope: "col" }, "character"), el("th", { scope: "col" }, "at"), el("th", { scope: "col" }, "weight"),
+    el("th", { scope: "col", class: "writer-bar-head" }, ""));
+  table.append(el("thead"));
+  table.tHead.append(head_);
+  const body = el("tbody");
+  for (const j of order) {
+    const a = weights[row + j], r = el("tr"), bar = el("td", { class: "writer-bar", "aria-hidden": "true" });
+    bar.append(el("span", { style: `width: ${(100 * a).toFixed(1)}%` }));
+    r.append(el("td", {}, shown(t.chars[from + j].dataset.char)), el("td", {}, String(from + j + 1)), el("td", {}, a.toFixed(3)), bar);
+    body.append(r);
+  }
+  table.append(body);
+  return table;
 }
 
 // the longest the writer writes before the page gets a turn (a frame's time at 60 Hz, less its drawing)
@@ -461,15 +521,34 @@ function turn() {
   });
 }
 
-/** Write: draw the continuation a character at a time, each shown as it
- *  is drawn, each a button that shows its distribution. Words stay whole
- *  on a line: a word's characters are held in one box that does not break. */
+/** A character into the output: words whole on a line (a word's
+ *  characters in one box that does not break), a line break as ↵ and a
+ *  break after it; t.chars: every character in text order. */
+function place(t, node) {
+  const ch = node.dataset.char;
+  t.chars.push(node);
+  if (ch === " " || ch === "\n") {
+    t.word = null;
+    t.written.append(node);
+    if (ch === "\n") t.written.append(el("br"));
+  } else {
+    if (!t.word) t.written.append(t.word = el("span", { class: "writer-word" }));
+    t.word.append(node);
+  }
+}
+
+/** Write: the text (plain), then the continuation (bold), a character at
+ *  a time, each shown as it is drawn, each a button that shows its
+ *  distribution and what it read. */
 async function writeOut(root, t, setup, model) {
   const x = readIds(t, setup);
   const set = x && settings(t, setup);
   if (!set) return;
   t.write.disabled = true;
   t.written.replaceChildren();
+  t.chars = [];
+  t.word = null;
+  t.marked = null;
   t.picked.replaceChildren();
   t.picked.hidden = true;
   t.writtenFrom = t.text.value;
@@ -479,21 +558,17 @@ async function writeOut(root, t, setup, model) {
   delete root.dataset.done;
   t.stopped = false;
   t.stop.hidden = false;
-  let word = null, turnAt = performance.now();
-  await write(model, x, set.n, set.temperature, set.k, set.seed, async (step, id, q) => {
-    const ch = setup.vocab[id];
-    // a line break shows as ↵ and breaks the line after it
+  for (const ch of t.text.value) {
+    place(t, el("span", { class: "writer-typed", "data-char": ch }, ch === "\n" ? "↵" : ch));
+  }
+  let turnAt = performance.now();
+  await write(model, x, set.n, set.temperature, set.k, set.seed, async (step, id, q, weights) => {
+    const ch = setup.vocab[id], at = x.length + step;       // the characters before it
     const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
       "aria-label": `character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
-    b.writer = { q, step: step + 1, ch, temperature: set.temperature, k: set.k };
-    if (ch === " " || ch === "\n") {
-      word = null;
-      t.written.append(b);
-      if (ch === "\n") t.written.append(el("br"));
-    } else {
-      if (!word) t.written.append(word = el("span", { class: "writer-word" }));
-      word.append(b);
-    }
+    b.writer = { q, step: step + 1, ch, temperature: set.temperature, k: set.k, weights,
+                 at, from: Math.max(0, at - setup.n_ctx) };   // the window it was drawn from: from to at - 1
+    place(t, b);
     if (performance.now() - turnAt > FRAME_MS) {    // let the page draw what is written, and hear Stop
       await turn();
       turnAt = performance.now();
@@ -530,6 +605,8 @@ function setUp(root) {
   const setup = JSON.parse(root.dataset.writer);
   root.replaceChildren();
   const t = makeTool(root, setup);
+  // the shading's key (live.py writes it beside the tool, hidden until a character is marked)
+  t.lookKey = root.parentElement.querySelector("[data-writer-key]") || el("p", { hidden: "" });
   let model = null;
   // the table and the written text always say whose they are: the text's,
   // or (greyed, with a line saying so) an earlier text's
@@ -565,6 +642,7 @@ function setUp(root) {
     t.note.remove();
     t.tool.hidden = false;
     for (const input of [t.text, t.temperature, t.k]) input.addEventListener("input", showNext);
+    for (const select of [t.block, t.head]) select.addEventListener("change", () => { if (t.marked) showPicked(t, t.marked, setup); });
     followPointer(t, setup);
     showNext();
     root.dataset.ready = "";

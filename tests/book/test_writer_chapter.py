@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT, mkdocs_env, page
 from toycalc.book.writer import WRITER_CLAIMS, WriterRun
 from toycalc.book.writer.live import WEIGHTS_URI
-from toycalc.book.writer.shared import SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES
+from toycalc.book.writer.shared import FOLLOWED_HEAD, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES
 from toycalc.model import writer
 
 CHAPTER = ROOT / "docs" / "writer"
@@ -177,8 +177,11 @@ def test_false_claims_on_altered_weights_fail_the_build_each_named_with_page_and
     strict build, with page and line, not only the first (#51), and no
     other; a warn build marks each on its page."""
     params = {k: v.copy() for k, v in run.params.items()}
-    params["blocks.0.W_Q"][:, 32:64] = 0
-    params["blocks.0.b_Q"][32:64] = 0
+    block, head = FOLLOWED_HEAD                       # the head the chapter follows, its queries zero
+    dh = run.cfg.d // run.cfg.n_heads
+    cols = slice((head - 1) * dh, head * dh)
+    params[f"blocks.{block - 1}.W_Q"][:, cols] = 0
+    params[f"blocks.{block - 1}.b_Q"][cols] = 0
     params["W_U"] *= 0.01
     record = dict(run.record, weights_sha256=writer.digest(params))
     path = tmp_path / "writer.npz"
@@ -187,7 +190,7 @@ def test_false_claims_on_altered_weights_fail_the_build_each_named_with_page_and
     want = {(f"writer/{name}", line, what) for name, line, what, options in claim_calls()
             if WRITER_CLAIMS[what](altered, **options) is not None}
     head_2 = next(line for name, line, what, options in claim_calls()
-                  if what == "favours" and options == {"block": 1, "head": 2, "offset": 1})
+                  if what == "favours" and options == {"offset": 1})        # the head the chapter follows
     assert len({page for page, *_ in want}) == 2 and ("writer/inside.md", head_2, "favours") in want
 
     def build(**claims):

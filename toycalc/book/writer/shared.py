@@ -22,6 +22,9 @@ LIVE_TEMPERATURE = 0.8              # the live page's defaults: its first Write 
 LIVE_TOP_K = 0                      # 0: every character may be drawn
 LINE_LENGTH = (24, 32)              # the held-out line the chapter follows: this many characters
 PREVIOUS_SHARE = 0.5                # "most weight": more than half
+# the head "Inside the writer" follows by name (it reads the character just
+# before): (block, head), from 1; the live page's chooser starts on it
+FOLLOWED_HEAD = (1, 2)
 
 
 
