@@ -8,7 +8,9 @@
 // block's keys and values (a KV cache), so that a character within the
 // context costs one row, not the whole window. The draws repeat
 // toycalc/book/writer/shared.py's (mulberry32, top-k, a window of the last
-// n_ctx characters), so a seed writes what the chapter printed.
+// n_ctx characters); the build writes the chapter's samples with this very
+// file in Node (toycalc/site/writer_sampler.py), so a seed writes here
+// what the chapter printed, on any machine.
 import * as gpt from "./gpt.js";
 import { strength } from "./draw.js";
 

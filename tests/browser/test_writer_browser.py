@@ -16,13 +16,15 @@ from toycalc.book.render import fixed
 from toycalc.book.writer import WriterRun
 from toycalc.book.writer.shared import FOLLOWED_HEAD, LIVE_TEMPERATURE
 from toycalc.model import gpt, writer
+from toycalc.site.writer_sampler import node_write
 
 PAGE = "/writer/write/"
 
 
 @pytest.fixture(scope="module")
 def run():
-    return WriterRun(writer.load())
+    """The run the build makes: its samples written by writer.js in Node."""
+    return WriterRun(writer.load(), sampler=node_write)
 
 
 def started(visit):
@@ -38,6 +40,7 @@ def started(visit):
 
 
 def test_a_seed_writes_the_chapters_200_characters(visit, run):
+    """The page's first Write is the chapter's sample, as the build wrote it (in Node)."""
     page = started(visit)
     page.get_by_role("button", name="Write", exact=True).click()
     page.wait_for_selector("[data-writer][data-done]", timeout=300000)
@@ -252,3 +255,20 @@ def test_a_marked_character_shades_what_the_chosen_head_read(visit, run):
     page.locator("[data-writer-out] button[data-step='90']").blur()
     check(90, 3, 4)
     assert page.locator("[data-writer-key]").is_visible()
+
+
+def test_another_seed_writes_what_the_builds_sampler_writes(visit, run):
+    """The build's sampler (writer.js in Node) and the page (chromium) draw
+    the same characters for a second seed, temperature and top-k."""
+    page = started(visit)
+    page.locator("#writer-length").fill("150")
+    page.locator("#writer-seed").fill("7")
+    page.locator("#writer-temperature").fill("1")
+    page.locator("#writer-top-k").fill("5")
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=120000)
+    written = page.locator("[data-writer-out]").evaluate(
+        "o => [...o.querySelectorAll('button')].map(b => b.dataset.char).join('')")
+    assert len(written) == 150
+    assert written == run.sample_text(1.0, k=5, seed=7, n=150)
+    assert written != run.sample_text(1.0, k=5, seed=8, n=150)
