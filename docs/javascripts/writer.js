@@ -390,9 +390,10 @@ function makeTool(root, setup) {
     t.look.append(wrap);
     return select;
   };
-  t.look.append(el("span", { class: "writer-look-what" }, "Under the text, what a marked character read: the attention of"));
+  t.look.append(el("span", { class: "writer-look-what" }, "Bars under the text: the attention weights of"));
   t.block = choose("block", "block", setup.blocks, setup.followed[0]);
   t.head = choose("head", "head", setup.heads, setup.followed[1]);
+  t.look.append(el("span", { class: "writer-look-what" }, "as the marked character was written."));
   t.output = el("div", { class: "writer-output", "data-writer-output": "" });
   t.earlier = el("p", { class: "writer-earlier", hidden: "" });
   t.written = el("p", { class: "writer-written-out", "data-writer-out": "" });
@@ -487,15 +488,14 @@ function readTable(t, b, setup) {
     c.style.setProperty("--weight", strength(a));
     c.classList.add("writer-read");
   }
-  t.lookKey.hidden = false;
   const order = Array.from({ length: n }, (_, j) => j).sort((x, y) => (weights[row + y] - weights[row + x]) || (x - y))
     .slice(0, READ_SHOWN);
   const table = el("table", { class: "book-table writer-top writer-read-table" });
   const before = t.chars[at - 1].dataset.char;
-  table.append(el("caption", {}, `What block ${block}, head ${head} read to write it: from “${shown(before)}” ` +
-    `(character ${at} of the text), the ${Math.min(READ_SHOWN, n)} heaviest of its ${n} weights`));
+  table.append(el("caption", {}, `What block ${block}, head ${head} read to write it, from the “${shown(before)}” ` +
+    `before it (character ${at} of the text): the ${Math.min(READ_SHOWN, n)} heaviest of its ${n} weights`));
   const head_ = el("tr");
-  head_.append(el("th", { scope: "col" }, "character"), el("th", { scope: "col" }, "at"), el("th", { scope: "col" }, "weight"),
+  head_.append(el("th", { scope: "col" }, "character"), el("th", { scope: "col" }, "place in the text"), el("th", { scope: "col" }, "weight"),
     el("th", { scope: "col", class: "writer-bar-head" }, ""));
   table.append(el("thead"));
   table.tHead.append(head_);
@@ -607,8 +607,12 @@ function setUp(root) {
   const setup = JSON.parse(root.dataset.writer);
   root.replaceChildren();
   const t = makeTool(root, setup);
-  // the shading's key (live.py writes it beside the tool, hidden until a character is marked)
-  t.lookKey = root.parentElement.querySelector("[data-writer-key]") || el("p", { hidden: "" });
+  // the bars' key (live.py writes it after the tool, hidden without JavaScript): under the chooser
+  const key = root.parentElement.querySelector("[data-writer-key]");
+  if (key) {
+    t.look.after(key);
+    key.hidden = false;
+  }
   let model = null;
   // the table and the written text always say whose they are: the text's,
   // or (greyed, with a line saying so) an earlier text's

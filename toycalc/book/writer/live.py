@@ -39,8 +39,8 @@ def setup(run: WriterRun) -> dict:
 @part.figure("live")
 def live_figure(run: WriterRun) -> str:
     """The tool: its settings for the browser, and what a reader without
-    JavaScript reads; after it, the key of its shading (what a head read),
-    which writer.js shows once a character is marked."""
+    JavaScript reads; after it, the key of the bars under its text (what
+    a head read), which writer.js moves under its chooser and shows."""
     data = html.escape(json.dumps(setup(run), ensure_ascii=False))
     kib = published_kib(run.cfg)
     return (f'<div class="writer-live" data-module="writer" data-writer="{data}">'
@@ -48,4 +48,4 @@ def live_figure(run: WriterRun) -> str:
             f"({kib} KiB) when you start it. Without JavaScript, the chapter's samples show what it "
             "writes.</em></p></div>"
             f'<div class="writer-look-key" data-writer-key hidden>'
-            f'{prob_key("under each character, the attention weight the chosen head gave it")}</div>')
+            f'{prob_key("the bar under a character: its attention weight")}</div>')
