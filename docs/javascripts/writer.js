@@ -510,8 +510,11 @@ function readTable(t, b, setup) {
   return table;
 }
 
-// the longest the writer writes before the page gets a turn (a frame's time at 60 Hz, less its drawing)
-const FRAME_MS = 12;
+// the longest the writer writes before the page gets a turn: the text
+// grows 40 times a second; each turn costs a frame's layout and paint
+// (about 4 ms in chromium here), so turning every 12 ms took a quarter
+// of the time of 200 characters
+const FRAME_MS = 25;
 
 /** A turn for the page (its input, its drawing) before the next task:
  *  a message to itself, which, unlike setTimeout, no browser delays by 4 ms. */
