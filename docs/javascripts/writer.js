@@ -2,14 +2,17 @@
 // types; the table shows the next character's ten likeliest; Write draws a
 // continuation. The model is gpt.js's, on the writer's weights, which the
 // build publishes as float16 bytes (toycalc/book/writer/live.py) and this
-// page fetches only when the reader presses Start; each next character's
-// distribution is batched.js's forward pass in float32 on kernels.wasm
-// (the last block's rest on the last row only), eight times quicker than
-// gpt.js's float64 and equal to numpy's within 1e-5. The draws
-// repeat toycalc/book/writer/shared.py's (mulberry32, top-k, a window of
-// the last n_ctx characters), so a seed writes what the chapter printed.
+// page fetches only when the reader presses Start. Each next character's
+// distribution is the forward pass below, in float32 on kernels.wasm (the
+// products, the GELU), equal to numpy's within 1e-5; it keeps each
+// block's keys and values (a KV cache), so that a character within the
+// context costs one row, not the whole window. The draws repeat
+// toycalc/book/writer/shared.py's (mulberry32, top-k, a window of the last
+// n_ctx characters); the build writes the chapter's samples with this very
+// file in Node (toycalc/site/writer_sampler.py), so a seed writes here
+// what the chapter printed, on any machine.
 import * as gpt from "./gpt.js";
-import * as batched from "./batched.js";
+import { strength } from "./draw.js";
 
 const WEIGHTS = new URL("writer-weights.bin", import.meta.url).href;
 
@@ -66,11 +69,208 @@ function encode(text, vocab) {
   return Array.from(text, (ch) => index.get(ch));
 }
 
-/** The next character's distribution after ids (the last n_ctx of them),
- *  at temperature (kernels.wasm ready: batched.ready()). */
-function next(model, ids, temperature) {
+// ------------------------------------------------------------ the forward pass, with its KV cache
+
+// kernels.wasm's exports (gemm, gelu) and its memory as float32s: the
+// writer's own instance, apart from batched.js's (training's), so that
+// neither moves the other's matrices
+let kernels = null, F = null, top = 0;
+let layouts = new WeakMap();    // model -> where its weights and its scratch rows are
+
+function init(bytes) {
+  kernels = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+  F = new Float32Array(kernels.memory.buffer);
+  top = 0;
+  layouts = new WeakMap();
+}
+
+let fetched = null;
+/** kernels.wasm, fetched from beside this file once (the page's Start;
+ *  in Node this file reads it itself); a failed fetch may be tried again. */
+function ready() {
+  if (!fetched) {
+    fetched = fetch(new URL("kernels.wasm", import.meta.url)).then((r) => {
+      if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
+      return r.arrayBuffer();
+    }).then((bytes) => init(bytes)).catch((e) => {
+      fetched = null;
+      throw e;
+    });
+  }
+  return fetched;
+}
+if (typeof process === "object" && process.versions && process.versions.node) {
+  const { readFileSync } = await import("node:fs");
+  init(readFileSync(new URL("kernels.wasm", import.meta.url)));
+}
+
+/** Room for n floats in kernels.wasm's memory, 16-byte aligned (zeros). */
+function take(n) {
+  const at = top;
+  top += (n + 3) & ~3;
+  const need = 4 * top - kernels.memory.buffer.byteLength;
+  if (need > 0) {
+    kernels.memory.grow(Math.ceil(need / 65536));
+    F = new Float32Array(kernels.memory.buffer);     // growing detaches the old view
+  }
+  return at;
+}
+
+/** The model's weights in float32 (W_Q apart from W_K and W_V side by
+ *  side, so that the last block's rows but the last need only keys and
+ *  values), and rows for a whole window of each activation. */
+function layout(model) {
+  let m = layouts.get(model);
+  if (m) return m;
+  if (!kernels) throw new Error("writer.js: kernels.wasm is not loaded (await ready())");
+  const d = model.d, w = model.width, T = model.nCtx, H = model.heads, V = model.vocabSize, Vp = (V + 3) & ~3;
+  if (d % (4 * H) || w % 4 || T % 4) throw new RangeError(`the writer's forward pass needs d / heads, the MLP's width and n_ctx in fours`);
+  const put = (rows, cols, value) => {             // a matrix (rows of numbers) or a vector, at cols floats a row
+    const at = take(rows * cols);
+    if (value) (value.length && value[0].length !== undefined ? value : [value])
+      .forEach((row, r) => F.set(row, at + r * cols));
+    return at;
+  };
+  const join = (...parts) => parts[0].map((_, r) => parts.flatMap((M) => Array.from(M[r])));
+  m = { d, w, T, H, dh: d / H, V, Vp, L: model.blocks.length, eps: model.lnEps, c: model.geluC,
+        E: put(V, d, model.E), P: put(T, d, model.P), gamma_f: put(1, d, model.gamma_f), beta_f: put(1, d, model.beta_f),
+        W_U: put(d, Vp, model.W_U.map((row) => [...row, ...new Array(Vp - V).fill(0)])) };
+  m.blocks = model.blocks.map((b) => ({
+    W_Q: put(d, d, b.W_Q), b_Q: put(1, d, b.b_Q), W_KV: put(d, 2 * d, join(b.W_K, b.W_V)),
+    b_KV: put(1, 2 * d, [...b.b_K, ...b.b_V]), W_O: put(d, d, b.W_O), b_O: put(1, d, b.b_O),
+    W_1: put(d, w, b.W_1), b_1: put(1, w, b.b_1), W_2: put(w, d, b.W_2), b_2: put(1, d, b.b_2),
+    gamma_1: put(1, d, b.gamma_1), beta_1: put(1, d, b.beta_1), gamma_2: put(1, d, b.gamma_2), beta_2: put(1, d, b.beta_2),
+  }));
+  // the rows of one pass (a window at most): x the stream, u its LayerNorm
+  Object.assign(m, { x: take(T * d), u: take(T * d), q: take(T * d), kv: take(T * 2 * d), s: take(T * T),
+                     o: take(T * m.dh), h: take(T * d), pre: take(T * w), th: take(T * w), post: take(T * w),
+                     logits: take(Vp) });
+  layouts.set(model, m);
+  return m;
+}
+
+/** A KV cache: each block's keys (per head, transposed: d_head x n_ctx,
+ *  one column a position) and values (per head, n_ctx x d_head), and the
+ *  ids whose rows they hold. Each user keeps its own (the page: the
+ *  table's and Write's), as a pass rewrites the one it is given. */
+function kvCache(model) {
+  const m = layout(model);
+  return { model, ids: [], blocks: m.blocks.map(() => ({ K: take(m.d * m.T), V: take(m.T * m.d) })) };
+}
+
+/** C (M x N) [+]= A B: A's rows rs floats apart; offsets in floats (kernels.wat's gemm). */
+function product(a, b, c, M, N, K, rs, acc) {
+  kernels.gemm(4 * a, 4 * b, 4 * c, M, N, K, rs, 1, acc ? 1 : 0);
+}
+
+/** Each of n rows of cols floats at `to` set to the vector at v, plus the row at `add` if given. */
+function fillRows(to, v, n, cols, add = -1) {
+  for (let r = 0; r < n; r++) {
+    const o = to + r * cols;
+    if (add < 0) F.copyWithin(o, v, v + cols);
+    else for (let c = 0; c < cols; c++) F[o + c] = F[add + r * cols + c] + F[v + c];
+  }
+}
+
+/** gpt.layernorm on n rows of d at x, times gamma plus beta, into out. */
+function layernorm(x, out, gamma, beta, n, d, eps) {
+  const F32 = F;
+  for (let r = 0; r < n; r++) {
+    const o = x + r * d;
+    let sum = 0, sq = 0;
+    for (let c = 0; c < d; c++) sum += F32[o + c];
+    const mu = sum / d;
+    for (let c = 0; c < d; c++) sq += (F32[o + c] - mu) * (F32[o + c] - mu);
+    const s = Math.sqrt(sq / d + eps);
+    for (let c = 0; c < d; c++) F32[out + r * d + c] = ((F32[o + c] - mu) / s) * F32[gamma + c] + F32[beta + c];
+  }
+}
+
+/** The rows of positions `from` to ids.length - 1 through the model, the
+ *  keys and values of positions before `from` read from kv (which then
+ *  holds every position's): the next character's p after ids (at
+ *  temperature, a list of V numbers) and the attention weights of the
+ *  last row (block, head, key: L x H x ids.length). Each row's numbers
+ *  are the same whichever pass computes it: a product's sums run in one
+ *  order for any number of rows (kernels.wat), and a query reads its
+ *  keys alone (a weight of 0 adds a 0 to the rest). */
+function pass(kv, ids, from, temperature) {
+  const m = layout(kv.model), { d, w, T, H, dh, L, eps } = m, n = ids.length - from, last = n - 1;
+  const weights = new Float32Array(L * H * ids.length), scale = Math.sqrt(dh), e = new Float64Array(T);
+  const F32 = F;                                     // a local: quicker in the loops (no product grows the memory)
+  for (let r = 0; r < n; r++) {                     // x = E[id] + P[position]
+    const o = m.x + r * d, em = m.E + ids[from + r] * d, pm = m.P + (from + r) * d;
+    for (let c = 0; c < d; c++) F32[o + c] = F32[em + c] + F32[pm + c];
+  }
+  for (let k = 0; k < L; k++) {                     // a loop, not a closure: one optimised body
+    const b = m.blocks[k], { K, V } = kv.blocks[k], r0 = k === L - 1 ? last : 0, rows = n - r0;   // the last block: its last row on
+    layernorm(m.x, m.u, b.gamma_1, b.beta_1, n, d, eps);
+    fillRows(m.kv, b.b_KV, n, 2 * d);
+    product(m.u, b.W_KV, m.kv, n, 2 * d, d, d, true);
+    for (let r = 0; r < n; r++) {                   // into the cache, at the rows' positions
+      const at = from + r;
+      for (let h = 0; h < H; h++) {
+        for (let c = 0; c < dh; c++) {
+          F32[K + (h * dh + c) * T + at] = F32[m.kv + r * 2 * d + h * dh + c];
+          F32[V + h * T * dh + at * dh + c] = F32[m.kv + r * 2 * d + d + h * dh + c];
+        }
+      }
+    }
+    fillRows(m.q, b.b_Q, rows, d);
+    product(m.u + r0 * d, b.W_Q, m.q, rows, d, d, d, true);
+    fillRows(m.h, b.b_O, rows, d, m.x + r0 * d);   // h = x + b_O + A W_O, a head at a time
+    for (let h = 0; h < H; h++) {
+      product(m.q + h * dh, K + h * dh * T, m.s, rows, T, dh, d, false);   // q . k, every key at once
+      for (let r = 0; r < rows; r++) {              // softmax over the keys up to its own position
+        const at = from + r0 + r, srow = m.s + r * T;
+        let max = -Infinity, sum = 0;
+        for (let j = 0; j <= at; j++) { e[j] = F32[srow + j] / scale; if (e[j] > max) max = e[j]; }
+        for (let j = 0; j <= at; j++) { e[j] = Math.exp(e[j] - max); sum += e[j]; }
+        for (let j = 0; j < T; j++) F32[srow + j] = j <= at ? e[j] / sum : 0;
+      }
+      product(m.s, V + h * T * dh, m.o, rows, dh, from + n, T, false);          // a v
+      product(m.o, b.W_O + h * dh * d, m.h, rows, d, dh, dh, true);
+      const lastRow = m.s + (rows - 1) * T;
+      weights.set(F32.subarray(lastRow, lastRow + ids.length), (k * H + h) * ids.length);
+    }
+    layernorm(m.h, m.u, b.gamma_2, b.beta_2, rows, d, eps);
+    fillRows(m.pre, b.b_1, rows, w);
+    product(m.u, b.W_1, m.pre, rows, w, d, d, true);
+    kernels.gelu(4 * m.pre, 4 * m.th, 4 * m.post, rows * w, m.c);
+    fillRows(m.x + r0 * d, b.b_2, rows, d, m.h);    // y = h + b_2 + GELU(pre) W_2: the next block's x
+    product(m.post, b.W_2, m.x + r0 * d, rows, d, w, w, true);
+  }
+  const y = m.x + last * d;                          // the last row: LayerNorm, W_U, softmax(z / temperature)
+  layernorm(y, m.u, m.gamma_f, m.beta_f, 1, d, eps);
+  product(m.u, m.W_U, m.logits, 1, m.Vp, d, d, false);
+  let max = -Infinity, sum = 0;
+  for (let v = 0; v < m.V; v++) max = Math.max(max, F32[m.logits + v]);
+  for (let v = 0; v < m.V; v++) sum += Math.exp((F32[m.logits + v] - max) / temperature);
+  for (let v = 0; v < m.V; v++) F32[m.logits + v] = Math.exp((F32[m.logits + v] - max) / temperature) / sum;
+  kv.ids = ids.slice();
+  return { p: Array.from(F32.subarray(m.logits, m.logits + m.V)), weights };
+}
+
+/** The next character's distribution after ids (the last n_ctx of
+ *  them), at temperature, and the last row's attention weights (pass);
+ *  with kv, the rows it holds of the same window are not computed again:
+ *  within the context a character is one row; once the window slides,
+ *  every position holds another character, and all are computed anew. */
+function nextWithWeights(model, ids, temperature, kv = null) {
   if (!(temperature > 0)) throw new RangeError(`temperature must be > 0, got ${temperature}`);
-  return batched.next(model, ids.slice(-model.nCtx), temperature);
+  const window = ids.slice(-model.nCtx);
+  if (!window.length) throw new RangeError("no character to read");
+  if (kv && kv.model !== model) throw new RangeError("a KV cache serves the model it was made for");
+  let from = 0;
+  if (kv) while (from < kv.ids.length && from < window.length - 1 && kv.ids[from] === window[from]) from++;
+  else kv = layout(model).whole || (layout(model).whole = kvCache(model));   // room for a pass without a cache
+  return pass(kv, window, from, temperature);
+}
+
+/** The next character's distribution after ids (the last n_ctx of them),
+ *  at temperature, from the whole window (no cache). */
+function next(model, ids, temperature) {
+  return nextWithWeights(model, ids, temperature).p;
 }
 
 /** p kept on its k largest (the earlier first on a tie) and shared out
@@ -86,20 +286,26 @@ function topK(p, k) {
 }
 
 /** n characters after ids, drawn as shared.write draws them: returns the
- *  new ids and the distribution each was drawn from. onStep(k, id, q)
- *  is called after each (the page draws it); when it answers false, the
- *  writing stops there (the page's Stop). */
-async function write(model, ids, n, temperature, k, seed, onStep) {
+ *  new ids and the distribution each was drawn from. onStep(k, id, q,
+ *  weights) is called after each (the page draws it; weights: the
+ *  attention of the row that drew it, as nextWithWeights gives them);
+ *  when it answers false, the writing stops there (the page's Stop). kv:
+ *  the KV cache to write with (by default one of the model's own; null:
+ *  none, every window computed whole). */
+async function write(model, ids, n, temperature, k, seed, onStep, kv) {
+  if (kv === undefined) kv = layout(model).writing || (layout(model).writing = kvCache(model));
   const draw = gpt.rng(seed);
   ids = ids.slice();
+  if (kv) kv.ids = [];                     // its rows may be another text's
   const out = [], dists = [];
   for (let s = 0; s < n; s++) {
-    const q = topK(next(model, ids, temperature), k);
+    const { p, weights } = nextWithWeights(model, ids, temperature, kv);
+    const q = topK(p, k);
     const id = gpt.sample(q, draw());
     ids.push(id);
     out.push(id);
     dists.push(q);
-    if (onStep && (await onStep(s, id, q)) === false) break;
+    if (onStep && (await onStep(s, id, q, weights)) === false) break;
   }
   return { ids: out, dists };
 }
@@ -174,13 +380,27 @@ function makeTool(root, setup) {
   t.seed = field(settings, "Seed", { name: "seed", type: "number", min: "0", max: "4294967295", value: String(setup.seed) });
   t.write = el("button", { type: "button", class: "md-button", "data-writer-write": "" }, "Write");
   t.stop = el("button", { type: "button", class: "md-button", "data-writer-stop": "", hidden: "" }, "Stop");
+  // whose attention shades the text behind a marked character: a block and a head (from 1)
+  t.look = el("div", { class: "writer-look", "data-writer-look": "" });
+  const choose = (name, label, count, chosen) => {
+    const wrap = el("label", { for: `writer-${name}`, class: "writer-setting" }, label + " ");
+    const select = el("select", { id: `writer-${name}`, name });
+    for (let i = 1; i <= count; i++) select.append(el("option", i === chosen ? { value: String(i), selected: "" } : { value: String(i) }, String(i)));
+    wrap.append(select);
+    t.look.append(wrap);
+    return select;
+  };
+  t.look.append(el("span", { class: "writer-look-what" }, "Bars under the text: the attention weights of"));
+  t.block = choose("block", "block", setup.blocks, setup.followed[0]);
+  t.head = choose("head", "head", setup.heads, setup.followed[1]);
+  t.look.append(el("span", { class: "writer-look-what" }, "as the marked character was written."));
   t.output = el("div", { class: "writer-output", "data-writer-output": "" });
   t.earlier = el("p", { class: "writer-earlier", hidden: "" });
   t.written = el("p", { class: "writer-written-out", "data-writer-out": "" });
   t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "", hidden: "" });
   t.output.append(t.earlier, t.written, t.picked);
   t.tool = el("div", { class: "writer-tool", hidden: "" });
-  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.stop, t.output);
+  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.stop, t.look, t.output);
   root.append(t.tool);
   return t;
 }
@@ -228,15 +448,19 @@ function markEarlier(box, earlier) {
 }
 
 /** The readout of a written character, right under it: the distribution
- *  it was drawn from, the character marked in it, its p and its rank. */
+ *  it was drawn from, the character marked in it, its p and its rank; and
+ *  what the chosen head read to write it: the text behind it shaded by
+ *  that head's attention weights (the book's purple, as its heat-maps),
+ *  the heaviest of them in a table. */
 function showPicked(t, b, setup) {
+  t.marked = b;
   t.written.querySelectorAll(".is-marked").forEach((m) => m.classList.remove("is-marked"));
   b.classList.add("is-marked");
   const { q, step, ch, temperature, k } = b.writer;
   const id = setup.vocab.indexOf(ch);
   t.picked.replaceChildren(distTable(q, setup.vocab, 10,
     `Character ${step}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length} ` +
-    `(temperature ${temperature}, top-k ${k}${k ? "" : ": all kept"})`, id));
+    `(temperature ${temperature}, top-k ${k}${k ? "" : ": all kept"})`, id), readTable(t, b, setup));
   t.picked.hidden = false;
   // beside the character: under its line, from its left edge, within the output's width
   const box = t.output.getBoundingClientRect(), at = b.getBoundingClientRect();
@@ -245,15 +469,91 @@ function showPicked(t, b, setup) {
   t.picked.style.top = `${at.bottom - box.top + 4}px`;
 }
 
-/** Write: draw the continuation a character at a time, each shown as it
- *  is drawn, each a button that shows its distribution. Words stay whole
- *  on a line: a word's characters are held in one box that does not break. */
+const READ_SHOWN = 5;     // the heaviest weights the readout lists
+
+/** Shades the characters the chosen head read to write b (the window
+ *  before it: the query is the character just before b), each with its
+ *  weight; returns the readout's table of the heaviest. */
+function readTable(t, b, setup) {
+  t.written.querySelectorAll("[data-weight]").forEach((c) => {
+    c.classList.remove("writer-read");
+    c.style.removeProperty("--weight");
+    delete c.dataset.weight;
+  });
+  const block = Number(t.block.value), head = Number(t.head.value);
+  const { weights, from, at } = b.writer, n = at - from, row = ((block - 1) * setup.heads + (head - 1)) * n;
+  for (let j = 0; j < n; j++) {
+    const c = t.chars[from + j], a = weights[row + j];
+    c.dataset.weight = String(a);
+    c.style.setProperty("--weight", strength(a));
+    c.classList.add("writer-read");
+  }
+  const order = Array.from({ length: n }, (_, j) => j).sort((x, y) => (weights[row + y] - weights[row + x]) || (x - y))
+    .slice(0, READ_SHOWN);
+  const table = el("table", { class: "book-table writer-top writer-read-table" });
+  const before = t.chars[at - 1].dataset.char;
+  table.append(el("caption", {}, `What block ${block}, head ${head} read to write it, from the “${shown(before)}” ` +
+    `before it (character ${at} of the text): the ${Math.min(READ_SHOWN, n)} heaviest of its ${n} weights`));
+  const head_ = el("tr");
+  head_.append(el("th", { scope: "col" }, "character"), el("th", { scope: "col" }, "place in the text"), el("th", { scope: "col" }, "weight"),
+    el("th", { scope: "col", class: "writer-bar-head" }, ""));
+  table.append(el("thead"));
+  table.tHead.append(head_);
+  const body = el("tbody");
+  for (const j of order) {
+    const a = weights[row + j], r = el("tr"), bar = el("td", { class: "writer-bar", "aria-hidden": "true" });
+    bar.append(el("span", { style: `width: ${(100 * a).toFixed(1)}%` }));
+    r.append(el("td", {}, shown(t.chars[from + j].dataset.char)), el("td", {}, String(from + j + 1)), el("td", {}, a.toFixed(3)), bar);
+    body.append(r);
+  }
+  table.append(body);
+  return table;
+}
+
+// the longest the writer writes before the page gets a turn: the text
+// grows 40 times a second; each turn costs a frame's layout and paint
+// (about 4 ms in chromium here), so turning every 12 ms took a quarter
+// of the time of 200 characters
+const FRAME_MS = 25;
+
+/** A turn for the page (its input, its drawing) before the next task:
+ *  a message to itself, which, unlike setTimeout, no browser delays by 4 ms. */
+function turn() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => { channel.port1.close(); resolve(); };
+    channel.port2.postMessage(null);
+  });
+}
+
+/** A character into the output: words whole on a line (a word's
+ *  characters in one box that does not break), a line break as ↵ and a
+ *  break after it; t.chars: every character in text order. */
+function place(t, node) {
+  const ch = node.dataset.char;
+  t.chars.push(node);
+  if (ch === " " || ch === "\n") {
+    t.word = null;
+    t.written.append(node);
+    if (ch === "\n") t.written.append(el("br"));
+  } else {
+    if (!t.word) t.written.append(t.word = el("span", { class: "writer-word" }));
+    t.word.append(node);
+  }
+}
+
+/** Write: the text (plain), then the continuation (bold), a character at
+ *  a time, each shown as it is drawn, each a button that shows its
+ *  distribution and what it read. */
 async function writeOut(root, t, setup, model) {
   const x = readIds(t, setup);
   const set = x && settings(t, setup);
   if (!set) return;
   t.write.disabled = true;
   t.written.replaceChildren();
+  t.chars = [];
+  t.word = null;
+  t.marked = null;
   t.picked.replaceChildren();
   t.picked.hidden = true;
   t.writtenFrom = t.text.value;
@@ -263,22 +563,21 @@ async function writeOut(root, t, setup, model) {
   delete root.dataset.done;
   t.stopped = false;
   t.stop.hidden = false;
-  let word = null;
-  await write(model, x, set.n, set.temperature, set.k, set.seed, async (step, id, q) => {
-    const ch = setup.vocab[id];
-    // a line break shows as ↵ and breaks the line after it
+  for (const ch of t.text.value) {
+    place(t, el("span", { class: "writer-typed", "data-char": ch }, ch === "\n" ? "↵" : ch));
+  }
+  let turnAt = performance.now();
+  await write(model, x, set.n, set.temperature, set.k, set.seed, async (step, id, q, weights) => {
+    const ch = setup.vocab[id], at = x.length + step;       // the characters before it
     const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
       "aria-label": `character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
-    b.writer = { q, step: step + 1, ch, temperature: set.temperature, k: set.k };
-    if (ch === " " || ch === "\n") {
-      word = null;
-      t.written.append(b);
-      if (ch === "\n") t.written.append(el("br"));
-    } else {
-      if (!word) t.written.append(word = el("span", { class: "writer-word" }));
-      word.append(b);
+    b.writer = { q, step: step + 1, ch, temperature: set.temperature, k: set.k, weights,
+                 at, from: Math.max(0, at - setup.n_ctx) };   // the window it was drawn from: from to at - 1
+    place(t, b);
+    if (performance.now() - turnAt > FRAME_MS) {    // let the page draw what is written, and hear Stop
+      await turn();
+      turnAt = performance.now();
     }
-    if (step % 10 === 9) await new Promise((r) => setTimeout(r, 0));   // let the page draw it, and hear Stop
     return !t.stopped;
   });
   t.stop.hidden = true;
@@ -311,6 +610,12 @@ function setUp(root) {
   const setup = JSON.parse(root.dataset.writer);
   root.replaceChildren();
   const t = makeTool(root, setup);
+  // the bars' key (live.py writes it after the tool, hidden without JavaScript): under the chooser
+  const key = root.parentElement.querySelector("[data-writer-key]");
+  if (key) {
+    t.look.after(key);
+    key.hidden = false;
+  }
   let model = null;
   // the table and the written text always say whose they are: the text's,
   // or (greyed, with a line saying so) an earlier text's
@@ -334,7 +639,7 @@ function setUp(root) {
     t.start.disabled = true;
     t.note.textContent = "Fetching the weights…";
     try {
-      const [response] = await Promise.all([fetch(WEIGHTS), batched.ready()]);
+      const [response] = await Promise.all([fetch(WEIGHTS), ready()]);
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
       model = modelFromBytes(setup, await response.arrayBuffer());
     } catch (e) {
@@ -346,6 +651,7 @@ function setUp(root) {
     t.note.remove();
     t.tool.hidden = false;
     for (const input of [t.text, t.temperature, t.k]) input.addEventListener("input", showNext);
+    for (const select of [t.block, t.head]) select.addEventListener("change", () => { if (t.marked) showPicked(t, t.marked, setup); });
     followPointer(t, setup);
     showNext();
     root.dataset.ready = "";
@@ -360,4 +666,4 @@ function start() {
   });
 }
 
-export { half, modelFromBytes, outside, encode, next, topK, write, start };
+export { half, modelFromBytes, outside, encode, ready, kvCache, next, nextWithWeights, topK, write, start };

@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT, mkdocs_env, page
 from toycalc.book.writer import WRITER_CLAIMS, WriterRun
 from toycalc.book.writer.live import WEIGHTS_URI
-from toycalc.book.writer.shared import SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES
+from toycalc.book.writer.shared import FOLLOWED_HEAD, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES
 from toycalc.model import writer
 
 CHAPTER = ROOT / "docs" / "writer"
@@ -74,6 +74,10 @@ def test_the_losses_are_the_records_and_the_texts(site, run):
 
 
 def test_the_samples_are_toycalcs_for_the_seed(site, run):
+    """The chapter's samples are what the build's sampler writes (writer.js
+    in Node; tests/site/test_writer_sampler.py holds it to numpy's)."""
+    from toycalc.site.writer_sampler import node_write
+    built = WriterRun(writer.load(), sampler=node_write)
     soup = page(site, "writer")
     figures = soup.select("figure[data-figure=writer-sample]")
     assert [float(f["data-temperature"]) for f in figures] == list(TEMPERATURES)
@@ -82,7 +86,7 @@ def test_the_samples_are_toycalcs_for_the_seed(site, run):
         assert f.select_one(".writer-prompt").get_text() == run.line + "\n"
         written = f.select_one(".writer-written").get_text()
         assert len(written) == SAMPLE_LENGTH
-        assert written == run.sample_text(float(f["data-temperature"]))
+        assert written == built.sample_text(float(f["data-temperature"]))
     assert len({f.select_one(".writer-written").get_text() for f in figures}) == 3
 
 
@@ -178,8 +182,11 @@ def test_false_claims_on_altered_weights_fail_the_build_each_named_with_page_and
     strict build, with page and line, not only the first (#51), and no
     other; a warn build marks each on its page."""
     params = {k: v.copy() for k, v in run.params.items()}
-    params["blocks.0.W_Q"][:, 32:64] = 0
-    params["blocks.0.b_Q"][32:64] = 0
+    block, head = FOLLOWED_HEAD                       # the head the chapter follows, its queries zero
+    dh = run.cfg.d // run.cfg.n_heads
+    cols = slice((head - 1) * dh, head * dh)
+    params[f"blocks.{block - 1}.W_Q"][:, cols] = 0
+    params[f"blocks.{block - 1}.b_Q"][cols] = 0
     params["W_U"] *= 0.01
     record = dict(run.record, weights_sha256=writer.digest(params))
     path = tmp_path / "writer.npz"
@@ -188,7 +195,7 @@ def test_false_claims_on_altered_weights_fail_the_build_each_named_with_page_and
     want = {(f"writer/{name}", line, what) for name, line, what, options in claim_calls()
             if WRITER_CLAIMS[what](altered, **options) is not None}
     head_2 = next(line for name, line, what, options in claim_calls()
-                  if what == "favours" and options == {"block": 1, "head": 2, "offset": 1})
+                  if what == "favours" and options == {"offset": 1})        # the head the chapter follows
     assert len({page for page, *_ in want}) == 2 and ("writer/inside.md", head_2, "favours") in want
 
     def build(**claims):

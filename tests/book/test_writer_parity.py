@@ -1,7 +1,9 @@
-"""The writer in the browser: docs/javascripts/writer.js (gpt.js's forward
+"""The writer in the browser: docs/javascripts/writer.js (its forward pass
 on the bytes the build publishes) against toycalc, in Node: the same
 next-character probabilities on three held-out lines (to 1e-5), the same
-top-k, the same 200 characters for a seed as the chapter's sample."""
+top-k, the same 200 characters for a seed as the chapter's sample; and
+its KV cache against no cache: the same characters, the same
+probabilities, within the context and once the window slides."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,7 +26,14 @@ const out = {
   outside: job.texts.map((t) => w.outside(t, job.setup.vocab)),
   written: (await w.write(model, job.prompt, job.n, job.temperature, job.k, job.seed)).ids,
   written_k: (await w.write(model, job.prompt, 50, 1.0, 5, 7)).ids,
+  cached: await w.write(model, job.prompt, job.n, job.temperature, job.k, job.seed),
+  uncached: await w.write(model, job.prompt, job.n, job.temperature, job.k, job.seed, null, null),
 };
+// one cache, read by a line, then by the next with the first one's start: only the new rows computed
+const kv = w.kvCache(model), [a, b] = job.lines, shared = a.slice(0, 10).concat(b.slice(10));
+w.nextWithWeights(model, a, 1, kv);
+const again = w.nextWithWeights(model, shared, 1, kv);
+out.shared = { cached: again.p, whole: w.next(model, shared, 1), held: kv.ids };
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -84,3 +93,23 @@ def test_a_seed_writes_the_chapters_sample_in_the_browser(run, node):
     assert writer.decode(out["written"]) == run.sample_text(0.8)
     new, _ = write(run.params, writer.encode(run.prompt), 50, 1.0, 5, 7)
     assert out["written_k"] == new
+
+
+def test_the_kv_cache_writes_what_the_whole_window_writes(run, node):
+    """write() with its cache against write() computing every window
+    whole: the same 200 characters and each character's distribution the
+    same to 1e-5 (the prompt and 200 characters pass the 64 of the
+    context: the window slides, and the cache is made again)."""
+    *_, out = node
+    cached, whole = out["cached"], out["uncached"]
+    assert len(writer.encode(run.prompt)) + len(cached["ids"]) > run.cfg.n_ctx
+    assert cached["ids"] == whole["ids"] == out["written"]
+    np.testing.assert_allclose(cached["dists"], whole["dists"], rtol=0, atol=1e-5)
+    # a text that shares its start with the one the cache holds: its rows
+    # from there on computed, the same p as the whole window's
+    np.testing.assert_allclose(out["shared"]["cached"], out["shared"]["whole"], rtol=0, atol=1e-5)
+    lines = [writer.encode(line) for line in run.lines[:2]]
+    shared = lines[0][:10] + lines[1][10:]
+    assert out["shared"]["held"] == shared
+    want = gpt.forward(run.params, run.cfg, np.array(shared))["p"][-1]
+    np.testing.assert_allclose(out["shared"]["cached"], want, rtol=0, atol=1e-5)

@@ -5,7 +5,8 @@ settings' temperature and top-k; a character outside the vocabulary gets
 its message naming it and its place, and what belongs to an earlier text
 is greyed and says so; a written character shows its distribution beside
 it; words stay whole on a phone's line; weights that are not finite are
-refused in one sentence."""
+refused in one sentence; a marked character's text is shaded by the
+chosen head's attention, as toycalc computes it."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,15 +14,17 @@ import pytest
 
 from toycalc.book.render import fixed
 from toycalc.book.writer import WriterRun
-from toycalc.book.writer.shared import LIVE_TEMPERATURE
+from toycalc.book.writer.shared import FOLLOWED_HEAD, LIVE_TEMPERATURE
 from toycalc.model import gpt, writer
+from toycalc.site.writer_sampler import node_write
 
 PAGE = "/writer/write/"
 
 
 @pytest.fixture(scope="module")
 def run():
-    return WriterRun(writer.load())
+    """The run the build makes: its samples written by writer.js in Node."""
+    return WriterRun(writer.load(), sampler=node_write)
 
 
 def started(visit):
@@ -37,6 +40,7 @@ def started(visit):
 
 
 def test_a_seed_writes_the_chapters_200_characters(visit, run):
+    """The page's first Write is the chapter's sample, as the build wrote it (in Node)."""
     page = started(visit)
     page.get_by_role("button", name="Write", exact=True).click()
     page.wait_for_selector("[data-writer][data-done]", timeout=300000)
@@ -142,7 +146,7 @@ def test_a_written_character_shows_its_readout_beside_it_and_the_arrows_move_it(
     assert readout.is_visible() and third.evaluate("b => b.classList.contains('is-marked')")
     box, at = readout.bounding_box(), third.bounding_box()
     assert 0 <= box["y"] - (at["y"] + at["height"]) < 12, (box, at)       # right under it, not under the output
-    caption = readout.locator("caption").inner_text()
+    caption = readout.locator("caption").first.inner_text()
     ch = third.get_attribute("data-char")
     assert caption.startswith(f"Character 3, “{ {' ': '␣', chr(10): '↵'}.get(ch, ch) }”: p = ") and "rank " in caption
     assert f"temperature {LIVE_TEMPERATURE}" in caption
@@ -153,7 +157,7 @@ def test_a_written_character_shows_its_readout_beside_it_and_the_arrows_move_it(
     page.keyboard.press("ArrowRight")
     assert page.evaluate("document.activeElement.dataset.step") == "4"
     assert chars.nth(3).evaluate("b => b.classList.contains('is-marked')")
-    assert readout.locator("caption").inner_text().startswith("Character 4,")
+    assert readout.locator("caption").first.inner_text().startswith("Character 4,")
     page.keyboard.press("ArrowLeft")
     assert page.evaluate("document.activeElement.dataset.step") == "3"
 
@@ -209,3 +213,63 @@ def test_the_text_appears_as_it_is_written_and_stop_ends_it(visit):
     written = page.locator("[data-writer-out] button.writer-char").count()
     assert 10 <= written < 500
     assert stop.is_hidden() and page.get_by_role("button", name="Write", exact=True).is_enabled()
+
+
+def test_a_marked_character_shades_what_the_chosen_head_read(visit, run):
+    """Marking a written character shades each character of the window it
+    was drawn from by the chosen head's attention weight, the query being
+    the character just before it: the weights are the Python forward's on
+    that window, to 1e-4, for the head the chapter follows (the chooser's
+    default) and for another chosen; within the context and after the
+    window slid past its start; the readout lists the heaviest."""
+    page = started(visit)
+    page.locator("#writer-length").fill("100")
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=120000)
+    assert [page.locator("#writer-block").input_value(), page.locator("#writer-head").input_value()] == \
+        [str(FOLLOWED_HEAD[0]), str(FOLLOWED_HEAD[1])]
+    written = page.locator("[data-writer-out] button.writer-char").evaluate_all("bs => bs.map(b => b.dataset.char)")
+    ids = writer.encode(run.prompt) + writer.encode("".join(written))
+    assert len(ids) > run.cfg.n_ctx + 20
+
+    def check(step, block, head):
+        page.locator(f"[data-writer-out] button[data-step='{step}']").hover()
+        shaded = page.locator("[data-writer-out] [data-weight]").evaluate_all(
+            "cs => cs.map(c => [c.dataset.char, Number(c.dataset.weight)])")
+        at = len(writer.encode(run.prompt)) + step - 1           # the characters before it
+        window = ids[max(0, at - run.cfg.n_ctx):at]
+        want = gpt.forward(run.params, run.cfg, np.array(window))["blocks"][block - 1]["weights"][head - 1][-1]
+        assert "".join(ch for ch, _ in shaded) == writer.decode(window)
+        np.testing.assert_allclose([a for _, a in shaded], want, rtol=0, atol=1e-4)
+        caption = page.locator("[data-writer-picked] .writer-read-table caption").inner_text()
+        assert caption.startswith(f"What block {block}, head {head} read to write it"), caption
+        heaviest = page.locator("[data-writer-picked] .writer-read-table tbody tr").evaluate_all(
+            "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+        best = int(np.argmax(want))
+        assert heaviest[0][1:3] == [str(at - len(window) + best + 1), fixed(want[best])]
+        return shaded
+    check(5, *FOLLOWED_HEAD)                                      # within the context
+    check(90, *FOLLOWED_HEAD)                                     # the window slid
+    page.locator("#writer-block").select_option("3")
+    page.locator("#writer-head").select_option("4")
+    page.locator("[data-writer-out] button[data-step='90']").blur()
+    check(90, 3, 4)
+    key = page.locator("[data-writer-key]")
+    assert key.is_visible() and key.evaluate("k => k.closest('.writer-tool') !== null")
+
+
+def test_another_seed_writes_what_the_builds_sampler_writes(visit, run):
+    """The build's sampler (writer.js in Node) and the page (chromium) draw
+    the same characters for a second seed, temperature and top-k."""
+    page = started(visit)
+    page.locator("#writer-length").fill("150")
+    page.locator("#writer-seed").fill("7")
+    page.locator("#writer-temperature").fill("1")
+    page.locator("#writer-top-k").fill("5")
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=120000)
+    written = page.locator("[data-writer-out]").evaluate(
+        "o => [...o.querySelectorAll('button')].map(b => b.dataset.char).join('')")
+    assert len(written) == 150
+    assert written == run.sample_text(1.0, k=5, seed=7, n=150)
+    assert written != run.sample_text(1.0, k=5, seed=8, n=150)

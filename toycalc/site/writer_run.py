@@ -1,7 +1,8 @@
 """The writer's run for the build: its weights file (weights_files.py:
 TOYCALC_WRITER, else the shipped weights/writer.npz, with the record
 beside it), loaded on the
-first writer macro a build calls and kept while neither file changes;
+first writer macro a build calls and kept while neither file changes,
+its samples written by the browser's code (writer_sampler.py);
 and the writer's macros (writer_table, _number, _figure, writer_claim),
 which macros.py registers with `register`."""
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .arguments import check_arguments
 from .claim_macros import refuted
 from .errors import BookError, located
 from .weights_files import writer_file
+from .writer_sampler import node_write
 
 RUNS: dict = {}
 
@@ -32,7 +34,7 @@ def writer_run() -> WriterRun:
     key = (str(path.resolve()), _version(path), _version(model.record_path(path)))
     if key not in RUNS:
         try:
-            run = WriterRun(model.load(path))
+            run = WriterRun(model.load(path), sampler=node_write)
         except ValueError as e:
             raise BookError(str(e)) from None
         RUNS.clear()

@@ -9,7 +9,7 @@ import numpy as np
 from ...model import sizes, train_writer, writer as model
 from ..draw import esc, figure, grid, label, line_chart_svg, nice_ticks, prob_key, signed_key, svg
 from ..render import count, fixed, html_table, plain
-from .shared import (read_out, stage_row, published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, WriterRun, nats_to_bits, part)
+from .shared import (read_out, stage_row, published_kib, FOLLOWED_HEAD, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES, WriterRun, nats_to_bits, part)
 
 
 def char_name(ch: str) -> str:
@@ -27,7 +27,8 @@ def char_text(ch: str) -> str:
 def fact_number(run: WriterRun, key: str) -> str:
     """A fact of the text, the model or its training (key: characters,
     distinct, held_out_from, held_out, trained_on, parameters, kib, d,
-    blocks, heads, n_ctx, batch, steps, minutes, lr, seed, line, line_last)."""
+    blocks, heads, n_ctx, batch, steps, minutes, lr, seed, line, line_last,
+    followed_block and followed_head: the head the chapter follows)."""
     rec, cfg = run.record, run.cfg
     n = len(model.text())
     values = {
@@ -43,6 +44,7 @@ def fact_number(run: WriterRun, key: str) -> str:
         "min_lr": str(rec["optimizer"]["min_lr"]), "seed": str(rec["seed"]),
         "line": f"<code>{plain(run.line)}</code>", "line_length": count(len(run.line)),
         "line_last": f'<span class="writer-ch">{char_text(run.line[-1])}</span>',
+        "followed_block": str(FOLLOWED_HEAD[0]), "followed_head": str(FOLLOWED_HEAD[1]),
         "sample_seed": str(SAMPLE_SEED), "sample_length": count(SAMPLE_LENGTH),
         "live_temperature": str(LIVE_TEMPERATURE), "live_top_k": str(LIVE_TOP_K),
         "t_low": str(TEMPERATURES[0]), "t_mid": str(TEMPERATURES[1]), "t_high": str(TEMPERATURES[2]),
@@ -81,9 +83,10 @@ def loss_number(run: WriterRun, which: str = "held_out", unit: str = "nats") -> 
 
 
 @part.number("share")
-def share_number(run: WriterRun, block: int, head: int, offset: int) -> str:
-    """The mean weight head `head` of block `block` puts on the character
-    `offset` places back (0: itself), over the held-out line."""
+def share_number(run: WriterRun, offset: int, block: int = FOLLOWED_HEAD[0], head: int = FOLLOWED_HEAD[1]) -> str:
+    """The mean weight head `head` of block `block` (by default the head
+    the chapter follows, FOLLOWED_HEAD) puts on the character `offset`
+    places back (0: itself), over the held-out line."""
     from .claims import offset_share
     return fixed(offset_share(run, block, head, offset), 2)
 

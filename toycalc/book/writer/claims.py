@@ -9,7 +9,7 @@ import numpy as np
 
 from ...model import writer as model
 from ..render import fixed
-from .shared import WriterRun, read_out, stage_row
+from .shared import FOLLOWED_HEAD, WriterRun, read_out, stage_row
 
 WRITER_CLAIMS: dict = {}
 
@@ -42,8 +42,10 @@ def favourite_offset(run: WriterRun, block: int, head: int) -> int:
 
 
 @writer_claim("favours")
-def favours_claim(run: WriterRun, block: int, head: int, offset: int) -> str | None:
-    """Head `head` of block `block` puts, on average over the held-out line,
+def favours_claim(run: WriterRun, offset: int, block: int = FOLLOWED_HEAD[0],
+                  head: int = FOLLOWED_HEAD[1]) -> str | None:
+    """Head `head` of block `block` (by default the head the chapter
+    follows, FOLLOWED_HEAD) puts, on average over the held-out line,
     more weight on the character `offset` places back (0: itself) than on
     any other place."""
     best = favourite_offset(run, block, head)

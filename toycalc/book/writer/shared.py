@@ -22,6 +22,9 @@ LIVE_TEMPERATURE = 0.8              # the live page's defaults: its first Write 
 LIVE_TOP_K = 0                      # 0: every character may be drawn
 LINE_LENGTH = (24, 32)              # the held-out line the chapter follows: this many characters
 PREVIOUS_SHARE = 0.5                # "most weight": more than half
+# the head "Inside the writer" follows by name (it reads the character just
+# before): (block, head), from 1; the live page's chooser starts on it
+FOLLOWED_HEAD = (1, 2)
 
 
 
@@ -102,10 +105,19 @@ def lines_of(text: str, low: int, high: int) -> list[str]:
     return [s for s in text.split("\n") if low <= len(s) <= high and s.count(" ") >= 3]
 
 
-class WriterRun:
-    """The writer's weights and what the chapter computes from them, each once."""
+def numpy_sampler(params, cfg, vocab, ids, runs) -> list[list[int]]:
+    """Each run (n, temperature, k, seed): the n ids `write` draws after ids."""
+    return [write(params, ids, n, temperature, k, seed, cfg)[0] for n, temperature, k, seed in runs]
 
-    def __init__(self, loaded: model.Writer):
+
+class WriterRun:
+    """The writer's weights and what the chapter computes from them, each
+    once. sampler(params, cfg, vocab, ids, runs) writes the samples: numpy's
+    write by default; the build's is the browser's own code, writer.js in
+    Node (toycalc/site/writer_sampler.py)."""
+
+    def __init__(self, loaded: model.Writer, sampler=numpy_sampler):
+        self.sampler = sampler
         self.model = loaded
         self.params = loaded.params
         self.cfg = loaded.cfg
@@ -151,11 +163,16 @@ class WriterRun:
 
     def sample_text(self, temperature: float, k: int = 0, seed: int = SAMPLE_SEED,
                     n: int = SAMPLE_LENGTH) -> str:
-        key = (temperature, k, seed, n)
+        """What the writer writes after the prompt; the chapter's samples
+        (TEMPERATURES, the seed, top-k 0) are written together, once."""
         cache = self.__dict__.setdefault("_samples", {})
+        chapter = [(SAMPLE_LENGTH, t, 0, SAMPLE_SEED) for t in TEMPERATURES]
+        key = (n, temperature, k, seed)
         if key not in cache:
-            new, _ = write(self.params, model.encode(self.prompt), n, temperature, k, seed, self.cfg)
-            cache[key] = model.decode(new)
+            runs = [key] + [run for run in chapter if run not in cache and run != key]
+            for run, ids in zip(runs, self.sampler(self.params, self.cfg, self.vocab,
+                                                   model.encode(self.prompt), runs)):
+                cache[run] = model.decode(ids)
         return cache[key]
 
     def attention(self, block: int, head: int) -> np.ndarray:

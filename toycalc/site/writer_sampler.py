@@ -1,0 +1,92 @@
+"""The chapter's samples written at build by the code the browser runs:
+docs/javascripts/writer.js (its forward pass in float32 on kernels.wasm,
+its draws) in Node, through writer_sampler.mjs, so that the chapter's
+sample and the page's are the same characters on any machine (numpy's
+sums may round otherwise on another CPU). Node gets the weights as the
+page holds them, each a float16 value (sent as float32 bytes), from the
+loaded model, not from the weights file. One Node a call, in a session
+of its own: past SECONDS, or on any failure, its process group is ended
+and the build stops with one line. toycalc.book.writer.shared.write, the
+numpy sampler, stays the reference the parity tests hold writer.js to."""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from ..model import sizes
+from ..model.gpt import GELU_C, LN_EPS
+from .errors import BookError
+
+SCRIPT = Path(__file__).with_name("writer_sampler.mjs")
+# the browser's code: docs/javascripts of the project this toycalc is part of
+JS = Path(__file__).resolve().parent.parent.parent / "docs" / "javascripts"
+SECONDS = 120          # the chapter's three samples take about 2 s
+
+
+def browser_array(value) -> dict:
+    """An array as gpt.js's `load` unpacks it: its float16 value (what the
+    page decodes from the published bytes) as float32, little-endian."""
+    with np.errstate(over="ignore"):
+        half = np.asarray(value).astype("<f2")
+    return {"shape": list(half.shape), "f32": base64.b64encode(half.astype("<f4").tobytes()).decode("ascii")}
+
+
+def browser_model(params: dict, cfg, vocab) -> dict:
+    """The writer as the page's gpt.load reads it (gpt.js's packed layout)."""
+    data = {"vocab": list(vocab), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx, "width": cfg.mlp_width,
+            "ln_eps": LN_EPS, "gelu_c": GELU_C, "packed": True,
+            "blocks": [{name: browser_array(params[f"blocks.{b}.{name}"]) for name in sizes.block_shapes(cfg)}
+                       for b in range(cfg.n_blocks)]}
+    for name in ("E", "P", "W_U", "gamma_f", "beta_f"):
+        data[name] = browser_array(params[name])
+    return data
+
+
+def node_write(params: dict, cfg, vocab, ids: list[int], runs: list[tuple]) -> list[list[int]]:
+    """Each run (n, temperature, k, seed): the n ids writer.js's write()
+    draws after ids, in Node. A failure is one BookError line."""
+    what = "the writer's samples (writer.js in Node, toycalc/site/writer_sampler.py)"
+    node = shutil.which("node")
+    if node is None:
+        raise BookError(f"{what}: Node.js is needed (on Debian: apt install nodejs)")
+    if not (JS / "writer.js").is_file():
+        raise BookError(f"{what}: no writer.js in {JS}")
+    job = json.dumps({"model": browser_model(params, cfg, vocab),
+                      "runs": [{"ids": list(map(int, ids)), "n": n, "temperature": t, "k": k, "seed": seed}
+                               for n, t, k, seed in runs]})
+    # a session of its own: its whole group is ended, whatever it started
+    process = subprocess.Popen([node, str(SCRIPT), str(JS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, encoding="utf-8", start_new_session=True)
+    try:
+        out, err = process.communicate(job, timeout=SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise BookError(f"{what}: no answer in {SECONDS} s; the build stopped it") from None
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)      # anything it left behind
+        except (ProcessLookupError, PermissionError):
+            pass
+    if process.returncode != 0:
+        lines = [line.strip() for line in err.splitlines() if line.strip()]
+        said = next((line for line in lines if re.match(r"[A-Za-z]*Error\b", line)), lines[0] if lines else "no message")
+        raise BookError(f"{what}: Node stopped, exit code {process.returncode}: {said[:200]}")
+    try:
+        written = json.loads(out)
+        ok = (isinstance(written, list) and len(written) == len(runs)
+              and all(isinstance(w, list) and len(w) == r[0] and all(isinstance(i, int) and 0 <= i < len(vocab) for i in w)
+                      for w, r in zip(written, runs)))
+    except ValueError:
+        ok = False
+    if not ok:
+        raise BookError(f"{what}: Node answered {out.strip()[:80]!r}, not the ids of {len(runs)} samples")
+    return written
