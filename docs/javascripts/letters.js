@@ -1,7 +1,7 @@
 // letters.js: a page's code (data-module="letters"): nano-gpt's pages
 // (docs/nano-gpt/*.md; every live part the build writes names this
 // module, toycalc/book/nano_gpt/shared.py). It wires the page to nano_gpt.js and gpt.js, on the
-// weights the build exports (javascripts/nanogpt-weights.json, fetched
+// weights the build publishes (javascripts/nanogpt.safetensors, fetched
 // the first time a reader asks for something, never before):
 //  - the field "Letters for nano-gpt to sort" ([data-nano-sort]): six letters of the
 //    reader's, sorted by the model, with p(A), p(B), p(C) at each step; where it
@@ -32,19 +32,22 @@ import * as nanoGpt from "./nano_gpt.js";
 import * as dom from "./dom.js";
 import * as mathjax from "./mathjax-config.js";
 import * as weightsCheck from "./stored_weights.js";
+import * as safetensors from "./safetensors.js";
 
 const { el } = dom, { InputError, parseLetters } = nanoGpt;
 
-// beside this file, as the build publishes them
-const weightsUrl = new URL("nanogpt-weights.json", import.meta.url).href;
+// beside this file, as the build publishes them: nano-gpt's sizes and
+// record (toycalc/site/export.py), and its weights file (safetensors.js reads it)
+const setupUrl = new URL("nanogpt.json", import.meta.url).href;
+const weightsUrl = new URL("nanogpt.safetensors", import.meta.url).href;
 
 // sessionStorage: the weights the chapter follows (followWeights, which
-// train_page.js calls, writes both): their id, and the weights themselves in
-// the layout of javascripts/nanogpt-weights.json (toycalc/site/export.py)
+// train_page.js calls, writes both): their id, and the weights themselves,
+// as the download's two files: {weights: the safetensors file in base64, record}
 const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
 
-/** Keep the reader's weights (nanogpt-weights.json's layout) and what
- *  they are for every page of the chapter; throws when storage refuses. */
+/** Keep the reader's weights ({weights, record}) and what they are for
+ *  every page of the chapter; throws when storage refuses. */
 function followWeights(weights, about) {
   sessionStorage.setItem(WEIGHTS, JSON.stringify(weights));
   sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
@@ -77,11 +80,14 @@ function followedWeights() {
 // The models fetched, kept from page to page (instant navigation keeps
 // this module): the book's, and the reader's trained weights by their id.
 const cache = {};
-let bookData = null;   // the book's weights as nanogpt-weights.json holds them (the check compares to them)
+let bookData = null;   // the book's {setup, arrays, data}, the layout gpt.load reads (the check compares to them)
 
 function fetchBook() {
   if (!bookData) {
-    bookData = dom.fetchJson(weightsUrl).catch((e) => {
+    bookData = Promise.all([dom.fetchJson(setupUrl), dom.fetchBytes(weightsUrl)]).then(([setup, buffer]) => {
+      const { arrays } = safetensors.read(buffer);
+      return { setup, arrays, data: { ...gpt.fromArrays(setup, arrays), record: setup.record } };
+    }).catch((e) => {
       bookData = null;   // may be tried again
       throw e;
     });
@@ -95,7 +101,7 @@ function fetchBook() {
 function model() {
   const mine = followedWeights(), key = mine ? `followed:${mine.id}` : weightsUrl;
   if (!cache[key]) {
-    const data = mine ? Promise.resolve(checked[mine.id].data) : fetchBook();
+    const data = mine ? Promise.resolve(checked[mine.id].data) : fetchBook().then((book) => book.data);
     // the record of its training beside it: the live training table and loss curve read it
     cache[key] = data.then((d) => Object.assign(gpt.load(d), { record: d.record || {} })).catch((e) => {
       delete cache[key];
@@ -119,7 +125,7 @@ function checkFollowed() {
     } catch (e) {
       got = { problem: `they could not be read or run (${e.message})` };
     }
-    checked[about.id] = got.problem ? got : { data: mine, ...got };
+    checked[about.id] = got;
   }).catch(() => {});   // the book's weights did not come: the page as built, nothing followed
 }
 

@@ -7,7 +7,7 @@ of the text, in code-point order. The last 10 % of the text is held out:
 never trained on (train_writer.py draws batches from the first 90 %).
 
 The weights come from `python -m toycalc train-writer` and live in
-`weights/writer.npz` (float16, one array per parameter under the names of
+`weights/writer.safetensors` (float16, one array per parameter under the names of
 `sizes.param_shapes(CONFIG)`), with `weights/writer.json` beside them:
 how they were made, the loss of every step, the held-out loss, and the
 SHA-256 of the stored numbers, which `load` checks against the weights.
@@ -17,23 +17,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zipfile
-import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from . import gpt, sizes
+from . import gpt, safetensors_file, sizes
 from .files import not_regular, replace_together
-from .weights import MAX_WEIGHT
 
 DATA = Path(__file__).parent.parent / "data" / "tinyshakespeare.txt"
 DATA_SOURCE = "karpathy/char-rnn, data/tinyshakespeare/input.txt (commit 6f9487a)"
 HELD_OUT = 0.10                # the last tenth of the text
 WEIGHTS_DIR = Path(__file__).parent.parent / "weights"
-DEFAULT_NPZ = WEIGHTS_DIR / "writer.npz"
+DEFAULT_WEIGHTS = WEIGHTS_DIR / "writer.safetensors"
 TARGET = 1.80                  # the most held-out loss (nats per character) a shipped run may have
 MAX_RECORD_BYTES = 400_000     # the loss of every step is kept
 
@@ -150,8 +147,8 @@ class Writer:
     cfg: gpt.Config = CONFIG
 
 
-def record_path(npz: Path) -> Path:
-    return Path(npz).with_suffix(".json")
+def record_path(weights: Path) -> Path:
+    return Path(weights).with_suffix(".json")
 
 
 def digest(params: dict, cfg: gpt.Config = CONFIG) -> str:
@@ -163,15 +160,14 @@ def digest(params: dict, cfg: gpt.Config = CONFIG) -> str:
     return h.hexdigest()
 
 
-def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
-    """Write the weights (float16 .npz) and their record (.json) beside
+def save(params: dict, record: dict, path: Path = DEFAULT_WEIGHTS) -> None:
+    """Write the weights (float16 .safetensors) and their record (.json) beside
     them, each to a temporary file renamed over the old one once both are
     complete: a failure or a kill leaves the files that were there."""
     path = Path(path)
     record_file = record_path(path)
     text_out = json.dumps(record, indent=1, allow_nan=False) + "\n"
-    replace_together([(path, lambda f: np.savez(f, **{n: params[n].astype(np.float16)
-                                                      for n in sizes.param_shapes(CONFIG)})),
+    replace_together([(path, lambda f: safetensors_file.write(f, params, sizes.param_shapes(CONFIG))),
                       (record_file, lambda f: f.write(text_out.encode("utf-8")))])
 
 
@@ -215,49 +211,16 @@ def check_record(record, where: str) -> dict:
     return record
 
 
-FLOAT16_MAX = float(np.finfo(np.float16).max)    # 65,504
-
-
-def load(path: str | Path = DEFAULT_NPZ) -> Writer:
+def load(path: str | Path = DEFAULT_WEIGHTS) -> Writer:
     """Read and validate the weights and their record: the arrays by name,
-    shape and type (as nano-gpt's are), every weight finite and within
-    float16's range (the browser's), the record's fields, and the record's SHA-256 against the
-    weights. Parameters come back in float64."""
-    from .nanogpt import max_npz_bytes, read_arrays, record_json, stored
+    shape and type, every weight finite and within float16's range where
+    the record says float16 (safetensors_file.read, as nano-gpt's), the
+    record's fields, and the record's SHA-256 against the weights.
+    Parameters come back in float64."""
+    from .nanogpt import record_json
     path = Path(path)
-    where = str(path)
-    shapes = sizes.param_shapes(CONFIG)
-    kind = not_regular(path)
-    if kind:
-        raise WriterError(f"{where}: the writer's weights path is {kind}; expected a regular file")
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise WriterError(f"{where}: cannot read the writer's weights ({e.strerror or e}); "
-                          "make them with: python -m toycalc train-writer") from None
-    if size > max_npz_bytes(shapes):
-        raise WriterError(f"{where}: {size:,} bytes, more than the {max_npz_bytes(shapes):,} the writer's "
-                          "arrays can take")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            arrays = read_arrays(archive, shapes, where)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as e:
-        if isinstance(e, WriterError) or type(e).__name__ == "NanoWeightsError":
-            raise WriterError(str(e)) from None
-        raise WriterError(f"{where}: not the writer's .npz weights ({str(e)[:80]})") from None
-    params = {}
-    for name, a in arrays.items():
-        if not np.isfinite(a).all():
-            raise WriterError(f"{where}: array '{name}': holds a value that is not finite")
-        # the browser reads the weights as float16: a larger value would reach it as infinity
-        limit = min(MAX_WEIGHT, FLOAT16_MAX)
-        beyond = np.abs(a.astype(np.float64)) > limit
-        if beyond.any():
-            at = tuple(int(i) for i in np.argwhere(beyond)[0])
-            why = "the limit of a weight" if limit == MAX_WEIGHT else "the largest float16, which the browser reads"
-            raise WriterError(f"{where}: array '{name}': holds {stored(a[at])} at index {at}, beyond "
-                              f"{why}, ±{limit:,.0f}")
-        params[name] = a.astype(np.float64)
+    params = safetensors_file.read(path, sizes.param_shapes(CONFIG), WriterError, "writer's",
+                                   "python -m toycalc train-writer")
     rec = record_path(path)
     kind = not_regular(rec)
     if kind or not rec.exists():
@@ -265,6 +228,7 @@ def load(path: str | Path = DEFAULT_NPZ) -> Writer:
                           f"{kind or 'missing'}; python -m toycalc train-writer writes both files")
     record = record_json(rec, MAX_RECORD_BYTES, WriterError)
     check_record(record, str(rec))
+    safetensors_file.check_half(path, params, record, WriterError)
     if record["weights_sha256"] != digest(params):
         raise WriterError(f"{rec}: field 'weights_sha256' does not match the weights in {path.name}: "
                           "the record was written for other weights (train again, or put the "

@@ -1,5 +1,5 @@
 """MkDocs hook: publish the weights the macros read, for the browser's
-runs (export.py writes them as JSON): the toy's for the simulator and the
+runs (export.py: the toy's as JSON, nano-gpt's as its weights file): the toy's for the simulator and the
 weights editor, nano-gpt's for its pages' live parts. (The pages' code
 is not this hook's: each part names its module, data-module, and
 docs/javascripts/book.js imports it.)"""
@@ -10,8 +10,8 @@ from mkdocs.structure.files import File
 
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.model.weights import WeightsError, load_toy
-from toycalc.site.export import (EDITOR_URI, NANO_URI, WEIGHTS_URI, editor_json, nano_weights_json,
-                                 weights_json)
+from toycalc.site.export import (EDITOR_URI, NANO_URI, NANO_WEIGHTS_URI, WEIGHTS_URI, editor_json,
+                                 nano_setup_json, nano_weights_bytes, weights_json)
 from toycalc.site.runs import read_by_this_build
 from toycalc.site.weights_files import weights_files
 
@@ -28,7 +28,9 @@ def on_files(files, config):
     if model is not None:
         files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
         files.append(File.generated(config, EDITOR_URI, content=editor_json(model)))   # the Simulator's editor
-    files.append(File.generated(config, NANO_URI, content=nano_weights(config)))
+    nano = nano_model(config)
+    files.append(File.generated(config, NANO_URI, content=nano_setup_json(nano)))
+    files.append(File.generated(config, NANO_WEIGHTS_URI, content=nano_weights_bytes(nano)))
     return files
 
 
@@ -43,10 +45,9 @@ def toy_model(config):
         raise PluginError(str(e)) from None
 
 
-def nano_weights(config) -> str:
-    """nano-gpt's weights, for the nano-gpt pages' browser runs (as the toy's, weights_json)."""
+def nano_model(config):
+    """nano-gpt as the macros read it, for the nano-gpt pages' browser runs."""
     try:
-        nano = read_by_this_build(config, "nano") or load_nano(weights_files(config).nano)
+        return read_by_this_build(config, "nano") or load_nano(weights_files(config).nano)
     except NanoWeightsError as e:
         raise PluginError(str(e)) from None
-    return nano_weights_json(nano)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from toycalc.book.writer.live import WEIGHTS_URI, weights_bytes
+from toycalc.book.writer.live import WEIGHTS_URI
 from toycalc.site.errors import BookError
 from toycalc.site.writer_run import writer_run
 
@@ -16,5 +16,5 @@ def on_files(files, config):
         run = writer_run()
     except BookError as e:
         raise PluginError(str(e)) from None
-    files.append(File.generated(config, WEIGHTS_URI, content=weights_bytes(run.params)))
+    files.append(File.generated(config, WEIGHTS_URI, content=run.published))
     return files

@@ -3,10 +3,10 @@ macros' runs (runs.py, writer_run.py) and the hooks (publish_weights.py, serve.p
 
     toy       TOYCALC_WEIGHTS, else extra.toycalc.weights in mkdocs.yml
               (relative to mkdocs.yml); a build must name one
-    nano-gpt  TOYCALC_NANOGPT, else the shipped weights/nanogpt.npz
-              (model/nanogpt.DEFAULT_NPZ; its record .json beside it)
-    writer    TOYCALC_WRITER, else the shipped weights/writer.npz
-              (model/writer.DEFAULT_NPZ; its record .json beside it)
+    nano-gpt  TOYCALC_NANOGPT, else the shipped weights/nanogpt.safetensors
+              (model/nanogpt.DEFAULT_WEIGHTS; its record .json beside it)
+    writer    TOYCALC_WRITER, else the shipped weights/writer.safetensors
+              (model/writer.DEFAULT_WEIGHTS; its record .json beside it)
 
 Every file a build reads from them (`read`): serve watches them all, and
 the runs cache (runs.py) keeps a run while none of them changes.
@@ -48,7 +48,7 @@ class WeightsFiles(NamedTuple):
 
 def writer_file() -> Path:
     """The writer's weights (they need no config: the book has one writer)."""
-    return Path(setting(WRITER_ENV) or writer.DEFAULT_NPZ)
+    return Path(setting(WRITER_ENV) or writer.DEFAULT_WEIGHTS)
 
 
 def weights_files(config) -> WeightsFiles:
@@ -61,5 +61,5 @@ def weights_files(config) -> WeightsFiles:
     toy = Path(toy)
     if not toy.is_absolute():
         toy = Path(config["config_file_path"]).parent / toy
-    return WeightsFiles(toy=toy, nano=Path(setting(NANO_ENV) or nanogpt.DEFAULT_NPZ),
+    return WeightsFiles(toy=toy, nano=Path(setting(NANO_ENV) or nanogpt.DEFAULT_WEIGHTS),
                         writer=writer_file())

@@ -1,5 +1,5 @@
 """The writer's run for the build: its weights file (weights_files.py:
-TOYCALC_WRITER, else the shipped weights/writer.npz, with the record
+TOYCALC_WRITER, else the shipped weights/writer.safetensors, with the record
 beside it), loaded on the
 first writer macro a build calls and kept while neither file changes;
 and the writer's macros (writer_table, _number, _figure, writer_claim),
