@@ -184,7 +184,11 @@ def test_false_claims_on_altered_weights_fail_the_build_each_named_with_page_and
     params["blocks.0.W_Q"][:, 32:64] = 0
     params["blocks.0.b_Q"][32:64] = 0
     params["W_U"] *= 0.01
-    record = dict(run.record, weights_sha256=writer.digest(params))
+    # their record told true, as the build recomputes it: the named windows, the curve's last point, the loss
+    named = writer.windows_record(params)
+    record = dict(run.record, weights_sha256=writer.digest(params), held_out_windows=named,
+                  held_out_curve=[*run.record["held_out_curve"][:-1], [run.record["steps"], named["loss"]]],
+                  held_out_loss=named["loss"])
     path = tmp_path / "writer.safetensors"
     writer.save(params, record, path)
     altered = WriterRun(writer.load(path))

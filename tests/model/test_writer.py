@@ -102,10 +102,11 @@ def test_the_books_weights_need_force(capsys, monkeypatch, tmp_path):
 
 
 def a_record(params) -> dict:
-    record = {name: None for name in writer.RECORD_FIELDS}
-    record.update(vocab=writer.vocab(), steps=2, loss_curve=[4.2, 4.1], held_out_curve=[[0, 4.2]],
-                  held_out_loss=1.5, weights_sha256=writer.digest(params), stored_as="float16",
-                  config={k: getattr(writer.CONFIG, k) for k in writer.CONFIG.__dataclass_fields__})
+    """The shipped record, told true of these weights (as train_writer writes it)."""
+    record = json.loads(writer.record_path(writer.DEFAULT_WEIGHTS).read_text())
+    named = writer.windows_record({k: v.astype(np.float16) for k, v in params.items()})
+    record.update(steps=2, loss_curve=[4.2, 4.1], held_out_curve=[[0, 4.2], [2, named["loss"]]],
+                  held_out_loss=named["loss"], held_out_windows=named, weights_sha256=writer.digest(params))
     return record
 
 
@@ -123,9 +124,10 @@ def test_save_writes_both_files_and_load_checks_the_record_against_the_weights(t
     with pytest.raises(writer.WriterError, match="w.json: field 'weights_sha256' does not match"):
         writer.load(path)
     record["weights_sha256"] = writer.digest(params)
-    record["held_out_loss"] = 1.9
+    record["held_out_loss"] = True
     writer.record_path(path).write_text(json.dumps(record))
-    with pytest.raises(writer.WriterError, match="field 'held_out_loss': expected a loss from 0 to 1.8"):
+    with pytest.raises(writer.WriterError, match="field 'held_out_loss': expected a number from 0 to below 100, "
+                                                 "found True"):
         writer.load(path)
 
 

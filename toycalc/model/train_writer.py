@@ -32,7 +32,7 @@ from .train import BETAS, ADAM_EPS, WEIGHT_DECAY
 
 SEED = 1337
 STEPS = 2000
-MAX_STEPS = 20_000
+MAX_STEPS = writer.MAX_STEPS
 BATCH = 32
 LR, MIN_LR, WARMUP = 1e-3, 1e-4, 100
 EVERY = 100
@@ -99,7 +99,8 @@ def record(r: trainer.TrainingRun) -> dict:
     return {
         "what": "the writer, a character-level GPT, trained by python -m toycalc train-writer",
         "data": {"file": writer.DATA.name, "source": writer.DATA_SOURCE,
-                 "characters": len(writer.text()), "held_out_from": writer.split_at()},
+                 "characters": len(writer.text()), "held_out_from": writer.split_at(),
+                 "sha256": writer.text_sha256()},
         "vocab": writer.vocab(),
         "config": {k: getattr(CONFIG, k) for k in CONFIG.__dataclass_fields__},
         "parameters": sizes.count_params(CONFIG)["total"],
@@ -115,6 +116,7 @@ def record(r: trainer.TrainingRun) -> dict:
         "held_out_means": (f"mean loss over every character of the held-out text, cut into windows "
                            f"of {CONFIG.n_ctx}, with the float16 weights in float64; the curve's "
                            f"points use {HELD_OUT_WINDOWS} windows spread over it"),
+        "held_out_windows": writer.windows_record(final),     # what every build recomputes
         "weights_sha256": writer.digest(shipped),
         "seconds": round(r.seconds, 1),
         "made_with": r.machine,

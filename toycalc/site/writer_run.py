@@ -29,7 +29,8 @@ def _version(path: Path):
 def writer_run() -> WriterRun:
     """The loaded writer; a file that does not load stops the build with its one line."""
     path = writer_file()
-    key = (str(path.resolve()), _version(path), _version(model.record_path(path)))
+    # the training text too: the record's size and hash of it are checked at every build
+    key = (str(path.resolve()), _version(path), _version(model.record_path(path)), _version(model.DATA))
     if key not in RUNS:
         try:
             run = WriterRun(model.load(path))
