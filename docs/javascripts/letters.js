@@ -67,14 +67,15 @@ function storedWeights() {
 }
 
 // The reader's stored weights as checked (checkFollowed), by their id:
-// {data} when the chapter may follow them, {problem} when it may not.
-const checked = {};
+// {data} when the chapter may follow them, {problem} when it may not. A
+// Map: an id read from storage is any text ("__proto__", "toString"), never a key of an object.
+const checked = new Map();
 
 /** The reader's weights the chapter follows ({id, seed, ...}): stored and
  *  checked, else null (the book's weights). */
 function followedWeights() {
   const about = storedWeights();
-  return about && checked[about.id] && checked[about.id].data ? about : null;
+  return about && checked.has(about.id) && checked.get(about.id).data ? about : null;
 }
 
 // The models fetched, kept from page to page (instant navigation keeps
@@ -101,7 +102,7 @@ function fetchBook() {
 function model() {
   const mine = followedWeights(), key = mine ? `followed:${mine.id}` : weightsUrl;
   if (!cache[key]) {
-    const data = mine ? Promise.resolve(checked[mine.id].data) : fetchBook().then((book) => book.data);
+    const data = mine ? Promise.resolve(checked.get(mine.id).data) : fetchBook().then((book) => book.data);
     // the record of its training beside it: the live training table and loss curve read it
     cache[key] = data.then((d) => Object.assign(gpt.load(d), { record: d.record || {} })).catch((e) => {
       delete cache[key];
@@ -116,7 +117,7 @@ function model() {
  *  to compare), their record against what they do. */
 function checkFollowed() {
   const about = storedWeights();
-  if (!about || checked[about.id]) return Promise.resolve();
+  if (!about || checked.has(about.id)) return Promise.resolve();
   return fetchBook().then(async (book) => {
     let mine, got;
     try {
@@ -125,7 +126,9 @@ function checkFollowed() {
     } catch (e) {
       got = { problem: `they could not be read or run (${e.message})` };
     }
-    checked[about.id] = got;
+    // the id "Follow these weights" gives them: the time it stored them, a whole number
+    if (!Number.isSafeInteger(about.id) || about.id < 0) got = { problem: "their id is not the whole number “Follow these weights” gives them" };
+    checked.set(about.id, got);
   }).catch(() => {});   // the book's weights did not come: the page as built, nothing followed
 }
 
@@ -494,7 +497,7 @@ function setUpWeightsNote() {
   if (!stored || !title || document.querySelector(".nano-weights-note") || /\/print_page\/$/.test(location.pathname)) return;
   if (!about) return refusedNote(title, stored);
   // what the note says, from the weights as checked: their record, its counts measured (checkFollowed)
-  const run = checked[about.id], steps = run.data.record.steps;
+  const run = checked.get(about.id), steps = run.data.record.steps;
   const books = document.querySelectorAll("[data-nano-book-weights]");
   books.forEach((part) => {
     part.classList.add("nano-book-weights--marked");
@@ -535,7 +538,7 @@ function forget() {
 /** Where the note would be: why the stored weights are not followed, the
  *  page showing the book's numbers as built, and the way to drop them. */
 function refusedNote(title, stored) {
-  const why = checked[stored.id] ? checked[stored.id].problem : "the book's weights, to check them against, did not load";
+  const why = checked.has(stored.id) ? checked.get(stored.id).problem : "the book's weights, to check them against, did not load";
   const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
   const note = el("div", { class: "nano-weights-note nano-weights-refused", role: "note" });
   note.append(el("p", { class: "nano-message", text: `The weights kept for this chapter cannot be followed: ${why}. ` +

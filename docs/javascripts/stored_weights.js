@@ -96,9 +96,15 @@ async function measure(data, record) {
  *  do not do, or that its own numbers contradict: the build's check_record
  *  (nano_example.py), and its steps against its loss curve; null when
  *  it holds. One sentence. */
-function claimsProblem(record, got) {
-  const whole = ["seed", "batch", "steps"].find((key) => !(Number.isInteger(record[key]) && record[key] >= 0));
-  if (whole) return `their record's ${whole} is ${String(record[whole]).slice(0, 20)}, not a whole number`;
+function claimsProblem(record, got, wholes) {
+  // the build's ranges (nanogpt_record.py, published with the book's record): no run of 0 steps
+  for (const [key, [low, high]] of Object.entries(wholes)) {
+    const v = record[key];
+    if (!(Number.isInteger(v) && v >= low && v <= high)) {
+      return `their record's ${key} is ${String(JSON.stringify(v)).slice(0, 20)}, where the build takes a whole number ` +
+             `from ${low.toLocaleString("en-US")} to ${high.toLocaleString("en-US")}`;
+    }
+  }
   if (record.accuracy_on_729 !== got.sorted) {
     return `their record says they sort ${record.accuracy_on_729} of the ${got.inputs} inputs; they sort ${got.sorted}`;
   }
@@ -129,7 +135,7 @@ async function check(mine, book) {
   const problem = recordProblem(mine.record, book.setup.record, "their record");
   if (problem) return { problem };
   const data = { ...gpt.fromArrays(book.setup, read.arrays), record: mine.record };
-  const got = await measure(data, mine.record), wrong = claimsProblem(mine.record, got);
+  const got = await measure(data, mine.record), wrong = claimsProblem(mine.record, got, book.setup.wholes);
   return wrong ? { problem: wrong } : { data, ...got };
 }
 

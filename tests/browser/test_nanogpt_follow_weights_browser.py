@@ -128,7 +128,7 @@ STORE = """async ([how, about]) => {
   for (const b of out) binary += String.fromCharCode(b);
   if (!("weights" in w)) w.weights = btoa(binary);
   sessionStorage.setItem("nanogpt-weights", JSON.stringify(w));
-  sessionStorage.setItem("nanogpt-weights-about", JSON.stringify({ id: Math.random(), ...about }));
+  sessionStorage.setItem("nanogpt-weights-about", JSON.stringify({ id: Date.now() + Math.floor(1000 * Math.random()), ...about }));
 }"""
 
 # where a cell of an array is in the file's numbers (float16: two bytes each)
@@ -154,7 +154,11 @@ BROKEN = [
     ("w.record.accuracy_on_729 = 700", "their record says they sort 700 of the 729 inputs; they sort 729"),
     ("w.record.loss_on_729 = 0.001", "their record gives their loss on the 729 inputs as 0.001; it is 0.00711962"),
     ("w.record.steps = 199", "their record says 199 steps, where its loss curve has 200"),
-    ("w.record.seed = 1.5", "their record's seed is 1.5, not a whole number"),
+    ("w.record.seed = 1.5", "their record's seed is 1.5, where the build takes a whole number from 0 to 4,294,967,295"),
+    # the build's rules (nanogpt_record.py): no run of 0 steps, even with a curve of none
+    ("w.record.steps = 0; w.record.loss_curve = []", "their record's steps is 0, where the build takes a whole "
+     "number from 1 to 5,000"),
+    ("w.record.steps = true", "their record's steps is boolean, where the book's is number"),
     ("delete w.record.optimizer.lr", "their record's optimizer has no lr"),
 ]
 
@@ -187,6 +191,24 @@ def test_broken_stored_weights_are_refused_with_the_books_numbers(visit, run):
     page.wait_for_load_state()
     assert page.evaluate("() => sessionStorage.getItem('nanogpt-weights')") is None
     assert page.locator(".nano-weights-note").count() == 0
+
+
+def test_an_id_that_is_not_a_plain_key_is_refused_in_one_sentence(visit):
+    """The entry beside the stored weights names them by an id, the time
+    "Follow these weights" stored them: "__proto__", "constructor" or
+    "toString" (each a key every object has) is refused in one sentence,
+    never "undefined"."""
+    v = visit(own_context=True)
+    page = v.open("/nano-gpt/embedding/")
+    for bad in ("__proto__", "constructor", "toString"):
+        page.evaluate(STORE, ["", {"id": bad}])
+        page = v.open("/nano-gpt/embedding/")
+        note = page.locator(".nano-weights-note")
+        note.wait_for()
+        assert note.locator(".nano-message").text_content() == (
+            "The weights kept for this chapter cannot be followed: their id is not the whole number "
+            "“Follow these weights” gives them. This page shows the book's numbers."), bad
+        assert "undefined" not in page.locator("article").text_content()
 
 
 def test_what_the_note_says_of_followed_weights_comes_from_them_not_from_storage(visit, nano):

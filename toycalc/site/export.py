@@ -16,6 +16,7 @@ from ..model.gpt import GELU_C, LN_EPS
 from ..model.safetensors_file import published
 from ..model.sizes import param_shapes
 from ..model.nanogpt import VOCAB, Nano
+from ..model.nanogpt_record import INPUTS, MAX_BATCH, MAX_SEED, MAX_STEPS
 from ..model.weights import MATRICES, MAX_WEIGHT, Model
 from ..model.yamlfile import MAX_DIGITS, MINUS, NUMBER_RULES
 
@@ -95,7 +96,15 @@ def nano_setup(nano: Nano) -> dict:
     weights a reader trained in the page as for the book's)."""
     cfg = nano.cfg
     return {"vocab": list(VOCAB), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx,
-            "width": cfg.mlp_width, "ln_eps": LN_EPS, "gelu_c": GELU_C, "record": nano.record}
+            "width": cfg.mlp_width, "ln_eps": LN_EPS, "gelu_c": GELU_C, "record": nano.record,
+            "wholes": record_wholes()}
+
+
+def record_wholes() -> dict:
+    """The record's whole-number fields and their ranges, the build's
+    (nanogpt_record.py): the browser checks a reader's stored record by them."""
+    return {"seed": [0, MAX_SEED], "batch": [1, MAX_BATCH], "steps": [1, MAX_STEPS],
+            "accuracy_on_729": [0, INPUTS]}
 
 
 def nano_setup_json(nano: Nano) -> str:
