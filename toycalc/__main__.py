@@ -53,21 +53,18 @@ def check(path: str, text: str, heads: int | None) -> str:
 
 def check_weights(path: str) -> str:
     """A model's weights file (.safetensors) with its record beside it:
-    loaded and checked as a build loads it; which model's, its record's
-    config says (nano-gpt's unless it is the writer's)."""
-    from .model import nanogpt, writer
+    loaded and checked as a build loads it (models.load), the model found
+    by its record's config among the registered ones (nano-gpt's loader
+    says what is wrong with a record that names none)."""
+    from .model import models, nanogpt
     try:
-        record = nanogpt.record_json(nanogpt.record_path(Path(path)), writer.MAX_RECORD_BYTES, ValueError)
+        record = nanogpt.record_json(nanogpt.record_path(Path(path)), 1_000_000, ValueError)
     except ValueError:
-        record = None                # nano-gpt's loader says what is wrong with it
-    config = record.get("config") if isinstance(record, dict) else None
-    if config == {k: getattr(writer.CONFIG, k) for k in writer.CONFIG.__dataclass_fields__}:
-        w = writer.load(path)
-        return (f"{path}: the writer, {sizes.count_params(w.cfg)['total']:,} parameters, "
-                f"{len(w.vocab)} characters, held-out loss {w.record['held_out_loss']:.4f} (its record)")
-    nano = nanogpt.load(path)
-    return (f"{path}: nano-gpt, {sizes.count_params(nano.cfg)['total']:,} parameters, sorts "
-            f"{nanogpt.accuracy(nano.params)} of {len(nanogpt.all_inputs())} inputs")
+        record = None
+    declaration = models.which(record) or models.NANO_GPT
+    loaded = models.load(declaration, path)
+    said = declaration.describe(loaded) if declaration.describe else "its record checked"
+    return f"{path}: {declaration.title}, {sizes.count_params(declaration.config)['total']:,} parameters, {said}"
 
 
 def train_writer_main(argv) -> int:
@@ -90,12 +87,11 @@ def main(argv=None) -> int:
     if args.command == "train":
         from .model import models, trainer
         if rest and not rest[0].startswith("-"):      # train MODEL [options]
-            if rest[0] not in models.TRAINED:
-                print(f"error: train {rest[0]}: no such model; the models: {', '.join(models.TRAINED)}",
-                      file=sys.stderr)
+            recipes = models.trained()
+            if rest[0] not in recipes:
+                print(f"error: train {rest[0]}: no such model; the models: {', '.join(recipes)}", file=sys.stderr)
                 return 2
-            recipe = models.TRAINED[rest[0]]
-            return train_writer_main(rest[1:]) if rest[0] == "writer" else trainer.main(recipe, rest[1:])
+            return train_writer_main(rest[1:]) if rest[0] == "writer" else trainer.main(recipes[rest[0]], rest[1:])
         return train.main(rest)
     if args.command == "train-writer":
         return train_writer_main(rest)

@@ -79,8 +79,8 @@ def test_train_model_is_the_same_command_as_the_old_names(tmp_path):
 
 
 def test_every_registered_model_trains_through_the_one_loop():
-    assert set(models.TRAINED.values()) == {train.RECIPE, train_writer.RECIPE}
-    assert all(isinstance(r, trainer.Recipe) for r in models.TRAINED.values())
+    assert set(models.trained().values()) == {train.RECIPE, train_writer.RECIPE}
+    assert all(isinstance(r, trainer.Recipe) for r in models.trained().values())
 
 
 def test_the_loop_repeats_nano_gpts_shipped_first_losses():
