@@ -168,6 +168,8 @@ def test_the_live_page_has_its_setup_and_the_weights_are_published(site, run):
     arrays = load(published)            # the safetensors package reads what the page fetches
     assert all(np.array_equal(a.astype(np.float64), run.params[n]) for n, a in arrays.items())
     assert sorted(arrays) == sorted(run.params)
+    # one weights format: no .npz or .bin weights anywhere in the site
+    assert not [p for p in site.rglob("*") if p.suffix in (".npz", ".bin")]
     # the page loads nothing big before the reader starts: the weights are not in it
     assert len((site / "writer" / "write" / "index.html").read_bytes()) < 200_000
 

@@ -55,6 +55,7 @@ def tiny(tmp_path):
         accepts=lambda _: None, summary=lambda record_: f"{record_['steps']} steps", hint="")
     declaration = models.register(models.Declaration(
         name="tiny", title="tiny", config=CONFIG, weights=lambda: book, env="TOYCALC_TINY",
+        published="javascripts/tiny.safetensors",
         schema={"what": rec.text, "config": rec.config_of(CONFIG, "tiny's"), "seed": rec.whole(0, rec.MAX_SEED),
                 "steps": rec.whole(1, 10), "loss_curve": rec.loss_list(10), "stored_as": rec.one_of(*rec.DTYPES),
                 "loss_on_fixed": rec.number(0)},
@@ -108,3 +109,18 @@ def test_serve_watches_the_fourth_models_files(tiny, monkeypatch, mkdocs_config)
     read = weights_files(mkdocs_config).read
     assert folder / "other.safetensors" in read and folder / "other.json" in read
     assert models.WRITER.data[0] in read
+
+
+def test_the_build_publishes_the_fourth_models_weights(tiny, monkeypatch, mkdocs_config, capsys):
+    """publish_weights's on_files runs over the registry: the fourth model's
+    weights, from its environment variable's file, go where its declaration says."""
+    from safetensors.numpy import load
+    from toycalc.site import publish_weights
+    declaration, folder = tiny
+    out = folder / "mine.safetensors"
+    assert cli.main(["train", "tiny", "--out", str(out), "--steps", "2"]) == 0
+    monkeypatch.setenv("TOYCALC_TINY", str(out))
+    published = dict(publish_weights.published_weights(mkdocs_config))
+    assert {"javascripts/nanogpt.safetensors", "javascripts/writer.safetensors"} < set(published)
+    arrays = load(published["javascripts/tiny.safetensors"])
+    assert all(np.array_equal(arrays[k].astype(np.float64), v) for k, v in models.load(declaration, out).params.items())

@@ -44,6 +44,7 @@ class Declaration:
     load: Callable[[Path], Any] | None = None   # its loader, when not the generic `load`
     max_record_bytes: int = 400_000
     describe: Callable[[Any], str] | None = None     # what `check` says of loaded weights, after their size
+    published: str = ""                         # where the build publishes its weights for the browser
 
 
 @dataclass(frozen=True)
@@ -125,13 +126,13 @@ def others(declaration: Declaration) -> list:
 
 NANO_GPT = register(Declaration(
     name="nano-gpt", title="nano-gpt", config=nanogpt.CONFIG, weights=lambda: nanogpt.DEFAULT_WEIGHTS,
-    env="TOYCALC_NANOGPT", pages=("nano-gpt/",), schema=rec.RECORD, required=rec.REQUIRED,
+    env="TOYCALC_NANOGPT", pages=("nano-gpt/",), published="javascripts/nanogpt.safetensors", schema=rec.RECORD, required=rec.REQUIRED,
     recipe=train.RECIPE, load=lambda path: nanogpt.load(path), max_record_bytes=nanogpt.MAX_RECORD_BYTES,
     describe=lambda m: f"sorts {nanogpt.accuracy(m.params)} of {len(nanogpt.all_inputs())} inputs"))
 
 WRITER = register(Declaration(
     name="writer", title="the writer", config=writer.CONFIG, weights=lambda: writer.DEFAULT_WEIGHTS,
-    env="TOYCALC_WRITER", pages=("writer/",), data=(writer.DATA,), schema=writer.RECORD, required=writer.RECORD_FIELDS,
+    env="TOYCALC_WRITER", pages=("writer/",), data=(writer.DATA,), published="javascripts/writer.safetensors", schema=writer.RECORD, required=writer.RECORD_FIELDS,
     recompute=writer.recompute, recipe=train_writer.RECIPE, load=lambda path: writer.load(path),
     max_record_bytes=writer.MAX_RECORD_BYTES,
     describe=lambda m: (f"{len(m.vocab)} characters, held-out loss {m.record['held_out_loss']:.4f}, "

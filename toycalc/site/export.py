@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 from ..model.gpt import GELU_C, LN_EPS
+from ..model import models
 from ..model.safetensors_file import published
 from ..model.sizes import param_shapes
 from ..model.nanogpt import VOCAB, Nano
@@ -23,7 +24,7 @@ from ..model.yamlfile import MAX_DIGITS, MINUS, NUMBER_RULES
 WEIGHTS_URI = "javascripts/toy-weights.json"
 EDITOR_URI = "javascripts/toy-editor.json"
 NANO_URI = "javascripts/nanogpt.json"
-NANO_WEIGHTS_URI = "javascripts/nanogpt.safetensors"
+NANO_WEIGHTS_URI = models.NANO_GPT.published
 
 
 def weights_data(model: Model) -> dict:

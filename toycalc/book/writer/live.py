@@ -8,11 +8,11 @@ from __future__ import annotations
 import html
 import json
 
-from ...model import sizes, writer as model
+from ...model import models, sizes, writer as model
 from ...model.gpt import GELU_C, LN_EPS
 from .shared import published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, WriterRun, part
 
-WEIGHTS_URI = "javascripts/writer.safetensors"
+WEIGHTS_URI = models.WRITER.published     # where the build publishes them (site/publish_weights.py)
 MAX_WRITE = 500          # characters one Write may ask for
 
 
