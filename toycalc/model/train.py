@@ -41,7 +41,7 @@ import numpy as np
 from . import blas, gpt, nanogpt, sizes, trainer
 from .mirror import mirrored
 from .nanogpt import CONFIG
-from .nanogpt_record import MAX_SEED, MAX_STEPS   # the most a run may take: the record keeps every step's loss
+from .nanogpt_record import MAX_STEPS   # the most a run may take: the record keeps every step's loss
 
 SEED = 1337
 BATCH = 64

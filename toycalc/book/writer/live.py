@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 
-from ...model import models, sizes, writer as model
+from ...model import models, sizes
 from ...model.gpt import GELU_C, LN_EPS
 from .shared import published_kib, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_LENGTH, SAMPLE_SEED, WriterRun, part
 
