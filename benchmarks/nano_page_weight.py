@@ -8,7 +8,7 @@ is counted apart: it comes for the formulas of the reader's letters (the
 book's own come drawn in the page). The issue's goal
 is 300 KiB for the page with the model. The weights go out as float16
 (training stores them so: see toycalc/model/train.py); beside them, what
-they would weigh as float32, and what a byte shuffle before base64 would
+they would weigh as float32, and what a byte shuffle would
 make of them (each number's bytes split into planes, which gzip packs
 better), measured, not guessed.
 
@@ -17,7 +17,6 @@ better), measured, not guessed.
 from __future__ import annotations
 
 import argparse
-import base64
 import gzip
 import json
 from pathlib import Path
@@ -38,7 +37,7 @@ def in_goal(name: str) -> bool:
     """What the goal counts: the HTML, the scripts and the weights (not
     the stylesheets, nor Material's search index and worker)."""
     file = name.split()[0]
-    return name.startswith("the page") or (file.endswith((".js", ".json")) and "search" not in file)
+    return name.startswith("the page") or (file.endswith((".js", ".json", ".safetensors")) and "search" not in file)
 
 
 def shuffle_bytes(raw: bytes, width: int) -> bytes:
@@ -46,29 +45,11 @@ def shuffle_bytes(raw: bytes, width: int) -> bytes:
     return np.frombuffer(raw, dtype=np.uint8).reshape(-1, width).T.tobytes()
 
 
-def packed_arrays(data: dict) -> list[dict]:
-    return [v for v in data.values() if isinstance(v, dict) and "shape" in v] + \
-           [a for b in data["blocks"] for a in b.values()]
-
-
-def raw_bytes(a: dict) -> tuple[bytes, int]:
-    """A packed array's bytes and the width of one number."""
-    return (base64.b64decode(a["f16"]), 2) if "f16" in a else (base64.b64decode(a["f32"]), 4)
-
-
-def shuffled(weights: bytes) -> bytes:
-    """The same JSON with every packed array's bytes shuffled by plane."""
-    def shuffle(a: dict) -> dict:
-        raw, width = raw_bytes(a)
-        key = "f16" if width == 2 else "f32"
-        return {"shape": a["shape"], key: base64.b64encode(shuffle_bytes(raw, width)).decode("ascii")}
-
-    data = json.loads(weights)
-    for k, v in list(data.items()):
-        if isinstance(v, dict) and "shape" in v:
-            data[k] = shuffle(v)
-    data["blocks"] = [{n: shuffle(a) for n, a in b.items()} for b in data["blocks"]]
-    return json.dumps(data, separators=(",", ":")).encode()
+def numbers_of(weights: bytes) -> tuple[bytes, bytes, int]:
+    """A safetensors file's header (with its length) and its numbers' bytes, and the width of one number."""
+    n = int.from_bytes(weights[:8], "little")
+    widths = {e["dtype"] for k, e in json.loads(weights[8:8 + n]).items() if k != "__metadata__"}
+    return weights[:8 + n], weights[8 + n:], 2 if widths == {"F16"} else 4
 
 
 def main() -> None:
@@ -106,7 +87,7 @@ def main() -> None:
             rows.append((file.relative_to(site).as_posix() + ("" if url in at_load else "  (on first use)"), size))
             if url not in at_load:
                 lazy += size
-        weights = (site / "javascripts" / "nanogpt-weights.json").read_bytes()
+        weights = (site / "javascripts" / "nanogpt.safetensors").read_bytes()
     total = sum(s for _, s in rows)
     counted = sum(s for name, s in rows if in_goal(name))
     print(f"{args.page} with nano-gpt loaded, gzip -9 of each file (KiB):")
@@ -119,16 +100,13 @@ def main() -> None:
     print(f"  {total / 1024:8.1f}  everything the page asked for: {verdict(total / 1024)}")
     print(f"  {(total - lazy) / 1024:8.1f}  of it before the reader asks for the model")
     print(f"  {mathjax / 1024:8.1f}  MathJax, apart (for the formulas of the reader's letters)")
-    now, then = gz(weights), gz(shuffled(weights))
-    numbers = [raw_bytes(a) for a in packed_arrays(json.loads(weights))]
-    count = sum(len(raw) // width for raw, width in numbers)
-    as_f32 = b"".join(np.frombuffer(raw, dtype="<f2" if width == 2 else "<f4").astype("<f4").tobytes()
-                      for raw, width in numbers)
-    kinds = sorted({"float16" if width == 2 else "float32" for _, width in numbers})
-    print(f"The weights ({count:,} numbers, published as {' and '.join(kinds)}): "
-          f"{now / 1024:.1f} KiB gzipped as published (base64 in JSON);")
-    for what, size in [("the same, byte-shuffled before base64", then),
-                       ("as float32 bytes, no base64", gz(as_f32)),
+    header, raw, width = numbers_of(weights)
+    now, then = gz(weights), gz(header + shuffle_bytes(raw, width))
+    as_f32 = np.frombuffer(raw, dtype="<f2" if width == 2 else "<f4").astype("<f4").tobytes()
+    print(f"The weights ({len(raw) // width:,} numbers, published as {'float16' if width == 2 else 'float32'}): "
+          f"{now / 1024:.1f} KiB gzipped as published (safetensors);")
+    for what, size in [("the same, byte-shuffled", then),
+                       ("as float32 bytes", gz(as_f32)),
                        ("as float32, byte-shuffled", gz(shuffle_bytes(as_f32, 4)))]:
         print(f"  {size / 1024:8.1f}  {what}: the HTML, scripts and weights would be "
               f"{(counted - now + size) / 1024:.1f} KiB ({verdict((counted - now + size) / 1024)})")

@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     with served_site() as (base, site, browser):
-        size = (site / "javascripts" / "writer-weights.bin").stat().st_size
+        size = (site / "javascripts" / "writer.safetensors").stat().st_size
         page = browser.new_page()
         page.goto(base + "/writer/write/")
         page.wait_for_selector("body[data-started]")

@@ -467,11 +467,11 @@ def altered(tmp_path_factory, nano) -> SimpleNamespace:
     def make(root):
         toy_path = root / "toy.yaml"
         toy_path.write_text(yaml.safe_dump(altered_toy(add_token=True), allow_unicode=True), encoding="utf-8")
-        altered_nano(nano, root / "nano.npz")
-        result = build_site(root / "site", toy_path, nano=root / "nano.npz")
+        altered_nano(nano, root / "nano.safetensors")
+        result = build_site(root / "site", toy_path, nano=root / "nano.safetensors")
         assert result.returncode == 0, result.stderr
     root = built_once(tmp_path_factory, "altered", make)
-    return SimpleNamespace(site=root / "site", toy=root / "toy.yaml", nano=root / "nano.npz")
+    return SimpleNamespace(site=root / "site", toy=root / "toy.yaml", nano=root / "nano.safetensors")
 
 
 # ---------------------------------------------------------------- the browser

@@ -28,6 +28,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 const js = (name) => import(pathToFileURL(path.join(process.argv[1], `${name}.js`)).href);
 const job = JSON.parse(fs.readFileSync(0, "utf8"));
+// nano-gpt as a page loads it (letters.js): its setup and record, its weights file read by safetensors.js
+const publishedModel = async (w) => {
+  const g = await js("gpt"), bytes = Buffer.from(w.file, "base64");
+  const { arrays } = (await js("safetensors")).read(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+  return Object.assign(g.load(g.fromArrays(w.setup, arrays)), { record: w.setup.record });
+};
 """
 
 
@@ -52,6 +58,14 @@ def run_text(runner: str, job, timeout: int = 120) -> str:
 def run_json(runner: str, job, timeout: int = 120):
     """What `runner` writes for `job`, read as JSON."""
     return json.loads(run_text(runner, job, timeout))
+
+
+def published(nano) -> dict:
+    """nano-gpt as the build publishes it for the browser (export.py): for
+    the prelude's publishedModel, which reads it as a page does."""
+    import base64
+    from toycalc.site.export import nano_setup, nano_weights_bytes
+    return {"setup": nano_setup(nano), "file": base64.b64encode(nano_weights_bytes(nano)).decode("ascii")}
 
 
 def js_data(cfg, params: dict, vocab) -> dict:

@@ -156,4 +156,4 @@ def test_the_installed_command_checks_the_shipped_weights(installed):
 def test_the_installed_package_loads_the_shipped_nano_gpt(installed):
     script = "from toycalc.model import nanogpt; m = nanogpt.load(); print(m.path, len(m.params))"
     out = run([installed.python, "-c", script], cwd=installed.cwd).stdout.split()
-    assert Path(out[0]) == installed.package / "weights" / "nanogpt.npz" and int(out[1]) > 0
+    assert Path(out[0]) == installed.package / "weights" / "nanogpt.safetensors" and int(out[1]) > 0

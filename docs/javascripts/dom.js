@@ -5,7 +5,7 @@
 // `el` makes an element (text written only with textContent), `table` a
 // table of strings; `patchInto` writes draw.js's markup into a node,
 // keeping the elements already there (tests/browser/test_simulator_speed_browser.py);
-// `fetchJson` reads a JSON file the build wrote. It touches the page's
+// `fetchJson` reads a JSON file the build wrote, `fetchBytes` a weights file. It touches the page's
 // document, so only the pages import it; the parity tests in Node import
 // the modules that compute (gpt.js, render.js, draw.js, ...), not this one.
 
@@ -305,4 +305,13 @@ function fetchJson(name) {
   });
 }
 
-export { el, table, patchInto, notation, stylesheet, fetchJson };
+/** The bytes of a file the build wrote (a weights file, safetensors.js reads it), as an ArrayBuffer. */
+function fetchBytes(name) {
+  const url = new URL(name, document.baseURI);
+  return fetch(url).then((r) => {
+    if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`);
+    return r.arrayBuffer();
+  });
+}
+
+export { el, table, patchInto, notation, stylesheet, fetchJson, fetchBytes };

@@ -3,8 +3,8 @@
 // The book's GPT written again in plain JavaScript, so that a reader can
 // run it on a sentence of their own: the toy (one block, no biases, no
 // LayerNorm weights) and nano-gpt (three blocks, biases, LayerNorm
-// weights), on the weights the build exports (toycalc/site/export.py:
-// javascripts/toy-weights.json, javascripts/nanogpt-weights.json). Every
+// weights), on the weights the build publishes (the toy's as JSON, toycalc/site/export.py:
+// javascripts/toy-weights.json; nano-gpt's as javascripts/nanogpt.safetensors). Every
 // intermediate is kept under the name toycalc gives it; the Node parity
 // tests (tests/book/test_simulator_parity.py, test_nanogpt_parity.py)
 // hold the two to 1e-9. The backward pass is backward.js, which only the
@@ -66,7 +66,7 @@ function tokenize(text, vocab) {
   return ids;
 }
 
-// ------------------------------------------------------------ the weights (toycalc/site/export.py)
+// ------------------------------------------------------------ the weights (toycalc/site/export.py, safetensors.js)
 
 const BLOCK_MATRICES = ["W_Q", "W_K", "W_V", "W_O", "W_1", "W_2"];
 const BLOCK_VECTORS = ["b_Q", "b_K", "b_V", "b_O", "b_1", "b_2", "gamma_1", "beta_1", "gamma_2", "beta_2"];
@@ -75,7 +75,6 @@ const BLOCK_VECTORS = ["b_Q", "b_K", "b_V", "b_O", "b_1", "b_2", "gamma_1", "bet
  *  at the top) or one with `blocks` (biases and LayerNorm weights where
  *  the config has them, as nano-gpt). */
 function load(data) {
-  if (data.packed) data = unpack(data);
   const model = {
     vocab: data.vocab.slice(), heads: data.heads, d: data.d, nCtx: data.n_ctx,
     width: data.width, lnEps: data.ln_eps, geluC: data.gelu_c,
@@ -97,8 +96,8 @@ function load(data) {
 }
 
 /** A float16 (its 16 bits) as the number it is, read bit by bit: exact,
- *  as every float16 is a float32 (the book's one decoder: the writer's
- *  weights and the packed arrays below). */
+ *  as every float16 is a float32 (the book's one decoder, with which
+ *  safetensors.js reads every weights file). */
 function half(h) {
   const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
   if (e === 0) return sign * m * 2 ** -24;
@@ -106,31 +105,21 @@ function half(h) {
   return sign * (1024 + m) * 2 ** (e - 25);
 }
 
-/** toycalc/site/export.py's packed arrays (float16 or float32 bytes,
- *  little-endian, in base64) as lists of rows, in the layout `load` reads. */
-function unpack(data) {
-  const bytes = (b64) => (typeof atob === "function"
-    ? Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
-    : Uint8Array.from(Buffer.from(b64, "base64")));
-  const floats = ({ f16, f32 }) => {
-    if (f32 !== undefined) return new Float32Array(bytes(f32).buffer);
-    const view = new DataView(bytes(f16).buffer);
-    return Float32Array.from({ length: view.byteLength / 2 }, (_, i) => half(view.getUint16(2 * i, true)));
-  };
-  const isPacked = (v) => v && (v.f16 !== undefined || v.f32 !== undefined);
-  const array = (v) => {
-    const flat = floats(v), shape = v.shape;
-    if (shape.length === 1) return Array.from(flat);
-    const cols = shape[1];
-    return Array.from({ length: shape[0] }, (_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
-  };
-  const out = {};
-  for (const [k, v] of Object.entries(data)) {
-    if (k === "blocks") out.blocks = v.map((b) => Object.fromEntries(Object.entries(b).map(([n, a]) => [n, array(a)])));
-    else out[k] = isPacked(v) ? array(v) : v;
+/** load's layout from a weights file's arrays (safetensors.js's read:
+ *  name -> {shape, values}, under gpt.py's names, the blocks' as
+ *  "blocks.N.name") and the model's sizes (`setup`: vocab, heads, d,
+ *  n_ctx, width, ln_eps, gelu_c). */
+function fromArrays(setup, arrays) {
+  const array = ({ shape, values }) => (shape.length === 1 ? Array.from(values)
+    : Array.from({ length: shape[0] }, (_, r) => Array.from(values.subarray(r * shape[1], (r + 1) * shape[1]))));
+  const data = { vocab: setup.vocab, heads: setup.heads, d: setup.d, n_ctx: setup.n_ctx, width: setup.width,
+                 ln_eps: setup.ln_eps, gelu_c: setup.gelu_c, blocks: [] };
+  for (const [name, a] of arrays) {
+    const [, b, inner] = name.match(/^blocks\.(\d+)\.(.+)$/) || [];
+    if (inner === undefined) data[name] = array(a);
+    else (data.blocks[Number(b)] ||= {})[inner] = array(a);
   }
-  delete out.packed;
-  return out;
+  return data;
 }
 
 /** The heads counts the model can run with: the divisors of d. */
@@ -417,7 +406,7 @@ function run(model, text, heads, temperature) {
 }
 
 export {
-  TokenizerError, SPACE_SIGN, show, shorten, vocabulary, tokenize, load, half, unpack, headsChoices,
+  TokenizerError, SPACE_SIGN, show, shorten, vocabulary, tokenize, load, half, fromArrays, headsChoices,
   layernorm, gelu, softmax, forward, greedy, argmax, rng, uniform, sample, run,
   parameters, zerosLike, flat, zeros,
 };

@@ -1,7 +1,7 @@
 // letters.js: a page's code (data-module="letters"): nano-gpt's pages
 // (docs/nano-gpt/*.md; every live part the build writes names this
 // module, toycalc/book/nano_gpt/shared.py). It wires the page to nano_gpt.js and gpt.js, on the
-// weights the build exports (javascripts/nanogpt-weights.json, fetched
+// weights the build publishes (javascripts/nanogpt.safetensors, fetched
 // the first time a reader asks for something, never before):
 //  - the field "Letters for nano-gpt to sort" ([data-nano-sort]): six letters of the
 //    reader's, sorted by the model, with p(A), p(B), p(C) at each step; where it
@@ -32,19 +32,22 @@ import * as nanoGpt from "./nano_gpt.js";
 import * as dom from "./dom.js";
 import * as mathjax from "./mathjax-config.js";
 import * as weightsCheck from "./stored_weights.js";
+import * as safetensors from "./safetensors.js";
 
 const { el } = dom, { InputError, parseLetters } = nanoGpt;
 
-// beside this file, as the build publishes them
-const weightsUrl = new URL("nanogpt-weights.json", import.meta.url).href;
+// beside this file, as the build publishes them: nano-gpt's sizes and
+// record (toycalc/site/export.py), and its weights file (safetensors.js reads it)
+const setupUrl = new URL("nanogpt.json", import.meta.url).href;
+const weightsUrl = new URL("nanogpt.safetensors", import.meta.url).href;
 
 // sessionStorage: the weights the chapter follows (followWeights, which
-// train_page.js calls, writes both): their id, and the weights themselves in
-// the layout of javascripts/nanogpt-weights.json (toycalc/site/export.py)
+// train_page.js calls, writes both): their id, and the weights themselves,
+// as the download's two files: {weights: the safetensors file in base64, record}
 const WEIGHTS_ABOUT = "nanogpt-weights-about", WEIGHTS = "nanogpt-weights";
 
-/** Keep the reader's weights (nanogpt-weights.json's layout) and what
- *  they are for every page of the chapter; throws when storage refuses. */
+/** Keep the reader's weights ({weights, record}) and what they are for
+ *  every page of the chapter; throws when storage refuses. */
 function followWeights(weights, about) {
   sessionStorage.setItem(WEIGHTS, JSON.stringify(weights));
   sessionStorage.setItem(WEIGHTS_ABOUT, JSON.stringify(about));
@@ -64,24 +67,28 @@ function storedWeights() {
 }
 
 // The reader's stored weights as checked (checkFollowed), by their id:
-// {data} when the chapter may follow them, {problem} when it may not.
-const checked = {};
+// {data} when the chapter may follow them, {problem} when it may not. A
+// Map: an id read from storage is any text ("__proto__", "toString"), never a key of an object.
+const checked = new Map();
 
 /** The reader's weights the chapter follows ({id, seed, ...}): stored and
  *  checked, else null (the book's weights). */
 function followedWeights() {
   const about = storedWeights();
-  return about && checked[about.id] && checked[about.id].data ? about : null;
+  return about && checked.has(about.id) && checked.get(about.id).data ? about : null;
 }
 
 // The models fetched, kept from page to page (instant navigation keeps
 // this module): the book's, and the reader's trained weights by their id.
 const cache = {};
-let bookData = null;   // the book's weights as nanogpt-weights.json holds them (the check compares to them)
+let bookData = null;   // the book's {setup, arrays, data}, the layout gpt.load reads (the check compares to them)
 
 function fetchBook() {
   if (!bookData) {
-    bookData = dom.fetchJson(weightsUrl).catch((e) => {
+    bookData = Promise.all([dom.fetchJson(setupUrl), dom.fetchBytes(weightsUrl)]).then(([setup, buffer]) => {
+      const { arrays } = safetensors.read(buffer);
+      return { setup, arrays, data: { ...gpt.fromArrays(setup, arrays), record: setup.record } };
+    }).catch((e) => {
       bookData = null;   // may be tried again
       throw e;
     });
@@ -95,7 +102,7 @@ function fetchBook() {
 function model() {
   const mine = followedWeights(), key = mine ? `followed:${mine.id}` : weightsUrl;
   if (!cache[key]) {
-    const data = mine ? Promise.resolve(checked[mine.id].data) : fetchBook();
+    const data = mine ? Promise.resolve(checked.get(mine.id).data) : fetchBook().then((book) => book.data);
     // the record of its training beside it: the live training table and loss curve read it
     cache[key] = data.then((d) => Object.assign(gpt.load(d), { record: d.record || {} })).catch((e) => {
       delete cache[key];
@@ -110,7 +117,7 @@ function model() {
  *  to compare), their record against what they do. */
 function checkFollowed() {
   const about = storedWeights();
-  if (!about || checked[about.id]) return Promise.resolve();
+  if (!about || checked.has(about.id)) return Promise.resolve();
   return fetchBook().then(async (book) => {
     let mine, got;
     try {
@@ -119,7 +126,9 @@ function checkFollowed() {
     } catch (e) {
       got = { problem: `they could not be read or run (${e.message})` };
     }
-    checked[about.id] = got.problem ? got : { data: mine, ...got };
+    // the id "Follow these weights" gives them: the time it stored them, a whole number
+    if (!Number.isSafeInteger(about.id) || about.id < 0) got = { problem: "their id is not the whole number “Follow these weights” gives them" };
+    checked.set(about.id, got);
   }).catch(() => {});   // the book's weights did not come: the page as built, nothing followed
 }
 
@@ -488,7 +497,7 @@ function setUpWeightsNote() {
   if (!stored || !title || document.querySelector(".nano-weights-note") || /\/print_page\/$/.test(location.pathname)) return;
   if (!about) return refusedNote(title, stored);
   // what the note says, from the weights as checked: their record, its counts measured (checkFollowed)
-  const run = checked[about.id], steps = run.data.record.steps;
+  const run = checked.get(about.id), steps = run.data.record.steps;
   const books = document.querySelectorAll("[data-nano-book-weights]");
   books.forEach((part) => {
     part.classList.add("nano-book-weights--marked");
@@ -529,7 +538,7 @@ function forget() {
 /** Where the note would be: why the stored weights are not followed, the
  *  page showing the book's numbers as built, and the way to drop them. */
 function refusedNote(title, stored) {
-  const why = checked[stored.id] ? checked[stored.id].problem : "the book's weights, to check them against, did not load";
+  const why = checked.has(stored.id) ? checked.get(stored.id).problem : "the book's weights, to check them against, did not load";
   const back = el("button", { type: "button", class: "nano-button nano-weights-back", text: "Back to the book's weights" });
   const note = el("div", { class: "nano-weights-note nano-weights-refused", role: "note" });
   note.append(el("p", { class: "nano-message", text: `The weights kept for this chapter cannot be followed: ${why}. ` +

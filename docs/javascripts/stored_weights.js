@@ -8,74 +8,46 @@
 
 import * as gpt from "./gpt.js";
 import { MAX_WEIGHT, beyondBounds } from "./descent.js";
+import * as safetensors from "./safetensors.js";
 
 const kind = (v) => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v);
-const shapeText = (shape) => (Array.isArray(shape) ? shape.map((n) => String(n).slice(0, 12)).join(" × ") : kind(shape));
 
-/** What is wrong with `mine`, read from session storage, measured against
- *  the book's weights (`book`, nanogpt-weights.json's layout): the same
- *  sizes, the same arrays with the same shapes (compared before any array
- *  is read, so that a huge declared shape costs nothing), bytes as many as
- *  the shape says, every weight finite and within ±MAX_WEIGHT (the weights
- *  file's rule), a record with the book's fields of the book's kinds;
- *  null when nothing is. One sentence naming the array and the entry. */
-function weightsProblem(mine, book) {
-  if (kind(mine) !== "object") return `they are ${kind(mine)}, not weights`;
-  for (const key of ["vocab", "heads", "d", "n_ctx", "width", "ln_eps", "gelu_c", "packed"]) {
-    if (JSON.stringify(mine[key]) !== JSON.stringify(book[key])) {
-      return `their ${key} is ${String(JSON.stringify(mine[key])).slice(0, 40)}, where the book's model has ` +
-             `${JSON.stringify(book[key])}`;
-    }
+/** The reader's weights file (`weights`, safetensors in base64) read
+ *  and measured against the book's (`book`: letters.js's {setup, arrays}):
+ *  a file safetensors.js reads (its header checked before any number is
+ *  read, so that a huge declared shape costs nothing), the book's arrays
+ *  and no other, each of the book's shape, every weight finite and within
+ *  ±MAX_WEIGHT (the weights file's rule). {arrays} or {problem}: one
+ *  sentence naming the array and the entry. */
+function arraysProblem(weights, book) {
+  if (typeof weights !== "string") return { problem: `their weights file is ${kind(weights)}, not a file` };
+  let bytes;
+  try {
+    bytes = Uint8Array.from(atob(weights), (c) => c.charCodeAt(0));
+  } catch (e) {
+    return { problem: "their weights file is not base64" };
   }
-  const arrays = (data) => {
-    const out = [];
-    for (const [k, v] of Object.entries(data)) {
-      if (k === "blocks" && Array.isArray(v)) v.forEach((b, i) => Object.entries(kind(b) === "object" ? b : {})
-        .forEach(([n, a]) => out.push([`blocks.${i}.${n}`, a])));
-      else if (kind(v) === "object" && ("shape" in v)) out.push([k, v]);
-    }
-    return out;
-  };
-  if (!Array.isArray(mine.blocks) || mine.blocks.length !== book.blocks.length) {
-    return `they have ${Array.isArray(mine.blocks) ? mine.blocks.length : "no"} blocks, where the book's model has ` +
-           `${book.blocks.length}`;
+  let arrays;
+  try {
+    const shapes = new Map([...book.arrays].map(([name, a]) => [name, a.shape]));
+    ({ arrays } = safetensors.read(bytes.buffer, shapes, "the book's model"));
+  } catch (e) {
+    return { problem: e.message };
   }
-  const want = new Map(arrays(book)), have = new Map(arrays(mine));
-  for (const name of have.keys()) if (!want.has(name)) return `${name} is not an array of the book's model`;
-  for (const [name, a] of want) {
-    if (!have.has(name)) return `${name} is missing`;
-    const shape = have.get(name).shape;
-    if (JSON.stringify(shape) !== JSON.stringify(a.shape)) {
-      return `${name} has the shape ${shapeText(shape)}, where the book's model has ${shapeText(a.shape)}`;
-    }
+  const values = {};
+  for (const [name, { shape, values: v }] of arrays) {
+    const cols = shape.length === 2 ? shape[1] : v.length;
+    values[name] = shape.length === 2 ? Array.from({ length: shape[0] }, (_, r) => v.subarray(r * cols, (r + 1) * cols)) : v;
   }
-  for (const [name, a] of want) {
-    const v = have.get(name), size = a.shape.reduce((m, n) => m * n, 1);
-    const b64 = typeof v.f16 === "string" ? v.f16 : typeof v.f32 === "string" ? v.f32 : null;
-    if (b64 === null) return `${name} holds no numbers (expected float16 or float32 bytes)`;
-    let bytes;
-    try {
-      bytes = atob(b64).length;
-    } catch (e) {
-      return `${name}'s bytes are not base64`;
-    }
-    const wanted = size * (typeof v.f16 === "string" ? 2 : 4);
-    if (bytes !== wanted) return `${name} holds ${bytes} bytes, where its shape, ${shapeText(a.shape)}, takes ${wanted}`;
-  }
-  const values = gpt.unpack(mine);   // shapes and sizes checked: nothing larger than the book's is made
-  const entry = (name) => {
-    const [, b, n] = name.match(/^blocks\.(\d+)\.(.+)$/) || [];
-    return n ? values.blocks[Number(b)][n] : values[name];
-  };
   // the weights file's rule, as toy training keeps it (descent.js)
-  const beyond = beyondBounds(Object.fromEntries([...want.keys()].map((name) => [name, entry(name)])));
+  const beyond = beyondBounds(values);
   if (beyond) {
     const x = beyond.value;
-    return `${beyond.name}[${beyond.index.join(", ")}] is ` +
-           `${Number.isNaN(x) ? "NaN, not a number" : Number.isFinite(x) ? String(x) : "infinite"}, ` +
-           `where every weight must be finite and within ±${MAX_WEIGHT.toLocaleString("en-US")}`;
+    return { problem: `${beyond.name}[${beyond.index.join(", ")}] is ` +
+             `${Number.isNaN(x) ? "NaN, not a number" : Number.isFinite(x) ? String(x) : "infinite"}, ` +
+             `where every weight must be finite and within ±${MAX_WEIGHT.toLocaleString("en-US")}` };
   }
-  return recordProblem(mine.record, book.record, "their record");
+  return { arrays };
 }
 
 /** The reader's record against the book's: each of the book's fields
@@ -124,9 +96,15 @@ async function measure(data, record) {
  *  do not do, or that its own numbers contradict: the build's check_record
  *  (nano_example.py), and its steps against its loss curve; null when
  *  it holds. One sentence. */
-function claimsProblem(record, got) {
-  const whole = ["seed", "batch", "steps"].find((key) => !(Number.isInteger(record[key]) && record[key] >= 0));
-  if (whole) return `their record's ${whole} is ${String(record[whole]).slice(0, 20)}, not a whole number`;
+function claimsProblem(record, got, wholes) {
+  // the build's ranges (nanogpt_record.py, published with the book's record): no run of 0 steps
+  for (const [key, [low, high]] of Object.entries(wholes)) {
+    const v = record[key];
+    if (!(Number.isInteger(v) && v >= low && v <= high)) {
+      return `their record's ${key} is ${String(JSON.stringify(v)).slice(0, 20)}, where the build takes a whole number ` +
+             `from ${low.toLocaleString("en-US")} to ${high.toLocaleString("en-US")}`;
+    }
+  }
   if (record.accuracy_on_729 !== got.sorted) {
     return `their record says they sort ${record.accuracy_on_729} of the ${got.inputs} inputs; they sort ${got.sorted}`;
   }
@@ -146,14 +124,19 @@ function claimsProblem(record, got) {
   return null;
 }
 
-/** What is wrong with the stored weights `mine` (nanogpt-weights.json's
- *  layout), against the book's (`book`): {problem} in one sentence, or
- *  {sorted, inputs, loss}, measured, when nothing is. */
+/** What is wrong with the stored weights `mine` ({weights, record}, as
+ *  the download's two files), against the book's (`book`, letters.js's
+ *  {setup, arrays}): {problem} in one sentence, or {data (gpt.load's
+ *  layout, with the record), sorted, inputs, loss}, measured, when nothing is. */
 async function check(mine, book) {
-  const problem = weightsProblem(mine, book);
+  if (kind(mine) !== "object") return { problem: `they are ${kind(mine)}, not weights` };
+  const read = arraysProblem(mine.weights, book);
+  if (read.problem) return read;
+  const problem = recordProblem(mine.record, book.setup.record, "their record");
   if (problem) return { problem };
-  const got = await measure(mine, mine.record), wrong = claimsProblem(mine.record, got);
-  return wrong ? { problem: wrong } : got;
+  const data = { ...gpt.fromArrays(book.setup, read.arrays), record: mine.record };
+  const got = await measure(data, mine.record), wrong = claimsProblem(mine.record, got, book.setup.wholes);
+  return wrong ? { problem: wrong } : { data, ...got };
 }
 
 export { check };

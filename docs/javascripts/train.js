@@ -18,6 +18,7 @@
 // pass in float64, as the build; batched.evaluate, in float32, between).
 
 import * as gpt from "./gpt.js";
+import * as safetensors from "./safetensors.js";
 
 const f32 = Math.fround;
 
@@ -181,17 +182,6 @@ const evalLoss = (model, length) => evaluate(model, length).loss;
 
 // ------------------------------------------------------------ the download (nanogpt.save)
 
-const CRC = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(bytes) {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
 /** The float16 nearest to x (ties to even), as numpy's astype(float16)
  *  rounds: the precision the book ships nano-gpt's weights in (train.STORED). */
 function half(x) {
@@ -215,47 +205,15 @@ function halfBits(h) {
   return sign | ((e + 15) << 10) | (a / 2 ** e * 1024 - 1024);
 }
 
-/** One array as a .npy file (format 1.0, little-endian float16, values half has rounded). */
-function npy(values, shape) {
-  let header = `{'descr': '<f2', 'fortran_order': False, 'shape': (${shape.join(", ")}${shape.length === 1 ? "," : ""}), }`;
-  header += " ".repeat(63 - ((10 + header.length) % 64)) + "\n";    // numpy pads the header to 64 bytes
-  const out = new Uint8Array(10 + header.length + 2 * values.length), view = new DataView(out.buffer);
-  out.set([0x93, 78, 85, 77, 80, 89, 1, 0]);
-  view.setUint16(8, header.length, true);
-  for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
-  values.forEach((v, i) => view.setUint16(10 + header.length + 2 * i, halfBits(half(v)), true));
-  return out;
-}
-
-/** The model's parameters as nanogpt.save writes them: an .npz (a zip
- *  archive, stored, one .npy per parameter under gpt.py's names), each
- *  number rounded to float16 as train.stored rounds the shipped ones. */
-function npz(model) {
-  const files = Object.entries(gpt.parameters(model)).map(([name, a]) => {
+/** The model's parameters as nanogpt.save writes them: a safetensors
+ *  file (safetensors.js) of one float16 array per parameter under gpt.py's
+ *  names, each number rounded as train.stored rounds the shipped ones. */
+function weightsFile(model) {
+  return safetensors.write(Object.entries(gpt.parameters(model)).map(([name, a]) => {
     const rows = ArrayBuffer.isView(a) ? [a] : a;
     const shape = ArrayBuffer.isView(a) ? [a.length] : [a.length, a[0].length];
-    return { name: new TextEncoder().encode(`${name}.npy`), data: npy(rows.flatMap((r) => Array.from(r)), shape) };
-  });
-  const parts = [], central = [];
-  let offset = 0;
-  for (const f of files) {
-    const crc = crc32(f.data), local = new DataView(new ArrayBuffer(30));
-    [[0, 0x04034b50, 4], [4, 20, 2], [10, 0, 2], [12, 0x21, 2], [14, crc, 4], [18, f.data.length, 4],
-     [22, f.data.length, 4], [26, f.name.length, 2]].forEach(([at, v, n]) => (n === 4 ? local.setUint32(at, v, true) : local.setUint16(at, v, true)));
-    const dir = new DataView(new ArrayBuffer(46));
-    [[0, 0x02014b50, 4], [4, 20, 2], [6, 20, 2], [14, 0x21, 2], [16, crc, 4], [20, f.data.length, 4],
-     [24, f.data.length, 4], [28, f.name.length, 2], [42, offset, 4]].forEach(([at, v, n]) => (n === 4 ? dir.setUint32(at, v, true) : dir.setUint16(at, v, true)));
-    parts.push(new Uint8Array(local.buffer), f.name, f.data);
-    central.push(new Uint8Array(dir.buffer), f.name);
-    offset += 30 + f.name.length + f.data.length;
-  }
-  const size = central.reduce((n, c) => n + c.length, 0), end = new DataView(new ArrayBuffer(22));
-  [[0, 0x06054b50, 4], [8, files.length, 2], [10, files.length, 2], [12, size, 4], [16, offset, 4]]
-    .forEach(([at, v, n]) => (n === 4 ? end.setUint32(at, v, true) : end.setUint16(at, v, true)));
-  const all = [...parts, ...central, new Uint8Array(end.buffer)], out = new Uint8Array(offset + size + 22);
-  let at = 0;
-  for (const c of all) { out.set(c, at); at += c.length; }
-  return out;
+    return [name, shape, Uint16Array.from(rows.flatMap((r) => Array.from(r)), (v) => halfBits(half(v)))];
+  }));
 }
 
-export { half, halfBits, flatten, unflatten, npz, decays, AdamW, examples, kept, allInputs, batch, normal, initModel, evaluate, accuracy, evalLoss };
+export { half, halfBits, flatten, unflatten, weightsFile, decays, AdamW, examples, kept, allInputs, batch, normal, initModel, evaluate, accuracy, evalLoss };

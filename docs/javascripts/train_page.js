@@ -7,8 +7,8 @@
 // each step beside the book's own run (charts.js's lineChartSvg), the last
 // block's three heads on the chapter's example (attentionSvg), and the
 // status line "N of 729 sorted"; each drawing patched in place (dom.js), so
-// that a redraw changes only what moved. At the end: the downloads (.npz and its
-// record .json), which `TOYCALC_NANOGPT=path.npz make build` reads, and
+// that a redraw changes only what moved. At the end: the downloads (.safetensors and
+// its record .json), which `TOYCALC_NANOGPT=path.safetensors make build` reads, and
 // "Follow these weights", which has letters.js keep the weights: every
 // page of the chapter then computes its numbers from them.
 
@@ -50,7 +50,7 @@ const DOWNLOADS_HINT = { waiting: "The downloads and “Follow these weights” 
 function unfinishedHint(sorted, inputs, steps) {
   return `This run is unfinished: its step limit stopped it after ${steps.toLocaleString("en")} ` +
     `step${steps === 1 ? "" : "s"}, when it sorted ${sorted} of the ${inputs} inputs. The downloads ` +
-    "(nanogpt-unfinished.npz and .json) and “Follow these weights” hold these weights as they are: " +
+    "(nanogpt-unfinished.safetensors and .json) and “Follow these weights” hold these weights as they are: " +
     "the chapter's sentences were written for a model that sorts every input, and a build on them names " +
     "those they make false. " + DOWNLOADS_HINT.ready;
 }
@@ -123,41 +123,24 @@ function labelDownloads(ui, files) {
                                    : DOWNLOADS_HINT[files ? "ready" : "waiting"];
 }
 
-/** The two downloads: the weights (.npz) and their record (.json), which
+/** The two downloads: the weights (.safetensors) and their record (.json), which
  *  the build reads side by side; and following the weights in the chapter. */
 function downloads(ui, run, recipe) {
   followButton(ui, run, recipe);
   const name = () => (run.files.unfinished ? "nanogpt-unfinished" : "nanogpt");
-  ui.npz.addEventListener("click", () => save(new Blob([run.files.npz], { type: "application/octet-stream" }), `${name()}.npz`));
+  ui.npz.addEventListener("click", () => save(new Blob([run.files.weights], { type: "application/octet-stream" }),
+                                              `${name()}.safetensors`));
   ui.record.addEventListener("click", () => save(new Blob([JSON.stringify(run.files.record, null, 2) + "\n"],
                                                           { type: "application/json" }), `${name()}.json`));
 }
 
-/** The .npz of train.js's npz (a stored zip of little-endian float16
- *  .npy files, one per parameter) and its record as
- *  toycalc/site/export.py's nano_weights_data, the layout letters.js
- *  loads the model from. */
-function packedWeights(npz, recipe, record) {
-  const view = new DataView(npz.buffer, npz.byteOffset, npz.byteLength), text = new TextDecoder();
-  const out = { vocab: recipe.vocab, heads: recipe.heads, d: recipe.d, n_ctx: recipe.n_ctx, width: recipe.width,
-                ln_eps: recipe.ln_eps, gelu_c: recipe.gelu_c, packed: true, record,
-                blocks: Array.from({ length: recipe.blocks }, () => ({})) };
-  for (let at = 0; at + 30 <= npz.length && view.getUint32(at, true) === 0x04034b50;) {
-    const size = view.getUint32(at + 18, true), nameLength = view.getUint16(at + 26, true);
-    const start = at + 30 + nameLength + view.getUint16(at + 28, true);
-    const name = text.decode(npz.subarray(at + 30, at + 30 + nameLength)).replace(/\.npy$/, "");
-    const file = npz.subarray(start, start + size), headerLength = file[8] | (file[9] << 8);
-    const header = text.decode(file.subarray(10, 10 + headerLength));
-    if (!header.includes("'<f2'")) throw new Error(`${name}: not float16`);
-    const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(",").filter((n) => n.trim()).map(Number);
-    let binary = "";
-    for (const byte of file.subarray(10 + headerLength)) binary += String.fromCharCode(byte);
-    const [, block, param] = name.match(/^blocks\.(\d+)\.(.+)$/) || [];
-    if (param) out.blocks[Number(block)][param] = { shape, f16: btoa(binary) };
-    else out[name] = { shape, f16: btoa(binary) };
-    at = start + size;
-  }
-  return out;
+/** The run as the chapter's pages keep it (letters.followWeights): its
+ *  weights file, as downloaded (safetensors, float16), in base64, since
+ *  session storage keeps text, and its record. */
+function kept(weights, record) {
+  let binary = "";
+  for (const byte of weights) binary += String.fromCharCode(byte);
+  return { weights: btoa(binary), record };
 }
 
 /** "Follow these weights": the run's weights (as downloaded: float16)
@@ -165,7 +148,7 @@ function packedWeights(npz, recipe, record) {
 function followButton(ui, run, recipe) {
   ui.follow.addEventListener("click", () => {
     try {
-      letters.followWeights(packedWeights(run.files.npz, recipe, run.files.record), { id: Date.now() });
+      letters.followWeights(kept(run.files.weights, run.files.record), { id: Date.now() });
     } catch (e) {
       ui.following.textContent = `Your weights could not be kept for the other pages (${e.message}).`;
       return;
@@ -315,7 +298,7 @@ function receive(r, m) {
 
 function finished(r, m) {
   const rec = m.record, inputs = r.inputs;
-  r.files = { npz: m.npz, record: rec, unfinished: rec.accuracy_on_729 !== inputs };
+  r.files = { weights: m.weights, record: rec, unfinished: rec.accuracy_on_729 !== inputs };
   r.status = `${rec.accuracy_on_729} of ${inputs} sorted after ${rec.steps} step${rec.steps === 1 ? "" : "s"}, ${fixed(rec.seconds, 1)} s`;
   r.detail = rec.accuracy_on_729 === inputs
     ? "Done: your model sorts every input. Download its weights and its record to build the book on them: " +

@@ -7,7 +7,7 @@
 // and tells the page after each step (its loss), every few steps (the last
 // block's attention on the chapter's example) and at each check (how many
 // of the 729 inputs greedy decoding sorts). At the end it sends the weights
-// as an .npz (float16, as the book ships them) and the record that
+// as a safetensors file (float16, as the book ships them) and the record that
 // toycalc's build reads beside it.
 // Two threads, as numpy's BLAS uses two, on a machine of more than two
 // cores: the worker starts this same file again as its helper
@@ -170,8 +170,8 @@ function record(r) {
 
 async function finish(r) {
   if (r.exactAt !== r.losses.length) await check(r, true);         // the count at the very end, in float64
-  const npz = train.npz(r.shipped);
-  postMessage({ type: "done", record: record(r), npz, attention: attention(r) }, [npz.buffer]);
+  const weights = train.weightsFile(r.shipped);
+  postMessage({ type: "done", record: record(r), weights, attention: attention(r) }, [weights.buffer]);
 }
 
 function work(m) {

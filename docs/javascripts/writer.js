@@ -1,7 +1,7 @@
 // writer.js: a page's code (data-module="writer"): the page Type, it writes (docs/writer/write.md). The reader
 // types; the table shows the next character's ten likeliest; Write draws a
 // continuation. The model is gpt.js's, on the writer's weights, which the
-// build publishes as float16 bytes (toycalc/book/writer/live.py) and this
+// build publishes as a safetensors file (toycalc/book/writer/live.py) and this
 // page fetches only when the reader presses Start. Each next character's
 // distribution is the forward pass below, in float32 on kernels.wasm (the
 // products, the GELU), equal to numpy's within 1e-5; it keeps each
@@ -13,44 +13,21 @@
 // what the chapter printed, on any machine.
 import * as gpt from "./gpt.js";
 import { strength } from "./draw.js";
+import * as safetensors from "./safetensors.js";
 
-const WEIGHTS = new URL("writer-weights.bin", import.meta.url).href;
+const WEIGHTS = new URL("writer.safetensors", import.meta.url).href;
 
-const { half } = gpt;      // the book's one float16 decoder
-
-/** gpt.js's model from the published bytes: each parameter in turn, in
- *  setup.shapes' order (sizes.param_shapes), float16 little-endian. */
+/** gpt.js's model from the published weights file (safetensors.js reads
+ *  it): the arrays setup.shapes names (sizes.param_shapes), no other,
+ *  each of its shape, every number finite. */
 function modelFromBytes(setup, buffer) {
-  if (buffer.byteLength !== setup.bytes) {
-    throw new RangeError(`the writer's weights are ${buffer.byteLength} bytes, expected ${setup.bytes}`);
+  const { arrays } = safetensors.read(buffer, new Map(setup.shapes), "the writer");
+  for (const [name, a] of arrays) {
+    // a NaN or an infinity would make every p NaN and the writer write line breaks
+    const i = a.values.findIndex((v) => !Number.isFinite(v));
+    if (i >= 0) throw new RangeError(`the weights file holds ${a.values[i]} in ${name} (number ${i + 1}): not a finite number`);
   }
-  const view = new DataView(buffer);
-  let at = 0;
-  const arrays = {};
-  for (const [name, shape] of setup.shapes) {
-    const n = shape.reduce((a, b) => a * b, 1), flat = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      flat[i] = half(view.getUint16(at + 2 * i, true));
-      // a NaN or an infinity would make every p NaN and the writer write line breaks
-      if (!Number.isFinite(flat[i])) {
-        throw new RangeError(`the weights file holds ${flat[i]} in ${name} (number ${i + 1}): not a finite number`);
-      }
-    }
-    at += 2 * n;
-    arrays[name] = shape.length === 1 ? Array.from(flat)
-      : Array.from({ length: shape[0] }, (_, r) => Array.from(flat.subarray(r * shape[1], (r + 1) * shape[1])));
-  }
-  const data = {
-    vocab: Array.from(setup.vocab), heads: setup.heads, d: setup.d, n_ctx: setup.n_ctx, width: setup.width,
-    ln_eps: setup.ln_eps, gelu_c: setup.gelu_c, E: arrays.E, P: arrays.P, W_U: arrays.W_U,
-    gamma_f: arrays.gamma_f, beta_f: arrays.beta_f, blocks: [],
-  };
-  for (let b = 0; b < setup.blocks; b++) {
-    const blk = {};
-    for (const [name] of setup.shapes) if (name.startsWith(`blocks.${b}.`)) blk[name.split(".")[2]] = arrays[name];
-    data.blocks.push(blk);
-  }
-  return gpt.load(data);
+  return gpt.load(gpt.fromArrays({ ...setup, vocab: Array.from(setup.vocab) }, arrays));
 }
 
 /** The first character of text outside the vocabulary: { at (from 1), ch }, or null. */
@@ -666,4 +643,4 @@ function start() {
   });
 }
 
-export { half, modelFromBytes, outside, encode, ready, kvCache, next, nextWithWeights, topK, write, start };
+export { modelFromBytes, outside, encode, ready, kvCache, next, nextWithWeights, topK, write, start };

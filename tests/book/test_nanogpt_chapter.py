@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+from safetensors.numpy import load_file, save_file
 import pytest
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
@@ -89,7 +90,7 @@ def test_retraining_reproduces_the_shipped_weights_whatever_the_threads(tmp_path
     record). With the pinned count it would only repeat this run."""
     threads = "1"
     assert str(blas.THREADS) != threads
-    out = tmp_path / "nanogpt.npz"
+    out = tmp_path / "nanogpt.safetensors"
     env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
     env.pop("OPENBLAS_CORETYPE", None)
     result = subprocess.run([sys.executable, "-m", "toycalc", "train", "--out", str(out)],
@@ -110,18 +111,17 @@ def test_the_record_says_what_the_weights_depend_on(nano):
 
 # ------------------------------------------------------------- the loader
 
-def write_npz(tmp_path, change):
+def write_weights(tmp_path, change):
     arrays = {k: v.astype(np.float32) for k, v in nanogpt.load().params.items()}
     change(arrays)
-    path = tmp_path / "bad.npz"
-    with open(path, "wb") as f:
-        np.savez(f, **arrays)
+    path = tmp_path / "bad.safetensors"
+    save_file(arrays, path)
     return path
 
 
 BAD = [
     ("missing", lambda a: a.pop("blocks.1.W_K"), "array 'blocks.1.W_K' is missing: expected shape (48, 48)"),
-    ("misshapen", lambda a: a.update({"blocks.2.b_1": np.zeros(48)}),
+    ("misshapen", lambda a: a.update({"blocks.2.b_1": np.zeros(48, np.float32)}),
      "array 'blocks.2.b_1': expected shape (192,), found (48,)"),
     ("transposed", lambda a: a.update({"W_U": a["W_U"].T}), "array 'W_U': expected shape (48, 3), found (3, 48)"),
     ("not finite", lambda a: a["P"].__setitem__((4, 7), np.nan), "array 'P': holds a value that is not finite (at index (4, 7))"),
@@ -131,7 +131,7 @@ BAD = [
 
 @pytest.mark.parametrize("what, change, message", BAD, ids=[b[0] for b in BAD])
 def test_loader_rejects(tmp_path, what, change, message):
-    path = write_npz(tmp_path, change)
+    path = write_weights(tmp_path, change)
     with pytest.raises(nanogpt.NanoWeightsError) as err:
         nanogpt.load(path)
     assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
@@ -139,11 +139,11 @@ def test_loader_rejects(tmp_path, what, change, message):
 
 def test_loader_missing_file(tmp_path):
     with pytest.raises(nanogpt.NanoWeightsError, match="cannot read the nano-gpt weights.*python -m toycalc train"):
-        nanogpt.load(tmp_path / "nowhere.npz")
+        nanogpt.load(tmp_path / "nowhere.safetensors")
 
 
 def test_bad_weights_stop_the_build(tmp_path, macros):
-    path = write_npz(tmp_path, BAD[1][1])
+    path = write_weights(tmp_path, BAD[1][1])
     with pytest.raises(PluginError) as err:
         macros(nano=path)
     assert str(err.value).startswith(f"{path}: ") and BAD[1][2] in str(err.value)
@@ -497,8 +497,7 @@ def test_the_page_says_how_the_weights_are_stored(site, nano):
     prose = re.sub(r" ([,.;:])", r"\1", text_of(soup))
     assert (f"Training computes in {nano.record['dtype']}, but the weights are kept in half precision, "
             f"{nano.record['stored_as']},") in prose
-    with np.load(nano.path) as archive:
-        assert {archive[name].dtype.name for name in archive.files} == {nano.record["stored_as"]}
+    assert {a.dtype.name for a in load_file(nano.path).values()} == {nano.record["stored_as"]}
 
 
 # A position, channel, row, column, block or head numbered 0, or a sentence

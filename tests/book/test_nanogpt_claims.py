@@ -32,7 +32,7 @@ def test_every_nano_claim_is_made_and_holds_for_the_shipped_weights(nano):
 
 def facts(params: dict, record: dict) -> dict:
     """record with the facts of these weights (what train writes)."""
-    run = Run(nanogpt.Nano(nanogpt.DEFAULT_NPZ, params, record))
+    run = Run(nanogpt.Nano(nanogpt.DEFAULT_WEIGHTS, params, record))
     return dict(record, accuracy_on_729=run.sorted_count, loss_on_729=round(run.loss_on_729, 8))
 
 
@@ -45,7 +45,7 @@ def one_step(tmp_path_factory, nano):
     shipped = train.stored(params)
     record = dict(nano.record, steps=1, loss_curve=[loss], final_loss=loss,
                   final_loss_means="mean training loss of the last 1 steps")
-    path = tmp_path_factory.mktemp("one_step") / "nanogpt.npz"
+    path = tmp_path_factory.mktemp("one_step") / "nanogpt.safetensors"
     nanogpt.save(shipped, facts(train.as64(shipped), record), path)
     return path
 
@@ -207,7 +207,7 @@ def reversed_sorter(tmp_path_factory, nano):
     params["blocks.0.W_Q"][:, head_0] *= 6
     params["blocks.0.b_Q"][head_0] *= 6
     stored = {k: v.astype(np.float16) for k, v in params.items()}
-    path = tmp_path_factory.mktemp("reversed") / "nanogpt.npz"
+    path = tmp_path_factory.mktemp("reversed") / "nanogpt.safetensors"
     nanogpt.save(stored, facts({k: v.astype(np.float64) for k, v in stored.items()}, nano.record), path)
     return path
 
@@ -304,12 +304,12 @@ def test_a_record_that_disagrees_with_the_weights_stops_the_build(macros, one_st
     loaded = nanogpt.load(one_step)
     record = dict(loaded.record)
     change(record)
-    path = tmp_path / "mine.npz"
+    path = tmp_path / "mine.safetensors"
     nanogpt.save(loaded.params, record, path)
     with pytest.raises(PluginError) as err:
         macros(nano=path)
     assert str(err.value).startswith(f"{tmp_path / 'mine.json'}: {message}")
-    assert str(err.value).endswith(": a record of other weights than mine.npz? Keep each record beside its weights")
+    assert str(err.value).endswith(": a record of other weights than mine.safetensors? Keep each record beside its weights")
 
 
 def test_the_shortcuts_equal_the_full_passes(nano):

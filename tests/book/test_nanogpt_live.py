@@ -13,18 +13,17 @@ import re
 import pytest
 
 from conftest import page
-from nodejs import run_json
+from nodejs import published, run_json
 from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt
-from toycalc.site.export import nano_weights_json
 
 # the twins the runners run (tests/test_mirrors.py)
 JS_CASES = ["nano_gpt.js:exampleIds", "nano_gpt.js:parseLetters", "nano_gpt.js:fullMarkup", "nano_gpt.js:sortLetters"]
 
 RUNNER = r"""
 const n = (await js("nano_gpt")), g = (await js("gpt"));
-const model = g.load(job.weights);
+const model = await publishedModel(job.weights);
 const tr = g.forward(model, n.exampleIds(model, job.example));
 const parsed = job.letters.map((text) => {
   try { return n.parseLetters(text, model.vocab, 6); } catch (e) { return { error: e.message, input: e instanceof n.InputError }; }
@@ -67,7 +66,7 @@ def python_full(run: Run, spec: dict) -> str:
 @pytest.fixture(scope="module")
 def node(run):
     letters = ["cbabbc", "C B A B B C", " a a a c c c ", "abd", "ab", "abcabcab", "", "ABCABÇ"]
-    job = {"weights": json.loads(nano_weights_json(run.model)), "example": run.text,
+    job = {"weights": published(run.model), "example": run.text,
            "specs": every_matrix(run.cfg), "letters": letters}
     return job, run_json(RUNNER, job, timeout=300)
 
@@ -116,11 +115,11 @@ def test_the_readers_letters(run, node):
 def test_the_sort_is_toycalcs(run):
     """sortLetters' steps, in Node, against toycalc's generation loop."""
     script = r"""
-    const n = (await js("nano_gpt")), m = (await js("gpt")).load(job.weights);
+    const n = (await js("nano_gpt")), m = await publishedModel(job.weights);
     process.stdout.write(JSON.stringify(job.inputs.map((ids) => n.sortLetters(m, ids, 6))));
     """
     inputs = [nanogpt.encode(t) for t in ("C B A B B C", "A A A A A A", "C C B B A A", "B C A C B A")]
-    job = {"weights": json.loads(nano_weights_json(run.model)), "inputs": inputs}
+    job = {"weights": published(run.model), "inputs": inputs}
     for ids, steps in zip(inputs, run_json(script, job)):
         want = Run(run.model, nanogpt.letters(ids)).steps
         assert [s["ids"] for s in steps] == [w["ids"] for w in want]
@@ -145,4 +144,4 @@ def test_the_field_is_hidden_without_javascript_and_the_code_only_where_needed(s
     for name in ("end-to-end", "toy/attention", "contributing"):
         assert not page(site, name).select('[data-module~="letters"]'), name
     # the weights are fetched by the script when a reader asks, never linked from a page
-    assert not [p for p in site.rglob("*.html") if "nanogpt-weights.json" in p.read_text(encoding="utf-8")]
+    assert not [p for p in site.rglob("*.html") if "javascripts/nanogpt.safetensors" in p.read_text(encoding="utf-8")]

@@ -41,7 +41,7 @@ def test_the_book_weights_were_made_by_toycalc_train(macros, nano):
 
 
 def test_browser_trained_weights_say_so(macros, nano, tmp_path):
-    path = browser_trained(nano, tmp_path / "mine.npz")
+    path = browser_trained(nano, tmp_path / "mine.safetensors")
     assert made_by(nanogpt.load(path).record) == "browser"
     text = rendered(macros, path)
     assert "These weights were trained in a reader's browser, on the page Train it yourself" in text
@@ -53,7 +53,7 @@ def test_browser_trained_weights_say_so(macros, nano, tmp_path):
 
 def test_a_record_of_unknown_origin(macros, nano, tmp_path):
     record = {k: v for k, v in nano.record.items() if k != "made_with"}
-    path = tmp_path / "other.npz"
+    path = tmp_path / "other.safetensors"
     nanogpt.save(dict(nano.params), record, path)
     text = rendered(macros, path)
     assert "These weights come without a record of how they were made" in text

@@ -17,12 +17,11 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import ROOT
-from nodejs import run_json
+from nodejs import published, run_json
 from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.nano_gpt.shared import WEIGHTS_ONLY
 from toycalc.book.nano_example import Run
 from toycalc.model import train
-from toycalc.site.export import nano_weights_json
 
 KINDS = nano_gpt.registries
 CALL = re.compile(r'\{\{\s*nano_gpt_(matrix|table|formula|number|figure)\(("[^"]+")((?:,\s*\w+=[^,)]+)*)\)\s*\}\}')
@@ -36,7 +35,7 @@ JS_CASES = ["nano_gpt.js:chapter", "nano_gpt.js:LIVE", "nano_gpt.js:exampleIds"]
 
 RUNNER = r"""
 const n = (await js("nano_gpt"));
-const model = Object.assign((await js("gpt")).load(job.weights), { record: job.weights.record });
+const model = await publishedModel(job.weights);
 process.stdout.write(JSON.stringify(job.inputs.map((text) => {
   const ch = n.chapter(model, n.exampleIds(model, text));
   return job.calls.map(([kind, name, args]) => ch.render(kind, name, args));
@@ -78,7 +77,7 @@ def live_calls(run) -> list[tuple[str, str, dict, dict]]:
 @pytest.fixture(scope="module")
 def drawn(run):
     calls = live_calls(run)
-    job = {"weights": json.loads(nano_weights_json(run.model)), "inputs": INPUTS,
+    job = {"weights": published(run.model), "inputs": INPUTS,
            "calls": [[kind, name, args] for kind, name, _, args in calls]}
     return calls, run_json(RUNNER, job, timeout=300)
 
@@ -146,7 +145,7 @@ def test_the_words_about_heads_are_the_builds_on_other_weights(nano):
         params[f"blocks.{b}.W_Q"] *= 20
         params[f"blocks.{b}.W_K"] *= 20
     other = dataclasses.replace(nano, params=params)
-    job = {"weights": json.loads(nano_weights_json(other)), "inputs": INPUTS,
+    job = {"weights": published(other), "inputs": INPUTS,
            "calls": [list(call) for call in WORDS]}
     out = run_json(RUNNER, job, timeout=300)
     said = set()

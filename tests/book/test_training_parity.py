@@ -8,6 +8,7 @@ float64 (train.js) and in float32 (batched.js, the worker's quick check)."""
 from __future__ import annotations
 
 import numpy as np
+from safetensors.numpy import load_file
 import pytest
 
 from nodejs import js_data, run_json
@@ -87,23 +88,23 @@ def test_the_sorted_count_is_greedy_decodings(nano):
     assert abs(got["float32"]["loss"] - train.eval_loss(params)) < 1e-5
 
 
-NPZ = r"""
+DOWNLOAD = r"""
 const g = (await js("gpt")), tr = (await js("train"));
 const model = g.load(job.weights);
-fs.writeFileSync(job.out, tr.npz(model));
+fs.writeFileSync(job.out, tr.weightsFile(model));
 process.stdout.write("{}");
 """
 
 
-def test_the_download_is_an_npz_that_toycalc_loads(tmp_path, nano):
+def test_the_download_is_a_safetensors_file_that_toycalc_loads(tmp_path, nano):
     params = nano.params                                    # float16 numbers: the download keeps them exactly
-    out = tmp_path / "mine.npz"
-    run_json(NPZ, {"weights": js_data(nanogpt.CONFIG, params, nanogpt.VOCAB), "out": str(out)})
-    nanogpt.record_path(out).write_bytes(nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_bytes())   # load needs one
+    out = tmp_path / "mine.safetensors"
+    run_json(DOWNLOAD, {"weights": js_data(nanogpt.CONFIG, params, nanogpt.VOCAB), "out": str(out)})
+    nanogpt.record_path(out).write_bytes(nanogpt.record_path(nanogpt.DEFAULT_WEIGHTS).read_bytes())   # load needs one
     loaded = nanogpt.load(out)
     assert sorted(loaded.params) == sorted(params)
     assert all(np.array_equal(loaded.params[k], v) for k, v in params.items())
-    assert np.load(out)["blocks.2.W_1"].dtype == np.float16
+    assert load_file(out)["blocks.2.W_1"].dtype == np.float16
 
 
 HALF = r"""

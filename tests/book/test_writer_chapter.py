@@ -12,6 +12,7 @@ import sys
 from collections import Counter
 
 import numpy as np
+from safetensors.numpy import load
 import pytest
 
 from conftest import ROOT, mkdocs_env, page
@@ -168,7 +169,12 @@ def test_the_live_page_has_its_setup_and_the_weights_are_published(site, run):
     setup = json.loads(tool["data-writer"])
     assert setup["vocab"] == run.vocab and setup["prompt"] == run.prompt and setup["seed"] == SAMPLE_SEED
     published = (site / WEIGHTS_URI).read_bytes()
-    assert len(published) == setup["bytes"] == 2 * 818_176
+    assert WEIGHTS_URI.endswith(".safetensors") and len(published) == setup["bytes"] > 2 * 818_176
+    arrays = load(published)            # the safetensors package reads what the page fetches
+    assert all(np.array_equal(a.astype(np.float64), run.params[n]) for n, a in arrays.items())
+    assert sorted(arrays) == sorted(run.params)
+    # one weights format: no .npz or .bin weights anywhere in the site
+    assert not [p for p in site.rglob("*") if p.suffix in (".npz", ".bin")]
     # the page loads nothing big before the reader starts: the weights are not in it
     assert len((site / "writer" / "write" / "index.html").read_bytes()) < 200_000
 
@@ -188,8 +194,12 @@ def test_false_claims_on_altered_weights_fail_the_build_each_named_with_page_and
     params[f"blocks.{block - 1}.W_Q"][:, cols] = 0
     params[f"blocks.{block - 1}.b_Q"][cols] = 0
     params["W_U"] *= 0.01
-    record = dict(run.record, weights_sha256=writer.digest(params))
-    path = tmp_path / "writer.npz"
+    # their record told true, as the build recomputes it: the named windows, the curve's last point, the loss
+    named = writer.windows_record(params)
+    record = dict(run.record, weights_sha256=writer.digest(params), held_out_windows=named,
+                  held_out_curve=[*run.record["held_out_curve"][:-1], [run.record["steps"], named["loss"]]],
+                  held_out_loss=named["loss"])
+    path = tmp_path / "writer.safetensors"
     writer.save(params, record, path)
     altered = WriterRun(writer.load(path))
     want = {(f"writer/{name}", line, what) for name, line, what, options in claim_calls()

@@ -7,11 +7,12 @@ probabilities, within the context and once the window slides."""
 from __future__ import annotations
 
 import numpy as np
+from safetensors.numpy import load
 import pytest
 
 from nodejs import run_json
 from toycalc.book.writer import WriterRun
-from toycalc.book.writer.live import setup, weights_bytes
+from toycalc.book.writer.live import setup
 from toycalc.book.writer.shared import SAMPLE_SEED, top_k, write
 from toycalc.model import gpt, writer
 
@@ -51,7 +52,7 @@ def node(run):
     p = rng.random(65)
     p[3] = p[9]                                    # a tie
     p /= p.sum()
-    job = {"bytes": base64.b64encode(weights_bytes(run.params)).decode(), "setup": setup(run),
+    job = {"bytes": base64.b64encode(run.published).decode(), "setup": setup(run),
            "lines": lines, "topk": [[p.tolist(), 5], [p.tolist(), 0], [p.tolist(), 64]],
            "texts": ["To be", "To be\u2014or", "caf\u00e9 au lait", ""],
            "prompt": writer.encode(run.prompt), "n": 200, "temperature": 0.8, "k": 0, "seed": SAMPLE_SEED}
@@ -59,10 +60,12 @@ def node(run):
 
 
 def test_the_published_bytes_are_the_stored_weights(run):
-    data = weights_bytes(run.params)
-    assert len(data) == setup(run)["bytes"] == 2 * 818_176 < 2_000_000
-    E = np.frombuffer(data[:2 * 65 * 128], dtype="<f2").reshape(65, 128)
-    np.testing.assert_array_equal(E.astype(np.float64), run.params["E"])
+    data = run.published
+    assert 2 * 818_176 < len(data) == setup(run)["bytes"] < 2 * 818_176 + 10_000 < 2_000_000
+    arrays = load(data)                 # the safetensors package reads what the browser reads
+    assert {a.dtype for a in arrays.values()} == {np.dtype(np.float16)}
+    for name, a in arrays.items():
+        np.testing.assert_array_equal(a.astype(np.float64), run.params[name])
 
 
 def test_the_next_character_is_toycalcs_on_three_held_out_lines(run, node):

@@ -1,7 +1,7 @@
 """nano-gpt trained in the page "Train it yourself" (docs/nano-gpt/train.md),
 in chromium: bad input gets its message beside the field; from the book's
 seed the page trains until greedy decoding sorts all 729 inputs (Pause
-holds it, Resume goes on); the downloaded .npz, loaded by toycalc, sorts
+holds it, Resume goes on); the downloaded .safetensors, loaded by toycalc, sorts
 all 729 under toycalc's own `sort`, and the book builds on it. One test:
 the run takes minutes (marked train, as the retraining tests are)."""
 import json
@@ -53,14 +53,14 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
 
     with page.expect_download() as got:
         page.get_by_role("button", name="Download weights").click()
-    npz = tmp_path / "mine" / "nanogpt.npz"
-    npz.parent.mkdir()
-    got.value.save_as(npz)
+    weights_file = tmp_path / "mine" / "nanogpt.safetensors"
+    weights_file.parent.mkdir()
+    got.value.save_as(weights_file)
     with page.expect_download() as got:
         page.get_by_role("button", name="Download the record").click()
-    got.value.save_as(nanogpt.record_path(npz))
+    got.value.save_as(nanogpt.record_path(weights_file))
 
-    mine = nanogpt.load(npz)
+    mine = nanogpt.load(weights_file)
     inputs = nanogpt.all_inputs()
     assert (nanogpt.sort(mine.params, inputs) == np.sort(inputs, axis=1)).all()
     assert mine.record["accuracy_on_729"] == 729 and mine.record["seed"] == train.SEED
@@ -72,7 +72,7 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
     # heads look say what these heads do
     said = page.locator(".nano-train-detail").text_content()
     assert "build the book on them" in said and "where its heads look then comes from your model" in said
-    result = build_site(tmp_path / "site", nano=npz)
+    result = build_site(tmp_path / "site", nano=weights_file)
     assert result.returncode == 0, result.stderr
     assert " claims " not in result.stderr and "Traceback" not in result.stderr
     mine_run = Run(mine)
@@ -81,7 +81,7 @@ def test_trained_in_the_page_it_sorts_every_input_and_builds_the_book(visit, tmp
     rows = {r.find_all(["td", "th"])[0].get_text(): r.find_all(["td", "th"])[1].get_text()
             for r in built_page(tmp_path / "site", "nano-gpt/preliminaries").select("#nano-training tr")[1:]}
     assert rows["steps"] == f"{mine.record['steps']:,}" and rows["weights stored as"] == "float16"
-    assert json.loads(nanogpt.record_path(npz).read_text())["what"].endswith("(the page Train it yourself)")
+    assert json.loads(nanogpt.record_path(weights_file).read_text())["what"].endswith("(the page Train it yourself)")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -183,14 +183,14 @@ def test_a_run_stopped_by_its_step_limit_is_offered_as_unfinished(visit, tmp_pat
                            timeout=120_000)
     with page.expect_download() as got:
         page.get_by_role("button", name="Download weights").click()
-    assert got.value.suggested_filename == "nanogpt-unfinished.npz"
-    npz = tmp_path / got.value.suggested_filename
-    got.value.save_as(npz)
+    assert got.value.suggested_filename == "nanogpt-unfinished.safetensors"
+    weights_file = tmp_path / got.value.suggested_filename
+    got.value.save_as(weights_file)
     with page.expect_download() as got:
         page.get_by_role("button", name="Download the record").click()
     assert got.value.suggested_filename == "nanogpt-unfinished.json"
-    got.value.save_as(nanogpt.record_path(npz))
-    mine = nanogpt.load(npz)
+    got.value.save_as(nanogpt.record_path(weights_file))
+    mine = nanogpt.load(weights_file)
     inputs = nanogpt.all_inputs()
     sorted_ = int((nanogpt.sort(mine.params, inputs) == np.sort(inputs, axis=1)).all(axis=1).sum())
     assert sorted_ < len(inputs) and mine.record["accuracy_on_729"] == sorted_

@@ -9,6 +9,8 @@ refused in one sentence; a marked character's text is shaded by the
 chosen head's attention, as toycalc computes it."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -32,10 +34,10 @@ def started(visit):
     fetched = []
     v.page.on("request", lambda r: fetched.append(r.url))
     page = v.open(PAGE)
-    assert not [u for u in fetched if u.endswith("writer-weights.bin")], "fetched before the reader started"
+    assert not [u for u in fetched if u.endswith("writer.safetensors")], "fetched before the reader started"
     page.get_by_role("button", name="Start the writer").click()
     page.wait_for_selector("[data-writer][data-ready]", timeout=60000)
-    assert [u for u in fetched if u.endswith("writer-weights.bin")]
+    assert [u for u in fetched if u.endswith("writer.safetensors")]
     return page
 
 
@@ -183,10 +185,12 @@ def test_a_weights_file_holding_nan_is_refused_in_one_sentence(visit, run):
 
     def poisoned(route):
         body = bytearray(route.fetch().body())
-        body[0:2] = (0x7E00).to_bytes(2, "little")          # float16 NaN, the first number of E
+        n = int.from_bytes(body[:8], "little")              # the header's length, then the header
+        at = 8 + n + json.loads(body[8:8 + n])["E"]["data_offsets"][0]
+        body[at:at + 2] = (0x7E00).to_bytes(2, "little")    # float16 NaN, the first number of E
         real["bytes"] = len(body)
         route.fulfill(status=200, body=bytes(body), headers={"content-type": "application/octet-stream"})
-    v.context.route("**/writer-weights.bin", poisoned)
+    v.context.route("**/writer.safetensors", poisoned)
     page = v.open(PAGE)
     page.get_by_role("button", name="Start the writer").click()
     note = page.locator(".writer-note")

@@ -11,13 +11,13 @@ import pytest
 from toycalc.model import nanogpt
 from toycalc.site.errors import PluginError
 
-SHIPPED = json.loads(nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_text(encoding="utf-8"))
+SHIPPED = json.loads(nanogpt.record_path(nanogpt.DEFAULT_WEIGHTS).read_text(encoding="utf-8"))
 
 
 def weights_with(tmp_path, record_text: str | None):
     """The shipped weights, beside a record of this text (None: no record)."""
-    path = tmp_path / "w.npz"
-    path.write_bytes(nanogpt.DEFAULT_NPZ.read_bytes())
+    path = tmp_path / "w.safetensors"
+    path.write_bytes(nanogpt.DEFAULT_WEIGHTS.read_bytes())
     if record_text is not None:
         (tmp_path / "w.json").write_text(record_text, encoding="utf-8")
     return path
@@ -92,7 +92,7 @@ def test_a_bad_record_is_one_line_naming_the_file_and_the_field(tmp_path, text, 
 
 
 def test_a_missing_record_is_said_to_be_missing(tmp_path):
-    assert refused(tmp_path, None) == ("the record of the weights w.npz is missing; the chapter prints its facts. "
+    assert refused(tmp_path, None) == ("the record of the weights w.safetensors is missing; the chapter prints its facts. "
                                        "python -m toycalc train writes both files, and so does the page Train "
                                        "it yourself: keep them in one folder")
 

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from toycalc.model import nanogpt, train
+from toycalc.model import safetensors_file, nanogpt, train, trainer
 from toycalc.model.weights import DEFAULT_TOY
 
 ROOT = DEFAULT_TOY.parent.parent.parent
@@ -25,11 +25,11 @@ def shipped(tmp_path, monkeypatch):
     that no test can touch the real ones: its folder's files by name and bytes."""
     folder = tmp_path / "weights"
     folder.mkdir()
-    npz = folder / "nanogpt.npz"
-    npz.write_bytes(nanogpt.DEFAULT_NPZ.read_bytes())
-    nanogpt.record_path(npz).write_bytes(nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_bytes())
-    monkeypatch.setattr(nanogpt, "DEFAULT_NPZ", npz)
-    return npz
+    weights_file = folder / "nanogpt.safetensors"
+    weights_file.write_bytes(nanogpt.DEFAULT_WEIGHTS.read_bytes())
+    nanogpt.record_path(weights_file).write_bytes(nanogpt.record_path(nanogpt.DEFAULT_WEIGHTS).read_bytes())
+    monkeypatch.setattr(nanogpt, "DEFAULT_WEIGHTS", weights_file)
+    return weights_file
 
 
 def files(folder) -> dict:
@@ -59,32 +59,32 @@ def refused(capsys, *args) -> str:
 ])
 def test_a_bad_number_is_refused_before_training(capsys, shipped, tmp_path, args, message):
     before = files(shipped.parent)
-    assert message in refused(capsys, *args, "--out", tmp_path / "mine.npz")
-    assert files(shipped.parent) == before and not (tmp_path / "mine.npz").exists()
+    assert message in refused(capsys, *args, "--out", tmp_path / "mine.safetensors")
+    assert files(shipped.parent) == before and not (tmp_path / "mine.safetensors").exists()
 
 
 def test_out_must_name_the_weights_not_the_record(capsys, shipped):
     record = shipped.with_suffix(".json")
     before = files(shipped.parent)
     message = refused(capsys, "--out", record)
-    assert message == (f"--out {record}: expected the path of the weights, ending in .npz "
+    assert message == (f"--out {record}: expected the path of the weights, ending in .safetensors "
                        "(their record goes beside them, as nanogpt.json)")
     assert files(shipped.parent) == before
 
 
 @pytest.mark.parametrize("where, message", [
-    ("{tmp}", "--out {tmp}: is a folder; expected the path of the weights, such as {tmp}/nanogpt.npz"),
-    ("{tmp}/mine", "--out {tmp}/mine: expected the path of the weights, ending in .npz (their record goes "
+    ("{tmp}", "--out {tmp}: is a folder; expected the path of the weights, such as {tmp}/nanogpt.safetensors"),
+    ("{tmp}/mine", "--out {tmp}/mine: expected the path of the weights, ending in .safetensors (their record goes "
                    "beside them, as mine.json)"),
-    ("{tmp}/nowhere/mine.npz", "--out {tmp}/nowhere/mine.npz: the folder {tmp}/nowhere does not exist"),
-    ("{tmp}/a_file/mine.npz", "--out {tmp}/a_file/mine.npz: {tmp}/a_file is not a folder"),
-    ("{tmp}/a_dir.npz", "--out {tmp}/a_dir.npz: is a folder; expected the path of the weights, "
-                        "such as {tmp}/a_dir.npz/nanogpt.npz"),
-    ("{tmp}/rec.npz", "--out {tmp}/rec.npz: {tmp}/rec.json is a directory; expected a regular file or none"),
+    ("{tmp}/nowhere/mine.safetensors", "--out {tmp}/nowhere/mine.safetensors: the folder {tmp}/nowhere does not exist"),
+    ("{tmp}/a_file/mine.safetensors", "--out {tmp}/a_file/mine.safetensors: {tmp}/a_file is not a folder"),
+    ("{tmp}/a_dir.safetensors", "--out {tmp}/a_dir.safetensors: is a folder; expected the path of the weights, "
+                        "such as {tmp}/a_dir.safetensors/nanogpt.safetensors"),
+    ("{tmp}/rec.safetensors", "--out {tmp}/rec.safetensors: {tmp}/rec.json is a directory; expected a regular file or none"),
 ])
 def test_a_bad_out_is_refused_before_training(capsys, shipped, tmp_path, where, message):
     (tmp_path / "a_file").write_text("x")
-    (tmp_path / "a_dir.npz").mkdir()
+    (tmp_path / "a_dir.safetensors").mkdir()
     (tmp_path / "rec.json").mkdir()
     assert refused(capsys, "--out", where.format(tmp=tmp_path)) == message.format(tmp=tmp_path)
 
@@ -95,7 +95,7 @@ def test_a_folder_that_cannot_be_written_is_refused(capsys, shipped, tmp_path):
     folder.mkdir()
     folder.chmod(0o555)
     try:
-        assert refused(capsys, "--out", folder / "m.npz") == f"--out {folder}/m.npz: cannot write in the folder {folder}"
+        assert refused(capsys, "--out", folder / "m.safetensors") == f"--out {folder}/m.safetensors: cannot write in the folder {folder}"
     finally:
         folder.chmod(0o755)
 
@@ -111,9 +111,10 @@ def test_the_books_weights_need_to_be_named_or_forced(capsys, shipped):
 
 def test_a_run_that_does_not_sort_all_729_writes_nothing(capsys, tmp_path):
     """One step does not sort the 729 inputs: exit 1, and the weights that
-    were at --out (here another run's, any bytes) are as they were."""
-    out = tmp_path / "mine.npz"
-    out.write_bytes(b"an earlier run's weights")
+    were at --out (here an earlier run's: nano-gpt's, the only ones a run
+    may write over) are as they were."""
+    out = tmp_path / "mine.safetensors"
+    out.write_bytes(nanogpt.DEFAULT_WEIGHTS.read_bytes())
     out.with_suffix(".json").write_bytes(b'{"what": "nano-gpt, an earlier run"}')   # a record, if stale
     before = files(tmp_path)
     assert train.main(["--max-steps", "1", "--out", str(out)]) == 1
@@ -125,7 +126,7 @@ def test_a_run_that_does_not_sort_all_729_writes_nothing(capsys, tmp_path):
 def test_an_interrupted_run_writes_nothing(capsys, monkeypatch, shipped):
     def interrupted(*_):
         raise KeyboardInterrupt
-    monkeypatch.setattr(train, "train_step", interrupted)
+    monkeypatch.setattr(trainer, "step", interrupted)     # the one loop's step
     before = files(shipped.parent)
     assert train.main(["--force"]) == 130
     assert capsys.readouterr().err == f"interrupted: nothing written ({shipped} is as it was)\n"
@@ -133,7 +134,7 @@ def test_an_interrupted_run_writes_nothing(capsys, monkeypatch, shipped):
 
 
 def test_a_bad_argument_on_the_command_line_is_one_line(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "toycalc", "train", "--every", "0", "--out", str(tmp_path / "m.npz")],
+    result = subprocess.run([sys.executable, "-m", "toycalc", "train", "--every", "0", "--out", str(tmp_path / "m.safetensors")],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == "error: --every 0: expected a whole number of steps, at least 1\n"
@@ -147,10 +148,10 @@ def test_a_failed_write_leaves_the_old_files(monkeypatch, shipped, nano):
     record are untouched, and no temporary file is left behind."""
     before = files(shipped.parent)
 
-    def half_written(f, **arrays):
-        f.write(b"PK\x03\x04 half an archive")
+    def half_written(f, params, shapes, dtype=None):
+        f.write(b"\x10\x00\x00\x00\x00\x00\x00\x00 half a file")
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr(np, "savez", half_written)
+    monkeypatch.setattr(safetensors_file, "write", half_written)
     with pytest.raises(OSError, match="No space left"):
         nanogpt.save(dict(nano.params), nano.record, shipped)
     assert files(shipped.parent) == before and len(list(shipped.parent.iterdir())) == 2
@@ -175,10 +176,10 @@ def test_the_weights_are_never_written_over_their_record(tmp_path, nano):
 
 
 def test_save_replaces_both_files(tmp_path, nano):
-    out = tmp_path / "mine.npz"
+    out = tmp_path / "mine.safetensors"
     out.write_bytes(b"old")
     nanogpt.save(dict(nano.params), dict(nano.record, seed=7), out)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json", "mine.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json", "mine.safetensors"]
     again = nanogpt.load(out)
     assert again.record["seed"] == 7 and all(np.array_equal(again.params[k], v) for k, v in nano.params.items())
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
@@ -188,10 +189,10 @@ def test_save_replaces_both_files(tmp_path, nano):
 def test_force_replaces_the_books_weights_after_a_full_run(capsys, shipped):
     """A whole run with --force writes the (stand-in) book's weights and
     record, and nothing else, once all 729 are sorted."""
-    (shipped.parent / "nanogpt.npz").write_bytes(b"to be replaced")
+    (shipped.parent / "nanogpt.safetensors").write_bytes(b"to be replaced")
     assert train.main(["--force"]) == 0
     assert f"wrote {shipped} and {shipped.with_suffix('.json')}" in capsys.readouterr().out
-    assert sorted(p.name for p in shipped.parent.iterdir()) == ["nanogpt.json", "nanogpt.npz"]
+    assert sorted(p.name for p in shipped.parent.iterdir()) == ["nanogpt.json", "nanogpt.safetensors"]
     made = nanogpt.load(shipped)
     assert made.record["accuracy_on_729"] == 729 == nanogpt.accuracy(made.params)
     assert json.loads(shipped.with_suffix(".json").read_text())["steps"] == made.record["steps"]

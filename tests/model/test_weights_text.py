@@ -96,15 +96,15 @@ def test_a_symlink_to_the_weights_is_followed(tmp_path):
 
 
 def test_nano_gpt_weights_and_record_must_be_regular_files(tmp_path):
-    fifo = tmp_path / "nano.npz"
+    fifo = tmp_path / "nano.safetensors"
     os.mkfifo(fifo)
     with pytest.raises(nanogpt.NanoWeightsError, match="the nano-gpt weights path is a FIFO"):
         nanogpt.load(fifo)
-    npz = tmp_path / "weights.npz"
-    npz.write_bytes(nanogpt.DEFAULT_NPZ.read_bytes())
-    os.mkfifo(nanogpt.record_path(npz))
+    weights_file = tmp_path / "weights.safetensors"
+    weights_file.write_bytes(nanogpt.DEFAULT_WEIGHTS.read_bytes())
+    os.mkfifo(nanogpt.record_path(weights_file))
     with pytest.raises(nanogpt.NanoWeightsError, match="the record is a FIFO"):
-        nanogpt.load(npz)
+        nanogpt.load(weights_file)
 
 
 @pytest.mark.parametrize("typed, value", [("\u22120.5", -0.5), ("\u22121", -1), ("1e\u22123", 1e-3),

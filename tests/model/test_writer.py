@@ -12,6 +12,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from safetensors.numpy import load_file, save_file
 
 from references import assert_grads_match
 from toycalc.model import sizes, train_writer, writer
@@ -77,8 +78,8 @@ def test_the_learning_rate_warms_up_then_falls_along_a_cosine():
     (["--steps", "0"], "--steps 0: expected a whole number from 1 to 20,000"),
     (["--seed", "-1"], "--seed -1: expected a whole number from 0"),
     (["--every", "0"], "--every 0: expected a whole number of steps, at least 1"),
-    (["--out", "w.json"], "expected the path of the weights, ending in .npz"),
-    (["--out", "/nonexistent/w.npz"], "the folder /nonexistent does not exist"),
+    (["--out", "w.json"], "expected the path of the weights, ending in .safetensors"),
+    (["--out", "/nonexistent/w.safetensors"], "the folder /nonexistent does not exist"),
 ])
 def test_a_bad_argument_is_refused_in_one_line_before_training(args, message, tmp_path):
     run = subprocess.run([sys.executable, "-m", "toycalc", "train-writer", *args], cwd=tmp_path,
@@ -90,9 +91,9 @@ def test_a_bad_argument_is_refused_in_one_line_before_training(args, message, tm
 
 
 def test_the_books_weights_need_force(capsys, monkeypatch, tmp_path):
-    book = tmp_path / "writer.npz"
+    book = tmp_path / "writer.safetensors"
     book.write_bytes(b"stands for the book's")
-    monkeypatch.setattr(writer, "DEFAULT_NPZ", book)
+    monkeypatch.setattr(writer, "DEFAULT_WEIGHTS", book)
     with pytest.raises(SystemExit) as stop:
         train_writer.main([])
     assert stop.value.code == 2
@@ -100,58 +101,65 @@ def test_the_books_weights_need_force(capsys, monkeypatch, tmp_path):
     assert train_writer.weights_path(None, force=True) == book
 
 
+def a_record(params) -> dict:
+    """The shipped record, told true of these weights (as train_writer writes it)."""
+    record = json.loads(writer.record_path(writer.DEFAULT_WEIGHTS).read_text())
+    named = writer.windows_record({k: v.astype(np.float16) for k, v in params.items()})
+    record.update(steps=2, loss_curve=[4.2, 4.1], held_out_curve=[[0, 4.2], [2, named["loss"]]],
+                  held_out_loss=named["loss"], held_out_windows=named, weights_sha256=writer.digest(params))
+    return record
+
+
 def test_save_writes_both_files_and_load_checks_the_record_against_the_weights(tmp_path):
     rng = np.random.default_rng(0)
     params = sizes.init_params(writer.CONFIG, rng)
-    record = {name: None for name in writer.RECORD_FIELDS}
-    record.update(vocab=writer.vocab(), steps=2, loss_curve=[4.2, 4.1], held_out_curve=[[0, 4.2]],
-                  held_out_loss=1.5, weights_sha256=writer.digest(params),
-                  config={k: getattr(writer.CONFIG, k) for k in writer.CONFIG.__dataclass_fields__})
-    path = tmp_path / "w.npz"
+    record = a_record(params)
+    path = tmp_path / "w.safetensors"
     writer.save(params, record, path)
     loaded = writer.load(path)
     np.testing.assert_array_equal(loaded.params["E"], params["E"].astype(np.float16))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json", "w.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json", "w.safetensors"]
     record["weights_sha256"] = "0" * 64
     writer.record_path(path).write_text(json.dumps(record))
     with pytest.raises(writer.WriterError, match="w.json: field 'weights_sha256' does not match"):
         writer.load(path)
     record["weights_sha256"] = writer.digest(params)
-    record["held_out_loss"] = 1.9
+    record["held_out_loss"] = True
     writer.record_path(path).write_text(json.dumps(record))
-    with pytest.raises(writer.WriterError, match="field 'held_out_loss': expected a loss from 0 to 1.8"):
+    with pytest.raises(writer.WriterError, match="field 'held_out_loss': expected a number from 0 to below 100, "
+                                                 "found True"):
         writer.load(path)
 
 
 def test_a_weight_beyond_the_limit_is_named_with_its_value_and_place(tmp_path):
     params = sizes.init_params(writer.CONFIG, np.random.default_rng(0))
-    path = tmp_path / "w.npz"
-    writer.save(params, {}, path)
-    arrays = dict(np.load(path))
+    path = tmp_path / "w.safetensors"
+    writer.save(params, a_record(params), path)
+    arrays = load_file(path)
     arrays["E"] = arrays["E"].astype(np.float32)
     arrays["E"][2, 3] = 1000000.1
-    np.savez(path, **arrays)
+    save_file(arrays, path)
     with pytest.raises(writer.WriterError) as refused:
         writer.load(path)
-    assert str(refused.value) == (f"{path}: array 'E': holds 1000000.1 at index (2, 3), beyond the largest "
-                                  "float16, which the browser reads, ±65,504")
+    assert str(refused.value) == (f"{path}: array 'E': holds 1000000.1 at index (2, 3), beyond the limit "
+                                  "of a weight, ±1,000,000")
 
 
 @pytest.mark.parametrize("value, said", [
-    (float("nan"), "holds a value that is not finite"),
-    (float("inf"), "holds a value that is not finite"),
-    (70000.0, "holds 70000.0 at index (2, 3), beyond the largest float16, which the browser reads, ±65,504"),
+    (float("nan"), "holds a value that is not finite (at index (2, 3))"),
+    (float("inf"), "holds a value that is not finite (at index (2, 3))"),
+    (70000.0, "holds 70000.0 at index (2, 3), beyond the largest float16, as the record says they are stored, ±65,504"),
 ])
 def test_weights_the_browser_cannot_read_are_refused_in_one_line(tmp_path, value, said):
-    """NaN, an infinity, and a float64 70,000 (float16, as the browser
+    """NaN, an infinity, and a float32 70,000 (float16, as the browser
     reads the weights, holds at most 65,504: it would get infinity)."""
     params = sizes.init_params(writer.CONFIG, np.random.default_rng(0))
-    path = tmp_path / "w.npz"
-    writer.save(params, {}, path)
-    arrays = dict(np.load(path))
-    arrays["E"] = arrays["E"].astype(np.float64)
+    path = tmp_path / "w.safetensors"
+    writer.save(params, a_record(params), path)
+    arrays = load_file(path)
+    arrays["E"] = arrays["E"].astype(np.float32)
     arrays["E"][2, 3] = value
-    np.savez(path, **arrays)
+    save_file(arrays, path)
     with pytest.raises(writer.WriterError) as refused:
         writer.load(path)
     assert str(refused.value) == f"{path}: array 'E': {said}"
@@ -176,8 +184,9 @@ def test_the_shipped_held_out_loss_is_computed_again_from_the_committed_text(shi
 
 def test_the_shipped_weights_are_float16_and_at_most_2_mb(shipped):
     assert shipped.path.stat().st_size <= 2_000_000
-    with np.load(shipped.path) as f:
-        assert {f[name].dtype for name in f.files} == {np.dtype(np.float16)}
+    arrays = load_file(shipped.path)    # as the safetensors package reads it
+    assert {a.dtype for a in arrays.values()} == {np.dtype(np.float16)}
+    assert set(arrays) == set(sizes.param_shapes(writer.CONFIG))
 
 
 @pytest.mark.train

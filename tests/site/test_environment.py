@@ -49,7 +49,7 @@ def test_empty_weights_variables_mean_the_shipped_files(monkeypatch):
         monkeypatch.setenv(name, "")
     files = weights_files.weights_files(CONFIG)
     assert files.toy == ROOT / "toycalc/weights/toy.yaml"
-    assert files.nano == nanogpt.DEFAULT_NPZ and files.writer == writer.DEFAULT_NPZ
+    assert files.nano == nanogpt.DEFAULT_WEIGHTS and files.writer == writer.DEFAULT_WEIGHTS
 
 
 def test_an_empty_edit_branch_means_main(monkeypatch):

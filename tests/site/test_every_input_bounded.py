@@ -323,10 +323,10 @@ def test_train_never_writes_over_an_unrelated_json_beside_its_weights(tmp_path, 
     notes = tmp_path / "results.json"
     notes.write_bytes(b'{"my": "notes", "kept": [1, 2, 3]}\n')
     with pytest.raises(SystemExit) as exit:
-        train.main(["--out", str(tmp_path / "results.npz"), "--max-steps", "1"])
+        train.main(["--out", str(tmp_path / "results.safetensors"), "--max-steps", "1"])
     out, err = capsys.readouterr()
     assert exit.value.code == 2 and out == ""
-    assert err == (f"error: --out {tmp_path / 'results.npz'}: {notes} is there and is not a nano-gpt record, "
+    assert err == (f"error: --out {tmp_path / 'results.safetensors'}: {notes} is there and is not nano-gpt's record, "
                    "which a run writes beside its weights; move it, or name other weights with --out\n")
     assert notes.read_bytes() == b'{"my": "notes", "kept": [1, 2, 3]}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
@@ -335,8 +335,8 @@ def test_train_never_writes_over_an_unrelated_json_beside_its_weights(tmp_path, 
 def test_a_write_that_fails_after_the_run_is_one_line_and_keeps_the_weights(tmp_path, capsys, monkeypatch):
     """A full disk when the run is done: one line, saying where the
     weights are kept; the old record (a run's) is as it was."""
-    out = tmp_path / "mine.npz"
-    old_record = nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_bytes()
+    out = tmp_path / "mine.safetensors"
+    old_record = nanogpt.record_path(nanogpt.DEFAULT_WEIGHTS).read_bytes()
     nanogpt.record_path(out).write_bytes(old_record)
     monkeypatch.setattr(nanogpt, "accuracy", lambda params: 729)   # as if one step sorted them all
     save = nanogpt.save

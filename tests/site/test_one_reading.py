@@ -9,21 +9,23 @@ from mkdocs.config import load_config
 from toycalc.model import nanogpt
 from toycalc.model.weights import DEFAULT_TOY
 from toycalc.site import publish_weights
-from toycalc.site.export import NANO_URI, WEIGHTS_URI, weights_json
+from toycalc.site.export import (NANO_URI, NANO_WEIGHTS_URI, WEIGHTS_URI, nano_setup_json, nano_weights_bytes,
+                                 weights_json)
 
 from conftest import ROOT, altered_nano, altered_toy
 
 
 def published(config) -> dict:
-    """What the build's hook would publish: the toy's and nano-gpt's JSON."""
+    """What the build's hook would publish: the toy's JSON, nano-gpt's setup and weights file."""
+    nano = publish_weights.nano_model(config)
     return {WEIGHTS_URI: json.loads(weights_json(publish_weights.toy_model(config))),
-            NANO_URI: json.loads(publish_weights.nano_weights(config))}
+            NANO_URI: json.loads(nano_setup_json(nano)), NANO_WEIGHTS_URI: nano_weights_bytes(nano)}
 
 
 def test_the_export_is_the_reading_the_pages_used(macros, mkdocs_config, tmp_path, nano):
     toy = tmp_path / "toy.yaml"
     toy.write_text(DEFAULT_TOY.read_text(encoding="utf-8"), encoding="utf-8")
-    nano_path = tmp_path / "nano.npz"
+    nano_path = tmp_path / "nano.safetensors"
     nanogpt.save({k: v.astype("float32") for k, v in nano.params.items()}, nano.record, nano_path)
     env = macros(toy, nano_path)                          # the pages' reading
     wall = env.macros["number"]("p", token="␣wall")

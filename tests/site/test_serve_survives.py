@@ -80,12 +80,12 @@ class Served:
         env = mkdocs_env(TOYCALC_WEIGHTS=str(self.weights), TOYCALC_SITE_URL=f"http://127.0.0.1:{self.port}/")
         if nano:
             (tmp_path / "nano-gpt").mkdir()
-            self.nano = tmp_path / "nano-gpt" / "sorter.npz"
+            self.nano = tmp_path / "nano-gpt" / "sorter.safetensors"
             self.nano_record = nanogpt.record_path(self.nano)
             self.ship_nano()
             env["TOYCALC_NANOGPT"] = str(self.nano)
             (tmp_path / "writer").mkdir()
-            self.writer = tmp_path / "writer" / "shakespeare.npz"
+            self.writer = tmp_path / "writer" / "shakespeare.safetensors"
             self.writer_record = writer.record_path(self.writer)
             self.ship_writer()
             env["TOYCALC_WRITER"] = str(self.writer)
@@ -97,16 +97,16 @@ class Served:
             preexec_fn=interruptible)
 
     def ship_nano(self) -> None:
-        shutil.copyfile(nanogpt.DEFAULT_NPZ, self.nano)
-        shutil.copyfile(nanogpt.record_path(nanogpt.DEFAULT_NPZ), self.nano_record)
+        shutil.copyfile(nanogpt.DEFAULT_WEIGHTS, self.nano)
+        shutil.copyfile(nanogpt.record_path(nanogpt.DEFAULT_WEIGHTS), self.nano_record)
 
     def ship_writer(self) -> None:
-        shutil.copyfile(writer.DEFAULT_NPZ, self.writer)
-        shutil.copyfile(writer.record_path(writer.DEFAULT_NPZ), self.writer_record)
+        shutil.copyfile(writer.DEFAULT_WEIGHTS, self.writer)
+        shutil.copyfile(writer.record_path(writer.DEFAULT_WEIGHTS), self.writer_record)
 
     def nano_shipped(self) -> bool:
-        return (self.nano.read_bytes() == nanogpt.DEFAULT_NPZ.read_bytes() and
-                self.nano_record.read_bytes() == nanogpt.record_path(nanogpt.DEFAULT_NPZ).read_bytes())
+        return (self.nano.read_bytes() == nanogpt.DEFAULT_WEIGHTS.read_bytes() and
+                self.nano_record.read_bytes() == nanogpt.record_path(nanogpt.DEFAULT_WEIGHTS).read_bytes())
 
     def page(self, path="end-to-end/") -> str:
         return fetch(f"http://127.0.0.1:{self.port}/{path}")
@@ -164,7 +164,7 @@ def served(server_of_the_file):
         s.weights.write_text(GOOD, encoding="utf-8")
     if not s.nano_shipped():
         s.ship_nano()
-        training_shows(s, nanogpt.load(nanogpt.DEFAULT_NPZ).record)
+        training_shows(s, nanogpt.load(nanogpt.DEFAULT_WEIGHTS).record)
     good_page(s)
     s.start()
     return s

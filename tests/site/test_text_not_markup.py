@@ -25,7 +25,7 @@ def hostile_weights(tmp_path, nano):
     vocab[vocab.index("␣sofa")], vocab[vocab.index("␣floor")] = TOKEN, TOKEN2
     toy = tmp_path / "toy.yaml"
     toy.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    path = altered_nano(nano, tmp_path / "nano.npz")
+    path = altered_nano(nano, tmp_path / "nano.safetensors")
     record = path.with_suffix(".json")
     rec = json.loads(record.read_text(encoding="utf-8"))
     rec["optimizer"]["name"] = RECORD     # free text (dtype and stored_as are read as float names)

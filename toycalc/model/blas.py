@@ -3,7 +3,7 @@ kernel and the same number of BLAS threads: float32 sums come out in
 another order with either changed. OpenBLAS picks its kernel for the CPU
 when numpy loads it, unless OPENBLAS_CORETYPE names one, so the command
 line pins the kernel before numpy is imported, and train.py pins the
-threads while it trains. The shipped nanogpt.npz was made with these.
+threads while it trains. The shipped nanogpt.safetensors was made with these.
 
 Imports nothing heavy: the command line calls `pin_kernel` first.
 """

@@ -5,7 +5,7 @@ The model is toycalc's one GPT (gpt.py) with minGPT's sort demo config:
 It reads six letters and writes them sorted: C B A B B C -> A B B B C C.
 
 The weights come from `python -m toycalc train` (see train.py) and live in
-`weights/nanogpt.npz`, one array per parameter under the names of
+`weights/nanogpt.safetensors` (float16), one array per parameter under the names of
 `sizes.param_shapes(CONFIG)`:
 
     E (3, 48)  P (11, 48)
@@ -22,27 +22,21 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
-import os
-import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from . import gpt, nanogpt_record, sizes
+from . import gpt, nanogpt_record, safetensors_file, sizes
 from .configs import NANO_GPT
 from .files import not_regular, replace_together
 from .mirror import mirrored
-from .weights import MAX_WEIGHT
-from .yamlfile import excerpt
 
 CONFIG = NANO_GPT
 VOCAB = ("A", "B", "C")
 LENGTH = 6                     # letters to sort; the model sees 2 * LENGTH - 1 ids
 WEIGHTS_DIR = Path(__file__).parent.parent / "weights"
-DEFAULT_NPZ = WEIGHTS_DIR / "nanogpt.npz"   # a build may read another: site/weights_files.py
+DEFAULT_WEIGHTS = WEIGHTS_DIR / "nanogpt.safetensors"   # a build may read another: site/weights_files.py
 
 
 class NanoWeightsError(ValueError):
@@ -120,17 +114,18 @@ def accuracy(params, cfg: gpt.Config = CONFIG) -> int:
 
 # ---------------------------------------------------------------- the files
 
-def record_path(npz: Path) -> Path:
-    return Path(npz).with_suffix(".json")
+def record_path(weights: Path) -> Path:
+    return Path(weights).with_suffix(".json")
 
 
-def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
-    """Write the weights to path (.npz) and their record beside it (.json).
-    Each goes to a temporary file in the same folder, renamed over the old
-    one only once both are complete: a failure or a kill while writing
-    leaves the files that were there. A record the loader would refuse
-    (one holding NaN, say: JSON has no such number, and the browser could
-    not read it) is refused (ValueError) before anything is written."""
+def save(params: dict, record: dict, path: Path = DEFAULT_WEIGHTS) -> None:
+    """Write the weights to path (.safetensors, float16) and their record
+    beside it (.json). Each goes to a temporary file in the same folder,
+    renamed over the old one only once both are complete: a failure or a
+    kill while writing leaves the files that were there. A record the
+    loader would refuse (one holding NaN, say: JSON has no such number, and
+    the browser could not read it) is refused (ValueError) before anything
+    is written."""
     path = Path(path)
     record_file = record_path(path)
     if record_file == path:
@@ -141,97 +136,25 @@ def save(params: dict, record: dict, path: Path = DEFAULT_NPZ) -> None:
         raise ValueError(f"{record_file}: not written: {e}") from None
     text = json.dumps(record, indent=2, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_together([(path, lambda f: np.savez(f, **{name: params[name] for name in
-                                                      sizes.param_shapes(CONFIG)})),
+    replace_together([(path, lambda f: safetensors_file.write(f, params, sizes.param_shapes(CONFIG))),
                       (record_file, lambda f: f.write(text.encode("utf-8")))])
 
 
 MAX_RECORD_BYTES = 100_000     # nanogpt.json, the record
-ENCRYPTED = 0x1                # bit 0 of a zip member's flags
-METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 
 
-def max_array_bytes(shape) -> int:
-    """The most one array may take, expanded: float64 numbers and the .npy header."""
-    return math.prod(shape) * 8 + 4096
-
-
-def max_npz_bytes(shapes: dict) -> int:
-    """The most a weights file may take: its arrays' limits and 1 KiB of
-    zip headers for each (savez_compressed's deflate adds a few bytes)."""
-    return sum(max_array_bytes(shape) + 1024 for shape in shapes.values())
-
-
-def load(path: str | Path = DEFAULT_NPZ) -> Nano:
-    """Read and validate the weights and their record beside them; a
-    missing, extra or misshapen array gets a message naming the file, the
-    array and the shape it must have, a field of the record its file and
-    the field (read_record). The file's size, and each member's name,
-    flags and method, are checked before zipfile reads a number, and each
-    array's size and header before its numbers are read, so a small
-    archive that would expand to gigabytes is refused at once. Every
-    weight is finite and within ±MAX_WEIGHT, the toy's limit.
-    Parameters come back in float64."""
+def load(path: str | Path = DEFAULT_WEIGHTS) -> Nano:
+    """Read and validate the weights and their record beside them
+    (safetensors_file.read: every array by name, shape and type before its
+    numbers are read, each weight finite and within ±MAX_WEIGHT, the toy's
+    limit, or float16's range where the record says float16; the record
+    field by field, read_record). Parameters come back in float64."""
     path = Path(path)
-    where = str(path)
-    shapes = sizes.param_shapes(CONFIG)
-    kind = not_regular(path)
-    if kind:
-        raise NanoWeightsError(f"{where}: the nano-gpt weights path is {kind}; expected a regular file")
-    try:
-        with open(path, "rb") as f:
-            start = f.read(6)
-            size = os.fstat(f.fileno()).st_size
-    except OSError as e:
-        reason = e.strerror or str(e)
-        raise NanoWeightsError(f"{where}: cannot read the nano-gpt weights ({reason}); "
-                               "make them with: python -m toycalc train") from None
-    # before zipfile reads the archive's list of members, which costs
-    # memory and time in proportion to their number, whatever their size
-    limit = max_npz_bytes(shapes)
-    if size > limit:
-        raise NanoWeightsError(f"{where}: {size:,} bytes, more than the {limit:,} that nano-gpt's "
-                               f"{len(shapes)} arrays take in float64 with their headers")
-    try:
-        archive = zipfile.ZipFile(path)
-    except OSError as e:
-        raise NanoWeightsError(f"{where}: cannot read the nano-gpt weights ({e.strerror or e})") from None
-    except (zipfile.BadZipFile, ValueError, EOFError):
-        what = ("the file is empty" if not start else
-                "a single .npy array, not an .npz archive" if start == b"\x93NUMPY" else
-                "not a zip archive, or a truncated one")
-        raise NanoWeightsError(f"{where}: not a numpy .npz file ({what}); expected the "
-                               f"{len(shapes)} arrays np.savez writes, as python -m toycalc train "
-                               "makes them") from None
-    with archive:
-        try:
-            arrays = read_arrays(archive, shapes, where)
-        except NanoWeightsError:
-            raise
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as e:
-            reason = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
-            raise NanoWeightsError(f"{where}: the archive is corrupt or truncated ({reason})") from None
-    params = {}
-    for name, a in arrays.items():
-        if not np.isfinite(a).all():
-            raise NanoWeightsError(f"{where}: array '{name}': holds a value that is not finite "
-                                   f"(at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])})")
-        beyond = np.abs(a.astype(np.float64)) > MAX_WEIGHT   # the toy's limit: no sum of the forward pass overflows
-        if beyond.any():
-            at = tuple(int(i) for i in np.argwhere(beyond)[0])
-            raise NanoWeightsError(f"{where}: array '{name}': holds {stored(a[at])} at index {at}, beyond "
-                                   f"the limit of a weight, ±{MAX_WEIGHT:,.0f}")
-        params[name] = a.astype(np.float64)
-    return Nano(path=path, params=params, record=read_record(path))
-
-
-def stored(value: np.generic) -> str:
-    """A number of an array as its type stores it, in the fewest digits that
-    give it back (1000000.1 in float32, not 1e+06 nor 1000000.125); in
-    powers of ten beyond 1e16, as Python writes such floats."""
-    if abs(float(value)) < 1e16:
-        return np.format_float_positional(value, unique=True, trim="0")
-    return np.format_float_scientific(value, unique=True, trim="-")
+    params = safetensors_file.read(path, sizes.param_shapes(CONFIG), NanoWeightsError, "nano-gpt",
+                                   "python -m toycalc train")
+    record = read_record(path)
+    safetensors_file.check_half(path, params, record, NanoWeightsError)
+    return Nano(path=path, params=params, record=record)
 
 
 def record_json(rec: Path, limit: int, error: type[Exception]):
@@ -266,60 +189,3 @@ def read_record(path: Path) -> dict:
     except nanogpt_record.RecordError as e:
         raise NanoWeightsError(f"{rec}: {e}") from None
     return record
-
-
-def read_arrays(archive: zipfile.ZipFile, shapes: dict, where: str) -> dict:
-    """The archive's arrays, each checked by name, stored size, shape and
-    type before its numbers are read; first, each member is one array
-    (no name twice), neither encrypted nor compressed by a method other
-    than np.savez's and np.savez_compressed's, whose reading would fail
-    deep in zipfile."""
-    members = {}
-    for info in archive.infolist():
-        name = info.filename.removesuffix(".npy")
-        if name in members:
-            raise NanoWeightsError(f"{where}: array {excerpt(name)} appears twice in the archive; "
-                                   "np.savez writes each array once")
-        if info.flag_bits & ENCRYPTED:
-            raise NanoWeightsError(f"{where}: array {excerpt(name)} is encrypted; expected the plain "
-                                   "arrays np.savez writes")
-        if info.compress_type not in METHODS:
-            raise NanoWeightsError(f"{where}: array {excerpt(name)} is compressed by method "
-                                   f"{info.compress_type}; expected {' or '.join(METHODS.values())}, "
-                                   "as np.savez and np.savez_compressed write them")
-        members[name] = info
-    missing = [n for n in shapes if n not in members]
-    if missing:
-        raise NanoWeightsError(f"{where}: array '{missing[0]}' is missing: expected shape "
-                               f"{_shape(shapes[missing[0]])}; the file needs {len(shapes)} arrays, "
-                               f"named as sizes.param_shapes names them ({', '.join(list(shapes)[:3])}, ...)")
-    unknown = [n for n in members if n not in shapes]
-    if unknown:
-        raise NanoWeightsError(f"{where}: unknown array {excerpt(unknown[0])}; the file holds exactly "
-                               f"{len(shapes)} arrays, named as sizes.param_shapes names them "
-                               f"({', '.join(list(shapes)[:3])}, ...)")
-    arrays = {}
-    for name, shape in shapes.items():
-        info = members[name]
-        limit = max_array_bytes(shape)
-        if info.file_size > limit:
-            raise NanoWeightsError(f"{where}: array '{name}' expands to {info.file_size:,} bytes, "
-                                   f"more than the {limit:,} of shape {_shape(shape)} in float64")
-        with archive.open(info) as f:
-            version = np.lib.format.read_magic(f)
-            header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                      else np.lib.format.read_array_header_2_0)
-            found, _, dtype = header(f)
-        if found != shape:
-            raise NanoWeightsError(f"{where}: array '{name}': expected shape {_shape(shape)}, "
-                                   f"found {_shape(found)}")
-        if dtype.kind != "f" or dtype.itemsize > 8:
-            raise NanoWeightsError(f"{where}: array '{name}': expected floating-point numbers, "
-                                   f"found {dtype}")
-        with archive.open(info) as f:
-            arrays[name] = np.lib.format.read_array(f, allow_pickle=False)
-    return arrays
-
-
-def _shape(shape) -> str:
-    return str(tuple(int(n) for n in shape))   # numpy's way: (48, 48), (192,)

@@ -1,5 +1,8 @@
-"""The record beside nano-gpt's weights (nanogpt.json): what each field
-holds, checked as strictly as the weights are.
+"""The records' one declared checker, and the record beside nano-gpt's
+weights (nanogpt.json): what each field holds, checked as strictly as the
+weights are. The writer's record is declared with the same checkers
+(writer.RECORD), so both are held to one set of rules: a number is never
+a boolean, every number is finite, a field nobody declared is refused.
 
 `python -m toycalc train` writes the record, and so does the page Train
 it yourself (train_worker.js, which adds the fields marked "browser");
@@ -99,27 +102,48 @@ def fields(schema: dict, required: tuple = ()):
     return check
 
 
-def pair(check_item):
+def pair(check_item, second=None):
+    """Two items: each checked by check_item, or the second by `second`."""
     def check(field, value):
         if not isinstance(value, list) or len(value) != 2:
             raise RecordError(field, f"expected a list of two numbers, found {_found(value)}")
+        for k, item in enumerate(value):
+            (second if k == 1 and second else check_item)(f"{field}[{k}]", item)
+    return check
+
+
+def loss_list(max_steps: int):
+    """One loss per step, each a finite number of at least 0 (never a boolean)."""
+    def check(field, value):
+        if not isinstance(value, list):
+            raise RecordError(field, f"expected a list of numbers, one per step, found {_found(value)}")
+        if len(value) > max_steps:
+            raise RecordError(field, f"{len(value):,} losses, more than the limit of {max_steps:,} steps")
+        loss = number(0)
+        for step, item in enumerate(value, 1):
+            try:
+                loss(field, item)
+            except RecordError as e:
+                raise RecordError(field, f"step {step}: {str(e).split(': ', 1)[1]}") from None
+    return check
+
+
+def list_of(check_item, most: int):
+    """A list of at most `most` items, each checked; a mistake names its entry."""
+    def check(field, value):
+        if not isinstance(value, list) or not 1 <= len(value) <= most:
+            raise RecordError(field, f"expected a list of 1 to {most:,} entries, found {_found(value)}")
         for k, item in enumerate(value):
             check_item(f"{field}[{k}]", item)
     return check
 
 
-def losses(field, value):
-    """One loss per step, each a finite number of at least 0."""
-    if not isinstance(value, list):
-        raise RecordError(field, f"expected a list of numbers, one per step, found {_found(value)}")
-    if len(value) > MAX_STEPS:
-        raise RecordError(field, f"{len(value):,} losses, more than the limit of {MAX_STEPS:,} steps")
-    loss = number(0)
-    for step, item in enumerate(value, 1):
-        try:
-            loss(field, item)
-        except RecordError as e:
-            raise RecordError(field, f"step {step}: {str(e).split(': ', 1)[1]}") from None
+def hex_digest(field, value):
+    if not (isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value)):
+        raise RecordError(field, f"expected a SHA-256 in 64 hexadecimal digits, found {_found(value)}")
+
+
+losses = loss_list(MAX_STEPS)
 
 
 # what final_loss is the mean of, as train and the browser write it
@@ -133,15 +157,19 @@ def final_loss_means(field, value):
         raise RecordError(field, f"expected 'mean training loss of the last N steps', found {_found(value)}")
 
 
-def config(field, value):
-    """The model's shape: nano-gpt's, whose arrays the loader has checked."""
-    names = NANO_GPT.__dataclass_fields__
-    fields({name: lambda *_: None for name in names}, tuple(names))(field, value)
-    for name in names:
-        expected = getattr(NANO_GPT, name)
-        if value[name] != expected or isinstance(value[name], bool) != isinstance(expected, bool):
-            raise RecordError(f"{field}.{name}", f"expected {getattr(NANO_GPT, name)!r}, nano-gpt's, "
-                              f"found {_found(value[name])}")
+def config_of(cfg, whose: str):
+    """The model's shape: `cfg`, whose arrays the loader has checked."""
+    def check(field, value):
+        names = cfg.__dataclass_fields__
+        fields({name: lambda *_: None for name in names}, tuple(names))(field, value)
+        for name in names:
+            expected = getattr(cfg, name)
+            if value[name] != expected or isinstance(value[name], bool) != isinstance(expected, bool):
+                raise RecordError(f"{field}.{name}", f"expected {expected!r}, {whose}, found {_found(value[name])}")
+    return check
+
+
+config = config_of(NANO_GPT, "nano-gpt's")
 
 
 def parameters(field, value):

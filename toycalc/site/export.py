@@ -4,26 +4,27 @@ The build publishes this file as `javascripts/toy-weights.json` (see
 publish_weights.py), what the weights editor needs besides as
 `javascripts/toy-editor.json`, read from the same weights file the macros use
 (weights_files.py), so a change to toy.yaml changes the simulator too;
-and nano-gpt's as `javascripts/nanogpt-weights.json`. Nothing here knows
+and nano-gpt's setup and record as `javascripts/nanogpt.json`, its
+weights as `javascripts/nanogpt.safetensors`. Nothing here knows
 MkDocs.
 """
 from __future__ import annotations
 
 import json
 
-import base64
-
-import numpy as np
-
 from ..model.gpt import GELU_C, LN_EPS
-from ..model.sizes import block_shapes
+from ..model import models
+from ..model.safetensors_file import published
+from ..model.sizes import param_shapes
 from ..model.nanogpt import VOCAB, Nano
+from ..model.nanogpt_record import INPUTS, MAX_BATCH, MAX_SEED, MAX_STEPS
 from ..model.weights import MATRICES, MAX_WEIGHT, Model
 from ..model.yamlfile import MAX_DIGITS, MINUS, NUMBER_RULES
 
 WEIGHTS_URI = "javascripts/toy-weights.json"
 EDITOR_URI = "javascripts/toy-editor.json"
-NANO_URI = "javascripts/nanogpt-weights.json"
+NANO_URI = "javascripts/nanogpt.json"
+NANO_WEIGHTS_URI = models.NANO_GPT.published
 
 
 def weights_data(model: Model) -> dict:
@@ -89,32 +90,27 @@ def weights_json(model: Model) -> str:
     return json.dumps(weights_data(model), ensure_ascii=False, separators=(",", ":"))
 
 
-def packed(values: np.ndarray) -> dict:
-    """An array as its shape and its bytes (little-endian) in base64, exact
-    either way: float16 when every number is one (the shipped nano-gpt's
-    are: training stores them so), else float32. Half the bytes matter,
-    since the reader downloads them and float bytes hardly compress."""
-    with np.errstate(over="ignore"):         # a number beyond float16's range is just not one
-        half = values.astype("<f2")
-    if np.array_equal(half.astype(values.dtype), values):
-        return {"shape": list(values.shape), "f16": base64.b64encode(half.tobytes()).decode("ascii")}
-    return {"shape": list(values.shape), "f32": base64.b64encode(values.astype("<f4").tobytes()).decode("ascii")}
-
-
-def nano_weights_data(nano: Nano) -> dict:
-    """nano-gpt for the browser (docs/javascripts/gpt.js unpacks it): the
-    sizes, the letters, every parameter packed, the blocks' by name, and
-    the record of its training (the chapter's live training table and
-    loss curve, for weights a reader trained in the page as for the book's)."""
-    cfg, params = nano.cfg, nano.params
+def nano_setup(nano: Nano) -> dict:
+    """nano-gpt for the browser besides its weights (NANO_WEIGHTS_URI, the
+    weights file as published): its sizes, its letters and the record of
+    its training (the chapter's live training table and loss curve, for
+    weights a reader trained in the page as for the book's)."""
+    cfg = nano.cfg
     return {"vocab": list(VOCAB), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx,
-            "width": cfg.mlp_width, "ln_eps": LN_EPS, "gelu_c": GELU_C, "packed": True,
-            "E": packed(params["E"]), "P": packed(params["P"]), "W_U": packed(params["W_U"]),
-            "gamma_f": packed(params["gamma_f"]), "beta_f": packed(params["beta_f"]),
-            "blocks": [{name: packed(params[f"blocks.{b}.{name}"]) for name in block_shapes(cfg)}
-                       for b in range(cfg.n_blocks)],
-            "record": nano.record}
+            "width": cfg.mlp_width, "ln_eps": LN_EPS, "gelu_c": GELU_C, "record": nano.record,
+            "wholes": record_wholes()}
 
 
-def nano_weights_json(nano: Nano) -> str:
-    return json.dumps(nano_weights_data(nano), separators=(",", ":"))
+def record_wholes() -> dict:
+    """The record's whole-number fields and their ranges, the build's
+    (nanogpt_record.py): the browser checks a reader's stored record by them."""
+    return {"seed": [0, MAX_SEED], "batch": [1, MAX_BATCH], "steps": [1, MAX_STEPS],
+            "accuracy_on_729": [0, INPUTS]}
+
+
+def nano_setup_json(nano: Nano) -> str:
+    return json.dumps(nano_setup(nano), separators=(",", ":"))
+
+
+def nano_weights_bytes(nano: Nano) -> bytes:
+    return published(nano.params, param_shapes(nano.cfg))

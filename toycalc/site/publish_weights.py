@@ -1,8 +1,10 @@
 """MkDocs hook: publish the weights the macros read, for the browser's
-runs (export.py writes them as JSON): the toy's for the simulator and the
-weights editor, nano-gpt's for its pages' live parts. (The pages' code
-is not this hook's: each part names its module, data-module, and
-docs/javascripts/book.js imports it.)"""
+runs: the toy's as JSON (export.py) for the simulator and the weights
+editor; every registered model's (model/models.py) weights file where its
+declaration says (`published`), as the build read it: nano-gpt's for its
+pages' live parts, beside its setup and record (export.NANO_URI), the
+writer's for "Type, it writes". (The pages' code is not this hook's: each
+part names its module, data-module, and docs/javascripts/book.js imports it.)"""
 from __future__ import annotations
 
 from mkdocs.exceptions import PluginError
@@ -10,10 +12,12 @@ from mkdocs.structure.files import File
 
 from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
 from toycalc.model.weights import WeightsError, load_toy
-from toycalc.site.export import (EDITOR_URI, NANO_URI, WEIGHTS_URI, editor_json, nano_weights_json,
-                                 weights_json)
+from toycalc.model import models, safetensors_file, sizes
+from toycalc.site.errors import BookError
+from toycalc.site.export import EDITOR_URI, NANO_URI, WEIGHTS_URI, editor_json, nano_setup_json, weights_json
 from toycalc.site.runs import read_by_this_build
-from toycalc.site.weights_files import weights_files
+from toycalc.site.weights_files import model_file, weights_files
+from toycalc.site.writer_run import writer_run
 
 SERVING = False      # set once per process: a hook module outlives serve's rebuilds
 
@@ -28,8 +32,34 @@ def on_files(files, config):
     if model is not None:
         files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
         files.append(File.generated(config, EDITOR_URI, content=editor_json(model)))   # the Simulator's editor
-    files.append(File.generated(config, NANO_URI, content=nano_weights(config)))
+    files.append(File.generated(config, NANO_URI, content=nano_setup_json(nano_model(config))))
+    for uri, content in published_weights(config):
+        files.append(File.generated(config, uri, content=content))
     return files
+
+
+def published_weights(config) -> list[tuple[str, bytes]]:
+    """Every registered model's weights file for the browser: (where, its bytes)."""
+    out = []
+    for declaration in models.REGISTRY.values():
+        if declaration.published:
+            loaded = model_read(config, declaration)
+            out.append((declaration.published,
+                        safetensors_file.published(loaded.params, sizes.param_shapes(declaration.config))))
+    return out
+
+
+def model_read(config, declaration):
+    """A registered model as the macros read it this build (nano-gpt's run,
+    the writer's), else read now; a file that does not load stops the build."""
+    try:
+        if declaration is models.NANO_GPT:
+            return nano_model(config)
+        if declaration is models.WRITER:
+            return writer_run().model
+        return models.load(declaration, model_file(declaration))
+    except (ValueError, BookError) as e:
+        raise PluginError(str(e)) from None
 
 
 def toy_model(config):
@@ -43,10 +73,9 @@ def toy_model(config):
         raise PluginError(str(e)) from None
 
 
-def nano_weights(config) -> str:
-    """nano-gpt's weights, for the nano-gpt pages' browser runs (as the toy's, weights_json)."""
+def nano_model(config):
+    """nano-gpt as the macros read it, for the nano-gpt pages' browser runs."""
     try:
-        nano = read_by_this_build(config, "nano") or load_nano(weights_files(config).nano)
+        return read_by_this_build(config, "nano") or load_nano(weights_files(config).nano)
     except NanoWeightsError as e:
         raise PluginError(str(e)) from None
-    return nano_weights_json(nano)

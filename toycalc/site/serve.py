@@ -81,7 +81,8 @@ def on_serve(server, config, builder):
 
 def watch_the_weights(server, config) -> None:
     """Watch every file the build reads that is kept outside the watched
-    folders (TOYCALC_WEIGHTS, TOYCALC_NANOGPT and the record beside it):
+    folders (TOYCALC_WEIGHTS, and every registered model's weights, record
+    and data, weights_files.read):
     the file itself, not its folder, which may hold anything (a log written
     there would rebuild the site each time). MkDocs watches a file as it
     watches mkdocs.yml (server.watch, the on_serve event's documented use),

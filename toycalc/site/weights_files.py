@@ -3,12 +3,13 @@ macros' runs (runs.py, writer_run.py) and the hooks (publish_weights.py, serve.p
 
     toy       TOYCALC_WEIGHTS, else extra.toycalc.weights in mkdocs.yml
               (relative to mkdocs.yml); a build must name one
-    nano-gpt  TOYCALC_NANOGPT, else the shipped weights/nanogpt.npz
-              (model/nanogpt.DEFAULT_NPZ; its record .json beside it)
-    writer    TOYCALC_WRITER, else the shipped weights/writer.npz
-              (model/writer.DEFAULT_NPZ; its record .json beside it)
+    nano-gpt  TOYCALC_NANOGPT, else the shipped weights/nanogpt.safetensors
+              (model/nanogpt.DEFAULT_WEIGHTS; its record .json beside it)
+    writer    TOYCALC_WRITER, else the shipped weights/writer.safetensors
+              (model/writer.DEFAULT_WEIGHTS; its record .json beside it)
 
-Every file a build reads from them (`read`): serve watches them all, and
+Every file a build reads from them (`read`, from the registry of models,
+model/models.py: each one's weights, record and data): serve watches them all, and
 the runs cache (runs.py) keeps a run while none of them changes.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import NamedTuple
 
 from mkdocs.exceptions import PluginError
 
-from ..model import nanogpt, writer
+from ..model import models, nanogpt, writer
 from .environment import setting
 
 TOY_ENV = "TOYCALC_WEIGHTS"
@@ -41,14 +42,23 @@ class WeightsFiles(NamedTuple):
 
     @property
     def read(self) -> tuple[Path, ...]:
-        """Every file a build reads: the toy's weights, nano-gpt's and the
-        writer's, and their records."""
-        return (self.toy, self.nano, self.nano_record, self.writer, self.writer_record)
+        """Every file a build reads: the toy's weights, and every registered
+        model's (models.REGISTRY) weights file, its record and its data."""
+        out = [self.toy]
+        for declaration in models.REGISTRY.values():
+            path = model_file(declaration)
+            out += [path, models.record_path(path), *declaration.data]
+        return tuple(out)
+
+
+def model_file(declaration) -> Path:
+    """A registered model's weights for this build: its environment variable's file, else the book's."""
+    return Path(setting(declaration.env) or declaration.weights())
 
 
 def writer_file() -> Path:
     """The writer's weights (they need no config: the book has one writer)."""
-    return Path(setting(WRITER_ENV) or writer.DEFAULT_NPZ)
+    return Path(setting(WRITER_ENV) or writer.DEFAULT_WEIGHTS)
 
 
 def weights_files(config) -> WeightsFiles:
@@ -61,5 +71,5 @@ def weights_files(config) -> WeightsFiles:
     toy = Path(toy)
     if not toy.is_absolute():
         toy = Path(config["config_file_path"]).parent / toy
-    return WeightsFiles(toy=toy, nano=Path(setting(NANO_ENV) or nanogpt.DEFAULT_NPZ),
+    return WeightsFiles(toy=toy, nano=Path(setting(NANO_ENV) or nanogpt.DEFAULT_WEIGHTS),
                         writer=writer_file())

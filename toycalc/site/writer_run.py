@@ -1,5 +1,5 @@
 """The writer's run for the build: its weights file (weights_files.py:
-TOYCALC_WRITER, else the shipped weights/writer.npz, with the record
+TOYCALC_WRITER, else the shipped weights/writer.safetensors, with the record
 beside it), loaded on the
 first writer macro a build calls and kept while neither file changes,
 its samples written by the browser's code (writer_sampler.py);
@@ -31,7 +31,8 @@ def _version(path: Path):
 def writer_run() -> WriterRun:
     """The loaded writer; a file that does not load stops the build with its one line."""
     path = writer_file()
-    key = (str(path.resolve()), _version(path), _version(model.record_path(path)))
+    # the training text too: the record's size and hash of it are checked at every build
+    key = (str(path.resolve()), _version(path), _version(model.record_path(path)), _version(model.DATA))
     if key not in RUNS:
         try:
             run = WriterRun(model.load(path), sampler=node_write)

@@ -144,7 +144,7 @@ def made_number(run: Run, part: str = "who") -> str:
     their seed fixes), "record" (the record's file name)."""
     if part == "record":
         path = nanogpt.record_path(run.model.path)
-        shipped = path.parent == Path(nanogpt.DEFAULT_NPZ).parent
+        shipped = path.parent == Path(nanogpt.DEFAULT_WEIGHTS).parent
         return f"<code>{html.escape(f'toycalc/weights/{path.name}' if shipped else path.name)}</code>"
     if part not in MADE["numpy"]:
         raise ValueError(f"part = {part!r}: expected one of {', '.join([*MADE['numpy'], 'record'])}")

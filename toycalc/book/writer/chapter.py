@@ -36,7 +36,7 @@ def fact_number(run: WriterRun, key: str) -> str:
         "held_out_from": count(model.split_at()), "held_out": count(n - model.split_at()),
         "held_out_percent": f"{round(100 * model.HELD_OUT)}", "trained_on": count(model.split_at()),
         "parameters": count(sizes.count_params(cfg)["total"]),
-        "kib": published_kib(cfg),
+        "kib": published_kib(run),
         "d": count(cfg.d), "blocks": count(cfg.n_blocks), "heads": count(cfg.n_heads),
         "n_ctx": count(cfg.n_ctx), "batch": count(rec["batch"]), "steps": count(rec["steps"]),
         "chars_seen": count(rec["steps"] * rec["batch"] * cfg.n_ctx),

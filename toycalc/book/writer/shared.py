@@ -10,7 +10,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ...model import gpt, sizes, writer as model
+from ...model import gpt, safetensors_file, sizes, writer as model
 from ..part import Part
 
 part = Part("writer_", kinds=("table", "number", "figure"))
@@ -30,10 +30,10 @@ FOLLOWED_HEAD = (1, 2)
 
 # ---------------------------------------------------------------- sampling (writer.js)
 
-def published_kib(cfg) -> str:
-    """What the browser fetches of the weights, in KiB: every parameter as
-    float16 (publish_writer.py writes them so), as the live page says it."""
-    return f"{(2 * sizes.count_params(cfg)['total'] + 1023) // 1024:,}"
+def published_kib(run) -> str:
+    """What the browser fetches of the weights, in KiB: the weights file
+    as published (WriterRun.published), as the live page says it."""
+    return f"{(len(run.published) + 1023) // 1024:,}"
 
 
 def mulberry32(seed: int):
@@ -123,6 +123,11 @@ class WriterRun:
         self.cfg = loaded.cfg
         self.vocab = loaded.vocab
         self.record = loaded.record
+
+    @cached_property
+    def published(self) -> bytes:
+        """The weights file the browser fetches (safetensors_file.published)."""
+        return safetensors_file.published(self.params, sizes.param_shapes(self.cfg))
 
     @cached_property
     def lines(self) -> list[str]:
