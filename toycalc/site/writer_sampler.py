@@ -32,22 +32,19 @@ SECONDS = 120          # the chapter's three samples take about 2 s
 
 
 def browser_array(value) -> dict:
-    """An array as gpt.js's `load` unpacks it: its float16 value (what the
-    page decodes from the published bytes) as float32, little-endian."""
+    """An array as the page holds it once read from the published file: its
+    float16 value (exact in float32), sent as float32 bytes, little-endian."""
     with np.errstate(over="ignore"):
         half = np.asarray(value).astype("<f2")
     return {"shape": list(half.shape), "f32": base64.b64encode(half.astype("<f4").tobytes()).decode("ascii")}
 
 
 def browser_model(params: dict, cfg, vocab) -> dict:
-    """The writer as the page's gpt.load reads it (gpt.js's packed layout)."""
-    data = {"vocab": list(vocab), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx, "width": cfg.mlp_width,
-            "ln_eps": LN_EPS, "gelu_c": GELU_C, "packed": True,
-            "blocks": [{name: browser_array(params[f"blocks.{b}.{name}"]) for name in sizes.block_shapes(cfg)}
-                       for b in range(cfg.n_blocks)]}
-    for name in ("E", "P", "W_U", "gamma_f", "beta_f"):
-        data[name] = browser_array(params[name])
-    return data
+    """The writer as the page reads it: its sizes (the setup gpt.js's
+    fromArrays takes) and its arrays by their names in the weights file."""
+    setup = {"vocab": list(vocab), "heads": cfg.n_heads, "d": cfg.d, "n_ctx": cfg.n_ctx, "width": cfg.mlp_width,
+             "ln_eps": LN_EPS, "gelu_c": GELU_C}
+    return {"setup": setup, "arrays": {name: browser_array(value) for name, value in params.items()}}
 
 
 def node_write(params: dict, cfg, vocab, ids: list[int], runs: list[tuple]) -> list[list[int]]:
