@@ -2,9 +2,11 @@
 click; open, its text is at least 11 px on a phone and reads at 4.5:1 on
 its background in both schemes, and the page keeps its width; on paper
 every block prints open. The built HTML: tests/site/test_code_beside.py."""
+import re
+
 import pytest
 
-from conftest import axe_violations
+from conftest import FORK, axe_violations
 
 PAGES = ["/toy/attention/", "/nano-gpt/self-attention/", "/writer/write/"]
 
@@ -71,3 +73,15 @@ def test_every_block_prints_open(visit):
     assert len(heights) >= 2
     assert all(not is_open for is_open, _ in heights)            # closed, as on screen
     assert all(height > 20 for _, height in heights), heights      # yet their code is laid out on paper
+
+
+def test_each_block_links_its_file_in_the_repository(visit):
+    """The served site is built as the Pages workflow builds a fork (FORK,
+    edit branch trunk): each block links its file there, at its first line."""
+    page = visit(1280).open("/toy/output/")
+    pairs = page.evaluate("""() => [...document.querySelectorAll('article details.code')]
+        .map((d) => [d.querySelector('summary').textContent, d.querySelector('a[href*="/blob/"]').href])""")
+    assert len(pairs) >= 2
+    for title, href in pairs:
+        path, line = re.search(r"(toycalc/[\w/]+\.py), line (\d+)", title).groups()
+        assert href == f"{FORK}/blob/trunk/{path}#L{line}"
