@@ -1,0 +1,159 @@
+"""A notebook per chapter page: the page's code (the regions its `code`
+calls show, book/source.py) as a Jupyter notebook (nbformat 4) that a
+reader runs, and CI executes (tests/site/test_notebooks.py).
+
+Its cells: what it is and how it installs; the installation, toycalc's
+wheel from the site's own address (its dependencies are numpy and PyYAML,
+which Colab has; --no-deps keeps pip from fetching the build's own
+packages); the set-up of the page's chapter (the weights the package
+ships, the book's example); then, for each region the page shows, its
+code as the file has it and a call that prints the page's numbers at the
+book's precision (three places, a true minus: render.fixed).
+
+A region's call may need names the code around it defines (a region in
+the middle of `forward` reads `trace`, `params`, `x`): `before` sets them.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .source import Region
+
+WHEEL = "toycalc-0.1.0-py3-none-any.whl"     # the wheel the site publishes (site/publish_notebooks.py)
+
+
+@dataclass(frozen=True)
+class Check:
+    before: str      # names the region's code reads, set as the code around it would
+    after: str       # the call that prints the page's numbers
+
+
+TOY_SETUP = '''import numpy as np
+
+from toycalc.model.gpt import *            # the pieces the code below calls: linear, softmax, ...
+from toycalc.model.inference import generate, room
+from toycalc.model.tokenizer import tokenize
+from toycalc.model.weights import load_toy
+from toycalc.book.example import Example, random_row
+from toycalc.book.render import fixed, short, weights_vector
+
+model = load_toy()                          # the toy's weights, as the package ships them
+ex = Example(model)                         # the book's sentence, with the weights' own heads
+params, cfg, ids = model.params, model.cfg, np.array(ex.ids)
+
+
+def print_rows(name, M, written=False):
+    """Print M one row per token, as the page prints it: computed numbers
+    with three places (fixed), sums of weights typed by hand as written."""
+    print(name)
+    for row in np.atleast_2d(M):
+        print("   ", weights_vector(row) if written else "  ".join(fixed(v) for v in row))'''
+
+# The toy's checks, by (file, region); TOY_PAGE_CHECKS, by page, where a
+# page prints other numbers of the same code.
+GPT = "toycalc/model/gpt.py"
+TOY_CHECKS = {
+    (GPT, "Config"): Check("", 'print("V =", cfg.vocab_size, " d =", cfg.d, " blocks =", cfg.n_blocks)'),
+    ("toycalc/model/tokenizer.py", "tokenize"): Check(
+        "from toycalc.model.tokenizer import TokenizerError, show, shorten, vocabulary",
+        "print(tokenize(ex.text, model.vocab))"),
+    ("toycalc/book/example.py", "random_row"): Check(
+        "from toycalc.book.example import INIT_STD\nfrom toycalc.book.toy.embedding import INIT_SEED",
+        'print_rows("a row of E drawn as GPT-2 draws it", random_row(cfg.d, INIT_SEED))'),
+    (GPT, "embedding"): Check("trace = {}", 'print_rows("E[ids]", trace["E_ids"], written=True)'),
+    (GPT, "positions"): Check('trace, start, T = {"E_ids": params["E"][ids]}, 0, len(ids)',
+                              'print_rows("X", x, written=True)'),
+    (GPT, "layernorm"): Check("", 'u, cache = layernorm(ex.trace["X"])\n'
+                                  'print_rows("u", u)\n'
+                                  'print_rows("the last row: mu, sigma", [cache["mu"][-1], cache["sigma"][-1]])'),
+    (GPT, "attention"): Check("", 'out = attention(ex.block["u"], block_params(params, 0), ex.n_heads)\n'
+                                  'for h in range(ex.n_heads):\n'
+                                  '    print_rows(f"head {h + 1}: the last row\'s weights", out["weights"][h, -1])\n'
+                                  'verb = [j for j, t in enumerate(ex.tokens) if t in (" climb", "ed")]\n'
+                                  'print("head 1, on the two pieces of the verb:", '
+                                  'fixed(out["weights"][0, -1, verb].sum()))'),
+    (GPT, "softmax"): Check("", 'print_rows("each head, the last row\'s weights a = softmax(s)", '
+                                'softmax(ex.block["scores"][:, -1]))'),
+    ("toycalc/book/toy/attention.py", "ablated_p"): Check(
+        "from toycalc.model import gpt\nfrom toycalc.book.example_checks import check_head",
+        'for head in [None] + list(range(1, ex.n_heads + 1)):\n'
+        '    p = ablated_p(ex, head)\n'
+        '    print("off:", head, " p of the prediction:", fixed(p.max()), '
+        '" p of the target:", fixed(p[ex.target_id]))'),
+    (GPT, "projection"): Check('blk, p, x = dict(ex.block), block_params(params, 0), ex.trace["X"]',
+                               'print_rows("h = x + a W_O", blk["h"])'),
+    (GPT, "mlp"): Check("", 'print_rows("m, the last row", mlp(ex.block["u2"], block_params(params, 0), cfg)["m"][-1])'),
+    (GPT, "second_sum"): Check("blk, p = dict(ex.block), block_params(params, 0)",
+                               'print_rows("m", blk["m"])\nprint_rows("y = h + m", blk["y"])'),
+    (GPT, "gelu_tanh_form"): Check("from toycalc.book.toy.mlp import GELU_POINTS",
+                                   'print_rows("GELU at the table\'s points", [gelu(x) for x in GELU_POINTS])'),
+    (GPT, "output"): Check('x, post, temperature, trace = ex.block["y"], False, 1.0, {}',
+                           'print_rows("p, the last row", trace["p"][-1])'),
+    (GPT, "cross_entropy"): Check("", 'print("L =", fixed(cross_entropy(ex.trace["p"], ex.targets)))'),
+    ("toycalc/book/example.py", "step"): Check(
+        "from functools import cached_property\nfrom toycalc.model import gpt", 'for i in ex.sentence_rows:\n'
+            '    print_rows(f"row {i} of E after the step", ex.stepped_E[i])'),
+    ("toycalc/model/inference.py", "generate"): Check(
+        "from toycalc.model.inference import checked_forward", 'out, probs = generate(params, cfg, ex.ids, 2, ex.n_heads)\n'
+            'print([model.vocab[i] for i in out])\n'
+            'print("p of each chosen token:", [fixed(p.max()) for p in probs])'),
+    ("toycalc/book/toy/generation.py", "_generate"): Check(
+        "from toycalc.model import inference\n"
+        "from toycalc.book.toy.generation import EOT, Rule, Step, keep, token_code",
+        'for T in (0.5, 1.0, 2.0):\n'
+        '    out, steps, why = _generate(ex, Rule("sample", T), "")\n'
+        '    print(f"T = {short(T)}:", "".join(model.vocab[i] for i in out))'),
+    ("toycalc/book/toy/generation.py", "keep"): Check(
+        "from toycalc.book.toy.generation import TOP_K, TOP_P",
+        'print_rows("top-k", keep(ex.p_last, k=TOP_K))\nprint_rows("top-p", keep(ex.p_last, top_p=TOP_P))'),
+}
+TOY_PAGE_CHECKS = {
+    ("toy/output.md", GPT, "softmax"): Check("", 'print_rows("p = softmax(z), the last row", softmax(ex.trace["z"][-1]))'),
+}
+TOY_PAGES = ("toy/", "end-to-end.md")
+
+
+def check_of(page: str, region: Region) -> Check | None:
+    """The call that prints a region's numbers on this page, or None when
+    the book has none for it (then the page has no notebook)."""
+    if not page.startswith(TOY_PAGES):
+        return None
+    return TOY_PAGE_CHECKS.get((page, region.path, region.name)) or TOY_CHECKS.get((region.path, region.name))
+
+
+def _cell(kind: str, text: str, metadata: dict | None = None) -> dict:
+    cell = {"cell_type": kind, "metadata": metadata or {}, "source": text}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+def notebook(title: str, page_url: str, site_url: str, steps: list[tuple[Region, Check]]) -> str:
+    """The notebook of a page (its JSON text, nbformat 4.5): title, the
+    installation from site_url, the set-up, then each region and its call."""
+    cells = [
+        _cell("markdown", f"# {title}\n\n"
+                          f"The code of the page [{title}]({page_url}), as the build ran it, and the calls "
+                          "that print the page's numbers. The first cell installs the book's package, "
+                          f"`toycalc`, from the site ({WHEEL}); it needs numpy and PyYAML, which Colab "
+                          "has (elsewhere: `pip install numpy pyyaml`)."),
+        _cell("code", f"%pip install --quiet --no-deps {site_url}{WHEEL}"),
+        _cell("markdown", "The toy's weights and the book's example, as every page of the chapter "
+                          "computes them:"),
+        _cell("code", TOY_SETUP),
+    ]
+    for region, check in steps:
+        cells.append(_cell("markdown", f"The code: `{region.path}`, line {region.first}"))
+        if check.before:
+            cells.append(_cell("code", check.before))
+        # the metadata names the region: tests/site/test_notebooks.py holds the cell to its file
+        cells.append(_cell("code", region.code, {"toycalc": {"path": region.path, "region": region.name,
+                                                             "first": region.first}}))
+        cells.append(_cell("code", check.after))
+    for k, cell in enumerate(cells):
+        cell["id"] = f"cell-{k}"          # nbformat 4.5 names each cell
+    return json.dumps({"cells": cells, "metadata": {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5},
+        ensure_ascii=False, indent=1) + "\n"
