@@ -32,9 +32,9 @@ def source_of(path: str) -> str:
 def code_macro(env):
     def code(path: str, region: str, open: bool = False) -> str:
         """The numpy that computed a formula or a table: a region of a file
-        under toycalc/ (marked `# --8<-- [start:name]` ... `[end:name]`, or a
-        top-level function by its name), closed (unless open=true), with its
-        file and line."""
+        under toycalc/ (between the markers of pymdownx.snippets' sections,
+        or a top-level function by its name), closed (unless open=true), with
+        its file and line; the page "Writing for the book" says more."""
         if not isinstance(open, bool):
             raise BookError(f"{located(env)}: code({path!r}, {region!r}, open={open!r}): expected true or false")
         where = f"{located(env)}: code({path!r}, {region!r})"
