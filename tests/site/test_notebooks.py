@@ -7,6 +7,7 @@ its code cells are the regions of the files they name, verbatim. The
 site's wheel holds the files pip's wheel of the project holds."""
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import textwrap
@@ -28,8 +29,11 @@ from toycalc.book.source import MARK
 from toycalc.model.weights import load_toy
 from toycalc.site.publish_notebooks import shipped_files
 
-TOY_PAGES = sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix()
-                   for p in (ROOT / "docs" / "toy").glob("*.md")) + ["end-to-end"]
+# the pages with a notebook: the toy's chapter, End to End and nano-gpt's
+# (but "Train it yourself", which trains in the browser)
+NOTEBOOK_PAGES = sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix()
+                        for folder in ("toy", "nano-gpt") for p in (ROOT / "docs" / folder).glob("*.md")
+                        if p.name != "train.md") + ["end-to-end"]
 # a number as the book prints it: computed, with its places (0.395), or a
 # weight as written (−0.5, 1), or a count (12); each with a true minus
 NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?(?![\w.])")
@@ -64,40 +68,60 @@ def printed(cell) -> str:
     return "".join(out.get("text", "") for out in cell.get("outputs", []) if out.get("output_type") == "stream")
 
 
+def kernel_env(target: Path) -> dict:
+    """A kernel's environment: pip installs into target (PIP_TARGET, from
+    the served site alone), which the kernel imports first (PYTHONPATH)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_TARGET")}
+    return env | {"PIP_TARGET": str(target), "PYTHONPATH": str(target), "PIP_NO_INDEX": "1",
+                  "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+async def run_all(notebooks: dict, folder, at_once: int = 2) -> None:
+    """Execute each notebook in a fresh kernel of its own, `at_once` at a
+    time (the machine has two cores), each with its own PIP_TARGET."""
+    gate = asyncio.Semaphore(at_once)
+
+    async def one(nb):
+        target = folder()
+        async with gate:
+            await NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                                 resources={"metadata": {"path": str(target)}}).async_execute(env=kernel_env(target))
+        return target
+    targets = await asyncio.gather(*(one(nb) for nb in notebooks.values()))
+    for name, target in zip(notebooks, targets):
+        notebooks[name].metadata["target"] = str(target)
+
+
 @pytest.fixture(scope="module")
 def executed(server, tmp_path_factory):
-    """Every toy notebook, fetched from the served site and executed, each
-    in a fresh kernel whose pip installs into a folder of its own
-    (PIP_TARGET), which the kernel imports first (PYTHONPATH): page ->
-    (notebook, the page's HTML, where the kernel's toycalc came from, its folder).
-    How long they take: benchmarks/notebooks.py."""
-    out = {}
-    for name in TOY_PAGES:
+    """Every notebook, fetched from the served site through its page's
+    link, and executed (run_all): page -> (notebook, the page's HTML,
+    where the kernel's toycalc came from, its PIP_TARGET). How long they
+    take: benchmarks/notebooks.py."""
+    notebooks, pages = {}, {}
+    for name in NOTEBOOK_PAGES:
         html = get(address(server, name)).decode()
-        link = BeautifulSoup(html, "html.parser").select_one("p.run-chapter a.md-button")
+        link = BeautifulSoup(html, "html.parser").select_one("p.run-chapter a[download]")
         assert link is not None and link.get_text() == "Run this chapter", f"{name}: no link to its notebook"
-        url = urllib.request.urljoin(address(server, name), link["href"])
-        nb = nbformat.reads(get(url).decode(), as_version=4)
+        nb = nbformat.reads(get(urllib.request.urljoin(address(server, name), link["href"])).decode(), as_version=4)
         nbformat.validate(nb)
-        target = tmp_path_factory.mktemp("kernel")
         nb.cells.append(nbformat.v4.new_code_cell("import toycalc; print(toycalc.__file__)"))
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_TARGET")}
-        env |= {"PIP_TARGET": str(target), "PYTHONPATH": str(target), "PIP_NO_INDEX": "1",
-                "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-        NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                       resources={"metadata": {"path": str(target)}}).execute(env=env)
+        notebooks[name], pages[name] = nb, html
+    asyncio.run(run_all(notebooks, lambda: tmp_path_factory.mktemp("kernel")))
+    out = {}
+    for name, nb in notebooks.items():
         origin = printed(nb.cells.pop()).strip()
-        out[name] = (nb, html, origin, target)
+        out[name] = (nb, pages[name], origin, Path(nb.metadata.pop("target")))
     return out
 
 
-def test_every_toy_page_links_a_valid_notebook_that_runs_on_the_installed_wheel(executed):
+def test_every_page_links_a_valid_notebook_that_runs_on_the_installed_wheel(executed):
     for name, (nb, html, origin, target) in executed.items():
         assert Path(origin).is_relative_to(target), f"{name}: the kernel imported toycalc from {origin}"
         assert nb.cells[1].source.startswith("%pip install") and WHEEL in nb.cells[1].source
 
 
-@pytest.mark.parametrize("name", TOY_PAGES)
+@pytest.mark.parametrize("name", NOTEBOOK_PAGES)
 def test_a_notebook_prints_the_page_s_numbers(executed, name):
     nb, html, *_ = executed[name]
     on_page = page_numbers(html)

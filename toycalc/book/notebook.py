@@ -113,13 +113,90 @@ TOY_PAGE_CHECKS = {
 }
 TOY_PAGES = ("toy/", "end-to-end.md")
 
+NANO_SETUP = '''import numpy as np
+
+from toycalc.model.gpt import *            # the pieces the code below calls: linear, softmax, ...
+from toycalc.model import nanogpt
+from toycalc.book.nano_example import Run
+from toycalc.book.nano_gpt.shared import ROWS
+from toycalc.book.render import fixed
+
+run = Run(nanogpt.load())                   # the trained weights the package ships, on the book's letters
+params, cfg, ids = run.params, run.cfg, np.array(run.ids)
+best_block, best_head = run.best_head       # the head Self Attention follows (counted from 0)
+
+
+def print_rows(name, M):
+    """Print M one row per token, three places, as the page prints it."""
+    print(name)
+    for row in np.atleast_2d(M):
+        print("   ", "  ".join(fixed(v) for v in row))'''
+
+# nano-gpt's checks: the pages follow the row t = 4 or t = 6 (index 3 or 5)
+# and show a row's first ROWS channels
+NANO_CHECKS = {
+    ("toycalc/model/configs.py", "nano_gpt"): Check(
+        "", 'print("V =", NANO_GPT.vocab_size, " d =", NANO_GPT.d, " blocks =", NANO_GPT.n_blocks)'),
+    ("toycalc/model/sizes.py", "param_shapes"): Check(
+        "from toycalc.model.sizes import block_shapes, kv_width",
+        'shapes = param_shapes(cfg)\n'
+        'total, W_U = sum(int(np.prod(s)) for s in shapes.values()), int(np.prod(shapes["W_U"]))\n'
+        'print(f"{total:,} parameters; W_U has {W_U:,}; without it (as minGPT counts) {total - W_U:,}")'),
+    (GPT, "embedding"): Check("trace = {}", 'print_rows("E[ids], the row t = 4", trace["E_ids"][3, :ROWS])'),
+    (GPT, "positions"): Check('trace, start, T = {"E_ids": params["E"][ids]}, 0, len(ids)',
+                              'print_rows("x, the row t = 4", x[3, :ROWS])'),
+    (GPT, "layernorm"): Check("", 'u, cache = layernorm(run.trace["X"], params["blocks.0.gamma_1"], '
+                                  'params["blocks.0.beta_1"])\n'
+                                  'print_rows("u, the row t = 4", u[3, :ROWS])\n'
+                                  'print("mu =", fixed(cache["mu"][3]), " sigma =", fixed(cache["sigma"][3]))'),
+    (GPT, "split_heads"): Check("", 'q = split_heads(run.block(best_block)["Q"], cfg.n_heads)\n'
+                                    'print("q of the head followed, t = 6, its first channel:", '
+                                    'fixed(q[best_head, 5, 0]))'),
+    (GPT, "attention"): Check("", 'out = attention(run.block(best_block)["u"], block_params(params, best_block), '
+                                  'cfg.n_heads)\n'
+                                  'print_rows("the weights of the head followed, row t = 6", '
+                                  'out["weights"][best_head, 5, :6])'),
+    (GPT, "projection"): Check('blk, p, x = dict(run.block(0)), block_params(params, 0), run.block(0)["X"]',
+                               'print_rows("h = x + a W_O + b_O, the row t = 6", blk["h"][5, :ROWS])'),
+    (GPT, "gelu_tanh_form"): Check("", 'x = run.block(0)["mlp_pre"][5, 0]\n'
+                                       'print("GELU(" + fixed(x) + ") =", fixed(gelu(x)))'),
+    (GPT, "mlp"): Check("", 'out = mlp(run.block(0)["u2"], block_params(params, 0), cfg)\n'
+                            'print_rows("m, the row t = 6", out["m"][5, :ROWS])'),
+    (GPT, "blocks"): Check('x, post, past, mask, heads, kv, angles = run.trace["X"], False, None, True, '
+                           'cfg.n_heads, cfg.n_heads, None\ntrace = {"blocks": []}',
+                           'length = lambda v: fixed(np.linalg.norm(v))     # as the page measures a row\n'
+                           'for b, blk in enumerate(trace["blocks"]):\n'
+                           '    print(f"block {b + 1}, the row t = 6: |x| =", length(blk["X"][5]), '
+                           '" |a W_O + b_O| =", length(blk["attn"][5]), " |m| =", length(blk["m"][5]), '
+                           '" |y| =", length(blk["y"][5]))'),
+    (GPT, "softmax"): Check("", 'print_rows("p = softmax(z), the row t = 6", softmax(run.trace["z"][5]))'),
+    (GPT, "output"): Check('x, post, temperature, trace = run.block(cfg.n_blocks - 1)["y"], False, 1.0, {}',
+                           'print_rows("p, the row t = 6", trace["p"][5])'),
+}
+
+# by the folder of a page: its set-up cell, what it says, its checks, a page's own
+CHAPTERS = {
+    "toy": (TOY_SETUP, "The toy's weights and the book's example, as every page of the chapter computes them:",
+            TOY_CHECKS, TOY_PAGE_CHECKS),
+    "nano-gpt": (NANO_SETUP, "nano-gpt's trained weights and the book's letters, as every page of the "
+                             "chapter computes them:", NANO_CHECKS, {}),
+}
+
+
+def chapter_of(page: str) -> str | None:
+    if page.startswith(TOY_PAGES):
+        return "toy"
+    return "nano-gpt" if page.startswith("nano-gpt/") else None
+
 
 def check_of(page: str, region: Region) -> Check | None:
     """The call that prints a region's numbers on this page, or None when
     the book has none for it (then the page has no notebook)."""
-    if not page.startswith(TOY_PAGES):
+    chapter = chapter_of(page)
+    if chapter is None:
         return None
-    return TOY_PAGE_CHECKS.get((page, region.path, region.name)) or TOY_CHECKS.get((region.path, region.name))
+    _, _, checks, page_checks = CHAPTERS[chapter]
+    return page_checks.get((page, region.path, region.name)) or checks.get((region.path, region.name))
 
 
 def _cell(kind: str, text: str, metadata: dict | None = None) -> dict:
@@ -129,9 +206,11 @@ def _cell(kind: str, text: str, metadata: dict | None = None) -> dict:
     return cell
 
 
-def notebook(title: str, page_url: str, site_url: str, steps: list[tuple[Region, Check]]) -> str:
+def notebook(page: str, title: str, page_url: str, site_url: str, steps: list[tuple[Region, Check]]) -> str:
     """The notebook of a page (its JSON text, nbformat 4.5): title, the
-    installation from site_url, the set-up, then each region and its call."""
+    installation from site_url, its chapter's set-up, then each region and
+    its call."""
+    setup, says, _, _ = CHAPTERS[chapter_of(page)]
     cells = [
         _cell("markdown", f"# {title}\n\n"
                           f"The code of the page [{title}]({page_url}), as the build ran it, and the calls "
@@ -139,9 +218,8 @@ def notebook(title: str, page_url: str, site_url: str, steps: list[tuple[Region,
                           f"`toycalc`, from the site ({WHEEL}); it needs numpy and PyYAML, which Colab "
                           "has (elsewhere: `pip install numpy pyyaml`)."),
         _cell("code", f"%pip install --quiet --no-deps {site_url}{WHEEL}"),
-        _cell("markdown", "The toy's weights and the book's example, as every page of the chapter "
-                          "computes them:"),
-        _cell("code", TOY_SETUP),
+        _cell("markdown", says),
+        _cell("code", setup),
     ]
     for region, check in steps:
         cells.append(_cell("markdown", f"The code: `{region.path}`, line {region.first}"))

@@ -52,7 +52,7 @@ def on_files(files, config):
         title = next((line[2:].strip() for line in file.content_string.splitlines() if line.startswith("# ")),
                      file.src_uri)
         uri = notebook_uri(file.src_uri)
-        files.append(File.generated(config, uri, content=notebook(title, site_url + file.url, site_url, steps)))
+        files.append(File.generated(config, uri, content=notebook(file.src_uri, title, site_url + file.url, site_url, steps)))
         NOTEBOOKS[file.src_uri] = uri
     if NOTEBOOKS:
         files.append(File.generated(config, WHEEL, content=wheel(Path(config["config_file_path"]).parent)))
@@ -64,8 +64,8 @@ def on_page_markdown(markdown, page, config, files):
     if uri is None:
         return markdown
     name = uri.rsplit("/", 1)[-1]
-    link = (f"[Run this chapter]({name}){{ .md-button download=\"{name}\" }} a Jupyter notebook of "
-            "this page's code: it installs the book's package from this site, and needs numpy and PyYAML "
+    link = (f"**[Run this chapter]({name}){{ download=\"{name}\" }}**: a Jupyter notebook of "
+            "this page's code; it installs the book's package from this site, and needs numpy and PyYAML "
             "beside it.\n{: .run-chapter .screen-only }\n")
     # at the end: a page opens with its title, its map and its first paragraph (its description)
     return markdown.rstrip("\n") + "\n\n" + link
