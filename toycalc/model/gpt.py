@@ -229,28 +229,19 @@ def linear(x, W, b=None):
 
 
 def attention(u, p, heads, mask=True, kv=None, angles=None, past=None):
-    """Causal multi-head self-attention on u (T x d or B x T x d).
+    """Causal multi-head self-attention on u (T x d or B x T x d): each
+    head's queries meet its keys, and the weights mix its values.
 
-    kv: heads of K and V (default: heads); each group of heads/kv query
-    heads reads one of them. angles: (cos, sin) of rope_angles for the rows
-    of u, to turn q and k. past: {"k", "v"} per head from earlier rows (the
-    KV cache); u's rows then come after them. Returns, besides the book's
-    names, "k" and "v": the keys and values a later call may reuse."""
+    The changes since 2017, off in the book's models (kv, angles, past),
+    are in `turned_cached_shared`. Returns, besides the book's names, "k"
+    and "v": the keys and values a later call may reuse."""
     kv = heads if kv is None else kv
     Q = linear(u, p["W_Q"], p.get("b_Q"))
     K = linear(u, p["W_K"], p.get("b_K"))
     V = linear(u, p["W_V"], p.get("b_V"))
-    q, k, v = split_heads(Q, heads), split_heads(K, kv), split_heads(V, kv)
+    q, k, v = split_heads(Q, heads), split_heads(K, kv), split_heads(V, kv)   # (.., H, T, d_head)
     out = {"Q": Q, "K": K, "V": V}
-    if angles is not None:                               # rotary: turn q and k, not v
-        q, k = rope(q, *angles), rope(k, *angles)
-        out.update(Q_rot=join_heads(q), K_rot=join_heads(k))
-    if past is not None:                                 # earlier rows' keys and values
-        k = np.concatenate([past["k"], k], axis=-2)
-        v = np.concatenate([past["v"], v], axis=-2)
-    out.update(k=k, v=v)                                 # what the cache keeps: kv heads only
-    if kv != heads:                                      # each kv head serves heads/kv queries
-        k, v = np.repeat(k, heads // kv, axis=-3), np.repeat(v, heads // kv, axis=-3)
+    q, k, v = turned_cached_shared(q, k, v, out, heads, kv, angles, past)
     T, S, d_head = q.shape[-2], k.shape[-2], q.shape[-1]
     dots = q @ k.swapaxes(-1, -2)                        # (.., H, T, S): q . k
     scores = dots / math.sqrt(d_head)                    # s
@@ -262,6 +253,25 @@ def attention(u, p, heads, mask=True, kv=None, angles=None, past=None):
     A = join_heads(outputs)                              # the heads side by side
     out.update(dots=dots, scores=scores, weights=weights, outputs=outputs, A=A)
     return out
+
+
+def turned_cached_shared(q, k, v, out, heads, kv, angles=None, past=None):
+    """attention's q, k and v after the changes since 2017 (each a no-op
+    when off): angles, (cos, sin) of rope_angles for the new rows, turn q
+    and k; past, {"k", "v"} per head from earlier rows (the KV cache),
+    goes before k and v; kv < heads heads of K and V each serve a group of
+    heads/kv query heads. Writes into out Q_rot, K_rot (rope) and k, v
+    (what the cache keeps: kv heads only)."""
+    if angles is not None:                               # rotary: turn q and k, not v
+        q, k = rope(q, *angles), rope(k, *angles)
+        out.update(Q_rot=join_heads(q), K_rot=join_heads(k))
+    if past is not None:                                 # earlier rows' keys and values
+        k = np.concatenate([past["k"], k], axis=-2)
+        v = np.concatenate([past["v"], v], axis=-2)
+    out.update(k=k, v=v)
+    if kv != heads:                                      # each kv head serves heads/kv queries
+        k, v = np.repeat(k, heads // kv, axis=-3), np.repeat(v, heads // kv, axis=-3)
+    return q, k, v
 
 
 @mirrored("backward.js", "attentionBackward")
