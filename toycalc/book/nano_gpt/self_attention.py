@@ -20,7 +20,7 @@ def exact_lookup() -> int:
     shows its two lines): a query that matches one key exactly."""
     # --8<-- [start:exact_lookup]
     ages = {"Ada": 36, "Alan": 41}   # keys and their values
-    found = ages["Alan"]              # the query "Alan" matches one key: 41
+    found = ages["Alan"]             # the query "Alan" matches one key: 41
     # --8<-- [end:exact_lookup]
     return found
 
