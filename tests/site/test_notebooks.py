@@ -29,11 +29,11 @@ from toycalc.book.source import MARK
 from toycalc.model.weights import load_toy
 from toycalc.site.publish_notebooks import shipped_files
 
-# the pages with a notebook: the toy's chapter, End to End and nano-gpt's
-# (but "Train it yourself", which trains in the browser)
+# the pages with a notebook: the toy's chapter, End to End, nano-gpt's
+# (but "Train it yourself", which trains in the browser) and Inside the writer
 NOTEBOOK_PAGES = sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix()
                         for folder in ("toy", "nano-gpt") for p in (ROOT / "docs" / folder).glob("*.md")
-                        if p.name != "train.md") + ["end-to-end"]
+                        if p.name != "train.md") + ["end-to-end", "writer/inside"]
 # a number as the book prints it: computed, with its places (0.395), or a
 # weight as written (−0.5, 1), or a count (12); each with a true minus
 NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?(?![\w.])")

@@ -174,19 +174,40 @@ NANO_CHECKS = {
                            'print_rows("p, the row t = 6", trace["p"][5])'),
 }
 
+WRITER_SETUP = '''import numpy as np
+
+from toycalc.model.gpt import *            # the pieces the code below calls: linear, softmax, ...
+from toycalc.model import writer
+from toycalc.book.writer.shared import WriterRun
+from toycalc.book.render import fixed
+
+run = WriterRun(writer.load())              # the weights the package ships, on the chapter's held-out line'''
+
+# The writer's checks (Inside the writer; its other pages' regions, the
+# held-out loss of the whole text and the sampling, take minutes or draw
+# at random in the browser: no notebook yet)
+WRITER_CHECKS = {
+    (GPT, "softmax"): Check("", 'p = softmax(run.trace["z"][-1])\n'
+                                'top = np.argsort(-p)[:10]\n'
+                                'print("the ten likeliest next characters:", [writer.vocab()[i] for i in top])\n'
+                                'print("their p:", "  ".join(fixed(p[i]) for i in top))'),
+}
+
 # by the folder of a page: its set-up cell, what it says, its checks, a page's own
 CHAPTERS = {
     "toy": (TOY_SETUP, "The toy's weights and the book's example, as every page of the chapter computes them:",
             TOY_CHECKS, TOY_PAGE_CHECKS),
     "nano-gpt": (NANO_SETUP, "nano-gpt's trained weights and the book's letters, as every page of the "
                              "chapter computes them:", NANO_CHECKS, {}),
+    "writer": (WRITER_SETUP, "The writer's weights and the chapter's held-out line, as Inside the writer "
+                             "computes them:", WRITER_CHECKS, {}),
 }
 
 
 def chapter_of(page: str) -> str | None:
     if page.startswith(TOY_PAGES):
         return "toy"
-    return "nano-gpt" if page.startswith("nano-gpt/") else None
+    return next((name for name in ("nano-gpt", "writer") if page.startswith(name + "/")), None)
 
 
 def check_of(page: str, region: Region) -> Check | None:
