@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from toycalc.book import claims, path
+from toycalc.book import claims, path, source
 from toycalc.book.end_to_end import steps
 from toycalc.book.nano_gpt import nano_gpt
 from toycalc.book.part import Part
@@ -71,9 +71,10 @@ def test_each_page_module_is_named_as_its_page():
 BY_NAME = {macro: registry for part in PARTS.values() for macro, registry in part.macros().items()} | {
     "claim": claims.CLAIMS, "writer_claim": WRITER_CLAIMS}
 WITHOUT_NAME = {"path_diagram": path.path_diagram, "heads_chooser": path.heads_chooser,
-                "macro_reference": reference.macro_reference, "site_files": reference.site_files_table}
-# What any page may call beside its own: the claims' checks and the heads chooser.
-SHARED = {"claim", "heads_chooser"}
+                "macro_reference": reference.macro_reference, "site_files": reference.site_files_table,
+                "code": source.code_block}
+# What any page may call beside its own: the claims' checks, the heads chooser and the code beside a formula.
+SHARED = {"claim", "heads_chooser", "code"}
 CALL = re.compile(r'\{\{-?\s*(\w+)\((?:\s*"([^"]*)")?')
 
 

@@ -80,13 +80,15 @@ class Example:
     def loss(self) -> float:
         return gpt.cross_entropy(self.trace["p"], self.targets)
 
+    # --8<-- [start:step]
     @cached_property
     def grads(self) -> dict:
         return gpt.backward(self.model.params, self.model.cfg, self.trace, self.targets)
 
     @cached_property
     def stepped_E(self) -> np.ndarray:
-        return self.model.params["E"] - self.eta * self.grads["E"]
+        return self.model.params["E"] - self.eta * self.grads["E"]    # E ← E − η ∂L/∂E
+    # --8<-- [end:step]
 
     @cached_property
     def stepped_trace(self) -> dict:

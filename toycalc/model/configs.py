@@ -19,7 +19,9 @@ LLAMA2_7B = Config(vocab_size=32000, d=4096, n_ctx=4096, n_blocks=32, n_heads=32
                    width=11008, bias=False, ln_weights=True, tied=False,
                    norm="rms", positions="rope", mlp="swiglu")
 
+# --8<-- [start:nano_gpt]
 # nano-gpt: minGPT's sort demo (3 blocks of d = 48 with 3 heads, 11 positions,
 # the letters A, B, C), trained by toycalc.model.train.
 NANO_GPT = Config(vocab_size=3, d=48, n_ctx=11, n_blocks=3, n_heads=3, width=192,
                   bias=True, ln_weights=True, tied=False)
+# --8<-- [end:nano_gpt]

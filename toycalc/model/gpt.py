@@ -153,6 +153,7 @@ def norm(cfg: Config, x, gamma=None, beta=None):
     return layernorm(x, gamma, beta) if cfg.norm == "layer" else rmsnorm(x, gamma)
 
 
+# --8<-- [start:gelu_tanh_form]
 def gelu_tanh(x):
     """The tanh inside GELU: the forward pass keeps it for the backward pass."""
     return np.tanh(GELU_C * (x + 0.044715 * x * x * x))
@@ -161,6 +162,7 @@ def gelu_tanh(x):
 def gelu(x, t=None):
     """GELU in GPT-2's tanh form; t: gelu_tanh(x), if already computed."""
     return 0.5 * x * (1.0 + (gelu_tanh(x) if t is None else t))
+# --8<-- [end:gelu_tanh_form]
 
 
 def gelu_backward(dout, x, t=None):
@@ -227,28 +229,19 @@ def linear(x, W, b=None):
 
 
 def attention(u, p, heads, mask=True, kv=None, angles=None, past=None):
-    """Causal multi-head self-attention on u (T x d or B x T x d).
+    """Causal multi-head self-attention on u (T x d or B x T x d): each
+    head's queries meet its keys, and the weights mix its values.
 
-    kv: heads of K and V (default: heads); each group of heads/kv query
-    heads reads one of them. angles: (cos, sin) of rope_angles for the rows
-    of u, to turn q and k. past: {"k", "v"} per head from earlier rows (the
-    KV cache); u's rows then come after them. Returns, besides the book's
-    names, "k" and "v": the keys and values a later call may reuse."""
+    The changes since 2017, off in the book's models (kv, angles, past),
+    are in `turned_cached_shared`. Returns, besides the book's names, "k"
+    and "v": the keys and values a later call may reuse."""
     kv = heads if kv is None else kv
     Q = linear(u, p["W_Q"], p.get("b_Q"))
     K = linear(u, p["W_K"], p.get("b_K"))
     V = linear(u, p["W_V"], p.get("b_V"))
-    q, k, v = split_heads(Q, heads), split_heads(K, kv), split_heads(V, kv)
+    q, k, v = split_heads(Q, heads), split_heads(K, kv), split_heads(V, kv)   # (.., H, T, d_head)
     out = {"Q": Q, "K": K, "V": V}
-    if angles is not None:                               # rotary: turn q and k, not v
-        q, k = rope(q, *angles), rope(k, *angles)
-        out.update(Q_rot=join_heads(q), K_rot=join_heads(k))
-    if past is not None:                                 # earlier rows' keys and values
-        k = np.concatenate([past["k"], k], axis=-2)
-        v = np.concatenate([past["v"], v], axis=-2)
-    out.update(k=k, v=v)                                 # what the cache keeps: kv heads only
-    if kv != heads:                                      # each kv head serves heads/kv queries
-        k, v = np.repeat(k, heads // kv, axis=-3), np.repeat(v, heads // kv, axis=-3)
+    q, k, v = turned_cached_shared(q, k, v, out, heads, kv, angles, past)
     T, S, d_head = q.shape[-2], k.shape[-2], q.shape[-1]
     dots = q @ k.swapaxes(-1, -2)                        # (.., H, T, S): q . k
     scores = dots / math.sqrt(d_head)                    # s
@@ -260,6 +253,25 @@ def attention(u, p, heads, mask=True, kv=None, angles=None, past=None):
     A = join_heads(outputs)                              # the heads side by side
     out.update(dots=dots, scores=scores, weights=weights, outputs=outputs, A=A)
     return out
+
+
+def turned_cached_shared(q, k, v, out, heads, kv, angles=None, past=None):
+    """attention's q, k and v after the changes since 2017 (each a no-op
+    when off): angles, (cos, sin) of rope_angles for the new rows, turn q
+    and k; past, {"k", "v"} per head from earlier rows (the KV cache),
+    goes before k and v; kv < heads heads of K and V each serve a group of
+    heads/kv query heads. Writes into out Q_rot, K_rot (rope) and k, v
+    (what the cache keeps: kv heads only)."""
+    if angles is not None:                               # rotary: turn q and k, not v
+        q, k = rope(q, *angles), rope(k, *angles)
+        out.update(Q_rot=join_heads(q), K_rot=join_heads(k))
+    if past is not None:                                 # earlier rows' keys and values
+        k = np.concatenate([past["k"], k], axis=-2)
+        v = np.concatenate([past["v"], v], axis=-2)
+    out.update(k=k, v=v)
+    if kv != heads:                                      # each kv head serves heads/kv queries
+        k, v = np.repeat(k, heads // kv, axis=-3), np.repeat(v, heads // kv, axis=-3)
+    return q, k, v
 
 
 @mirrored("backward.js", "attentionBackward")
@@ -333,12 +345,16 @@ def forward(params, cfg: Config, ids, heads: int | None = None,
     T = ids.shape[-1]
     if not 1 <= T <= cfg.n_ctx - start:
         raise ValueError(f"{start + T} tokens, but the model has {cfg.n_ctx} positions")
-    trace = {"ids": ids, "heads": heads, "temperature": temperature,
-             "E_ids": params["E"][ids]}
+    trace = {"ids": ids, "heads": heads, "temperature": temperature}
+    # --8<-- [start:embedding]
+    trace["E_ids"] = params["E"][ids]                   # row ids[t] of E for each token t
+    # --8<-- [end:embedding]
     angles = None
     if cfg.positions == "learned":
-        trace["P_t"] = params["P"][start:start + T]
-        x = trace["E_ids"] + trace["P_t"]
+        # --8<-- [start:positions]
+        trace["P_t"] = params["P"][start:start + T]     # one row of P per position
+        x = trace["E_ids"] + trace["P_t"]               # X: one row per token
+        # --8<-- [end:positions]
     else:                                               # the position enters at the scores
         angles = rope_angles(np.arange(start, start + T), cfg.d // heads, cfg.rope_base)
         trace["angles"] = angles                        # backward turns the gradients back
@@ -346,7 +362,8 @@ def forward(params, cfg: Config, ids, heads: int | None = None,
     trace["X"] = x
     trace["blocks"] = []
     post = cfg.norm_at == "post"
-    for b in range(cfg.n_blocks):
+    # --8<-- [start:blocks]
+    for b in range(cfg.n_blocks):                       # the book's block b + 1
         p = block_params(params, b)
         blk = {"X": x}
         if post:                                        # 2017: attention reads x itself
@@ -356,8 +373,10 @@ def forward(params, cfg: Config, ids, heads: int | None = None,
             blk.update(mu=ln1["mu"], sigma=ln1["sigma"], ln1=ln1)
         blk.update(attention(blk["u"], p, heads, mask, kv, angles,
                              None if past is None else past["blocks"][b]))
-        blk["attn"] = linear(blk["A"], p["W_O"], p.get("b_O"))
-        blk["h"] = x + blk["attn"]
+        # --8<-- [start:projection]
+        blk["attn"] = linear(blk["A"], p["W_O"], p.get("b_O"))   # the heads side by side, times W_O
+        blk["h"] = x + blk["attn"]                               # the first residual sum
+        # --8<-- [end:projection]
         if post:                                        # the norm comes after the sum
             blk["h_sum"] = blk["h"]
             blk["h"], ln1 = norm(cfg, blk["h_sum"], p.get("gamma_1"), p.get("beta_1"))
@@ -366,24 +385,29 @@ def forward(params, cfg: Config, ids, heads: int | None = None,
         else:
             blk["u2"], ln2 = norm(cfg, blk["h"], p.get("gamma_2"), p.get("beta_2"))
             blk.update(mu2=ln2["mu"], sigma2=ln2["sigma"], ln2=ln2)
+        # --8<-- [start:second_sum]
         blk.update(mlp(blk["u2"], p, cfg))
-        blk["y"] = blk["h"] + blk["m"]
+        blk["y"] = blk["h"] + blk["m"]                  # the second residual sum
+        # --8<-- [end:second_sum]
         if post:
             blk["y_sum"] = blk["y"]
             blk["y"], ln2 = norm(cfg, blk["y_sum"], p.get("gamma_2"), p.get("beta_2"))
             blk.update(mu2=ln2["mu"], sigma2=ln2["sigma"], ln2=ln2)
         trace["blocks"].append(blk)
         x = blk["y"]
+    # --8<-- [end:blocks]
     trace["cache"] = {"length": start + T,
                       "blocks": [{"k": blk["k"], "v": blk["v"]} for blk in trace["blocks"]]}
+    # --8<-- [start:output]
     if post:                                            # every block ends normalised already
         trace["f"] = x
     else:
         trace["f"], lnf = norm(cfg, x, params.get("gamma_f"), params.get("beta_f"))
         trace.update(mu_f=lnf["mu"], sigma_f=lnf["sigma"], lnf=lnf)
-    trace["logits"] = matmul(trace["f"], unembedding(params, cfg))
+    trace["logits"] = matmul(trace["f"], unembedding(params, cfg))   # one logit per token of the vocabulary
     trace["z"] = trace["logits"] / temperature
     trace["p"] = softmax(trace["z"])
+    # --8<-- [end:output]
     return trace
 
 

@@ -15,6 +15,8 @@ for every part of the book (mkdocs.yml: `modules: [toycalc.site.macros]`).
                                         what_changed_table, _formula, _number, _figure
     {{ writer_table("characters") }}  the writer's chapter (book/writer/): writer_table, _number,
                                         _figure, writer_claim (site/writer_run.py)
+    {{ code("toycalc/model/gpt.py", "attention") }}  the numpy beside a formula: a region of a
+                                        file under toycalc/ (site/source_code.py, book/source.py)
 
 Each function is registered by a decorator on the line above it, on its
 part (book/part.py): `@toy.table("order")` registers what
@@ -60,6 +62,7 @@ def on_post_build(env):
         raise PluginError(f"{false} false claim{'s' * (false > 1)}, each named above: the build stops")
 from .reference import macro_reference, site_files, site_files_table
 from .runs import nano_run, toy_examples
+from .source_code import code_macro
 from . import writer_run
 
 
@@ -127,7 +130,7 @@ NANO_GPT_KINDS = nano_gpt.macros()
 
 
 MACRO_NAMES = [*TOY_KINDS, *WHAT_CHANGED_KINDS, *NANO_GPT_KINDS, "path_diagram", "heads_chooser",
-               "macro_reference", "site_files", "claim", *writer_run.MACRO_NAMES]
+               "macro_reference", "site_files", "claim", "code", *writer_run.MACRO_NAMES]
 
 
 def define_env(env):
@@ -158,6 +161,7 @@ def define_env(env):
     for name, macro in book_macros(env, example).items():
         env.macro(macro, name)
     env.macro(claim_macro(env, example, nano, check_choices), "claim")
+    env.macro(code_macro(env), "code")
 
 
 def register_parts(env, example, nano) -> None:

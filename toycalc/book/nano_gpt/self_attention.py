@@ -15,6 +15,16 @@ from .cells import activations, heat, weights, kind_words
 from .shared import ROWS, block_trace, check_t, follow, head_slice, look_words, nano_gpt
 
 
+def exact_lookup() -> int:
+    """The lookup in a program that gives attention its names (the page
+    shows its two lines): a query that matches one key exactly."""
+    # --8<-- [start:exact_lookup]
+    ages = {"Ada": 36, "Alan": 41}   # keys and their values
+    found = ages["Alan"]             # the query "Alan" matches one key: 41
+    # --8<-- [end:exact_lookup]
+    return found
+
+
 @nano_gpt.matrix("W", live=True)
 def W_matrix(run: Run, name: str = "W_Q", block: int = 1, rows: int = ROWS, cols: int = ROWS) -> str:
     """A weight matrix of a block (W_Q ...) or of the model (W_U)."""
