@@ -11,6 +11,7 @@ from toycalc.model import nanogpt
 
 def test_a_cell_says_its_value_on_focus(visit):
     page = visit().open("/nano-gpt/self-attention/")
+    page.wait_for_selector("body[data-started]")   # tips.js listens once the page's code runs
     # the page follows block 1's head 2 (the head that finds the smallest letter)
     cell = page.locator("#nano-attention-1-2 td.nano-cell[tabindex='0']").first
     cell.focus()

@@ -8,6 +8,7 @@ site's wheel holds the files pip's wheel of the project holds."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import re
 import textwrap
@@ -107,7 +108,10 @@ def executed(server, tmp_path_factory):
         nbformat.validate(nb)
         nb.cells.append(nbformat.v4.new_code_cell("import toycalc; print(toycalc.__file__)"))
         notebooks[name], pages[name] = nb, html
-    asyncio.run(run_all(notebooks, lambda: tmp_path_factory.mktemp("kernel")))
+    # in a thread of its own: a browser test on this worker (Playwright's sync API) may leave
+    # this thread's event loop running, and asyncio.run refuses to start inside it
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, run_all(notebooks, lambda: tmp_path_factory.mktemp("kernel"))).result()
     out = {}
     for name, nb in notebooks.items():
         origin = printed(nb.cells.pop()).strip()

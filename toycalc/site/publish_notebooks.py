@@ -28,6 +28,9 @@ from toycalc.site.source_code import source_of
 CODE_CALL = re.compile(r'\{\{-?\s*code\(\s*"([^"]+)"\s*,\s*"([^"]+)"')
 NOTEBOOKS: dict[str, str] = {}     # page (src_uri) -> its notebook's src_uri, for on_page_markdown
 LOCAL = "http://127.0.0.1:8000/"   # where `make serve` serves a build that has no site_url
+# the project toycalc is part of (its pyproject.toml names the wheel's files),
+# whatever folder the book's mkdocs.yml is in (a test's copy of the pages)
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 def notebook_uri(page_uri: str) -> str:
@@ -36,6 +39,8 @@ def notebook_uri(page_uri: str) -> str:
 
 def on_files(files, config):
     NOTEBOOKS.clear()
+    if not (PROJECT / "pyproject.toml").is_file():
+        return files        # toycalc installed from its wheel: no project to make the wheel from
     site_url = config["site_url"] or LOCAL
     for file in files.documentation_pages():
         steps = []
@@ -55,7 +60,7 @@ def on_files(files, config):
         files.append(File.generated(config, uri, content=notebook(file.src_uri, title, site_url + file.url, site_url, steps)))
         NOTEBOOKS[file.src_uri] = uri
     if NOTEBOOKS:
-        files.append(File.generated(config, WHEEL, content=wheel(Path(config["config_file_path"]).parent)))
+        files.append(File.generated(config, WHEEL, content=wheel(PROJECT)))
     return files
 
 
@@ -101,8 +106,8 @@ def wheel(root: Path) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as z:
         for name, data in entries + [(f"{info}/RECORD", record.encode())]:
-            # the weights' .npz do not deflate (random-looking floats): stored, they cost no time
-            kind = zipfile.ZIP_STORED if name.endswith(".npz") else zipfile.ZIP_DEFLATED
+            # the weights do not deflate (random-looking floats): stored, they cost no time
+            kind = zipfile.ZIP_STORED if name.endswith(".safetensors") else zipfile.ZIP_DEFLATED
             z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data,
                        compress_type=kind, compresslevel=1)
     return out.getvalue()
