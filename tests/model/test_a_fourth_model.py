@@ -7,9 +7,7 @@ record, and the record check refuses a record that lies about what the
 weights do."""
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 
 import numpy as np
 import pytest
@@ -33,30 +31,6 @@ def recompute(loaded) -> None:
     if abs(loaded.record["loss_on_fixed"] - got) > 1e-6:
         raise models.ModelError(f"{models.record_path(loaded.path)}: field 'loss_on_fixed': the record says "
                                 f"{loaded.record['loss_on_fixed']}; recomputed: {got}")
-
-
-@pytest.fixture(autouse=True)
-def current_modules():
-    """toycalc's modules loaded anew, whole, as serve loads them
-    (site/fresh.py): a test of serve on this worker may have left some
-    modules of one load and some of another, each with its own registry,
-    and the command line, the loader and serve must read the one this
-    test registers its model in."""
-    global cli, gpt, models, rec, sizes, trainer
-    # a serve test may have left some modules of the old load and some of the new: load it whole,
-    # and hand the next test the modules as they were
-    before = {n: m for n, m in sys.modules.items() if n == "toycalc" or n.startswith("toycalc.")}
-    importlib.import_module("toycalc.site.fresh").forget_toycalc()
-    cli = importlib.import_module("toycalc.__main__")
-    gpt = importlib.import_module("toycalc.model.gpt")
-    models = importlib.import_module("toycalc.model.models")
-    rec = importlib.import_module("toycalc.model.nanogpt_record")
-    sizes = importlib.import_module("toycalc.model.sizes")
-    trainer = importlib.import_module("toycalc.model.trainer")
-    yield
-    for name in [n for n in sys.modules if n == "toycalc" or n.startswith("toycalc.")]:
-        del sys.modules[name]
-    sys.modules.update(before)
 
 
 @pytest.fixture
