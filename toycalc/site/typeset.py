@@ -17,7 +17,7 @@ after its article (instant navigation swaps the two together).
 
 `typeset.cjs` runs in Node, on the MathJax the site publishes
 (publish_mathjax.py): one process a build, in a session of its own, so
-that the build ends it with whatever it started (os.killpg). A formula
+that the build ends it with whatever it started (node.py). A formula
 MathJax cannot typeset fails the build, naming the page, the line and the
 TeX's first 80 characters; so do a formula that defines a macro (its
 definition would hold on every page built after it), a \\ref or \\eqref to
@@ -35,11 +35,8 @@ from __future__ import annotations
 import atexit
 import html
 import json
-import os
 import queue
 import re
-import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -48,6 +45,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from toycalc.site import node
 from toycalc.site.publish_mathjax import mathjax_dir
 
 FORMULAS_CSS_URI = "javascripts/mathjax/formulas.css"
@@ -114,16 +112,12 @@ class Typesetter:
         self.paths: dict[str, str] = {}   # a glyph's id -> its <path>
 
     def start(self) -> subprocess.Popen:
-        node = shutil.which("node")
-        if node is None:
+        if node.node_or_none() is None:
             raise PluginError("Node.js is needed to typeset the book's formulas at build "
-                              "(toycalc/site/typeset.py): install it (on Debian: apt install nodejs)")
-        # a session of its own: stop() ends its whole process group, whatever
-        # Node (or a `node` that is not Node) started, and a terminal's Ctrl-C
-        # reaches the build alone, which then ends it
-        self.process = subprocess.Popen(
-            [node, str(SCRIPT), str(mathjax_dir() / "js")], start_new_session=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", errors="replace")
+                              f"(toycalc/site/typeset.py): {node.INSTALL}")
+        # stop() ends its whole process group, whatever Node (or a `node` that is not Node) started
+        self.process = node.start(SCRIPT, mathjax_dir() / "js", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  errors="replace")
         # Node's requests written and its answers read by threads of their
         # own, so that waiting for an answer has a time limit (a request
         # larger than the pipe's buffer waits for Node to read it)
@@ -166,11 +160,7 @@ class Typesetter:
                 process.wait(timeout=seconds)
         except subprocess.TimeoutExpired:
             pass
-        try:
-            os.killpg(process.pid, signal.SIGKILL)   # its group: the pid, as it leads its session
-        except (ProcessLookupError, PermissionError):
-            pass                                     # nothing left of it
-        process.wait()
+        node.end(process)
 
     def ask(self, request: dict, what: str, seconds: float = FORMULA_SECONDS, late: str = "") -> dict:
         """Node's answer to request, what being what it is for ("bad.md, the

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
-import shutil
-import signal
 import subprocess
 from pathlib import Path
 
@@ -23,6 +20,7 @@ import numpy as np
 
 from ..model import sizes
 from ..model.gpt import GELU_C, LN_EPS
+from . import node
 from .errors import BookError
 
 SCRIPT = Path(__file__).with_name("writer_sampler.mjs")
@@ -51,28 +49,20 @@ def node_write(params: dict, cfg, vocab, ids: list[int], runs: list[tuple]) -> l
     """Each run (n, temperature, k, seed): the n ids writer.js's write()
     draws after ids, in Node. A failure is one BookError line."""
     what = "the writer's samples (writer.js in Node, toycalc/site/writer_sampler.py)"
-    node = shutil.which("node")
-    if node is None:
-        raise BookError(f"{what}: Node.js is needed (on Debian: apt install nodejs)")
+    if node.node_or_none() is None:
+        raise BookError(f"{what}: Node.js is needed: {node.INSTALL}")
     if not (JS / "writer.js").is_file():
         raise BookError(f"{what}: no writer.js in {JS}")
     job = json.dumps({"model": browser_model(params, cfg, vocab),
                       "runs": [{"ids": list(map(int, ids)), "n": n, "temperature": t, "k": k, "seed": seed}
                                for n, t, k, seed in runs]})
-    # a session of its own: its whole group is ended, whatever it started
-    process = subprocess.Popen([node, str(SCRIPT), str(JS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, encoding="utf-8", start_new_session=True)
+    process = node.start(SCRIPT, JS, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         out, err = process.communicate(job, timeout=SECONDS)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
         raise BookError(f"{what}: no answer in {SECONDS} s; the build stopped it") from None
     finally:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)      # anything it left behind
-        except (ProcessLookupError, PermissionError):
-            pass
+        node.end(process)      # and anything it left behind
     if process.returncode != 0:
         lines = [line.strip() for line in err.splitlines() if line.strip()]
         said = next((line for line in lines if re.match(r"[A-Za-z]*Error\b", line)), lines[0] if lines else "no message")
