@@ -129,7 +129,7 @@ def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str 
 # The registries of the parts that are no registered model's, by macro
 # name (a part's prefix and the kind: toy_ + table). The toy's run every
 # heads choice (see every_heads_choice); What changed runs one example.
-# Each chapter's (book/chapters.py) run its chapter's run.
+# A chapter's macros (book/chapters.py) run on its chapter's run.
 TOY_KINDS = steps.macros() | toy.macros()
 WHAT_CHANGED_KINDS = what_changed.macros()
 
