@@ -42,8 +42,9 @@ def claim_macro(env, example, runs: dict, check_choices):
     example: the toy's runs (runs.py); runs: model name -> its chapter's
     run(); check_choices: macros.py's check of heads and temperature."""
     claims_mode()   # an unknown mode stops the build at once, named (errors.py)
+    # one name, one claim: chapters.add refuses a name the toy or another chapter has
     chapter_of = {name: model for model, chapter in CHAPTERS.items() for name in chapter.claims}
-    everything = {**claims.CLAIMS, **{name: CHAPTERS[model].claims[name] for name, model in chapter_of.items()}}
+    everything = claims.CLAIMS | {name: check for chapter in CHAPTERS.values() for name, check in chapter.claims.items()}
 
     def claim(what, heads=None, **options):
         """Nothing on the page; a false claim stops the build (each named, page by page)."""
