@@ -45,7 +45,7 @@ from toycalc.site.blocks import put_back  # noqa: E402
 def timed_build(config_file: Path, site: Path, cold: bool = True) -> float:
     if cold:   # nothing kept from the builds before, on either side
         from toycalc.site import runs, speedups
-        runs.NANO_RUNS.clear()
+        runs.RUNS.clear()
         speedups.COMPILED.compiled.clear()
         speedups.PAGE_CODE.clear()
     start = time.perf_counter()

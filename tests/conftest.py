@@ -336,9 +336,6 @@ LONG = {
 # by side. Only the time a run takes depends on this list; a file missing
 # from it runs after these.
 LONG_FIRST = [
-    # first on its worker: it registers a model in toycalc's registry, which a serve test's
-    # reload of toycalc (site/fresh.py) would leave split between two loads
-    "model/test_a_fourth_model.py",
     "browser/test_every_page_browser.py", "browser/test_nanogpt_train_browser.py",
     # under make check these come first: the site's build (for test_nanogpt_chapter.py)
     # on one worker while the other computes what needs no site

@@ -133,16 +133,35 @@ def test_one_macros_module_registers_everything():
 
 def test_define_env_only_registers():
     """define_env at most 40 lines; what a false claim does lives in
-    claim_macros.py, which the toy's, nano-gpt's and the writer's claims
-    share (#52, item 4)."""
+    claim_macros.py, whose one `claim` checks the toy's and every
+    chapter's claims (#52, item 4; #63, item 2)."""
     import ast
     source = (ROOT / "toycalc" / "site" / "macros.py").read_text(encoding="utf-8")
     define_env = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "define_env")
     assert define_env.end_lineno - define_env.lineno + 1 <= 40
     for word in ("claims_log", "claims_mode", "sentence_at", "claim-broken", ".append(message)"):
         assert word not in source, word
-    shared = (ROOT / "toycalc" / "site" / "writer_run.py").read_text(encoding="utf-8")
-    assert "from .claim_macros import refuted" in shared and "claim-broken" not in shared
+
+
+def test_the_site_reaches_every_chapter_through_the_book_registry():
+    """No module of toycalc/site/ imports a chapter's own modules (its
+    part's pages, its package): the macros, the claims, the runs and the
+    publishing read book/chapters.py, so a fourth model's chapter needs no
+    module of its own in site/, and no edit there (#63, item 2)."""
+    import inspect
+    from toycalc.book.chapters import CHAPTERS
+    own = set()
+    for chapter in CHAPTERS.values():
+        for registry in chapter.part.registries.values():
+            for function in registry.values():
+                module = inspect.unwrap(function).__module__
+                own |= {module, module.rpartition(".")[0]}
+    own -= {"toycalc.book"}
+    assert {"toycalc.book.nano_gpt", "toycalc.book.writer", "toycalc.book.writer.chapter"} <= own
+    found = modules(ROOT / "toycalc")
+    reaching = [f"{name} imports {target}" for name, path in found.items() if layer(name) == "site"
+                for target, _ in imports(name, path, set(found)) if target in own]
+    assert reaching == []
 
 
 @pytest.fixture

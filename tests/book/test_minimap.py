@@ -220,7 +220,7 @@ def test_the_writers_map_draws_its_channels_and_its_likeliest_characters(writer_
     by cell, the 4 blocks one frame with block 1's numbers, the 4 heads
     named, the 65 characters as the 5 likeliest and the rest, summing to 1."""
     run = writer_run
-    figure = BeautifulSoup(minimap.minimap("writer/write.md", writer_run=lambda: run), "html.parser")
+    figure = BeautifulSoup(minimap.minimap("writer/write.md", runs={"writer": lambda: run}), "html.parser")
     svg = figure.svg
     x = titles(svg, "X")
     assert len(x) == 128 and x[0].startswith("x of . (position 32), channel 1: ")
@@ -236,8 +236,9 @@ def test_the_writers_map_draws_its_channels_and_its_likeliest_characters(writer_
 
 @pytest.fixture(scope="module")
 def writer_run():
-    from toycalc.site.writer_run import writer_run as load
-    return load()
+    from toycalc.book.writer import WriterRun
+    from toycalc.model import writer
+    return WriterRun(writer.load())
 
 
 # ---------------------------------------------------------------- the built site

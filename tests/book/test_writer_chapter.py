@@ -34,10 +34,10 @@ def text_of(soup) -> str:
 
 
 def claim_calls():
-    """(page, line, claim, options) of every writer_claim on the chapter's pages."""
+    """(page, line, claim, options) of every claim on the chapter's pages."""
     for path in sorted(CHAPTER.glob("*.md")):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            for what, args in re.findall(r'writer_claim\("(\w+)"((?:, \w+=(?:"[^"]*"|[^,)]+))*)\)', line):
+            for what, args in re.findall(r'\bclaim\("(\w+)"((?:, \w+=(?:"[^"]*"|[^,)]+))*)\)', line):
                 options = {k: json.loads(v) for k, v in re.findall(r'(\w+)=("[^"]*"|[^,)]+)', args)}
                 yield path.name, n, what, options
 

@@ -4,7 +4,9 @@ test with nothing else: `python -m toycalc train tiny` trains it a few
 steps through the one loop (trainer.py), the one loader reads what it
 wrote (models.load), `python -m toycalc check` finds and checks it by its
 record, and the record check refuses a record that lies about what the
-weights do."""
+weights do. Its chapter is one entry of the book's registry
+(book/chapters.py) and its part: a page calls its macro and its claim
+with no edit of toycalc/site/."""
 from __future__ import annotations
 
 import json
@@ -12,7 +14,10 @@ import json
 import numpy as np
 import pytest
 
+from conftest import page_error, render_page
 from toycalc import __main__ as cli
+from toycalc.book import chapters
+from toycalc.book.part import Part
 from toycalc.model import gpt, models, nanogpt_record as rec, sizes, trainer
 
 CONFIG = gpt.Config(vocab_size=5, d=8, n_ctx=4, n_blocks=1, n_heads=2, width=16, bias=True,
@@ -124,3 +129,84 @@ def test_the_build_publishes_the_fourth_models_weights(tiny, monkeypatch, mkdocs
     assert {"javascripts/nanogpt.safetensors", "javascripts/writer.safetensors"} < set(published)
     arrays = load(published["javascripts/tiny.safetensors"])
     assert all(np.array_equal(arrays[k].astype(np.float64), v) for k, v in models.load(declaration, out).params.items())
+
+
+# ---------------------------------------------------------------- its chapter
+
+TINY = Part("tiny_", kinds=("number",))     # {{ tiny_number(...) }}
+
+
+@TINY.number("loss_on_fixed")
+def loss_on_fixed_number(run) -> str:
+    """Its loss on the fixed batch, as its record states it (recomputed when it loads)."""
+    return f"{run.record['loss_on_fixed']:.4f}"
+
+
+def loss_below_claim(run, bound: float) -> str | None:
+    """Its loss on the fixed batch is below `bound`."""
+    loss = run.record["loss_on_fixed"]
+    return None if loss < bound else f"its loss on the fixed batch is {loss:.4f}"
+
+
+@pytest.fixture
+def tiny_chapter(tiny):
+    """tiny's chapter: its part, its run (the loaded weights themselves), its claim."""
+    chapters.add(chapters.Chapter("tiny", TINY, lambda loaded, sampler: loaded, {"tiny_loss_below": loss_below_claim}))
+    yield tiny
+    chapters.remove("tiny")
+
+
+def test_a_fourth_models_page_calls_its_macro_and_its_claim_through_the_registry(tiny_chapter, macros, monkeypatch):
+    declaration, folder = tiny_chapter
+    out = folder / "mine.safetensors"
+    assert cli.main(["train", "tiny", "--out", str(out), "--steps", "3"]) == 0
+    loss = json.loads((folder / "mine.json").read_text())["loss_on_fixed"]
+    monkeypatch.setenv("TOYCALC_TINY", str(out))
+    env = macros()
+    text = '# Tiny\n\nIts loss is {{ tiny_number("loss_on_fixed") }}.{{ claim("tiny_loss_below", bound=100) }}\n'
+    assert render_page(env, text, "tiny/index.md") == f"# Tiny\n\nIts loss is {loss:.4f}."
+    assert env.macros["tiny_number"].registry == {"loss_on_fixed": loss_on_fixed_number}   # the contributor page's list
+    assert env.macros["claim"].registry["tiny_loss_below"] is loss_below_claim
+    line = page_error(env, '# Tiny\n\nIt copies perfectly{{ claim("tiny_loss_below", bound=0) }}.\n', "tiny/index.md")
+    assert line == (f"tiny/index.md, line 3: the text (“It copies perfectly”) claims tiny_loss_below(bound=0), "
+                    f"but its loss on the fixed batch is {loss:.4f}: rewrite the sentence or the weights ({out})")
+
+
+def test_a_fourth_models_weights_are_read_when_its_first_macro_is_called(tiny_chapter, macros, monkeypatch):
+    """Its chapter is not eager: the build starts without its weights, and
+    its first macro names the file that does not load, in one line."""
+    declaration, folder = tiny_chapter
+    missing = folder / "missing.safetensors"
+    monkeypatch.setenv("TOYCALC_TINY", str(missing))
+    env = macros()
+    with pytest.raises(models.ModelError) as refused:
+        models.load(declaration, missing)
+    assert page_error(env, '# Tiny\n\n{{ tiny_number("loss_on_fixed") }}\n', "tiny/index.md") == str(refused.value)
+
+
+def test_a_fourth_models_run_is_kept_while_its_files_are_unchanged(tiny_chapter, mkdocs_config, monkeypatch):
+    from toycalc.site import runs
+    declaration, folder = tiny_chapter
+    out = folder / "mine.safetensors"
+    assert cli.main(["train", "tiny", "--out", str(out), "--steps", "2"]) == 0
+    monkeypatch.setenv("TOYCALC_TINY", str(out))
+    first = runs.model_run(mkdocs_config, "tiny")
+    assert runs.model_run(mkdocs_config, "tiny") is first
+    record = folder / "mine.json"
+    record.write_text(record.read_text())       # the same words, a new version of the file
+    again = runs.model_run(mkdocs_config, "tiny")
+    assert again is not first and again.record == first.record
+
+
+def test_a_claim_or_a_prefix_two_chapters_would_share_is_refused(tiny):
+    def chapter(name, prefix, claims):
+        return chapters.Chapter(name, Part(prefix), lambda loaded, sampler: loaded, claims)
+    with pytest.raises(ValueError, match=r"^claim\('writes_sorted'\) is registered twice: by nano-gpt and by tiny$"):
+        chapters.add(chapter("tiny", "tiny_", {"writes_sorted": loss_below_claim}))
+    with pytest.raises(ValueError, match=r"^claim\('identity'\) is registered twice: by the toy and by tiny$"):
+        chapters.add(chapter("tiny", "tiny_", {"identity": loss_below_claim}))
+    with pytest.raises(ValueError, match=r"^chapter of 'tiny': its macros' prefix 'writer_' is writer's$"):
+        chapters.add(chapter("tiny", "writer_", {}))
+    with pytest.raises(ValueError, match=r"^chapter of 'fifth': no such model in model/models.py's registry"):
+        chapters.add(chapter("fifth", "fifth_", {}))
+    assert "tiny" not in chapters.CHAPTERS and "fifth" not in chapters.CHAPTERS

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import struct
 
 import numpy as np
@@ -147,6 +148,20 @@ def test_a_file_larger_than_the_arrays_can_take(tmp_path):
         f.truncate(limit + 1)
     assert nano_refused(path) == (f"{limit + 1:,} bytes, more than the {limit:,} that its 53 arrays take in "
                                   "float32, with their header")
+
+
+def test_a_record_larger_than_its_limit_is_refused_before_it_is_parsed(tmp_path):
+    """The records' reading (nanogpt.record_json) shares the weights' bounded
+    read (files.read_within): a record past its limit is named by its size."""
+    path = tmp_path / "w.safetensors"
+    shutil.copyfile(nanogpt.DEFAULT_WEIGHTS, path)
+    record = nanogpt.record_path(path)
+    record.write_text(json.dumps(RECORD) + " " * nanogpt.MAX_RECORD_BYTES)
+    size = record.stat().st_size
+    with pytest.raises(nanogpt.NanoWeightsError) as refused:
+        nanogpt.load(path)
+    assert str(refused.value) == (f"{record}: {size:,} bytes, more than the limit of a record, "
+                                  f"{nanogpt.MAX_RECORD_BYTES:,}")
 
 
 def test_a_header_longer_than_its_limit(tmp_path):

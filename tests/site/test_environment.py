@@ -11,7 +11,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.config import load_config
 
 from conftest import ROOT
-from toycalc.model import nanogpt, writer
+from toycalc.model import models, nanogpt, writer
 from toycalc.site import environment, errors, weights_files
 
 SITE = ROOT / "toycalc" / "site"
@@ -47,9 +47,9 @@ def test_claims_of_another_word_is_refused_in_one_line(monkeypatch):
 def test_empty_weights_variables_mean_the_shipped_files(monkeypatch):
     for name in ("TOYCALC_WEIGHTS", "TOYCALC_NANOGPT", "TOYCALC_WRITER"):
         monkeypatch.setenv(name, "")
-    files = weights_files.weights_files(CONFIG)
-    assert files.toy == ROOT / "toycalc/weights/toy.yaml"
-    assert files.nano == nanogpt.DEFAULT_WEIGHTS and files.writer == writer.DEFAULT_WEIGHTS
+    assert weights_files.weights_files(CONFIG).toy == ROOT / "toycalc/weights/toy.yaml"
+    assert weights_files.model_file(models.NANO_GPT) == nanogpt.DEFAULT_WEIGHTS
+    assert weights_files.model_file(models.WRITER) == writer.DEFAULT_WEIGHTS
 
 
 def test_an_empty_edit_branch_means_main(monkeypatch):

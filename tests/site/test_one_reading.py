@@ -6,7 +6,7 @@ import json
 import yaml
 from mkdocs.config import load_config
 
-from toycalc.model import nanogpt
+from toycalc.model import models, nanogpt
 from toycalc.model.weights import DEFAULT_TOY
 from toycalc.site import publish_weights
 from toycalc.site.export import (NANO_URI, NANO_WEIGHTS_URI, WEIGHTS_URI, nano_setup_json, nano_weights_bytes,
@@ -17,7 +17,7 @@ from conftest import ROOT, altered_nano, altered_toy
 
 def published(config) -> dict:
     """What the build's hook would publish: the toy's JSON, nano-gpt's setup and weights file."""
-    nano = publish_weights.nano_model(config)
+    nano = publish_weights.model_read(config, models.NANO_GPT)
     return {WEIGHTS_URI: json.loads(weights_json(publish_weights.toy_model(config))),
             NANO_URI: json.loads(nano_setup_json(nano)), NANO_WEIGHTS_URI: nano_weights_bytes(nano)}
 

@@ -178,11 +178,11 @@ def drawn(trace: dict, tokens: list[str], vocab: list[str], links: dict, here: l
         large.pop()
 
 
-def minimap(src_path: str, toy_example=None, nano_run=None, writer_run=None) -> str | None:
+def minimap(src_path: str, toy_example=None, runs=None) -> str | None:
     """The map for the page at `src_path` (as docs/ names it), or None for
     a page outside the three chapters (or without its runs).
-    toy_example(heads): the toy's worked example; nano_run: nano-gpt's;
-    writer_run(): the writer's (loaded when first asked)."""
+    toy_example(heads): the toy's worked example; runs: model name ->
+    its chapter's run() (nano-gpt's, the writer's: loaded when first asked)."""
     chapter, _, page = src_path.partition("/")
     if chapter not in CHAPTERS or not page.endswith(".md") or "/" in page:
         return None
@@ -192,21 +192,20 @@ def minimap(src_path: str, toy_example=None, nano_run=None, writer_run=None) -> 
         if toy_example is None:
             return None
         default = toy_example()
-        runs = {h: toy_example(h) for h in default.heads_choices}
+        examples = {h: toy_example(h) for h in default.heads_choices}
         vocab = [show(v) for v in default.model.vocab]
         svg = by_heads({h: drawn(ex.trace, [ex.model.show(i) for i in ex.ids], vocab, links, here)
-                        for h, ex in runs.items()}, default.n_heads, inline=False)
+                        for h, ex in examples.items()}, default.n_heads, inline=False)
         what = f"the toy model on “{esc(default.text)}”, at its last token, {esc(default.model.show(default.ids[-1]))}"
+    elif (runs or {}).get(chapter) is None:
+        return None
     elif chapter == "nano-gpt":
-        if nano_run is None:
-            return None
+        nano_run = runs[chapter]()
         svg = drawn(nano_run.trace, [VOCAB[i] for i in nano_run.ids], list(VOCAB), links, here, sep=" ")
         what = (f"nano-gpt on “{esc(nano_run.text)}”, at its last letter, {esc(VOCAB[nano_run.ids[-1]])}; "
                 f"its {len(nano_run.trace['blocks'])} blocks drawn as one, with the first block's numbers")
     else:
-        if writer_run is None:
-            return None
-        run = writer_run()
+        run = runs[chapter]()
         chars = [char_name(c) for c in run.line]
         svg = drawn(run.trace, chars, [char_name(c) for c in run.vocab], links, here, unit="channel", top=TOP)
         what = (f"the writer on the held-out line “{esc(run.line)}”, at its last character, {esc(chars[-1])}; "

@@ -27,6 +27,18 @@ def not_regular(path: str | Path) -> str | None:
     return next((what for test, what in KINDS if test(mode)), "not a regular file")
 
 
+def read_within(path: str | Path, limit: int) -> tuple[bytes | None, int]:
+    """The file's bytes and their size, or (None, its size) when it holds
+    more than `limit` bytes. It reads at most limit + 1 bytes, so a file
+    that is huge, or grows while it is read, costs no more than that. An
+    OSError is the caller's to word (it knows what the file is)."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+        if len(data) <= limit:
+            return data, len(data)
+        return None, max(os.fstat(f.fileno()).st_size, len(data))
+
+
 def replace_together(writes) -> None:
     """Each (path, write) pair: write(f) fills a temporary file beside path,
     and once every one is complete they are renamed over the old files in

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import gpt, nanogpt_record, safetensors_file, sizes
 from .configs import NANO_GPT
-from .files import not_regular, replace_together
+from .files import not_regular, read_within, replace_together
 from .mirror import mirrored
 
 CONFIG = NANO_GPT
@@ -161,14 +161,14 @@ def record_json(rec: Path, limit: int, error: type[Exception]):
     """A record file's JSON, read within `limit` bytes: nano-gpt's and the
     writer's records alike; a problem raised as `error`, naming the file."""
     try:
-        size = rec.stat().st_size
-    except OSError:
-        size = 0                 # said by the reading below
-    if size > limit:
+        data, size = read_within(rec, limit)
+    except OSError as e:
+        raise error(f"{rec}: not valid JSON: {str(e)[:120]}") from None
+    if data is None:
         raise error(f"{rec}: {size:,} bytes, more than the limit of a record, {limit:,}")
     try:
-        return json.loads(rec.read_text(encoding="utf-8"))
-    except (ValueError, OSError, RecursionError) as e:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as e:
         raise error(f"{rec}: not valid JSON: {str(e)[:120]}") from None
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import safetensors
 import safetensors.numpy
 
-from .files import not_regular
+from .files import not_regular, read_within
 from .weights import MAX_WEIGHT
 from .yamlfile import excerpt
 
@@ -73,12 +73,12 @@ def read(path: str | Path, shapes: dict, error: type[Exception], what: str, make
     if kind:
         raise error(f"{where}: the {what} weights path is {kind}; expected a regular file")
     try:
-        data = path.read_bytes() if path.stat().st_size <= max_bytes(shapes) else None
+        data, size = read_within(path, max_bytes(shapes))
     except OSError as e:
         raise error(f"{where}: cannot read the {what} weights ({e.strerror or e}); "
                     f"make them with: {make}") from None
     if data is None:
-        raise error(f"{where}: {path.stat().st_size:,} bytes, more than the {max_bytes(shapes):,} that "
+        raise error(f"{where}: {size:,} bytes, more than the {max_bytes(shapes):,} that "
                     f"its {len(shapes)} arrays take in float32, with their header")
     header = _header(data, where, error)
     missing = [n for n in shapes if n not in header]

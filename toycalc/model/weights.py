@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import reprlib
 import unicodedata
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .files import not_regular
+from .files import not_regular, read_within
 from .gpt import Config, HeadsError, check_heads
 from .tokenizer import SPACE_SIGN, show
 from .yamlfile import Trap, YamlError, excerpt, load as load_yaml, written
@@ -83,13 +82,11 @@ def load_toy(path: str | Path = DEFAULT_TOY) -> Model:
     if kind:
         raise WeightsError(f"{where}: the weights path is {kind}; expected a regular file")
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-            size = os.fstat(f.fileno()).st_size if len(raw) > MAX_BYTES else len(raw)
+        raw, size = read_within(path, MAX_BYTES)
     except OSError as e:
         raise WeightsError(f"{where}: cannot read the weights file ({e.strerror})") from None
-    if len(raw) > MAX_BYTES:
-        raise WeightsError(f"{where}: the file has {max(size, len(raw)):,} bytes, more than the limit of a toy "
+    if raw is None:
+        raise WeightsError(f"{where}: the file has {size:,} bytes, more than the limit of a toy "
                            f"weights file, {MAX_BYTES:,}")
     key = (str(path.resolve()), hashlib.sha256(raw).digest())
     if key not in _LOADED:

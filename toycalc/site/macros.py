@@ -4,17 +4,19 @@ for every part of the book (mkdocs.yml: `modules: [toycalc.site.macros]`).
     {{ table("softmax") }}            the worked example's steps (book/end_to_end.py): table,
     {{ formula("mlp", heads=4) }}       formula, number; the End-to-End page, the toy chapter
     {{ number("p", token="␣roof") }}    and Home all call them
-    {{ claim("identity", name="W_O") }}  nothing on the page; a false claim stops the build (book/claims.py)
+    {{ claim("identity", name="W_O") }}  nothing on the page; a false claim stops the build: the
+                                        toy's (book/claims.py) and every chapter's (book/chapters.py)
     {{ path_diagram() }}              the numbered path at the top of End to End (book/path.py)
     {{ heads_chooser("top") }}        the 1 / 2 / 4 heads buttons (named, one group each)
     {{ toy_table("order") }}          the toy chapter (book/toy/, a module per page): toy_table,
                                         toy_formula, toy_number, toy_figure
-    {{ nano_gpt_matrix("E") }}        the nano-gpt chapter (book/nano_gpt/, a module per page):
-                                        nano_gpt_matrix, _table, _formula, _number, _figure
     {{ what_changed_table("models") }}  What changed since 2017 (book/what_changed.py):
                                         what_changed_table, _formula, _number, _figure
-    {{ writer_table("characters") }}  the writer's chapter (book/writer/): writer_table, _number,
-                                        _figure, writer_claim (site/writer_run.py)
+    {{ nano_gpt_matrix("E") }}        a registered model's chapter (book/chapters.py), one loop
+    {{ writer_table("characters") }}    for all: its part's prefix and kinds (nano-gpt's, from
+                                        book/nano_gpt/: nano_gpt_matrix, _table, _formula,
+                                        _number, _figure; the writer's, from book/writer/:
+                                        writer_table, _number, _figure)
     {{ code("toycalc/model/gpt.py", "attention") }}  the numpy beside a formula: a region of a
                                         file under toycalc/ (site/source_code.py, book/source.py)
 
@@ -23,8 +25,11 @@ part (book/part.py): `@toy.table("order")` registers what
 `{{ toy_table("order") }}` calls. Every toy call (but the what_changed_
 ones, which run the weights file's default
 heads) may choose `heads` and `temperature`. Without `heads`, a call
-renders every heads choice (see render.by_heads) for the chooser. The runs
-come from runs.py, on the weights files weights_files.py chooses. A
+renders every heads choice (see render.by_heads) for the chooser. A
+chapter's macros and claims run its chapter's run (chapter_runs): read
+when the build starts if the chapter says `eager` (nano-gpt), else on
+the first of its macros a build calls (the writer: slow). The runs come
+from runs.py, on the weights files weights_files.py chooses. A
 mistake stops `mkdocs build` with one line at error level naming the page
 (or the weights file) and what exists (errors.py); under `mkdocs serve`
 (serve.py turns on_error_fail off) the page shows that line instead, and
@@ -34,14 +39,15 @@ reloads every module (fresh.py).
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from threadpoolctl import threadpool_limits
 
+from ..book.chapters import CHAPTERS
 from ..book.end_to_end import steps
-from ..book.nano_gpt import nano_gpt
 from ..book.path import heads_chooser, path_diagram
 from ..book.render import by_heads, prose_math
 from ..book.toy import toy
@@ -52,6 +58,9 @@ from .claim_macros import claim_macro
 from .errors import LOGGED, BookError, failing, located, report
 from .fresh import forget_toycalc, stale
 from .page_checks import on_post_page_macros  # noqa: F401 (the plugin calls it from this module)
+from .reference import macro_reference, site_files, site_files_table
+from .runs import model_run, toy_examples
+from .source_code import code_macro
 
 
 def on_post_build(env):
@@ -60,10 +69,6 @@ def on_post_build(env):
     false = getattr(env, "toycalc_false_count", 0)
     if false and env.config["on_error_fail"] and not env.conf.get("strict"):
         raise PluginError(f"{false} false claim{'s' * (false > 1)}, each named above: the build stops")
-from .reference import macro_reference, site_files, site_files_table
-from .runs import nano_run, toy_examples
-from .source_code import code_macro
-from . import writer_run
 
 
 def every_heads_choice(example, inline: bool):
@@ -121,16 +126,18 @@ def registry_macro(env, kind: str, registry: dict, apply, choices=(), noun: str 
     return call
 
 
-# The registries of each part, by macro name (a part's prefix and the kind:
-# toy_ + table). The toy's run every heads choice (see every_heads_choice);
-# What changed and nano-gpt run one example.
+# The registries of the parts that are no registered model's, by macro
+# name (a part's prefix and the kind: toy_ + table). The toy's run every
+# heads choice (see every_heads_choice); What changed runs one example.
+# A chapter's macros (book/chapters.py) run on its chapter's run.
 TOY_KINDS = steps.macros() | toy.macros()
 WHAT_CHANGED_KINDS = what_changed.macros()
-NANO_GPT_KINDS = nano_gpt.macros()
 
 
-MACRO_NAMES = [*TOY_KINDS, *WHAT_CHANGED_KINDS, *NANO_GPT_KINDS, "path_diagram", "heads_chooser",
-               "macro_reference", "site_files", "claim", "code", *writer_run.MACRO_NAMES]
+def macro_names() -> list[str]:
+    """Every macro the pages may call (each chapter's included)."""
+    return [*TOY_KINDS, *WHAT_CHANGED_KINDS, *(kind for c in CHAPTERS.values() for kind in c.part.macros()),
+            "path_diagram", "heads_chooser", "macro_reference", "site_files", "claim", "code"]
 
 
 def define_env(env):
@@ -145,27 +152,40 @@ def define_env(env):
     threadpool_limits(limits=1, user_api="blas")
     try:
         example = toy_examples(env.conf)
-        nano = nano_run(env.conf)
-    except PluginError as e:
+        runs = chapter_runs(env.conf)
+    except (PluginError, BookError) as e:
         if env.config["on_error_fail"]:
-            raise
+            raise PluginError(str(e)) from None
         report(str(e))                   # mkdocs serve: every page shows it until it is fixed
-        for name in MACRO_NAMES:
+        for name in macro_names():
             env.macro(failing(str(e)), name)
         return
     env.toycalc_false_claims = {}        # page -> its false claims, under strict (page_checks.py)
     env.toycalc_false_count = 0
-    env.toycalc_runs = (example, nano, writer_run.writer_run)   # the "you are here" maps' (page_checks.py)
-    writer_run.register(env, registry_macro)   # the writer's chapter; it loads its weights when first called
-    register_parts(env, example, nano)
+    env.toycalc_runs = (example, runs)   # the "you are here" maps' (page_checks.py)
+    register_parts(env, example, runs)
     for name, macro in book_macros(env, example).items():
         env.macro(macro, name)
-    env.macro(claim_macro(env, example, nano, check_choices), "claim")
+    env.macro(claim_macro(env, example, runs, check_choices), "claim")
     env.macro(code_macro(env), "code")
 
 
-def register_parts(env, example, nano) -> None:
-    """The toy's, What changed's and nano-gpt's macros, from their parts' registries."""
+def chapter_runs(config) -> dict:
+    """Each chapter's run(), by its model's name (runs.model_run): an eager
+    chapter's read now (a file that does not load stops the build here), a
+    lazy one's on the first of its macros a build calls; then the same run
+    for the rest of the build."""
+    runs = {}
+    for name, chapter in CHAPTERS.items():
+        if chapter.eager:
+            runs[name] = lambda run=model_run(config, name): run
+        else:
+            runs[name] = functools.cache(lambda name=name: model_run(config, name))
+    return runs
+
+
+def register_parts(env, example, runs: dict) -> None:
+    """The toy's, What changed's and every chapter's macros, from their parts' registries."""
     for kind, registry in TOY_KINDS.items():
         # the End-to-End page's own macros name their kind as their noun ("no such table")
         noun = kind if kind in steps.registries else "name"
@@ -175,9 +195,10 @@ def register_parts(env, example, nano) -> None:
     for kind, registry in WHAT_CHANGED_KINDS.items():
         env.macro(registry_macro(env, kind, registry,
                                  lambda function, options: function(default_run, **options)), kind)
-    for kind, registry in NANO_GPT_KINDS.items():
-        env.macro(registry_macro(env, kind, registry,
-                                 lambda function, options: function(nano, **options)), kind)
+    for name, chapter in CHAPTERS.items():
+        for kind, registry in chapter.part.macros().items():
+            env.macro(registry_macro(env, kind, registry,
+                                     lambda function, options, run=runs[name]: function(run(), **options)), kind)
 
 
 def book_macros(env, example) -> dict:

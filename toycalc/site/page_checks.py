@@ -70,7 +70,7 @@ def on_post_page_macros(env):
                           "with a blank line before it")
     page = env.page.file.src_path if env.page else ""
     runs = getattr(env, "toycalc_runs", None)     # define_env's (none when the weights failed to load)
-    drawn = runs and minimap(page, *runs)
+    drawn = runs and minimap(page, *runs)    # the toy's example, each chapter's run()
     if drawn:
         drawn = kept(env.page, drawn) + "\n"
         lines = env.markdown.split("\n")

@@ -10,14 +10,13 @@ from __future__ import annotations
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from toycalc.model.nanogpt import NanoWeightsError, load as load_nano
+from toycalc.book.chapters import CHAPTERS
 from toycalc.model.weights import WeightsError, load_toy
 from toycalc.model import models, safetensors_file, sizes
 from toycalc.site.errors import BookError
 from toycalc.site.export import EDITOR_URI, NANO_URI, WEIGHTS_URI, editor_json, nano_setup_json, weights_json
-from toycalc.site.runs import read_by_this_build
+from toycalc.site.runs import model_run, read_by_this_build
 from toycalc.site.weights_files import model_file, weights_files
-from toycalc.site.writer_run import writer_run
 
 SERVING = False      # set once per process: a hook module outlives serve's rebuilds
 
@@ -32,7 +31,7 @@ def on_files(files, config):
     if model is not None:
         files.append(File.generated(config, WEIGHTS_URI, content=weights_json(model)))
         files.append(File.generated(config, EDITOR_URI, content=editor_json(model)))   # the Simulator's editor
-    files.append(File.generated(config, NANO_URI, content=nano_setup_json(nano_model(config))))
+    files.append(File.generated(config, NANO_URI, content=nano_setup_json(model_read(config, models.NANO_GPT))))
     for uri, content in published_weights(config):
         files.append(File.generated(config, uri, content=content))
     return files
@@ -50,14 +49,15 @@ def published_weights(config) -> list[tuple[str, bytes]]:
 
 
 def model_read(config, declaration):
-    """A registered model as the macros read it this build (nano-gpt's run,
-    the writer's), else read now; a file that does not load stops the build."""
+    """A registered model's weights as the macros read them this build (its
+    chapter's run: runs.py), else read now; a file that does not load stops
+    the build."""
     try:
-        if declaration is models.NANO_GPT:
-            return nano_model(config)
-        if declaration is models.WRITER:
-            return writer_run().model
-        return models.load(declaration, model_file(declaration))
+        read = read_by_this_build(config, declaration.name)
+        if read is None and declaration.name in CHAPTERS:
+            model_run(config, declaration.name)     # read now, for this build's pages too
+            read = read_by_this_build(config, declaration.name)
+        return read or models.load(declaration, model_file(declaration))
     except (ValueError, BookError) as e:
         raise PluginError(str(e)) from None
 
@@ -72,10 +72,3 @@ def toy_model(config):
             return None
         raise PluginError(str(e)) from None
 
-
-def nano_model(config):
-    """nano-gpt as the macros read it, for the nano-gpt pages' browser runs."""
-    try:
-        return read_by_this_build(config, "nano") or load_nano(weights_files(config).nano)
-    except NanoWeightsError as e:
-        raise PluginError(str(e)) from None

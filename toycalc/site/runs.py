@@ -1,19 +1,22 @@
 """The runs the macros read: the toy's worked example, once per heads
-choice and temperature, and nano-gpt's, kept across `mkdocs serve`'s
-rebuilds while its weights file and record are unchanged. A file that
-does not load, or an example that does not run on it, stops the build
-with one line naming the file (PluginError)."""
+choice and temperature, and each registered model's chapter's run
+(book/chapters.py), kept across `mkdocs serve`'s rebuilds while its
+files are unchanged. A file that does not load, or an example that does
+not run on it, stops the build with one line naming the file (the toy's
+PluginError, a chapter's BookError)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from ..book.chapters import CHAPTERS
 from ..book.example import Example
-from ..book.nano_example import Run
-from ..model.nanogpt import NanoWeightsError, load as load_nano
+from ..model import models
 from ..model.weights import WeightsError, load_toy
-from .weights_files import weights_files
+from .errors import BookError
+from .weights_files import model_file, weights_files
+from .writer_sampler import node_write
 
 
 # One reading per build: the models the pages are computed from are the
@@ -25,7 +28,8 @@ READ = "_toycalc_read"
 
 
 def read_by_this_build(config, which: str):
-    """The toy Model or nano-gpt Nano this build's macros loaded, or None."""
+    """The toy Model ("toy"), or a registered model's loaded weights (its
+    name), this build's macros read, or None."""
     return getattr(config, READ, {}).get(which)
 
 
@@ -65,40 +69,47 @@ def toy_examples(config):
     return example
 
 
-# mkdocs serve rebuilds in one process: nano-gpt's run (its weights and
-# all that is computed from them, such as the best head over the 729
-# inputs) is kept while neither its weights file nor its record changes,
-# so that an edit of the toy's weights or of a page does not compute it
-# again, and an edited record is read and checked again (check_record).
-NANO_RUNS: dict = {}
+# mkdocs serve rebuilds in one process: a chapter's run (its model's
+# weights and all that is computed from them, such as nano-gpt's best head
+# over the 729 inputs or the writer's samples) is kept while none of the
+# files it was read from changes, so that an edit of the toy's weights or
+# of a page does not compute it again, and an edited record is read and
+# checked again.
+RUNS: dict = {}     # model name -> (its files' versions, the loaded weights, its chapter's run)
 
 
-def _file_version(path: Path) -> tuple:
+def _file_version(path: Path) -> tuple | None:
     """What tells a file's versions apart without reading it; ctime too,
     since a copy that keeps its source's mtime (cp -p) still changes it."""
-    stat = path.stat()
+    try:
+        stat = path.stat()
+    except OSError:
+        return None                      # the loader says what is wrong with it
     return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size
 
 
-def nano_run(config) -> Run:
-    files = weights_files(config)
-    path = files.nano
-    try:
-        key = (str(path.resolve()), _file_version(path), _file_version(files.nano_record))
-    except OSError:
-        key = None                       # load_nano says what is wrong with either file
-    if key is not None and key in NANO_RUNS:
-        _remember(config, "nano", NANO_RUNS[key].model)
-        return NANO_RUNS[key]
-    try:
-        run = Run(load_nano(path))
-        run.check_record()
-    except ValueError as e:   # NanoWeightsError names the file; a failing run needs it too
-        message = str(e)
-        raise PluginError(message if isinstance(e, NanoWeightsError) else
-                          f"nano-gpt's example: {message}") from None
-    NANO_RUNS.clear()
-    if key is not None:
-        NANO_RUNS[key] = run
-    _remember(config, "nano", run.model)
-    return run
+def versions(declaration: models.Declaration, path: Path) -> tuple:
+    """The version of every file a model's run is read from: its weights
+    (and which file they are), its record, its data (the writer's record
+    holds the size and hash of its training text, checked at every build)."""
+    return (str(path.resolve()),
+            *(_file_version(p) for p in (path, models.record_path(path), *declaration.data)))
+
+
+def model_run(config, name: str):
+    """The run of the chapter of the registered model `name` (book/chapters.py),
+    on this build's weights file (weights_files.model_file). A file that
+    does not load, or a run that fails on it, raises BookError in one line."""
+    declaration, chapter = models.REGISTRY[name], CHAPTERS[name]
+    path = model_file(declaration)
+    key = versions(declaration, path)
+    kept = RUNS.get(name)
+    if kept is None or kept[0] != key:
+        try:
+            loaded = models.load(declaration, path)
+            kept = (key, loaded, chapter.run(loaded, node_write))
+        except ValueError as e:         # each model's loader and run name the file
+            raise BookError(str(e)) from None
+        RUNS[name] = kept
+    _remember(config, name, kept[1])
+    return kept[2]

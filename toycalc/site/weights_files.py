@@ -1,12 +1,12 @@
 """Which weights files a build reads: the one place that decides, for the
-macros' runs (runs.py, writer_run.py) and the hooks (publish_weights.py, serve.py).
+macros' runs (runs.py) and the hooks (publish_weights.py, serve.py).
 
-    toy       TOYCALC_WEIGHTS, else extra.toycalc.weights in mkdocs.yml
-              (relative to mkdocs.yml); a build must name one
-    nano-gpt  TOYCALC_NANOGPT, else the shipped weights/nanogpt.safetensors
-              (model/nanogpt.DEFAULT_WEIGHTS; its record .json beside it)
-    writer    TOYCALC_WRITER, else the shipped weights/writer.safetensors
-              (model/writer.DEFAULT_WEIGHTS; its record .json beside it)
+    toy               TOYCALC_WEIGHTS, else extra.toycalc.weights in mkdocs.yml
+                      (relative to mkdocs.yml); a build must name one
+    a registered      its environment variable (nano-gpt: TOYCALC_NANOGPT, the
+    model             writer: TOYCALC_WRITER), else its declaration's weights
+                      (model/models.py: weights/nanogpt.safetensors, ...), with
+                      its record .json beside it (`model_file`)
 
 Every file a build reads from them (`read`, from the registry of models,
 model/models.py: each one's weights, record and data): serve watches them all, and
@@ -19,26 +19,14 @@ from typing import NamedTuple
 
 from mkdocs.exceptions import PluginError
 
-from ..model import models, nanogpt, writer
+from ..model import models
 from .environment import setting
 
 TOY_ENV = "TOYCALC_WEIGHTS"
-NANO_ENV = "TOYCALC_NANOGPT"
-WRITER_ENV = "TOYCALC_WRITER"
 
 
 class WeightsFiles(NamedTuple):
     toy: Path
-    nano: Path
-    writer: Path
-
-    @property
-    def nano_record(self) -> Path:
-        return nanogpt.record_path(self.nano)
-
-    @property
-    def writer_record(self) -> Path:
-        return writer.record_path(self.writer)
 
     @property
     def read(self) -> tuple[Path, ...]:
@@ -56,14 +44,10 @@ def model_file(declaration) -> Path:
     return Path(setting(declaration.env) or declaration.weights())
 
 
-def writer_file() -> Path:
-    """The writer's weights (they need no config: the book has one writer)."""
-    return Path(setting(WRITER_ENV) or writer.DEFAULT_WEIGHTS)
-
-
 def weights_files(config) -> WeightsFiles:
-    """The toy's and nano-gpt's weights files for this build (config: the
-    MkDocs config, or any mapping with its "extra" and "config_file_path")."""
+    """The toy's weights file for this build, and through it every file a
+    build reads (config: the MkDocs config, or any mapping with its "extra"
+    and "config_file_path")."""
     toy = setting(TOY_ENV) or (config["extra"] or {}).get("toycalc", {}).get("weights")
     if not toy:
         raise PluginError("mkdocs.yml: extra.toycalc.weights is not set: "
@@ -71,5 +55,4 @@ def weights_files(config) -> WeightsFiles:
     toy = Path(toy)
     if not toy.is_absolute():
         toy = Path(config["config_file_path"]).parent / toy
-    return WeightsFiles(toy=toy, nano=Path(setting(NANO_ENV) or nanogpt.DEFAULT_WEIGHTS),
-                        writer=writer_file())
+    return WeightsFiles(toy=toy)

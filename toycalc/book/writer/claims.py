@@ -1,5 +1,5 @@
 """What the writer's chapter says about its weights, checked on every
-build by {{ writer_claim(...) }}: a check returns None when the sentence
+build by {{ claim(...) }} (book/chapters.py): a check returns None when the sentence
 holds, else what is true, and the build stops naming the page and line."""
 from __future__ import annotations
 
