@@ -31,10 +31,10 @@ from toycalc.model.weights import load_toy
 from toycalc.site.publish_notebooks import shipped_files
 
 # the pages with a notebook: the toy's chapter, End to End, nano-gpt's
-# (but "Train it yourself", which trains in the browser) and Inside the writer
+# (but "Train it yourself", which trains in the browser) and the writer's
 NOTEBOOK_PAGES = sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix()
-                        for folder in ("toy", "nano-gpt") for p in (ROOT / "docs" / folder).glob("*.md")
-                        if p.name != "train.md") + ["end-to-end", "writer/inside"]
+                        for folder in ("toy", "nano-gpt", "writer") for p in (ROOT / "docs" / folder).glob("*.md")
+                        if p.name != "train.md") + ["end-to-end"]
 # a number as the book prints it: computed, with its places (0.395), or a
 # weight as written (−0.5, 1), or a count (12); each with a true minus
 NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?(?![\w.])")
@@ -153,6 +153,23 @@ def test_the_numbers_the_issue_names(executed):
     assert attention_number(ex, head=1, keys="␣climb ed") in attention      # 0.622 on the book's weights
     output = "".join(printed(c) for c in executed["toy/output"][0].cells)
     assert fixed(ex.p_last[ex.target_id]) in output                         # p(␣roof) = 0.395
+
+
+def test_the_writer_s_notebooks_write_the_chapter_s_samples(executed):
+    """numpy's write, in the notebooks, draws the characters writer.js in
+    Node wrote into the Introduction at build (on this machine), and each
+    notebook says so; "Type, it writes" draws from the weights the page
+    fetches and finds them the package's."""
+    soup = BeautifulSoup(executed["writer/index"][1], "html.parser")
+    samples = {f["data-temperature"]: f.select_one(".writer-prompt").get_text() + f.select_one(".writer-written").get_text()
+               for f in soup.select("figure.writer-sample")}
+    assert len(samples) == 3
+    intro = "".join(printed(c) for c in executed["writer/index"][0].cells)
+    for temperature, text in samples.items():
+        assert f"temperature {temperature}, seed " in intro and text in intro, f"writer/index.ipynb: not the sample at {temperature}"
+    assert intro.count("the same characters as the page's") == 3 and "NOT" not in intro
+    live = "".join(printed(c) for c in executed["writer/write"][0].cells)
+    assert samples["0.8"] in live and "the package's own weights" in live and "NOT" not in live
 
 
 def test_a_notebook_s_code_is_the_regions_it_names(executed):
