@@ -3,9 +3,9 @@ calls show, book/source.py) as a Jupyter notebook (nbformat 4) that a
 reader runs, and CI executes (tests/site/test_notebooks.py).
 
 Its cells: what it is and how it installs; the installation, toycalc's
-wheel from the site's own address (its dependencies are numpy and PyYAML,
-which Colab has; --no-deps keeps pip from fetching the build's own
-packages); the set-up of the page's chapter (the weights the package
+wheel from the site's own address (its dependencies, numpy, PyYAML and
+safetensors, are the wheel's Requires-Dist, not the build's packages:
+Colab has them, pip fetches what another Jupyter lacks); the set-up of the page's chapter (the weights the package
 ships, the book's example); then, for each region the page shows, its
 code as the file has it and a call that prints the page's numbers at the
 book's precision (three places, a true minus: render.fixed).
@@ -22,6 +22,13 @@ from .source import Region
 from .writer.live import WEIGHTS_URI as WRITER_WEIGHTS
 
 WHEEL = "toycalc-0.1.0-py3-none-any.whl"     # the wheel the site publishes (site/publish_notebooks.py)
+# what the wheel needs besides the standard library (its Requires-Dist): the
+# packages toycalc imports outside the build (yaml reads the toy's weights,
+# safetensors nano-gpt's and the writer's, threadpoolctl comes with the
+# writer's training code). Colab has them; pip fetches what another
+# Jupyter lacks (tests/site/test_notebooks.py runs a notebook where only
+# the kernel, pip and numpy are)
+REQUIRES = ("numpy", "PyYAML", "safetensors", "threadpoolctl")
 
 
 @dataclass(frozen=True)
@@ -297,9 +304,9 @@ def notebook(page: str, title: str, page_url: str, site_url: str, steps: list[tu
         _cell("markdown", f"# {title}\n\n"
                           f"The code of the page [{title}]({page_url}), as the build ran it, and the calls "
                           "that print the page's numbers. The first cell installs the book's package, "
-                          f"`toycalc`, from the site ({WHEEL}); it needs numpy and PyYAML, which Colab "
-                          "has (elsewhere: `pip install numpy pyyaml`)."),
-        _cell("code", f"%pip install --quiet --no-deps {site_url}{WHEEL}"),
+                          f"`toycalc`, from the site ({WHEEL}), and what it needs that the Python running "
+                          f"this notebook lacks (of {', '.join(REQUIRES)}; Colab has them all)."),
+        _cell("code", f"%pip install --quiet {site_url}{WHEEL}"),
         _cell("markdown", says),
         _cell("code", setup.replace("SITE_URL", site_url)),
     ]
