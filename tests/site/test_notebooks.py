@@ -82,10 +82,12 @@ def kernel_env(target: Path) -> dict:
     from the served site alone), which the kernel imports first
     (PYTHONPATH); its dependencies are this venv's (PIP_NO_DEPS: pip
     --target would install them again; fresh_jupyter shows pip installs
-    them where they lack)."""
+    them where they lack). One BLAS thread: two kernels run at a time on
+    two cores, and two threads each waited on each other (the writer's
+    Introduction took 22 s so, 7 s with one)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_TARGET")}
     return env | {"PIP_TARGET": str(target), "PYTHONPATH": str(target), "PIP_NO_INDEX": "1",
-                  "PIP_NO_DEPS": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+                  "PIP_NO_DEPS": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 async def run_all(notebooks: dict, folder, at_once: int = 2) -> None:
@@ -291,7 +293,7 @@ def fresh_jupyter(tmp_path_factory):
     manager = KernelManager(kernel_name="fresh", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(spec.parent)]))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV"))}
     env |= {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(pypi), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-            "PYTHONNOUSERSITE": "1"}
+            "PYTHONNOUSERSITE": "1", "OPENBLAS_NUM_THREADS": "1"}
     (root / "cwd").mkdir()            # where it runs: not this project's folder, which holds toycalc/
     yield manager, env, lacking, site_packages, root / "cwd"
 
