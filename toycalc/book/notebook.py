@@ -203,18 +203,18 @@ def same_as_page(temperature, written):
     page = urllib.request.urlopen(SITE + "writer/").read().decode("utf-8")
     shown = dict(re.findall(r'data-temperature="([^"]+)".*?<span class="writer-written">(.*?)</span>', page, re.S))
     same = html.unescape(shown[str(temperature)]) == written
-    print("  the same characters as the page's" if same else "  NOT the page's characters (see above)")'''
+    print("  the same characters as the Introduction's" if same else "  NOT the Introduction's characters (see above)")'''
 
 # What the writer's notebooks can and cannot repeat of the page: said
 # where they write a sample (the chapter's samples are writer.js's, in Node)
 SAMPLED_IN_NODE = (
-    "The page's samples were written when the site was built by the code your browser runs on "
-    "\"Type, it writes\" (writer.js, in float32), not by this numpy. The cell below draws with numpy's "
-    "`write` above, the reference the book's tests hold writer.js to: on the machine that built the book "
-    "both draw the same characters. On another processor numpy may add its float32 numbers in another "
-    "order; where a draw falls within a rounding of the edge between two characters, a different one "
-    "is drawn, and the text parts from the page's from there. After each sample, a line says whether "
-    "it is the page's.")
+    "The chapter's samples, on its Introduction, were written when the site was built by writer.js, the "
+    "code your browser runs on \"Type, it writes\" (in Node, in float32), not by this numpy. The cell "
+    "below draws with numpy's `write` above, the reference the book's tests hold writer.js to: on the "
+    "machine that built the book both draw the same characters. On another processor numpy may add its "
+    "float32 numbers in another order; where a draw falls within a rounding of the edge between two "
+    "characters, another one is drawn, and the text parts from the Introduction's there. After each "
+    "sample, a line says whether it is the Introduction's.")
 
 # The writer's checks: Inside the writer's next character; the
 # Introduction's held-out loss and samples; Type, it writes, its sample
