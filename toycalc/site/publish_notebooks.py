@@ -1,7 +1,8 @@
 """MkDocs hook: a notebook per chapter page (book/notebook.py), made from
 the regions its `code` calls show, beside the page (docs/toy/attention.md:
 toy/attention.ipynb), and the wheel of toycalc its first cell installs,
-at the site's root. The page links its notebook at its end.
+at the site's root. The page links its notebook at its end, and where
+repo_url is a GitHub repository, the same notebook in Colab (COLAB_BRANCH).
 
 The wheel is written here, with the standard library (PEP 427: a zip of
 the package's files and a dist-info), from the files pyproject.toml's
@@ -27,13 +28,13 @@ from toycalc.site.source_code import source_of
 
 CODE_CALL = re.compile(r'\{\{-?\s*code\(\s*"([^"]+)"\s*,\s*"([^"]+)"')
 NOTEBOOKS: dict[str, str] = {}     # page (src_uri) -> its notebook's src_uri, for on_page_markdown
-LOCAL = "http://127.0.0.1:8000/"
+LOCAL = "http://127.0.0.1:8000/"   # where `make serve` serves a build that has no site_url
 # Colab opens a notebook from a GitHub repository, not from a site: the
 # Pages workflow (.github/workflows/pages.yml) pushes the notebooks it
 # built, as the site holds them, to this branch of the repository, which
 # a page's "Open in Colab" names where repo_url is a GitHub repository
 COLAB_BRANCH = "published-notebooks"
-GITHUB = re.compile(r"https://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/?")   # where `make serve` serves a build that has no site_url
+GITHUB = re.compile(r"https://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/?")   # repo_url: OWNER, REPO
 # the project toycalc is part of (its pyproject.toml names the wheel's files),
 # whatever folder the book's mkdocs.yml is in (a test's copy of the pages)
 PROJECT = Path(__file__).resolve().parents[2]
