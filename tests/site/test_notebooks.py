@@ -271,7 +271,8 @@ def fresh_jupyter(tmp_path_factory):
     """A Python with only a Jupyter kernel, pip and numpy (this venv's,
     through a .pth to a folder holding just them), as a kernel named
     "fresh"; and a folder standing for PyPI holding toycalc's dependencies
-    the kernel lacks. Yields (its kernel manager, the kernel's environment)."""
+    the kernel lacks. Yields its kernel manager, the kernel's environment,
+    the dependencies it lacks, its site-packages, and a folder to run in."""
     root = tmp_path_factory.mktemp("fresh")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", root / "venv"], check=True)
     python = root / "venv" / "bin" / "python"
