@@ -129,14 +129,20 @@ def test_the_pages_workflow_runs_the_tests_and_deploys():
 
 
 def test_the_pages_workflow_grants_the_least_it_can():
-    """Only the deploy job, which runs none of our code, may write to Pages;
-    the job that runs apt, pip and the tests can only read."""
+    """Only the jobs that run none of our code may write: deploy to Pages,
+    notebooks to the branch Colab opens them from (gh, tar and git, no
+    action, no checkout); the job that runs apt, pip and the tests can
+    only read."""
     _, flow = workflow()
     assert flow["permissions"] == {"contents": "read"}
     assert flow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    notebooks = flow["jobs"]["notebooks"]
+    assert notebooks["permissions"] == {"actions": "read", "contents": "write"}
+    assert all("uses" not in step and "make" not in step["run"] and ".ci" not in step["run"]
+               for step in notebooks["steps"])
     for name, job in flow["jobs"].items():
         granted = job.get("permissions", {})
-        if name != "deploy":
+        if name not in ("deploy", "notebooks"):
             assert all(v in ("read", "none") for v in granted.values()), (name, granted)
         assert 0 < job["timeout-minutes"] <= 60, name
     checkout = [s for job in flow["jobs"].values() for s in job["steps"] if uses(s) == "actions/checkout"]

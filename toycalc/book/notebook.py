@@ -3,9 +3,9 @@ calls show, book/source.py) as a Jupyter notebook (nbformat 4) that a
 reader runs, and CI executes (tests/site/test_notebooks.py).
 
 Its cells: what it is and how it installs; the installation, toycalc's
-wheel from the site's own address (its dependencies are numpy and PyYAML,
-which Colab has; --no-deps keeps pip from fetching the build's own
-packages); the set-up of the page's chapter (the weights the package
+wheel from the site's own address (its dependencies, numpy, PyYAML and
+safetensors, are the wheel's Requires-Dist, not the build's packages:
+Colab has them, pip fetches what another Jupyter lacks); the set-up of the page's chapter (the weights the package
 ships, the book's example); then, for each region the page shows, its
 code as the file has it and a call that prints the page's numbers at the
 book's precision (three places, a true minus: render.fixed).
@@ -19,14 +19,23 @@ import json
 from dataclasses import dataclass
 
 from .source import Region
+from .writer.live import WEIGHTS_URI as WRITER_WEIGHTS
 
 WHEEL = "toycalc-0.1.0-py3-none-any.whl"     # the wheel the site publishes (site/publish_notebooks.py)
+# what the wheel needs besides the standard library (its Requires-Dist): the
+# packages toycalc imports outside the build (yaml reads the toy's weights,
+# safetensors nano-gpt's and the writer's, threadpoolctl comes with the
+# writer's training code). Colab has them; pip fetches what another
+# Jupyter lacks (tests/site/test_notebooks.py runs a notebook where only
+# the kernel, pip and numpy are)
+REQUIRES = ("numpy", "PyYAML", "safetensors", "threadpoolctl")
 
 
 @dataclass(frozen=True)
 class Check:
     before: str      # names the region's code reads, set as the code around it would
     after: str       # the call that prints the page's numbers
+    note: str = ""   # what the reader should know before that call (Markdown)
 
 
 TOY_SETUP = '''import numpy as np
@@ -174,23 +183,82 @@ NANO_CHECKS = {
                            'print_rows("p, the row t = 6", trace["p"][5])'),
 }
 
-WRITER_SETUP = '''import numpy as np
+WRITER_SETUP = '''import html
+import re
+import urllib.request
+
+import numpy as np
 
 from toycalc.model.gpt import *            # the pieces the code below calls: linear, softmax, ...
 from toycalc.model import writer
-from toycalc.book.writer.shared import WriterRun
+from toycalc.book.writer.shared import WriterRun, SAMPLE_LENGTH, SAMPLE_SEED, TEMPERATURES
 from toycalc.book.render import fixed
 
-run = WriterRun(writer.load())              # the weights the package ships, on the chapter's held-out line'''
+run = WriterRun(writer.load())              # the weights the package ships, on the chapter's held-out line
+SITE = "SITE_URL"                           # the book's site: its pages, the weights the browser reads
 
-# The writer's checks (Inside the writer; its other pages' regions, the
-# held-out loss of the whole text and the sampling, take minutes or draw
-# at random in the browser: no notebook yet)
+
+def same_as_page(temperature, written):
+    """Whether `written` is the sample the Introduction shows at this temperature (read from the site)."""
+    page = urllib.request.urlopen(SITE + "writer/").read().decode("utf-8")
+    shown = dict(re.findall(r'data-temperature="([^"]+)".*?<span class="writer-written">(.*?)</span>', page, re.S))
+    same = html.unescape(shown[str(temperature)]) == written
+    print("  the same characters as the Introduction's" if same else "  NOT the Introduction's characters (see above)")'''
+
+# What the writer's notebooks can and cannot repeat of the page: said
+# where they write a sample (the chapter's samples are writer.js's, in Node)
+SAMPLED_IN_NODE = (
+    "The chapter's samples, on its Introduction, were written when the site was built by writer.js, the "
+    "code your browser runs on \"Type, it writes\" (in Node, in float32), not by this numpy. The cell "
+    "below draws with numpy's `write` above, the reference the book's tests hold writer.js to: on the "
+    "machine that built the book both draw the same characters. On another processor numpy may add its "
+    "float32 numbers in another order; where a draw falls within a rounding of the edge between two "
+    "characters, another one is drawn, and the text parts from the Introduction's there. After each "
+    "sample, a line says whether it is the Introduction's.")
+
+# The writer's checks: Inside the writer's next character; the
+# Introduction's held-out loss and samples; Type, it writes, its sample
+# with the page's settings, from the weights the page fetches
 WRITER_CHECKS = {
     (GPT, "softmax"): Check("", 'p = softmax(run.trace["z"][-1])\n'
                                 'top = np.argsort(-p)[:10]\n'
                                 'print("the ten likeliest next characters:", [writer.vocab()[i] for i in top])\n'
                                 'print("their p:", "  ".join(fixed(p[i]) for i in top))'),
+    ("toycalc/model/writer.py", "held_out_loss"): Check(
+        "from toycalc.model import gpt\nfrom toycalc.model.writer import CONFIG, held_out_ids, windows",
+        '# every window of the held-out text, in float32 as the browser computes (a few seconds)\n'
+        'loss = held_out_loss({name: w.astype(np.float32) for name, w in run.params.items()})\n'
+        'for name, nats in (("the writer, on the held-out text", loss), ("unigram", run.unigram_loss),\n'
+        '                   (f"a uniform guess among {len(run.vocab)}", np.log(len(run.vocab)))):\n'
+        '    print(f"{name}: {fixed(nats, 2)} nats per character, {fixed(nats / np.log(2), 2)} bits, "\n'
+        '          f"perplexity {fixed(np.exp(nats), 1)}")'),
+    ("toycalc/book/writer/shared.py", "write"): Check(
+        "from toycalc.model import gpt, writer as model\nfrom toycalc.book.writer.shared import mulberry32, sample, top_k",
+        'prompt = writer.encode(run.prompt)        # the held-out line and its line break\n'
+        'for temperature in TEMPERATURES:\n'
+        '    ids, _ = write(run.params, prompt, SAMPLE_LENGTH, temperature, 0, SAMPLE_SEED)\n'
+        '    print(f"temperature {temperature}, seed {SAMPLE_SEED}, {SAMPLE_LENGTH} characters:")\n'
+        '    print(run.prompt + writer.decode(ids))\n'
+        '    same_as_page(temperature, writer.decode(ids))', note=SAMPLED_IN_NODE),
+}
+WRITER_PAGE_CHECKS = {
+    ("writer/write.md", "toycalc/book/writer/shared.py", "write"): Check(
+        "import urllib.request\nfrom pathlib import Path\n"
+        "from toycalc.model import gpt, safetensors_file, sizes, writer as model\n"
+        "from toycalc.book.writer.shared import LIVE_TEMPERATURE, LIVE_TOP_K, mulberry32, sample, top_k\n\n"
+        "# the weights the page fetches when you start it, read as the package reads its own\n"
+        'file = Path("writer.safetensors")\n'
+        f'file.write_bytes(urllib.request.urlopen(SITE + "{WRITER_WEIGHTS}").read())\n'
+        'fetched = safetensors_file.read(file, sizes.param_shapes(run.cfg), model.WriterError, "writer\'s",\n'
+        '                                "the site publishes them")\n'
+        'same = all(np.array_equal(fetched[name], run.params[name]) for name in run.params)\n'
+        'print(f"{sum(w.size for w in fetched.values()):,} numbers, {(file.stat().st_size + 1023) // 1024:,} KiB:",\n'
+        '      "the package\'s own weights" if same else "NOT the package\'s weights")',
+        'ids, _ = write(fetched, writer.encode(run.prompt), SAMPLE_LENGTH, LIVE_TEMPERATURE, LIVE_TOP_K, SAMPLE_SEED)\n'
+        'print(f"temperature {LIVE_TEMPERATURE}, top-k {LIVE_TOP_K}, seed {SAMPLE_SEED}:")\n'
+        'print(run.prompt + writer.decode(ids))\n'
+        'same_as_page(LIVE_TEMPERATURE, writer.decode(ids))      # the Introduction\'s sample at this temperature',
+        note=SAMPLED_IN_NODE),
 }
 
 # by the folder of a page: its set-up cell, what it says, its checks, a page's own
@@ -199,8 +267,8 @@ CHAPTERS = {
             TOY_CHECKS, TOY_PAGE_CHECKS),
     "nano-gpt": (NANO_SETUP, "nano-gpt's trained weights and the book's letters, as every page of the "
                              "chapter computes them:", NANO_CHECKS, {}),
-    "writer": (WRITER_SETUP, "The writer's weights and the chapter's held-out line, as Inside the writer "
-                             "computes them:", WRITER_CHECKS, {}),
+    "writer": (WRITER_SETUP, "The writer's weights and the chapter's held-out line, as every page of "
+                             "the chapter computes them:", WRITER_CHECKS, WRITER_PAGE_CHECKS),
 }
 
 
@@ -236,11 +304,11 @@ def notebook(page: str, title: str, page_url: str, site_url: str, steps: list[tu
         _cell("markdown", f"# {title}\n\n"
                           f"The code of the page [{title}]({page_url}), as the build ran it, and the calls "
                           "that print the page's numbers. The first cell installs the book's package, "
-                          f"`toycalc`, from the site ({WHEEL}); it needs numpy and PyYAML, which Colab "
-                          "has (elsewhere: `pip install numpy pyyaml`)."),
-        _cell("code", f"%pip install --quiet --no-deps {site_url}{WHEEL}"),
+                          f"`toycalc`, from the site ({WHEEL}), and what it needs that the Python running "
+                          f"this notebook lacks (of {', '.join(REQUIRES)}; Colab has them all)."),
+        _cell("code", f"%pip install --quiet {site_url}{WHEEL}"),
         _cell("markdown", says),
-        _cell("code", setup),
+        _cell("code", setup.replace("SITE_URL", site_url)),
     ]
     for region, check in steps:
         cells.append(_cell("markdown", f"The code: `{region.path}`, line {region.first}"))
@@ -249,6 +317,8 @@ def notebook(page: str, title: str, page_url: str, site_url: str, steps: list[tu
         # the metadata names the region: tests/site/test_notebooks.py holds the cell to its file
         cells.append(_cell("code", region.code, {"toycalc": {"path": region.path, "region": region.name,
                                                              "first": region.first}}))
+        if check.note:
+            cells.append(_cell("markdown", check.note))
         cells.append(_cell("code", check.after))
     for k, cell in enumerate(cells):
         cell["id"] = f"cell-{k}"          # nbformat 4.5 names each cell
