@@ -588,3 +588,29 @@ def test_the_last_heads_words_hold_for_any_weights(run):
                                              "above an even share)")
     assert last_heads_number(fake(sharp)) == ("heads 1, 2 and 3 each take a pattern of their own (head 1 puts "
                                               "1.000 on one key at t = 6, where an even share is 0.167)")
+
+
+def test_train_it_yourself_shows_the_gradient_a_step_follows(site, nano):
+    """The page's table of loss_and_grads on the book's example: the loss is
+    the mean −ln p of the sorted letters under the page's own forward pass,
+    and the parts' sizes are those of the true gradient: a small step
+    against it lowers the loss by the step times the sum of their squares
+    (a central difference, so the table's sizes cannot be of another
+    vector, nor parts left out)."""
+    rows = cells(chapter(site, "train"), "nano-gradient")
+    table = {name: float(value) for name, value in rows[1:]}
+    ids, targets = nanogpt.examples(np.array([nanogpt.encode("C B A B B C")]))
+    p = gpt.forward(nano.params, nano.cfg, ids[0])["p"]
+    sorted_part = targets[0] >= 0
+    expected_loss = -np.mean(np.log(p[np.arange(len(ids[0]))[sorted_part], targets[0][sorted_part]]))
+    assert rows[1][0] == "the loss L" and table["the loss L"] == pytest.approx(expected_loss, abs=6e-5)
+    parts = [v for name, v in table.items() if name != "the loss L"]
+    assert len(parts) == 2 + nano.cfg.n_blocks
+    _, grads = gpt.loss_and_grads(nano.params, nano.cfg, ids[0], targets[0])
+    eps = 1e-3
+
+    def loss_at(sign):
+        moved = {k: v + sign * eps * grads[k] for k, v in nano.params.items()}
+        return gpt.cross_entropy(gpt.forward(moved, nano.cfg, ids[0])["p"], targets[0])
+    slope = (loss_at(+1) - loss_at(-1)) / (2 * eps)          # = |gradient|²
+    assert sum(v * v for v in parts) == pytest.approx(slope, rel=2e-3)

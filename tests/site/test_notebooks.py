@@ -38,11 +38,11 @@ from toycalc.book.source import MARK
 from toycalc.model.weights import load_toy
 from toycalc.site.publish_notebooks import COLAB_BRANCH, colab_url, pack, shipped_files
 
-# the pages with a notebook: the toy's chapter, End to End, nano-gpt's
-# (but "Train it yourself", which trains in the browser) and the writer's
+# the pages with a notebook: every page of the toy's, nano-gpt's and the
+# writer's chapters, and End to End
 NOTEBOOK_PAGES = sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix()
                         for folder in ("toy", "nano-gpt", "writer") for p in (ROOT / "docs" / folder).glob("*.md")
-                        if p.name != "train.md") + ["end-to-end"]
+                        ) + ["end-to-end"]
 # a number as the book prints it: computed, with its places (0.395), or a
 # weight as written (−0.5, 1), or a count (12); each with a true minus
 # started first, so that the other core is not left idle at the end while

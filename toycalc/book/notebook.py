@@ -171,6 +171,13 @@ NANO_CHECKS = {
                                        'print("GELU(" + fixed(x) + ") =", fixed(gelu(x)))'),
     (GPT, "mlp"): Check("", 'out = mlp(run.block(0)["u2"], block_params(params, 0), cfg)\n'
                             'print_rows("m, the row t = 6", out["m"][5, :ROWS])'),
+    (GPT, "loss_and_grads"): Check(
+        "from toycalc.book.nano_gpt.train import GRADIENT_PLACES, gradient_sizes\n"
+        "letters, targets = nanogpt.examples(np.array([run.ids]))   # the six letters, then the sorted ones",
+        'L, grads = loss_and_grads(params, cfg, letters[0], targets[0])\n'
+        'print("L =", fixed(L, GRADIENT_PLACES))\n'
+        'for part, size in gradient_sizes(grads, cfg):\n'
+        '    print(f"the size of the gradient of {part}:", fixed(size, GRADIENT_PLACES))'),
     (GPT, "blocks"): Check('x, post, past, mask, heads, kv, angles = run.trace["X"], False, None, True, '
                            'cfg.n_heads, cfg.n_heads, None\ntrace = {"blocks": []}',
                            'length = lambda v: fixed(np.linalg.norm(v))     # as the page measures a row\n'

@@ -8,10 +8,12 @@ from __future__ import annotations
 import html
 import json
 
-from ...model import nanogpt, sizes, train
+import numpy as np
+
+from ...model import gpt, nanogpt, sizes, train
 from ...model.gpt import GELU_C, LN_EPS
 from ..nano_example import Run
-from ..render import and_list, count, fixed
+from ..render import and_list, count, fixed, html_table
 from .shared import nano_gpt
 
 EVERY = 50          # steps between the checks on all 729 inputs (each costs about a dozen steps)
@@ -48,6 +50,36 @@ def last_heads_number(run: Run) -> str:
                     f"{fixed(most + 1 / (t + 1))} on one key at t = {t + 1}, where an even share is "
                     f"{fixed(1 / (t + 1))})")
     return ", and ".join(said)
+
+
+GRADIENT_PLACES = 4   # a trained model's gradient is small: three places would show zeros
+
+
+def gradient_sizes(grads: dict, cfg) -> list[tuple[str, float]]:
+    """The size of the gradient (the root of its entries' squares' sum) of
+    each part of the model, in the order a letter goes through them."""
+    def size(names):
+        return float(np.sqrt(sum(float((grads[n].astype(np.float64) ** 2).sum()) for n in names)))
+    blocks = [[n for n in grads if n.startswith(f"blocks.{b}.")] for b in range(cfg.n_blocks)]
+    rest = [n for n in grads if not n.startswith("blocks.")]
+    return ([("the embeddings E and P", size([n for n in rest if n in ("E", "P")]))]
+            + [(f"block {b + 1}", size(names)) for b, names in enumerate(blocks)]
+            + [("the final LayerNorm and the unembedding", size([n for n in rest if n not in ("E", "P")]))])
+
+
+@nano_gpt.table("gradient")
+def gradient_table(run: Run) -> str:
+    """What gpt.loss_and_grads (the code on the page) gives on the book's
+    weights and the book's example: the loss, and the gradient's size part
+    by part, which is what one step of the trainer follows."""
+    ids, targets = nanogpt.examples(np.array([run.ids]))
+    loss, grads = gpt.loss_and_grads(run.params, run.cfg, ids[0], targets[0])
+    rows = [["the loss <em>L</em>", fixed(loss, GRADIENT_PLACES)]]
+    rows += [[html.escape(part), fixed(value, GRADIENT_PLACES)] for part, value in gradient_sizes(grads, run.cfg)]
+    return html_table("nano-gradient", ["", "value"], rows, wrap={0},
+                      caption=f"<code>loss_and_grads</code> on the letters {html.escape(run.text)}: the loss, "
+                              "and the size of the gradient of each part (the square root of the sum of "
+                              "its entries' squares)")
 
 
 def recipe(run: Run) -> dict:
