@@ -142,25 +142,13 @@ function product(a, b, c, M, N, K, rs, acc) {
 
 /** Each of n rows of cols floats at `to` set to the vector at v, plus the row at `add` if given. */
 function fillRows(to, v, n, cols, add = -1) {
-  for (let r = 0; r < n; r++) {
-    const o = to + r * cols;
-    if (add < 0) F.copyWithin(o, v, v + cols);
-    else for (let c = 0; c < cols; c++) F[o + c] = F[add + r * cols + c] + F[v + c];
-  }
+  if (add < 0) for (let r = 0; r < n; r++) F.copyWithin(to + r * cols, v, v + cols);
+  else kernels.add_rows(4 * to, 4 * add, 4 * v, n, cols);
 }
 
-/** gpt.layernorm on n rows of d at x, times gamma plus beta, into out. */
+/** gpt.layernorm on n rows of d at x, times gamma plus beta, into out (kernels.wat's, in float32). */
 function layernorm(x, out, gamma, beta, n, d, eps) {
-  const F32 = F;
-  for (let r = 0; r < n; r++) {
-    const o = x + r * d;
-    let sum = 0, sq = 0;
-    for (let c = 0; c < d; c++) sum += F32[o + c];
-    const mu = sum / d;
-    for (let c = 0; c < d; c++) sq += (F32[o + c] - mu) * (F32[o + c] - mu);
-    const s = Math.sqrt(sq / d + eps);
-    for (let c = 0; c < d; c++) F32[out + r * d + c] = ((F32[o + c] - mu) / s) * F32[gamma + c] + F32[beta + c];
-  }
+  kernels.layernorm(4 * x, 4 * out, 4 * gamma, 4 * beta, n, d, eps);
 }
 
 /** The rows of positions `from` to ids.length - 1 through the model, the
@@ -173,7 +161,7 @@ function layernorm(x, out, gamma, beta, n, d, eps) {
  *  keys alone (a weight of 0 adds a 0 to the rest). */
 function pass(kv, ids, from, temperature) {
   const m = layout(kv.model), { d, w, T, H, dh, L, eps } = m, n = ids.length - from, last = n - 1;
-  const weights = new Float32Array(L * H * ids.length), scale = Math.sqrt(dh), e = new Float64Array(T);
+  const weights = new Float32Array(L * H * ids.length), scale = Math.sqrt(dh);
   const F32 = F;                                     // a local: quicker in the loops (no product grows the memory)
   for (let r = 0; r < n; r++) {                     // x = E[id] + P[position]
     const o = m.x + r * d, em = m.E + ids[from + r] * d, pm = m.P + (from + r) * d;
@@ -198,13 +186,7 @@ function pass(kv, ids, from, temperature) {
     fillRows(m.h, b.b_O, rows, d, m.x + r0 * d);   // h = x + b_O + A W_O, a head at a time
     for (let h = 0; h < H; h++) {
       product(m.q + h * dh, K + h * dh * T, m.s, rows, T, dh, d, false);   // q . k, every key at once
-      for (let r = 0; r < rows; r++) {              // softmax over the keys up to its own position
-        const at = from + r0 + r, srow = m.s + r * T;
-        let max = -Infinity, sum = 0;
-        for (let j = 0; j <= at; j++) { e[j] = F32[srow + j] / scale; if (e[j] > max) max = e[j]; }
-        for (let j = 0; j <= at; j++) { e[j] = Math.exp(e[j] - max); sum += e[j]; }
-        for (let j = 0; j < T; j++) F32[srow + j] = j <= at ? e[j] / sum : 0;
-      }
+      kernels.softmax(4 * m.s, rows, T, from + r0, scale);   // each row over the keys up to its own position
       product(m.s, V + h * T * dh, m.o, rows, dh, from + n, T, false);          // a v
       product(m.o, b.W_O + h * dh * d, m.h, rows, d, dh, dh, true);
       const lastRow = m.s + (rows - 1) * T;
