@@ -14,6 +14,7 @@
 import * as gpt from "./gpt.js";
 import { strength } from "./draw.js";
 import * as safetensors from "./safetensors.js";
+import { loader } from "./kernels.js";
 
 const WEIGHTS = new URL("writer.safetensors", import.meta.url).href;
 
@@ -48,38 +49,18 @@ function encode(text, vocab) {
 
 // ------------------------------------------------------------ the forward pass, with its KV cache
 
-// kernels.wasm's exports (gemm, gelu) and its memory as float32s: the
-// writer's own instance, apart from batched.js's (training's), so that
-// neither moves the other's matrices
+// kernels.wasm's exports and its memory as float32s: the writer's own
+// instance (kernels.js), apart from batched.js's (training's)
 let kernels = null, F = null, top = 0;
 let layouts = new WeakMap();    // model -> where its weights and its scratch rows are
 
-function init(bytes) {
-  kernels = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+/** kernels.wasm, fetched on the page's Start (in Node, read when this file loads). */
+const ready = loader((exports) => {
+  kernels = exports;
   F = new Float32Array(kernels.memory.buffer);
   top = 0;
   layouts = new WeakMap();
-}
-
-let fetched = null;
-/** kernels.wasm, fetched from beside this file once (the page's Start;
- *  in Node this file reads it itself); a failed fetch may be tried again. */
-function ready() {
-  if (!fetched) {
-    fetched = fetch(new URL("kernels.wasm", import.meta.url)).then((r) => {
-      if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
-      return r.arrayBuffer();
-    }).then((bytes) => init(bytes)).catch((e) => {
-      fetched = null;
-      throw e;
-    });
-  }
-  return fetched;
-}
-if (typeof process === "object" && process.versions && process.versions.node) {
-  const { readFileSync } = await import("node:fs");
-  init(readFileSync(new URL("kernels.wasm", import.meta.url)));
-}
+});
 
 /** Room for n floats in kernels.wasm's memory, 16-byte aligned (zeros). */
 function take(n) {
