@@ -336,7 +336,7 @@ function makeTool(root, setup) {
   t.look.append(el("span", { class: "writer-look-what" }, "as the marked character was written."));
   t.output = el("div", { class: "writer-output", "data-writer-output": "" });
   t.earlier = el("p", { class: "writer-earlier", hidden: "" });
-  t.written = el("p", { class: "writer-written-out", "data-writer-out": "" });
+  t.written = el("div", { class: "writer-written-out", "data-writer-out": "" });
   t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "", hidden: "" });
   t.output.append(t.earlier, t.written, t.picked);
   t.tool = el("div", { class: "writer-tool", hidden: "" });
@@ -387,26 +387,58 @@ function markEarlier(box, earlier) {
   else delete box.dataset.earlier;
 }
 
-/** The readout of a written character, right under it: the distribution
- *  it was drawn from, the character marked in it, its p and its rank; and
- *  what the chosen head read to write it: the text behind it shaded by
- *  that head's attention weights (the book's purple, as its heat-maps),
- *  the heaviest of them in a table. */
+/** The readout of a character, right under it: the distribution it was
+ *  drawn from (a typed one: what the model predicted there from the text
+ *  before it, at Write's settings), the character marked in it, its p and
+ *  its rank; and what the chosen head read to write it: the text behind
+ *  it shaded by that head's attention weights (the book's purple, as its
+ *  heat-maps), the heaviest of them in a table. */
 function showPicked(t, b, setup) {
   t.marked = b;
   t.written.querySelectorAll(".is-marked").forEach((m) => m.classList.remove("is-marked"));
   b.classList.add("is-marked");
-  const { q, step, ch, temperature, k } = b.writer;
+  if (!b.writer) b.writer = typedReadout(t, b, setup);
+  const { q, name, ch, temperature, k } = b.writer;
   const id = setup.vocab.indexOf(ch);
   t.picked.replaceChildren(distTable(q, setup.vocab, 10,
-    `Character ${step}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length} ` +
+    `${name}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length} ` +
     `(temperature ${temperature}, top-k ${k}${k ? "" : ": all kept"})`, id), readTable(t, b, setup));
   t.picked.hidden = false;
-  // beside the character: under its line, from its left edge, within the output's width
+  // writer.css places it: over the text below on a wide page, in the text on a narrow one
+  if (getComputedStyle(t.picked).position === "absolute") besideIt(t, b);
+  else underItsLine(t, b);
+}
+
+/** A typed character's readout (its distribution, computed when first
+ *  marked): the model's next-character p after the text before it, at the
+ *  temperature and top-k Write used, from the typed text's own KV cache. */
+function typedReadout(t, b, setup) {
+  const at = Number(b.dataset.typed) - 1, { ids, temperature, k } = t.typed;
+  const { p, weights } = nextWithWeights(t.model, ids.slice(0, at), temperature, t.typedKv);
+  return { q: topK(p, k), name: `Your character ${at + 1}`, verb: "predict", ch: b.dataset.char, temperature, k,
+           weights, at, from: Math.max(0, at - setup.n_ctx) };
+}
+
+/** Over the text: under the character's line, from its left edge, within the output's width. */
+function besideIt(t, b) {
+  if (t.picked.parentElement !== t.output) t.output.append(t.picked);
   const box = t.output.getBoundingClientRect(), at = b.getBoundingClientRect();
   const left = Math.max(0, Math.min(at.left - box.left, box.width - t.picked.offsetWidth));
   t.picked.style.left = `${left}px`;
   t.picked.style.top = `${at.bottom - box.top + 4}px`;
+}
+
+/** In the text's flow, after the last box on the character's line: the
+ *  lines below move down rather than being covered (a phone). */
+function underItsLine(t, b) {
+  t.picked.remove();                                 // the lines as they are without it
+  const line = b.getBoundingClientRect(), middle = (line.top + line.bottom) / 2;
+  let last = b.parentElement === t.written ? b : b.parentElement;     // its word's box
+  for (let next = last.nextElementSibling; next; next = next.nextElementSibling) {
+    if (next.tagName !== "BR" && next.getBoundingClientRect().top > middle) break;
+    last = next;
+  }
+  last.after(t.picked);
 }
 
 const READ_SHOWN = 5;     // the heaviest weights the readout lists
@@ -432,7 +464,7 @@ function readTable(t, b, setup) {
     .slice(0, READ_SHOWN);
   const table = el("table", { class: "book-table writer-top writer-read-table" });
   const before = t.chars[at - 1].dataset.char;
-  table.append(el("caption", {}, `What block ${block}, head ${head} read to write it, from the “${shown(before)}” ` +
+  table.append(el("caption", {}, `What block ${block}, head ${head} read to ${b.writer.verb} it, from the “${shown(before)}” ` +
     `before it (character ${at} of the text): the ${Math.min(READ_SHOWN, n)} heaviest of its ${n} weights`));
   const head_ = el("tr");
   head_.append(el("th", { scope: "col" }, "character"), el("th", { scope: "col" }, "place in the text"), el("th", { scope: "col" }, "weight"),
@@ -503,15 +535,20 @@ async function writeOut(root, t, setup, model) {
   delete root.dataset.done;
   t.stopped = false;
   t.stop.hidden = false;
-  for (const ch of t.text.value) {
-    place(t, el("span", { class: "writer-typed", "data-char": ch }, ch === "\n" ? "↵" : ch));
-  }
+  // the typed text: each character after the first a button too, its
+  // readout what the model predicted there (computed when marked)
+  t.typed = { ids: x, temperature: set.temperature, k: set.k };
+  Array.from(t.text.value).forEach((ch, i) => {
+    const attrs = { class: "writer-typed", "data-char": ch };
+    place(t, i ? el("button", { type: "button", ...attrs, "data-typed": String(i + 1), "aria-label": `your character ${i + 1}: ${shown(ch)}` },
+      ch === "\n" ? "↵" : ch) : el("span", attrs, ch === "\n" ? "↵" : ch));
+  });
   let turnAt = performance.now();
   await write(model, x, set.n, set.temperature, set.k, set.seed, async (step, id, q, weights) => {
     const ch = setup.vocab[id], at = x.length + step;       // the characters before it
     const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
       "aria-label": `character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
-    b.writer = { q, step: step + 1, ch, temperature: set.temperature, k: set.k, weights,
+    b.writer = { q, name: `Character ${step + 1}`, verb: "write", ch, temperature: set.temperature, k: set.k, weights,
                  at, from: Math.max(0, at - setup.n_ctx) };   // the window it was drawn from: from to at - 1
     place(t, b);
     if (performance.now() - turnAt > FRAME_MS) {    // let the page draw what is written, and hear Stop
@@ -526,10 +563,11 @@ async function writeOut(root, t, setup, model) {
   t.write.disabled = false;
 }
 
-/** A written character answers the pointer, a tap and the keyboard: its
- *  readout beside it; the arrow keys move along the written text. */
+/** A character, written or typed, answers the pointer, a tap and the
+ *  keyboard: its readout beside it; the arrow keys move along the text. */
+const CHARS = "button.writer-char, button.writer-typed";
 function followPointer(t, setup) {
-  const charOf = (e) => e.target.closest && e.target.closest("button.writer-char");
+  const charOf = (e) => e.target.closest && e.target.closest(CHARS);
   const show = (e) => { const b = charOf(e); if (b) showPicked(t, b, setup); };
   t.written.addEventListener("pointerover", show);
   t.written.addEventListener("focusin", show);
@@ -537,7 +575,7 @@ function followPointer(t, setup) {
   t.written.addEventListener("keydown", (e) => {
     const b = charOf(e);
     if (!b || (e.key !== "ArrowRight" && e.key !== "ArrowLeft")) return;
-    const all = [...t.written.querySelectorAll("button.writer-char")], at = all.indexOf(b);
+    const all = [...t.written.querySelectorAll(CHARS)], at = all.indexOf(b);
     const to = all[at + (e.key === "ArrowRight" ? 1 : -1)];
     if (to) {
       e.preventDefault();
@@ -582,6 +620,8 @@ function setUp(root) {
       const [response] = await Promise.all([fetch(WEIGHTS), ready()]);
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
       model = modelFromBytes(setup, await response.arrayBuffer());
+      t.model = model;
+      t.typedKv = kvCache(model);        // the typed characters' readouts: a row each while the text fits the context
     } catch (e) {
       t.note.textContent = `The writer could not start: ${e.message}.`;
       t.start.disabled = false;
