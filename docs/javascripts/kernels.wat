@@ -277,13 +277,20 @@
         (br_if $rows_done (i32.eqz (local.get $rows)))
         (local.set $n (i32.add (local.get $first) (i32.const 1)))
         (local.set $end (i32.add (local.get $s) (i32.shl (local.get $n) (i32.const 2))))
-        ;; the largest score
-        (local.set $max (f32.const -inf))
+        ;; the largest score, four lanes at a time (pmax: one instruction;
+        ;; lanes past the row's keys read as -inf), then the four's largest
+        (local.set $v (v128.const f32x4 -inf -inf -inf -inf))
+        (local.set $lane (v128.const i32x4 0 1 2 3))
         (local.set $at (local.get $s))
         (loop $max_loop
-          (local.set $max (f32.max (local.get $max) (f32.load (local.get $at))))
-          (local.set $at (i32.add (local.get $at) (i32.const 4)))
+          (local.set $v (f32x4.pmax (local.get $v)
+            (v128.bitselect (v128.load (local.get $at)) (v128.const f32x4 -inf -inf -inf -inf)
+                            (i32x4.lt_s (local.get $lane) (i32x4.splat (local.get $n))))))
+          (local.set $lane (i32x4.add (local.get $lane) (i32x4.splat (i32.const 4))))
+          (local.set $at (i32.add (local.get $at) (i32.const 16)))
           (br_if $max_loop (i32.lt_u (local.get $at) (local.get $end))))
+        (local.set $max (f32.max (f32.max (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
+                                 (f32.max (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
         ;; e = exp((score - max) / scale), four at a time; lanes past the row's keys 0
         (local.set $sum (v128.const f32x4 0 0 0 0))
         (local.set $lane (v128.const i32x4 0 1 2 3))

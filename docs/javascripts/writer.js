@@ -154,13 +154,9 @@ function pass(kv, ids, from, temperature) {
     fillRows(m.kv, b.b_KV, n, 2 * d);
     product(m.u, b.W_KV, m.kv, n, 2 * d, d, d, true);
     for (let r = 0; r < n; r++) {                   // into the cache, at the rows' positions
-      const at = from + r;
-      for (let h = 0; h < H; h++) {
-        for (let c = 0; c < dh; c++) {
-          F32[K + (h * dh + c) * T + at] = F32[m.kv + r * 2 * d + h * dh + c];
-          F32[V + h * T * dh + at * dh + c] = F32[m.kv + r * 2 * d + d + h * dh + c];
-        }
-      }
+      const at = from + r, key = m.kv + r * 2 * d, value = key + d;
+      for (let c = 0; c < d; c++) F32[K + c * T + at] = F32[key + c];        // a column of K^T (head h: rows h dh on)
+      for (let h = 0; h < H; h++) F32.copyWithin(V + (h * T + at) * dh, value + h * dh, value + (h + 1) * dh);
     }
     fillRows(m.q, b.b_Q, rows, d);
     product(m.u + r0 * d, b.W_Q, m.q, rows, d, d, d, true);
@@ -483,10 +479,10 @@ function readTable(t, b, setup) {
 }
 
 // the longest the writer writes before the page gets a turn: the text
-// grows 40 times a second; each turn costs a frame's layout and paint
-// (about 4 ms in chromium here), so turning every 12 ms took a quarter
-// of the time of 200 characters
-const FRAME_MS = 25;
+// grows 20 times a second; each turn costs a frame's style, layout and
+// paint (4 to 7 ms in chromium here): turning every 12 ms took a quarter
+// of the time of 200 characters, every 25 ms a fifth (chromium's profile)
+const FRAME_MS = 50;
 
 /** A turn for the page (its input, its drawing) before the next task:
  *  a message to itself, which, unlike setTimeout, no browser delays by 4 ms. */
