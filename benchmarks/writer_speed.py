@@ -11,60 +11,94 @@ beside it, the time to the first character shown, and the main thread's
 CPU time over the same span (chromium's ThreadTime), which a busy machine
 inflates less than the wall clock.
 
-    .venv/bin/python benchmarks/writer_speed.py [--runs 3]
+With --against DIR (a folder holding an earlier writer.js and
+kernels.wasm, e.g. from `git show`), a second page is served those two
+files instead, and the two pages write in turn (which goes first
+alternates): compare the ratio, which a change of load hits on both sides.
+
+    .venv/bin/python benchmarks/writer_speed.py [--runs 3] [--against DIR]
 """
 from __future__ import annotations
 
 import argparse
 import statistics
+from pathlib import Path
 
 from served_site import served_site
 
 GOAL_S = 0.5
 GOAL_BYTES = 2_000_000
 
+WRITE = """() => new Promise((done) => {
+    const root = document.querySelector('[data-writer]');
+    const out = root.querySelector('[data-writer-out]');
+    const t0 = performance.now();
+    let first = null;
+    new MutationObserver((_, o) => {
+        if (first === null && out.querySelector('button.writer-char')) first = (performance.now() - t0) / 1000;
+        if ('done' in root.dataset) { o.disconnect(); done([first, (performance.now() - t0) / 1000]); } })
+      .observe(root, { attributes: true, childList: true, subtree: true });
+    delete root.dataset.done;
+    root.querySelector('[data-writer-write]').click();
+})"""
+
+
+def started(browser, base, files=None):
+    """A page of its own with the writer started; files: {name: path}, served in place of javascripts/name."""
+    context = browser.new_context()
+    def serve(path):
+        kind = "application/wasm" if path.suffix == ".wasm" else "text/javascript"
+        return lambda route: route.fulfill(body=path.read_bytes(), content_type=kind)
+    for name, path in (files or {}).items():
+        context.route(f"**/javascripts/{name}", serve(path))
+    page = context.new_page()
+    page.goto(base + "/writer/write/")
+    page.wait_for_selector("body[data-started]")
+    page.get_by_role("button", name="Start the writer").click()
+    page.wait_for_selector("[data-writer][data-ready]", timeout=120000)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+
+    def thread_time():
+        return next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"] if m["name"] == "ThreadTime")
+
+    def run():
+        before = thread_time()
+        first, seconds = page.evaluate(WRITE)
+        return first, seconds, thread_time() - before
+    return run
+
+
+def report(name, runs):
+    firsts, times, cpu = zip(*runs)
+    median = statistics.median(times)
+    print(f"{name}200 characters: median {median:.2f} s of {len(runs)} (goal <= {GOAL_S} s) "
+          f"{'ok' if median <= GOAL_S else 'OVER'}; runs {', '.join(f'{t:.2f}' for t in times)}; "
+          f"the first character shown after {statistics.median(firsts) * 1000:.0f} ms (median)")
+    print(f"{name}the same, main thread CPU time: median {statistics.median(cpu):.2f} s (goal <= {GOAL_S} s) "
+          f"{'ok' if statistics.median(cpu) <= GOAL_S else 'OVER'}; runs {', '.join(f'{t:.2f}' for t in cpu)}")
+    return median, statistics.median(cpu)
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--against", type=Path, help="a folder with an earlier writer.js and kernels.wasm")
     args = parser.parse_args()
     with served_site() as (base, site, browser):
         size = (site / "javascripts" / "writer.safetensors").stat().st_size
-        page = browser.new_page()
-        page.goto(base + "/writer/write/")
-        page.wait_for_selector("body[data-started]")
-        page.get_by_role("button", name="Start the writer").click()
-        page.wait_for_selector("[data-writer][data-ready]", timeout=120000)
-        cdp = page.context.new_cdp_session(page)
-        cdp.send("Performance.enable")
-
-        def thread_time():
-            return next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"] if m["name"] == "ThreadTime")
-        times, firsts, cpu = [], [], []
-        for _ in range(args.runs):
-            before = thread_time()
-            first, seconds = page.evaluate("""() => new Promise((done) => {
-                const root = document.querySelector('[data-writer]');
-                const out = root.querySelector('[data-writer-out]');
-                const t0 = performance.now();
-                let first = null;
-                new MutationObserver((_, o) => {
-                    if (first === null && out.querySelector('button')) first = (performance.now() - t0) / 1000;
-                    if ('done' in root.dataset) { o.disconnect(); done([first, (performance.now() - t0) / 1000]); } })
-                  .observe(root, { attributes: true, childList: true, subtree: true });
-                delete root.dataset.done;
-                root.querySelector('[data-writer-write]').click();
-            })""")
-            cpu.append(thread_time() - before)
-            times.append(seconds)
-            firsts.append(first)
+        sides = [started(browser, base)]
+        if args.against:
+            sides.append(started(browser, base, {n: args.against / n for n in ("writer.js", "kernels.wasm")}))
+        runs = [[] for _ in sides]
+        for i in range(args.runs):
+            for s in (range(len(sides)) if i % 2 == 0 else reversed(range(len(sides)))):
+                runs[s].append(sides[s]())
     print(f"weights fetched: {size:,} bytes (goal <= {GOAL_BYTES:,}) {'ok' if size <= GOAL_BYTES else 'OVER'}")
-    median = statistics.median(times)
-    print(f"200 characters: median {median:.2f} s of {args.runs} (goal <= {GOAL_S} s) "
-          f"{'ok' if median <= GOAL_S else 'OVER'}; runs {', '.join(f'{t:.2f}' for t in times)}; "
-          f"the first character shown after {statistics.median(firsts) * 1000:.0f} ms (median)")
-    print(f"the same, main thread CPU time: median {statistics.median(cpu):.2f} s (goal <= {GOAL_S} s) "
-          f"{'ok' if statistics.median(cpu) <= GOAL_S else 'OVER'}; runs {', '.join(f'{t:.2f}' for t in cpu)}")
+    now = report("", runs[0])
+    if args.against:
+        then = report(f"{args.against}: ", runs[1])
+        print(f"ratio, earlier / now: wall {then[0] / now[0]:.2f} x, main-thread CPU {then[1] / now[1]:.2f} x")
 
 
 if __name__ == "__main__":

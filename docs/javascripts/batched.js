@@ -20,38 +20,18 @@
 
 import * as gpt from "./gpt.js";
 import * as train from "./train.js";
+import { loader } from "./kernels.js";
 
 let kernels = null;     // kernels.wasm's exports: memory, gemm, gelu, gelu_backward
 let F = null;           // its memory as float32s
 let plan = null;        // where each matrix lives in it (one plan at a time)
 
-/** Make the matrix products from kernels.wasm's bytes (ready() fetches
- *  them; in Node this file reads them itself). */
-function init(bytes) {
-  kernels = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+/** kernels.wasm made ready (the worker before its first step, letters.js
+ *  before it checks a reader's weights; in Node, read when this file loads). */
+const ready = loader((exports) => {
+  kernels = exports;
   plan = null;
-}
-
-let fetched = null;
-/** kernels.wasm, fetched from beside this file once and made ready (the
- *  worker before its first step, letters.js before it checks a reader's
- *  weights); a failed fetch may be tried again. */
-function ready() {
-  if (!fetched) {
-    fetched = fetch(new URL("kernels.wasm", import.meta.url)).then((r) => {
-      if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
-      return r.arrayBuffer();
-    }).then((bytes) => init(bytes)).catch((e) => {
-      fetched = null;
-      throw e;
-    });
-  }
-  return fetched;
-}
-if (typeof process === "object" && process.versions && process.versions.node) {
-  const { readFileSync } = await import("node:fs");
-  init(readFileSync(new URL("kernels.wasm", import.meta.url)));
-}
+});
 
 // ------------------------------------------------------------ the layout in memory
 
@@ -115,7 +95,7 @@ const key = (m) => [m.d, m.width, m.heads, m.nCtx, m.vocabSize, m.blocks.length]
 
 /** The plan for this model and at least `rows` rows (the last one if it fits). */
 function planFor(model, rows) {
-  if (!kernels) throw new Error("batched.js: kernels.wasm is not loaded (call init with its bytes)");
+  if (!kernels) throw new Error("batched.js: kernels.wasm is not loaded (await ready())");
   const parts = model.blocks.every((b) => b.b_Q && b.gamma_1) && model.gamma_f;
   if (!parts || model.d % 4 || model.width % 4) {
     throw new Error(`batched.js trains nano-gpt's kind of model: biases and LayerNorm weights in every block, ` +
@@ -424,4 +404,4 @@ function evaluate(model, length, part, parts) {
   return { sorted, loss: lossSum / n, lossSum, n };
 }
 
-export { init, ready, lossAndGrads, evaluate, next };
+export { ready, lossAndGrads, evaluate, next };

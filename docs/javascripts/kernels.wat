@@ -86,6 +86,33 @@
         (br $next)))
     (v128.store (local.get $c) (local.get $s)))
 
+  ;; C[r][j .. j+16] from one row of A: four independent sums, so that a
+  ;; single row (the writer's next character) does not wait on one chain
+  (func $block1x16 (param $a i32) (param $b i32) (param $c i32) (param $K i32)
+        (param $ps i32) (param $bs i32) (param $acc i32)
+    (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128) (local $x v128)
+    (if (local.get $acc) (then
+      (local.set $s0 (v128.load (local.get $c)))
+      (local.set $s1 (v128.load offset=16 (local.get $c)))
+      (local.set $s2 (v128.load offset=32 (local.get $c)))
+      (local.set $s3 (v128.load offset=48 (local.get $c)))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (local.get $K)))
+        (local.set $x (v128.load32_splat (local.get $a)))
+        (local.set $s0 (f32x4.add (local.get $s0) (f32x4.mul (local.get $x) (v128.load (local.get $b)))))
+        (local.set $s1 (f32x4.add (local.get $s1) (f32x4.mul (local.get $x) (v128.load offset=16 (local.get $b)))))
+        (local.set $s2 (f32x4.add (local.get $s2) (f32x4.mul (local.get $x) (v128.load offset=32 (local.get $b)))))
+        (local.set $s3 (f32x4.add (local.get $s3) (f32x4.mul (local.get $x) (v128.load offset=48 (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (local.get $ps)))
+        (local.set $b (i32.add (local.get $b) (local.get $bs)))
+        (local.set $K (i32.sub (local.get $K) (i32.const 1)))
+        (br $next)))
+    (v128.store (local.get $c) (local.get $s0))
+    (v128.store offset=16 (local.get $c) (local.get $s1))
+    (v128.store offset=32 (local.get $c) (local.get $s2))
+    (v128.store offset=48 (local.get $c) (local.get $s3)))
+
   (func (export "gemm") (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $N i32)
         (param $K i32) (param $rs i32) (param $ps i32) (param $acc i32)
     (local $r i32) (local $j i32) (local $bs i32) (local $ar i32) (local $cr i32) (local $k i32)
@@ -119,11 +146,21 @@
             (br_if $four (i32.lt_u (local.get $k) (i32.const 4))))))
         (local.set $r (i32.add (local.get $r) (i32.const 4)))
         (br $rows)))
-    ;; the rows left over, one at a time
+    ;; the rows left over, one at a time, sixteen columns at a time, then four
     (block $tail_done
       (loop $tail
         (br_if $tail_done (i32.ge_u (local.get $r) (local.get $M)))
         (local.set $j (i32.const 0))
+        (block $wide_done
+          (loop $wide
+            (br_if $wide_done (i32.gt_u (i32.add (local.get $j) (i32.const 16)) (local.get $N)))
+            (call $block1x16 (i32.add (local.get $a) (i32.mul (local.get $r) (local.get $rs)))
+                  (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2)))
+                  (i32.add (i32.add (local.get $c) (i32.mul (local.get $r) (local.get $bs)))
+                           (i32.shl (local.get $j) (i32.const 2)))
+                  (local.get $K) (local.get $ps) (local.get $bs) (local.get $acc))
+            (local.set $j (i32.add (local.get $j) (i32.const 16)))
+            (br $wide)))
         (block $cols_done
           (loop $cols
             (br_if $cols_done (i32.ge_u (local.get $j) (local.get $N)))
@@ -200,4 +237,149 @@
         (local.set $th (i32.add (local.get $th) (i32.const 16)))
         (local.set $g (i32.add (local.get $g) (i32.const 16)))
         (br $next))))
+
+  ;; e^x to float32's precision (within 2 ulp) for x <= 88: x = n ln 2 + f,
+  ;; e^f a polynomial (Cephes' expf), 2^n put in the exponent's bits;
+  ;; below -87 (where e^x < 2e-38) it returns e^-87
+  (func $exp (param $x v128) (result v128)
+    (local $n v128) (local $y v128)
+    (local.set $x (f32x4.max (f32x4.splat (f32.const -87)) (f32x4.min (f32x4.splat (f32.const 88)) (local.get $x))))
+    (local.set $n (f32x4.floor (f32x4.add (f32x4.mul (local.get $x) (f32x4.splat (f32.const 1.44269504088896341)))
+                                          (f32x4.splat (f32.const 0.5)))))
+    (local.set $x (f32x4.sub (local.get $x) (f32x4.mul (local.get $n) (f32x4.splat (f32.const 0.693359375)))))
+    (local.set $x (f32x4.sub (local.get $x) (f32x4.mul (local.get $n) (f32x4.splat (f32.const -2.12194440e-4)))))
+    (local.set $y (f32x4.splat (f32.const 1.9875691500e-4)))
+    (local.set $y (f32x4.add (f32x4.mul (local.get $y) (local.get $x)) (f32x4.splat (f32.const 1.3981999507e-3))))
+    (local.set $y (f32x4.add (f32x4.mul (local.get $y) (local.get $x)) (f32x4.splat (f32.const 8.3334519073e-3))))
+    (local.set $y (f32x4.add (f32x4.mul (local.get $y) (local.get $x)) (f32x4.splat (f32.const 4.1665795894e-2))))
+    (local.set $y (f32x4.add (f32x4.mul (local.get $y) (local.get $x)) (f32x4.splat (f32.const 1.6666665459e-1))))
+    (local.set $y (f32x4.add (f32x4.mul (local.get $y) (local.get $x)) (f32x4.splat (f32.const 5.0000001201e-1))))
+    (local.set $y (f32x4.add (f32x4.add (f32x4.mul (local.get $y) (f32x4.mul (local.get $x) (local.get $x))) (local.get $x))
+                             (f32x4.splat (f32.const 1))))
+    (f32x4.mul (local.get $y)
+               (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $n)) (i32x4.splat (i32.const 127))) (i32.const 23))))
+
+  ;; the four lanes' sum, in one order: (0 + 1) + (2 + 3)
+  (func $sum4 (param $v v128) (result f32)
+    (f32.add (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
+             (f32.add (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
+
+  ;; attention's softmax, in place, on `rows` rows of T scores at s (T a
+  ;; multiple of 4): row r reads its first first + r + 1 scores (the keys up
+  ;; to its own position), divided by scale, and the rest of the row is set
+  ;; to 0. A row's numbers depend on that row alone (the writer's KV cache
+  ;; relies on it).
+  (func (export "softmax") (param $s i32) (param $rows i32) (param $T i32) (param $first i32) (param $scale f32)
+    (local $n i32) (local $row i32) (local $at i32) (local $end i32) (local $max f32) (local $sum v128) (local $v v128)
+    (local $lane v128) (local $total v128)
+    (block $rows_done
+      (loop $each_row
+        (br_if $rows_done (i32.eqz (local.get $rows)))
+        (local.set $n (i32.add (local.get $first) (i32.const 1)))
+        (local.set $end (i32.add (local.get $s) (i32.shl (local.get $n) (i32.const 2))))
+        ;; the largest score, four lanes at a time (pmax: one instruction;
+        ;; lanes past the row's keys read as -inf), then the four's largest
+        (local.set $v (v128.const f32x4 -inf -inf -inf -inf))
+        (local.set $lane (v128.const i32x4 0 1 2 3))
+        (local.set $at (local.get $s))
+        (loop $max_loop
+          (local.set $v (f32x4.pmax (local.get $v)
+            (v128.bitselect (v128.load (local.get $at)) (v128.const f32x4 -inf -inf -inf -inf)
+                            (i32x4.lt_s (local.get $lane) (i32x4.splat (local.get $n))))))
+          (local.set $lane (i32x4.add (local.get $lane) (i32x4.splat (i32.const 4))))
+          (local.set $at (i32.add (local.get $at) (i32.const 16)))
+          (br_if $max_loop (i32.lt_u (local.get $at) (local.get $end))))
+        (local.set $max (f32.max (f32.max (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
+                                 (f32.max (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
+        ;; e = exp((score - max) / scale), four at a time; lanes past the row's keys 0
+        (local.set $sum (v128.const f32x4 0 0 0 0))
+        (local.set $lane (v128.const i32x4 0 1 2 3))
+        (local.set $at (local.get $s))
+        (loop $exp_loop
+          (local.set $v (v128.and
+            (call $exp (f32x4.div (f32x4.sub (v128.load (local.get $at)) (f32x4.splat (local.get $max)))
+                                  (f32x4.splat (local.get $scale))))
+            (i32x4.lt_s (local.get $lane) (i32x4.splat (local.get $n)))))
+          (v128.store (local.get $at) (local.get $v))
+          (local.set $sum (f32x4.add (local.get $sum) (local.get $v)))
+          (local.set $lane (i32x4.add (local.get $lane) (i32x4.splat (i32.const 4))))
+          (local.set $at (i32.add (local.get $at) (i32.const 16)))
+          (br_if $exp_loop (i32.lt_u (local.get $at) (local.get $end))))
+        ;; divided by their sum; zeros to the row's end
+        (local.set $total (f32x4.splat (call $sum4 (local.get $sum))))
+        (local.set $at (local.get $s))
+        (loop $div_loop
+          (v128.store (local.get $at) (f32x4.div (v128.load (local.get $at)) (local.get $total)))
+          (local.set $at (i32.add (local.get $at) (i32.const 16)))
+          (br_if $div_loop (i32.lt_u (local.get $at) (local.get $end))))
+        (local.set $end (i32.add (local.get $s) (i32.shl (local.get $T) (i32.const 2))))
+        (block $zeros_done
+          (loop $zeros
+            (br_if $zeros_done (i32.ge_u (local.get $at) (local.get $end)))
+            (v128.store (local.get $at) (v128.const f32x4 0 0 0 0))
+            (local.set $at (i32.add (local.get $at) (i32.const 16)))
+            (br $zeros)))
+        (local.set $s (local.get $end))
+        (local.set $first (i32.add (local.get $first) (i32.const 1)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $each_row))))
+
+  ;; LayerNorm of n rows of d numbers at x (d a multiple of 4), times
+  ;; gamma plus beta, into out: (x - mean) / sqrt(variance + eps)
+  (func (export "layernorm") (param $x i32) (param $out i32) (param $gamma i32) (param $beta i32)
+        (param $n i32) (param $d i32) (param $eps f32)
+    (local $j i32) (local $bytes i32) (local $acc v128) (local $v v128) (local $mu v128) (local $sd v128)
+    (local.set $bytes (i32.shl (local.get $d) (i32.const 2)))
+    (block $rows_done
+      (loop $each_row
+        (br_if $rows_done (i32.eqz (local.get $n)))
+        (local.set $acc (v128.const f32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (loop $mean
+          (local.set $acc (f32x4.add (local.get $acc) (v128.load (i32.add (local.get $x) (local.get $j)))))
+          (local.set $j (i32.add (local.get $j) (i32.const 16)))
+          (br_if $mean (i32.lt_u (local.get $j) (local.get $bytes))))
+        (local.set $mu (f32x4.splat (f32.div (call $sum4 (local.get $acc)) (f32.convert_i32_u (local.get $d)))))
+        (local.set $acc (v128.const f32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (loop $variance
+          (local.set $v (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $j))) (local.get $mu)))
+          (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $v) (local.get $v))))
+          (local.set $j (i32.add (local.get $j) (i32.const 16)))
+          (br_if $variance (i32.lt_u (local.get $j) (local.get $bytes))))
+        (local.set $sd (f32x4.splat (f32.sqrt (f32.add (f32.div (call $sum4 (local.get $acc)) (f32.convert_i32_u (local.get $d)))
+                                                       (local.get $eps)))))
+        (local.set $j (i32.const 0))
+        (loop $scale
+          (v128.store (i32.add (local.get $out) (local.get $j))
+            (f32x4.add (f32x4.mul (f32x4.div (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $j))) (local.get $mu))
+                                             (local.get $sd))
+                                  (v128.load (i32.add (local.get $gamma) (local.get $j))))
+                       (v128.load (i32.add (local.get $beta) (local.get $j)))))
+          (local.set $j (i32.add (local.get $j) (i32.const 16)))
+          (br_if $scale (i32.lt_u (local.get $j) (local.get $bytes))))
+        (local.set $x (i32.add (local.get $x) (local.get $bytes)))
+        (local.set $out (i32.add (local.get $out) (local.get $bytes)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $each_row))))
+
+  ;; n rows of cols numbers at to (cols a multiple of 4): row r = the row r
+  ;; at a plus the vector at v (the residual stream plus a bias)
+  (func (export "add_rows") (param $to i32) (param $a i32) (param $v i32) (param $n i32) (param $cols i32)
+    (local $j i32) (local $bytes i32)
+    (local.set $bytes (i32.shl (local.get $cols) (i32.const 2)))
+    (block $rows_done
+      (loop $each_row
+        (br_if $rows_done (i32.eqz (local.get $n)))
+        (local.set $j (i32.const 0))
+        (loop $each
+          (v128.store (i32.add (local.get $to) (local.get $j))
+                      (f32x4.add (v128.load (i32.add (local.get $a) (local.get $j)))
+                                 (v128.load (i32.add (local.get $v) (local.get $j)))))
+          (local.set $j (i32.add (local.get $j) (i32.const 16)))
+          (br_if $each (i32.lt_u (local.get $j) (local.get $bytes))))
+        (local.set $to (i32.add (local.get $to) (local.get $bytes)))
+        (local.set $a (i32.add (local.get $a) (local.get $bytes)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $each_row))))
 )

@@ -14,6 +14,7 @@
 import * as gpt from "./gpt.js";
 import { strength } from "./draw.js";
 import * as safetensors from "./safetensors.js";
+import { loader } from "./kernels.js";
 
 const WEIGHTS = new URL("writer.safetensors", import.meta.url).href;
 
@@ -48,38 +49,18 @@ function encode(text, vocab) {
 
 // ------------------------------------------------------------ the forward pass, with its KV cache
 
-// kernels.wasm's exports (gemm, gelu) and its memory as float32s: the
-// writer's own instance, apart from batched.js's (training's), so that
-// neither moves the other's matrices
+// kernels.wasm's exports and its memory as float32s: the writer's own
+// instance (kernels.js), apart from batched.js's (training's)
 let kernels = null, F = null, top = 0;
 let layouts = new WeakMap();    // model -> where its weights and its scratch rows are
 
-function init(bytes) {
-  kernels = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+/** kernels.wasm, fetched on the page's Start (in Node, read when this file loads). */
+const ready = loader((exports) => {
+  kernels = exports;
   F = new Float32Array(kernels.memory.buffer);
   top = 0;
   layouts = new WeakMap();
-}
-
-let fetched = null;
-/** kernels.wasm, fetched from beside this file once (the page's Start;
- *  in Node this file reads it itself); a failed fetch may be tried again. */
-function ready() {
-  if (!fetched) {
-    fetched = fetch(new URL("kernels.wasm", import.meta.url)).then((r) => {
-      if (!r.ok) throw new Error(`kernels.wasm: HTTP ${r.status}`);
-      return r.arrayBuffer();
-    }).then((bytes) => init(bytes)).catch((e) => {
-      fetched = null;
-      throw e;
-    });
-  }
-  return fetched;
-}
-if (typeof process === "object" && process.versions && process.versions.node) {
-  const { readFileSync } = await import("node:fs");
-  init(readFileSync(new URL("kernels.wasm", import.meta.url)));
-}
+});
 
 /** Room for n floats in kernels.wasm's memory, 16-byte aligned (zeros). */
 function take(n) {
@@ -142,25 +123,13 @@ function product(a, b, c, M, N, K, rs, acc) {
 
 /** Each of n rows of cols floats at `to` set to the vector at v, plus the row at `add` if given. */
 function fillRows(to, v, n, cols, add = -1) {
-  for (let r = 0; r < n; r++) {
-    const o = to + r * cols;
-    if (add < 0) F.copyWithin(o, v, v + cols);
-    else for (let c = 0; c < cols; c++) F[o + c] = F[add + r * cols + c] + F[v + c];
-  }
+  if (add < 0) for (let r = 0; r < n; r++) F.copyWithin(to + r * cols, v, v + cols);
+  else kernels.add_rows(4 * to, 4 * add, 4 * v, n, cols);
 }
 
-/** gpt.layernorm on n rows of d at x, times gamma plus beta, into out. */
+/** gpt.layernorm on n rows of d at x, times gamma plus beta, into out (kernels.wat's, in float32). */
 function layernorm(x, out, gamma, beta, n, d, eps) {
-  const F32 = F;
-  for (let r = 0; r < n; r++) {
-    const o = x + r * d;
-    let sum = 0, sq = 0;
-    for (let c = 0; c < d; c++) sum += F32[o + c];
-    const mu = sum / d;
-    for (let c = 0; c < d; c++) sq += (F32[o + c] - mu) * (F32[o + c] - mu);
-    const s = Math.sqrt(sq / d + eps);
-    for (let c = 0; c < d; c++) F32[out + r * d + c] = ((F32[o + c] - mu) / s) * F32[gamma + c] + F32[beta + c];
-  }
+  kernels.layernorm(4 * x, 4 * out, 4 * gamma, 4 * beta, n, d, eps);
 }
 
 /** The rows of positions `from` to ids.length - 1 through the model, the
@@ -173,7 +142,7 @@ function layernorm(x, out, gamma, beta, n, d, eps) {
  *  keys alone (a weight of 0 adds a 0 to the rest). */
 function pass(kv, ids, from, temperature) {
   const m = layout(kv.model), { d, w, T, H, dh, L, eps } = m, n = ids.length - from, last = n - 1;
-  const weights = new Float32Array(L * H * ids.length), scale = Math.sqrt(dh), e = new Float64Array(T);
+  const weights = new Float32Array(L * H * ids.length), scale = Math.sqrt(dh);
   const F32 = F;                                     // a local: quicker in the loops (no product grows the memory)
   for (let r = 0; r < n; r++) {                     // x = E[id] + P[position]
     const o = m.x + r * d, em = m.E + ids[from + r] * d, pm = m.P + (from + r) * d;
@@ -185,26 +154,16 @@ function pass(kv, ids, from, temperature) {
     fillRows(m.kv, b.b_KV, n, 2 * d);
     product(m.u, b.W_KV, m.kv, n, 2 * d, d, d, true);
     for (let r = 0; r < n; r++) {                   // into the cache, at the rows' positions
-      const at = from + r;
-      for (let h = 0; h < H; h++) {
-        for (let c = 0; c < dh; c++) {
-          F32[K + (h * dh + c) * T + at] = F32[m.kv + r * 2 * d + h * dh + c];
-          F32[V + h * T * dh + at * dh + c] = F32[m.kv + r * 2 * d + d + h * dh + c];
-        }
-      }
+      const at = from + r, key = m.kv + r * 2 * d, value = key + d;
+      for (let c = 0; c < d; c++) F32[K + c * T + at] = F32[key + c];        // a column of K^T (head h: rows h dh on)
+      for (let h = 0; h < H; h++) F32.copyWithin(V + (h * T + at) * dh, value + h * dh, value + (h + 1) * dh);
     }
     fillRows(m.q, b.b_Q, rows, d);
     product(m.u + r0 * d, b.W_Q, m.q, rows, d, d, d, true);
     fillRows(m.h, b.b_O, rows, d, m.x + r0 * d);   // h = x + b_O + A W_O, a head at a time
     for (let h = 0; h < H; h++) {
       product(m.q + h * dh, K + h * dh * T, m.s, rows, T, dh, d, false);   // q . k, every key at once
-      for (let r = 0; r < rows; r++) {              // softmax over the keys up to its own position
-        const at = from + r0 + r, srow = m.s + r * T;
-        let max = -Infinity, sum = 0;
-        for (let j = 0; j <= at; j++) { e[j] = F32[srow + j] / scale; if (e[j] > max) max = e[j]; }
-        for (let j = 0; j <= at; j++) { e[j] = Math.exp(e[j] - max); sum += e[j]; }
-        for (let j = 0; j < T; j++) F32[srow + j] = j <= at ? e[j] / sum : 0;
-      }
+      kernels.softmax(4 * m.s, rows, T, from + r0, scale);   // each row over the keys up to its own position
       product(m.s, V + h * T * dh, m.o, rows, dh, from + n, T, false);          // a v
       product(m.o, b.W_O + h * dh * d, m.h, rows, d, dh, dh, true);
       const lastRow = m.s + (rows - 1) * T;
@@ -373,7 +332,7 @@ function makeTool(root, setup) {
   t.look.append(el("span", { class: "writer-look-what" }, "as the marked character was written."));
   t.output = el("div", { class: "writer-output", "data-writer-output": "" });
   t.earlier = el("p", { class: "writer-earlier", hidden: "" });
-  t.written = el("p", { class: "writer-written-out", "data-writer-out": "" });
+  t.written = el("div", { class: "writer-written-out", "data-writer-out": "" });
   t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "", hidden: "" });
   t.output.append(t.earlier, t.written, t.picked);
   t.tool = el("div", { class: "writer-tool", hidden: "" });
@@ -424,26 +383,58 @@ function markEarlier(box, earlier) {
   else delete box.dataset.earlier;
 }
 
-/** The readout of a written character, right under it: the distribution
- *  it was drawn from, the character marked in it, its p and its rank; and
- *  what the chosen head read to write it: the text behind it shaded by
- *  that head's attention weights (the book's purple, as its heat-maps),
- *  the heaviest of them in a table. */
+/** The readout of a character, right under it: the distribution it was
+ *  drawn from (a typed one: what the model predicted there from the text
+ *  before it, at Write's settings), the character marked in it, its p and
+ *  its rank; and what the chosen head read to write it: the text behind
+ *  it shaded by that head's attention weights (the book's purple, as its
+ *  heat-maps), the heaviest of them in a table. */
 function showPicked(t, b, setup) {
   t.marked = b;
   t.written.querySelectorAll(".is-marked").forEach((m) => m.classList.remove("is-marked"));
   b.classList.add("is-marked");
-  const { q, step, ch, temperature, k } = b.writer;
+  if (!b.writer) b.writer = typedReadout(t, b, setup);
+  const { q, name, ch, temperature, k } = b.writer;
   const id = setup.vocab.indexOf(ch);
   t.picked.replaceChildren(distTable(q, setup.vocab, 10,
-    `Character ${step}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length} ` +
+    `${name}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length} ` +
     `(temperature ${temperature}, top-k ${k}${k ? "" : ": all kept"})`, id), readTable(t, b, setup));
   t.picked.hidden = false;
-  // beside the character: under its line, from its left edge, within the output's width
+  // writer.css places it: over the text below on a wide page, in the text on a narrow one
+  if (getComputedStyle(t.picked).position === "absolute") besideIt(t, b);
+  else underItsLine(t, b);
+}
+
+/** A typed character's readout (its distribution, computed when first
+ *  marked): the model's next-character p after the text before it, at the
+ *  temperature and top-k Write used, from the typed text's own KV cache. */
+function typedReadout(t, b, setup) {
+  const at = Number(b.dataset.typed) - 1, { ids, temperature, k } = t.typed;
+  const { p, weights } = nextWithWeights(t.model, ids.slice(0, at), temperature, t.typedKv);
+  return { q: topK(p, k), name: `Your character ${at + 1}`, verb: "predict", ch: b.dataset.char, temperature, k,
+           weights, at, from: Math.max(0, at - setup.n_ctx) };
+}
+
+/** Over the text: under the character's line, from its left edge, within the output's width. */
+function besideIt(t, b) {
+  if (t.picked.parentElement !== t.output) t.output.append(t.picked);
   const box = t.output.getBoundingClientRect(), at = b.getBoundingClientRect();
   const left = Math.max(0, Math.min(at.left - box.left, box.width - t.picked.offsetWidth));
   t.picked.style.left = `${left}px`;
   t.picked.style.top = `${at.bottom - box.top + 4}px`;
+}
+
+/** In the text's flow, after the last box on the character's line: the
+ *  lines below move down rather than being covered (a phone). */
+function underItsLine(t, b) {
+  t.picked.remove();                                 // the lines as they are without it
+  const line = b.getBoundingClientRect(), middle = (line.top + line.bottom) / 2;
+  let last = b.parentElement === t.written ? b : b.parentElement;     // its word's box
+  for (let next = last.nextElementSibling; next; next = next.nextElementSibling) {
+    if (next.tagName !== "BR" && next.getBoundingClientRect().top > middle) break;
+    last = next;
+  }
+  last.after(t.picked);
 }
 
 const READ_SHOWN = 5;     // the heaviest weights the readout lists
@@ -469,7 +460,7 @@ function readTable(t, b, setup) {
     .slice(0, READ_SHOWN);
   const table = el("table", { class: "book-table writer-top writer-read-table" });
   const before = t.chars[at - 1].dataset.char;
-  table.append(el("caption", {}, `What block ${block}, head ${head} read to write it, from the “${shown(before)}” ` +
+  table.append(el("caption", {}, `What block ${block}, head ${head} read to ${b.writer.verb} it, from the “${shown(before)}” ` +
     `before it (character ${at} of the text): the ${Math.min(READ_SHOWN, n)} heaviest of its ${n} weights`));
   const head_ = el("tr");
   head_.append(el("th", { scope: "col" }, "character"), el("th", { scope: "col" }, "place in the text"), el("th", { scope: "col" }, "weight"),
@@ -488,10 +479,10 @@ function readTable(t, b, setup) {
 }
 
 // the longest the writer writes before the page gets a turn: the text
-// grows 40 times a second; each turn costs a frame's layout and paint
-// (about 4 ms in chromium here), so turning every 12 ms took a quarter
-// of the time of 200 characters
-const FRAME_MS = 25;
+// grows 20 times a second; each turn costs a frame's style, layout and
+// paint (4 to 7 ms in chromium here): turning every 12 ms took a quarter
+// of the time of 200 characters, every 25 ms a fifth (chromium's profile)
+const FRAME_MS = 50;
 
 /** A turn for the page (its input, its drawing) before the next task:
  *  a message to itself, which, unlike setTimeout, no browser delays by 4 ms. */
@@ -540,15 +531,20 @@ async function writeOut(root, t, setup, model) {
   delete root.dataset.done;
   t.stopped = false;
   t.stop.hidden = false;
-  for (const ch of t.text.value) {
-    place(t, el("span", { class: "writer-typed", "data-char": ch }, ch === "\n" ? "↵" : ch));
-  }
+  // the typed text: each character after the first a button too, its
+  // readout what the model predicted there (computed when marked)
+  t.typed = { ids: x, temperature: set.temperature, k: set.k };
+  Array.from(t.text.value).forEach((ch, i) => {
+    const attrs = { class: "writer-typed", "data-char": ch };
+    place(t, i ? el("button", { type: "button", ...attrs, "data-typed": String(i + 1), "aria-label": `your character ${i + 1}: ${shown(ch)}` },
+      ch === "\n" ? "↵" : ch) : el("span", attrs, ch === "\n" ? "↵" : ch));
+  });
   let turnAt = performance.now();
   await write(model, x, set.n, set.temperature, set.k, set.seed, async (step, id, q, weights) => {
     const ch = setup.vocab[id], at = x.length + step;       // the characters before it
     const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
       "aria-label": `character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
-    b.writer = { q, step: step + 1, ch, temperature: set.temperature, k: set.k, weights,
+    b.writer = { q, name: `Character ${step + 1}`, verb: "write", ch, temperature: set.temperature, k: set.k, weights,
                  at, from: Math.max(0, at - setup.n_ctx) };   // the window it was drawn from: from to at - 1
     place(t, b);
     if (performance.now() - turnAt > FRAME_MS) {    // let the page draw what is written, and hear Stop
@@ -563,10 +559,11 @@ async function writeOut(root, t, setup, model) {
   t.write.disabled = false;
 }
 
-/** A written character answers the pointer, a tap and the keyboard: its
- *  readout beside it; the arrow keys move along the written text. */
+/** A character, written or typed, answers the pointer, a tap and the
+ *  keyboard: its readout beside it; the arrow keys move along the text. */
+const CHARS = "button.writer-char, button.writer-typed";
 function followPointer(t, setup) {
-  const charOf = (e) => e.target.closest && e.target.closest("button.writer-char");
+  const charOf = (e) => e.target.closest && e.target.closest(CHARS);
   const show = (e) => { const b = charOf(e); if (b) showPicked(t, b, setup); };
   t.written.addEventListener("pointerover", show);
   t.written.addEventListener("focusin", show);
@@ -574,7 +571,7 @@ function followPointer(t, setup) {
   t.written.addEventListener("keydown", (e) => {
     const b = charOf(e);
     if (!b || (e.key !== "ArrowRight" && e.key !== "ArrowLeft")) return;
-    const all = [...t.written.querySelectorAll("button.writer-char")], at = all.indexOf(b);
+    const all = [...t.written.querySelectorAll(CHARS)], at = all.indexOf(b);
     const to = all[at + (e.key === "ArrowRight" ? 1 : -1)];
     if (to) {
       e.preventDefault();
@@ -619,6 +616,8 @@ function setUp(root) {
       const [response] = await Promise.all([fetch(WEIGHTS), ready()]);
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
       model = modelFromBytes(setup, await response.arrayBuffer());
+      t.model = model;
+      t.typedKv = kvCache(model);        // the typed characters' readouts: a row each while the text fits the context
     } catch (e) {
       t.note.textContent = `The writer could not start: ${e.message}.`;
       t.start.disabled = false;

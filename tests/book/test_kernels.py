@@ -4,8 +4,10 @@ the committed .wasm is the committed .wat assembled (`make wasm`), byte
 for byte; gemm's every number is numpy's float32 sum taken in the same
 order (each product and each partial sum rounded to float32), bit for bit,
 for every path of the kernel (blocks of 4 x 8, the last four columns, the
-rows left over, A or its transpose, C added to or overwritten); GELU and
-its derivative are the tanh form's to float32's precision."""
+rows left over sixteen and four columns at a time, A or its transpose, C
+added to or overwritten); GELU and its derivative are the tanh form's to
+float32's precision; the writer's softmax (exp within 2 ulp), LayerNorm
+and row sums are numpy's to float32's precision, a row's numbers its own."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,9 +24,13 @@ const out = job.cases.map((c) => {
   const a = 0, b = a + c.a.length, at = b + c.b.length;
   F.set(c.a, a); F.set(c.b, b); F.set(c.c, at);
   if (c.gemm) kernels.gemm(4 * a, 4 * b, 4 * at, c.M, c.N, c.K, c.rs, c.ps, c.acc);
+  else if (c.softmax) kernels.softmax(4 * a, c.rows, c.T, c.first, c.scale);                    // in place at a
+  else if (c.layernorm) kernels.layernorm(4 * a, 4 * at, 4 * b, 4 * (b + c.d), c.rows, c.d, c.eps);   // gamma, beta at b
+  else if (c.add_rows) kernels.add_rows(4 * at, 4 * a, 4 * b, c.rows, c.cols);                   // c = a + b's vector
   else if (c.gelu) kernels.gelu(4 * a, 4 * b, 4 * at, c.a.length, c.k);        // x, th, y
   else kernels.gelu_backward(4 * a, 4 * b, 4 * at, c.a.length, c.k);            // x, th, g
-  return { b: Array.from(F.subarray(b, b + c.b.length)), c: Array.from(F.subarray(at, at + c.c.length)) };
+  return { a: Array.from(F.subarray(a, a + c.a.length)), b: Array.from(F.subarray(b, b + c.b.length)),
+           c: Array.from(F.subarray(at, at + c.c.length)) };
 });
 process.stdout.write(JSON.stringify(out));
 """
@@ -45,7 +51,7 @@ def in_order(A, B, C0):
     return out
 
 
-@pytest.mark.parametrize("M, N, K", [(8, 16, 5), (704, 144, 48), (48, 192, 352), (7, 12, 3), (3, 4, 9), (1, 8, 33)])
+@pytest.mark.parametrize("M, N, K", [(8, 16, 5), (704, 144, 48), (48, 192, 352), (7, 12, 3), (3, 4, 9), (1, 8, 33), (6, 52, 11), (1, 128, 64)])
 def test_gemm_is_the_float32_sum_in_order(M, N, K):
     rng = np.random.default_rng(M * N + K)
     cases, want = [], []
@@ -76,3 +82,35 @@ def test_gelu_and_its_derivative():
     assert np.abs(np.array(forward["c"]) - 0.5 * x64 * (1 + th)).max() < 1e-6 * np.abs(x64).max()
     slope = 0.5 * (1 + th) + 0.5 * x64 * (1 - th ** 2) * C * (1 + 3 * 0.044715 * x64 ** 2)
     assert np.abs(np.array(backward["c"]) - g * slope).max() < 1e-5
+
+
+def test_the_writers_softmax_layernorm_and_row_sums():
+    """softmax: row r over its first first + r + 1 scores / scale, zeros
+    after, each row alone (one row computed in a pass of its own is the
+    same bits); LayerNorm and a bias added to rows, as numpy's."""
+    rng = np.random.default_rng(3)
+    T, rows, first, scale = 16, 6, 5, float(np.sqrt(np.float32(32)))
+    s = (rng.normal(0, 30, (rows, T))).astype(np.float32)
+    s[1, :] = -200                               # equal scores far below zero: e^x clamped, shared out evenly
+    x = rng.normal(2, 3, (5, 24)).astype(np.float32)
+    gb = rng.normal(size=48).astype(np.float32)
+    v = rng.normal(size=24).astype(np.float32)
+    job = {"cases": [
+        {"softmax": True, "a": s.ravel().tolist(), "b": [0], "c": [0], "rows": rows, "T": T, "first": first, "scale": scale},
+        {"softmax": True, "a": s[4].tolist(), "b": [0], "c": [0], "rows": 1, "T": T, "first": first + 4, "scale": scale},
+        {"layernorm": True, "a": x.ravel().tolist(), "b": gb.tolist(), "c": [0] * x.size, "rows": 5, "d": 24, "eps": 1e-5},
+        {"add_rows": True, "a": x.ravel().tolist(), "b": v.tolist(), "c": [0] * x.size, "rows": 5, "cols": 24}]}
+    soft, one, ln, added = run_json(RUN, job)
+    got = np.array(soft["a"]).reshape(rows, T)
+    for r in range(rows):
+        n = first + r + 1
+        z = s[r, :n].astype(float) / scale
+        want = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        np.testing.assert_allclose(got[r, :n], want, rtol=2e-6, atol=1e-9)
+        assert not got[r, n:].any()
+    assert got[1, :first + 2].tolist() == [got[1, 0]] * (first + 2) and abs(got[1, 0] * (first + 2) - 1) < 1e-6
+    assert one["a"] == got[4].tolist()                     # the same row alone: the same bits
+    x64 = x.astype(float)
+    mu, sd = x64.mean(1, keepdims=True), np.sqrt(x64.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(np.array(ln["c"]).reshape(x.shape), (x64 - mu) / sd * gb[:24] + gb[24:], rtol=0, atol=2e-6 * np.abs(gb).max())
+    assert np.array_equal(np.array(added["c"], np.float32).reshape(x.shape), x + v)

@@ -6,13 +6,16 @@ its message naming it and its place, and what belongs to an earlier text
 is greyed and says so; a written character shows its distribution beside
 it; words stay whole on a phone's line; weights that are not finite are
 refused in one sentence; a marked character's text is shaded by the
-chosen head's attention, as toycalc computes it."""
+chosen head's attention, as toycalc computes it; a typed character shows
+what the model predicted there; on a phone the readout covers no line."""
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
+
+from conftest import axe_violations
 
 from toycalc.book.render import fixed
 from toycalc.book.writer import WriterRun
@@ -47,7 +50,7 @@ def test_a_seed_writes_the_chapters_200_characters(visit, run):
     page.get_by_role("button", name="Write", exact=True).click()
     page.wait_for_selector("[data-writer][data-done]", timeout=300000)
     written = page.locator("[data-writer-out]").evaluate(
-        "o => [...o.querySelectorAll('button')].map(b => b.dataset.char).join('')")
+        "o => [...o.querySelectorAll('button.writer-char')].map(b => b.dataset.char).join('')")
     assert len(written) == 200
     assert written == run.sample_text(LIVE_TEMPERATURE)
     # tapping a written character shows the distribution it was drawn from
@@ -273,7 +276,94 @@ def test_another_seed_writes_what_the_builds_sampler_writes(visit, run):
     page.get_by_role("button", name="Write", exact=True).click()
     page.wait_for_selector("[data-writer][data-done]", timeout=120000)
     written = page.locator("[data-writer-out]").evaluate(
-        "o => [...o.querySelectorAll('button')].map(b => b.dataset.char).join('')")
+        "o => [...o.querySelectorAll('button.writer-char')].map(b => b.dataset.char).join('')")
     assert len(written) == 150
     assert written == run.sample_text(1.0, k=5, seed=7, n=150)
     assert written != run.sample_text(1.0, k=5, seed=8, n=150)
+
+
+def test_a_typed_character_shows_what_the_model_predicted_there(visit, run):
+    """A character of the reader's own text, hovered or reached by the
+    arrow keys, shows the distribution the model gave at its place from
+    the text before it (Python's forward, at Write's temperature), the
+    character marked with its p and rank, and what the chosen head read;
+    the first character, with nothing before it, is no button."""
+    page = started(visit)
+    page.locator("#writer-length").fill("5")
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=60000)
+    typed = page.locator("[data-writer-out] button.writer-typed")
+    assert typed.count() == len(run.prompt) - 1
+    assert page.locator("[data-writer-out] span.writer-typed").evaluate_all("s => s.map(e => e.dataset.char)") == \
+        [run.prompt[0]]
+    ids = writer.encode(run.prompt)
+    readout = page.locator("[data-writer-picked]")
+
+    def check(at):                                     # the character at `at` (from 0), from the at before it
+        p = gpt.forward(run.params, run.cfg, np.array(ids[:at]), temperature=LIVE_TEMPERATURE)["p"][-1]
+        ch, i = run.prompt[at], ids[at]
+        rank = 1 + sum(1 for j, v in enumerate(p) if v > p[i] or (v == p[i] and j < i))
+        caption = readout.locator("caption").first.inner_text()
+        assert caption.startswith(f"Your character {at + 1}, “{ {' ': '␣', chr(10): '↵'}.get(ch, ch) }”: "
+                                  f"p = {p[i]:.3f}, rank {rank} of 65 (temperature {LIVE_TEMPERATURE}"), caption
+        rows = readout.locator("table").first.locator("tbody tr").evaluate_all(
+            "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+        best = int(np.argmax(p))
+        assert rows[0][:2] == [{" ": "␣", "\n": "↵"}.get(run.vocab[best], run.vocab[best]), f"{p[best]:.3f}"]
+        assert readout.locator("tr.is-chosen td").first.inner_text() == {" ": "␣", "\n": "↵"}.get(ch, ch)
+        assert readout.locator(".writer-read-table caption").inner_text().startswith(
+            f"What block {FOLLOWED_HEAD[0]}, head {FOLLOWED_HEAD[1]} read to predict it")
+        assert page.locator("[data-writer-out] [data-weight]").count() == at     # the text before it, shaded
+    fifth = typed.nth(3)                                # the prompt's fifth character
+    fifth.hover()
+    assert readout.is_visible() and fifth.evaluate("b => b.classList.contains('is-marked')")
+    check(4)
+    fifth.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.typed") == "6"
+    check(5)
+    typed.last.focus()                                  # the last typed character, then the first written
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.step") == "1"
+    assert readout.locator("caption").first.inner_text().startswith("Character 1,")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_on_a_phone_the_readout_covers_no_line(visit, scheme):
+    """At 375 px a tapped character's readout sits in the text's flow under
+    its line: the marked character's line and the next line are both clear
+    of it, the readout within the page's width, its text at least 11 px and
+    of enough contrast (axe) in either colour scheme."""
+    v = visit(375, scheme)
+    page = v.open(PAGE)
+    page.get_by_role("button", name="Start the writer").click()
+    page.wait_for_selector("[data-writer][data-ready]", timeout=60000)
+    page.locator("#writer-length").fill("120")
+    page.get_by_role("button", name="Write", exact=True).click()
+    page.wait_for_selector("[data-writer][data-done]", timeout=120000)
+    for target in ("button.writer-char[data-step='40']", "button.writer-typed[data-typed='3']"):
+        mark = page.locator(f"[data-writer-out] {target}")
+        mark.click()
+        readout = page.locator("[data-writer-picked]")
+        assert readout.is_visible() and mark.evaluate("b => b.classList.contains('is-marked')")
+        seen = page.evaluate("""(target) => {
+          const mark = document.querySelector('[data-writer-out] ' + target).getBoundingClientRect();
+          const box = document.querySelector('[data-writer-picked]').getBoundingClientRect();
+          const chars = [...document.querySelectorAll('[data-writer-out] .writer-char, [data-writer-out] .writer-typed')]
+            .map((c) => c.getBoundingClientRect()).filter((r) => r.height > 0);
+          const tops = [...new Set(chars.map((r) => Math.round(r.top)))].sort((a, b) => a - b);
+          const line = (top) => chars.filter((r) => Math.round(r.top) === top);
+          const own = Math.round(mark.top), next = tops.find((t) => t > mark.bottom - 1);
+          const overlaps = (rs) => rs.some((r) => r.bottom > box.top && r.top < box.bottom && r.right > box.left && r.left < box.right);
+          const sizes = [...document.querySelectorAll('[data-writer-picked] td, [data-writer-picked] th, [data-writer-picked] caption')]
+            .filter((e) => e.textContent.trim()).map((e) => parseFloat(getComputedStyle(e).fontSize));
+          return { ownOverlaps: overlaps(line(own)), nextOverlaps: next === undefined ? null : overlaps(line(next)),
+                   below: box.top >= mark.bottom - 0.5, nextBelow: next === undefined ? null : next >= box.bottom - 0.5,
+                   right: box.right, width: innerWidth, smallest: Math.min(...sizes) };
+        }""", target)
+        assert seen["nextOverlaps"] is False and seen["ownOverlaps"] is False, seen
+        assert seen["below"] and seen["nextBelow"], seen          # under its line, above the next
+        assert seen["right"] <= seen["width"] and seen["smallest"] >= 11, seen
+        found = [x for x in axe_violations(page, rules=["color-contrast"]) if any(
+            "writer-picked" in "".join(n.get("target", [""])) or "writer" in n.get("html", "") for n in x["nodes"])]
+        assert found == [], [(n["html"][:120], n.get("any", [{}])[0].get("message", "")) for x in found for n in x["nodes"]]

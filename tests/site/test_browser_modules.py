@@ -148,3 +148,13 @@ def test_no_two_modules_import_each_other():
     loops.clear()
     walk("a.js", ["a.js"])
     assert loops == ["a.js → b.js → a.js"]
+
+
+def test_one_loader_of_kernels_wasm():
+    """kernels.js is the one place kernels.wasm is fetched, read and made
+    an instance of; its users (batched.js, writer.js) call its loader."""
+    files = sources()
+    assert [name for name, source in files.items() if "WebAssembly." in source] == ["kernels.js"]
+    assert [name for name, source in files.items() if re.search(r"""["']kernels\.wasm["']""", source)] == ["kernels.js"]
+    for name in ("batched.js", "writer.js"):
+        assert 'import { loader } from "./kernels.js"' in files[name] and "loader(" in files[name], name
