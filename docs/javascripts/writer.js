@@ -103,8 +103,32 @@ function layout(model) {
   Object.assign(m, { x: take(T * d), u: take(T * d), q: take(T * d), kv: take(T * 2 * d), s: take(T * T),
                      o: take(T * m.dh), h: take(T * d), pre: take(T * w), th: take(T * w), post: take(T * w),
                      logits: take(Vp) });
+  m.first = firstBlockRows(m);
   layouts.set(model, m);
   return m;
+}
+
+/** The first block's query, key and value of every (position, character)
+ *  pair: there a row depends on its character and its position alone
+ *  (x = E[id] + P[position]), and once the window slides a pass would
+ *  compute them again for every row. Row position * V + id of q (d floats)
+ *  and of kv (2d); the same numbers as a pass's own (a product's sums run
+ *  in one order however many rows it has, and x's sum is E's plus P's). */
+function firstBlockRows(m) {
+  const { d, T, V, eps } = m, b = m.blocks[0];
+  const first = { q: take(T * V * d), kv: take(T * V * 2 * d) };
+  for (let t = 0; t < T; t++) {
+    for (let c0 = 0; c0 < V; c0 += T) {            // at most T rows at a time: the pass's scratch rows
+      const n = Math.min(T, V - c0), row = t * V + c0;
+      fillRows(m.x, m.P + t * d, n, d, m.E + c0 * d);
+      layernorm(m.x, m.u, b.gamma_1, b.beta_1, n, d, eps);
+      fillRows(first.kv + row * 2 * d, b.b_KV, n, 2 * d);
+      product(m.u, b.W_KV, first.kv + row * 2 * d, n, 2 * d, d, d, true);
+      fillRows(first.q + row * d, b.b_Q, n, d);
+      product(m.u, b.W_Q, first.q + row * d, n, d, d, d, true);
+    }
+  }
+  return first;
 }
 
 /** A KV cache: each block's keys (per head, transposed: d_head x n_ctx,
@@ -150,16 +174,21 @@ function pass(kv, ids, from, temperature) {
   }
   for (let k = 0; k < L; k++) {                     // a loop, not a closure: one optimised body
     const b = m.blocks[k], { K, V } = kv.blocks[k], r0 = k === L - 1 ? last : 0, rows = n - r0;   // the last block: its last row on
-    layernorm(m.x, m.u, b.gamma_1, b.beta_1, n, d, eps);
-    fillRows(m.kv, b.b_KV, n, 2 * d);
-    product(m.u, b.W_KV, m.kv, n, 2 * d, d, d, true);
+    const pair = (r) => (from + r) * m.V + ids[from + r];    // the first block's row of a (position, character)
+    if (k > 0) {
+      layernorm(m.x, m.u, b.gamma_1, b.beta_1, n, d, eps);
+      fillRows(m.kv, b.b_KV, n, 2 * d);
+      product(m.u, b.W_KV, m.kv, n, 2 * d, d, d, true);
+      fillRows(m.q, b.b_Q, rows, d);
+      product(m.u + r0 * d, b.W_Q, m.q, rows, d, d, d, true);
+    } else {
+      for (let r = r0; r < n; r++) F32.copyWithin(m.q + (r - r0) * d, m.first.q + pair(r) * d, m.first.q + (pair(r) + 1) * d);
+    }
     for (let r = 0; r < n; r++) {                   // into the cache, at the rows' positions
-      const at = from + r, key = m.kv + r * 2 * d, value = key + d;
+      const at = from + r, key = k > 0 ? m.kv + r * 2 * d : m.first.kv + pair(r) * 2 * d, value = key + d;
       for (let c = 0; c < d; c++) F32[K + c * T + at] = F32[key + c];        // a column of K^T (head h: rows h dh on)
       for (let h = 0; h < H; h++) F32.copyWithin(V + (h * T + at) * dh, value + h * dh, value + (h + 1) * dh);
     }
-    fillRows(m.q, b.b_Q, rows, d);
-    product(m.u + r0 * d, b.W_Q, m.q, rows, d, d, d, true);
     fillRows(m.h, b.b_O, rows, d, m.x + r0 * d);   // h = x + b_O + A W_O, a head at a time
     for (let h = 0; h < H; h++) {
       product(m.q + h * dh, K + h * dh * T, m.s, rows, T, dh, d, false);   // q . k, every key at once
