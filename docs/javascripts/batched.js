@@ -144,7 +144,7 @@ function readGrads(p, model) {
 /** C (M x N) = [C +] A B, A (M x K) or, transposed, A^T with A (K x M):
  *  kernels.wasm's gemm (N a multiple of 4). Offsets in floats. */
 function product(a, b, c, M, N, K, transposed, acc) {
-  kernels.gemm(4 * a, 4 * b, 4 * c, M, N, K, transposed ? 1 : K, transposed ? M : 1, acc ? 1 : 0);
+  kernels.gemm(4 * a, 4 * b, 4 * c, M, N, K, transposed ? 1 : K, transposed ? M : 1, N, N, acc ? 1 : 0);
 }
 
 /** Every row of `rows` x n at `to` set to the vector at `v` (a bias), or to

@@ -5,12 +5,13 @@
 ;; byte for byte, and the products to numpy's.
 ;;
 ;; gemm does every product the step needs:
-;;   gemm(a, b, c, M, N, K, rs, ps, acc)
+;;   gemm(a, b, c, M, N, K, rs, ps, bs, cs, acc)
 ;;   C (M x N) = [C +] sum over p < K of A(r, p) B[p][:]
-;; with B (K x N) and C (M x N) row after row, and A(r, p) the float at
-;; a + 4 (r rs + p ps): A itself (rs = K, ps = 1) or its transpose (rs = 1,
-;; ps = M), so that X W, and X^T D for a weight's gradient, are one code.
-;; a, b, c are byte offsets in the exported memory; N is a multiple of 4.
+;; with B's rows bs floats apart and C's cs (N for whole matrices; more
+;; for a part of a wider one), and A(r, p) the float at a + 4 (r rs + p
+;; ps): A itself (rs = K, ps = 1) or its transpose (rs = 1, ps = M), so
+;; that X W, and X^T D for a weight's gradient, are one code. a, b, c are
+;; byte offsets in the exported memory; N is a multiple of 4.
 ;; Each sum adds its K products in the order of p, each product rounded
 ;; to float32 (no fused multiply-add): the same numbers on every machine.
 ;; gelu and gelu_backward do the MLP's GELU (tanh form) and its derivative,
@@ -114,24 +115,25 @@
     (v128.store offset=48 (local.get $c) (local.get $s3)))
 
   (func (export "gemm") (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $N i32)
-        (param $K i32) (param $rs i32) (param $ps i32) (param $acc i32)
-    (local $r i32) (local $j i32) (local $bs i32) (local $ar i32) (local $cr i32) (local $k i32)
+        (param $K i32) (param $rs i32) (param $ps i32) (param $bs i32) (param $cs i32) (param $acc i32)
+    (local $r i32) (local $j i32) (local $ar i32) (local $cr i32) (local $k i32)
     (local.set $rs (i32.shl (local.get $rs) (i32.const 2)))     ;; strides in bytes
     (local.set $ps (i32.shl (local.get $ps) (i32.const 2)))
-    (local.set $bs (i32.shl (local.get $N) (i32.const 2)))
+    (local.set $bs (i32.shl (local.get $bs) (i32.const 2)))
+    (local.set $cs (i32.shl (local.get $cs) (i32.const 2)))
     ;; four rows at a time, eight columns at a time
     (block $rows_done
       (loop $rows
         (br_if $rows_done (i32.gt_u (i32.add (local.get $r) (i32.const 4)) (local.get $M)))
         (local.set $ar (i32.add (local.get $a) (i32.mul (local.get $r) (local.get $rs))))
-        (local.set $cr (i32.add (local.get $c) (i32.mul (local.get $r) (local.get $bs))))
+        (local.set $cr (i32.add (local.get $c) (i32.mul (local.get $r) (local.get $cs))))
         (local.set $j (i32.const 0))
         (block $cols_done
           (loop $cols
             (br_if $cols_done (i32.gt_u (i32.add (local.get $j) (i32.const 8)) (local.get $N)))
             (call $block4x8 (local.get $ar) (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2)))
                   (i32.add (local.get $cr) (i32.shl (local.get $j) (i32.const 2)))
-                  (local.get $K) (local.get $rs) (local.get $ps) (local.get $bs) (local.get $bs) (local.get $acc))
+                  (local.get $K) (local.get $rs) (local.get $ps) (local.get $bs) (local.get $cs) (local.get $acc))
             (local.set $j (i32.add (local.get $j) (i32.const 8)))
             (br $cols)))
         (if (i32.lt_u (local.get $j) (local.get $N)) (then          ;; four columns left, four rows
@@ -139,7 +141,7 @@
           (loop $four
             (call $block1x4 (i32.add (local.get $ar) (i32.mul (local.get $k) (local.get $rs)))
                   (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2)))
-                  (i32.add (i32.add (local.get $cr) (i32.mul (local.get $k) (local.get $bs)))
+                  (i32.add (i32.add (local.get $cr) (i32.mul (local.get $k) (local.get $cs)))
                            (i32.shl (local.get $j) (i32.const 2)))
                   (local.get $K) (local.get $ps) (local.get $bs) (local.get $acc))
             (local.set $k (i32.add (local.get $k) (i32.const 1)))
@@ -156,7 +158,7 @@
             (br_if $wide_done (i32.gt_u (i32.add (local.get $j) (i32.const 16)) (local.get $N)))
             (call $block1x16 (i32.add (local.get $a) (i32.mul (local.get $r) (local.get $rs)))
                   (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2)))
-                  (i32.add (i32.add (local.get $c) (i32.mul (local.get $r) (local.get $bs)))
+                  (i32.add (i32.add (local.get $c) (i32.mul (local.get $r) (local.get $cs)))
                            (i32.shl (local.get $j) (i32.const 2)))
                   (local.get $K) (local.get $ps) (local.get $bs) (local.get $acc))
             (local.set $j (i32.add (local.get $j) (i32.const 16)))
@@ -166,7 +168,7 @@
             (br_if $cols_done (i32.ge_u (local.get $j) (local.get $N)))
             (call $block1x4 (i32.add (local.get $a) (i32.mul (local.get $r) (local.get $rs)))
                   (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2)))
-                  (i32.add (i32.add (local.get $c) (i32.mul (local.get $r) (local.get $bs)))
+                  (i32.add (i32.add (local.get $c) (i32.mul (local.get $r) (local.get $cs)))
                            (i32.shl (local.get $j) (i32.const 2)))
                   (local.get $K) (local.get $ps) (local.get $bs) (local.get $acc))
             (local.set $j (i32.add (local.get $j) (i32.const 4)))

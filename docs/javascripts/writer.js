@@ -101,7 +101,7 @@ function layout(model) {
   }));
   // the rows of one pass (a window at most): x the stream, u its LayerNorm
   Object.assign(m, { x: take(T * d), u: take(T * d), q: take(T * d), kv: take(T * 2 * d), s: take(T * T),
-                     o: take(T * m.dh), h: take(T * d), pre: take(T * w), th: take(T * w), post: take(T * w),
+                     o: take(T * d), h: take(T * d), pre: take(T * w), th: take(T * w), post: take(T * w),
                      logits: take(Vp) });
   m.first = firstBlockRows(m);
   layouts.set(model, m);
@@ -140,9 +140,10 @@ function kvCache(model) {
   return { model, ids: [], blocks: m.blocks.map(() => ({ K: take(m.d * m.T), V: take(m.T * m.d) })) };
 }
 
-/** C (M x N) [+]= A B: A's rows rs floats apart; offsets in floats (kernels.wat's gemm). */
-function product(a, b, c, M, N, K, rs, acc) {
-  kernels.gemm(4 * a, 4 * b, 4 * c, M, N, K, rs, 1, acc ? 1 : 0);
+/** C (M x N) [+]= A B: A's rows rs floats apart, B's bs, C's cs (a part
+ *  of a wider matrix); offsets in floats (kernels.wat's gemm). */
+function product(a, b, c, M, N, K, rs, acc, bs = N, cs = N) {
+  kernels.gemm(4 * a, 4 * b, 4 * c, M, N, K, rs, 1, bs, cs, acc ? 1 : 0);
 }
 
 /** Each of n rows of cols floats at `to` set to the vector at v, plus the row at `add` if given. */
@@ -189,15 +190,24 @@ function pass(kv, ids, from, temperature) {
       for (let c = 0; c < d; c++) F32[K + c * T + at] = F32[key + c];        // a column of K^T (head h: rows h dh on)
       for (let h = 0; h < H; h++) F32.copyWithin(V + (h * T + at) * dh, value + h * dh, value + (h + 1) * dh);
     }
-    fillRows(m.h, b.b_O, rows, d, m.x + r0 * d);   // h = x + b_O + A W_O, a head at a time
+    // a head's q . k and a v four rows at a time, each four over the keys up
+    // to its last row's position: a later key's weight is 0, and a sum
+    // that stops before adding those zeros is the same number
     for (let h = 0; h < H; h++) {
-      product(m.q + h * dh, K + h * dh * T, m.s, rows, T, dh, d, false);   // q . k, every key at once
+      for (let r = 0; r < rows; r += 4) {
+        const keys = from + r0 + Math.min(r + 4, rows);
+        product(m.q + r * d + h * dh, K + h * dh * T, m.s + r * T, Math.min(4, rows - r), (keys + 3) & ~3, dh, d, false, T, T);
+      }
       kernels.softmax(4 * m.s, rows, T, from + r0, scale);   // each row over the keys up to its own position
-      product(m.s, V + h * T * dh, m.o, rows, dh, from + n, T, false);          // a v
-      product(m.o, b.W_O + h * dh * d, m.h, rows, d, dh, dh, true);
+      for (let r = 0; r < rows; r += 4) {             // o: the heads' a v side by side, a row d floats
+        const keys = from + r0 + Math.min(r + 4, rows);
+        product(m.s + r * T, V + h * T * dh, m.o + r * d + h * dh, Math.min(4, rows - r), dh, keys, T, false, dh, d);
+      }
       const lastRow = m.s + (rows - 1) * T;
       weights.set(F32.subarray(lastRow, lastRow + ids.length), (k * H + h) * ids.length);
     }
+    fillRows(m.h, b.b_O, rows, d, m.x + r0 * d);   // h = x + b_O + o W_O: the heads' sums in turn, as one at a time
+    product(m.o, b.W_O, m.h, rows, d, d, d, true);
     layernorm(m.h, m.u, b.gamma_2, b.beta_2, rows, d, eps);
     fillRows(m.pre, b.b_1, rows, w);
     product(m.u, b.W_1, m.pre, rows, w, d, d, true);

@@ -5,7 +5,7 @@ for byte; gemm's every number is numpy's float32 sum taken in the same
 order (each product and each partial sum rounded to float32), bit for bit,
 for every path of the kernel (blocks of 4 x 8, the last four columns, the
 rows left over sixteen and four columns at a time, A or its transpose, C
-added to or overwritten); GELU and its derivative are the tanh form's to
+added to or overwritten, B and C whole or a part of wider ones); GELU and its derivative are the tanh form's to
 float32's precision; the writer's softmax (exp within 2 ulp), LayerNorm
 and row sums are numpy's to float32's precision, a row's numbers its own."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ const F = new Float32Array(kernels.memory.buffer);
 const out = job.cases.map((c) => {
   const a = 0, b = a + c.a.length, at = b + c.b.length;
   F.set(c.a, a); F.set(c.b, b); F.set(c.c, at);
-  if (c.gemm) kernels.gemm(4 * a, 4 * b, 4 * at, c.M, c.N, c.K, c.rs, c.ps, c.acc);
+  if (c.gemm) kernels.gemm(4 * a, 4 * b, 4 * at, c.M, c.N, c.K, c.rs, c.ps, c.bs, c.cs, c.acc);
   else if (c.softmax) kernels.softmax(4 * a, c.rows, c.T, c.first, c.scale);                    // in place at a
   else if (c.layernorm) kernels.layernorm(4 * a, 4 * at, 4 * b, 4 * (b + c.d), c.rows, c.d, c.eps);   // gamma, beta at b
   else if (c.add_rows) kernels.add_rows(4 * at, 4 * a, 4 * b, c.rows, c.cols);                   // c = a + b's vector
@@ -57,13 +57,17 @@ def test_gemm_is_the_float32_sum_in_order(M, N, K):
     cases, want = [], []
     for transposed in (False, True):
         for acc in (0, 1):
-            A = rng.normal(size=(M, K)).astype(np.float32)
-            B = rng.normal(size=(K, N)).astype(np.float32)
-            C0 = rng.normal(size=(M, N)).astype(np.float32)
-            stored = A.T if transposed else A                   # the kernel reads A or A's transpose from memory
-            cases.append({"gemm": True, "a": stored.ravel().tolist(), "b": B.ravel().tolist(), "c": C0.ravel().tolist(),
-                          "M": M, "N": N, "K": K, "rs": 1 if transposed else K, "ps": M if transposed else 1, "acc": acc})
-            want.append(in_order(A, B, C0 if acc else None))
+            for part in (False, True):        # B and C whole, or the first N columns of wider ones
+                A = rng.normal(size=(M, K)).astype(np.float32)
+                B = rng.normal(size=(K, N + 4 * part)).astype(np.float32)
+                C0 = rng.normal(size=(M, N + 8 * part)).astype(np.float32)
+                stored = A.T if transposed else A                   # the kernel reads A or A's transpose from memory
+                cases.append({"gemm": True, "a": stored.ravel().tolist(), "b": B.ravel().tolist(), "c": C0.ravel().tolist(),
+                              "M": M, "N": N, "K": K, "rs": 1 if transposed else K, "ps": M if transposed else 1,
+                              "bs": B.shape[1], "cs": C0.shape[1], "acc": acc})
+                C = C0.copy()                                       # the columns past N untouched
+                C[:, :N] = in_order(A, B[:, :N], C0[:, :N] if acc else None)
+                want.append(C)
     for got, w in zip(run_json(RUN, {"cases": cases}), want):
         assert np.array_equal(np.array(got["c"], np.float32).reshape(w.shape), w)
 
