@@ -1,6 +1,6 @@
 // kernels.js: a page helper, the one loader of kernels.wasm (kernels.wat's
 // float32 products, GELU, and the writer's softmax and LayerNorm) for
-// its two users, batched.js (training) and writer.js (the writer). Each
+// its two users, batched.js (training) and writer_pass.js (the writer). Each
 // gets an instance of its own, so that neither moves the other's matrices.
 
 const WASM = new URL("kernels.wasm", import.meta.url);

@@ -75,7 +75,7 @@ def test_the_losses_are_the_records_and_the_texts(site, run):
 
 
 def test_the_samples_are_toycalcs_for_the_seed(site, run):
-    """The chapter's samples are what the build's sampler writes (writer.js
+    """The chapter's samples are what the build's sampler writes (writer_pass.js
     in Node; tests/site/test_writer_sampler.py holds it to numpy's)."""
     from toycalc.site.writer_sampler import node_write
     built = WriterRun(writer.load(), sampler=node_write)

@@ -1,6 +1,7 @@
 """The page Type, it writes in a real browser (fixtures visit and server in
 conftest.py): the weights are fetched only when the reader starts; a seed
-writes the chapter's 200 characters; the top 10 is toycalc's at the
+writes the chapter's 200 characters, with its helper thread or without
+one; the top 10 is toycalc's at the
 settings' temperature and top-k; a character outside the vocabulary gets
 its message naming it and its place, and what belongs to an earlier text
 is greyed and says so; a written character shows its distribution beside
@@ -32,8 +33,16 @@ def run():
     return WriterRun(writer.load(), sampler=node_write)
 
 
-def started(visit):
-    v = visit()
+def started(visit, one_core=False, worker=None):
+    """The page with the writer started; one_core: on a machine of one
+    core, as the page is told; worker: the source served as its helper
+    (either in a context of the test's own)."""
+    v = visit(own_context=bool(one_core or worker))
+    if one_core:
+        v.page.add_init_script("Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => 1 });")
+    if worker:
+        v.page.route("**/javascripts/writer_worker.js",
+                     lambda route: route.fulfill(body=worker, content_type="text/javascript"))
     fetched = []
     v.page.on("request", lambda r: fetched.append(r.url))
     page = v.open(PAGE)
@@ -44,13 +53,26 @@ def started(visit):
     return page
 
 
-def test_a_seed_writes_the_chapters_200_characters(visit, run):
-    """The page's first Write is the chapter's sample, as the build wrote it (in Node)."""
-    page = started(visit)
+def helpers(page):
+    """The page's writer workers (Material's search has one of its own)."""
+    return [name for w in page.workers if (name := w.url.rsplit("/", 1)[-1]).startswith("writer")]
+
+
+def written_by_write(page):
     page.get_by_role("button", name="Write", exact=True).click()
     page.wait_for_selector("[data-writer][data-done]", timeout=300000)
-    written = page.locator("[data-writer-out]").evaluate(
+    return page.locator("[data-writer-out]").evaluate(
         "o => [...o.querySelectorAll('button.writer-char')].map(b => b.dataset.char).join('')")
+
+
+def test_a_seed_writes_the_chapters_200_characters(visit, run):
+    """The page's first Write is the chapter's sample, as the build wrote it
+    (in Node, one thread): here with its helper thread, which takes the
+    later half of every full window."""
+    page = started(visit)
+    page.wait_for_selector("[data-writer][data-helper]", timeout=60000)
+    assert helpers(page) == ["writer_worker.js"]
+    written = written_by_write(page)
     assert len(written) == 200
     assert written == run.sample_text(LIVE_TEMPERATURE)
     # tapping a written character shows the distribution it was drawn from
@@ -60,6 +82,26 @@ def test_a_seed_writes_the_chapters_200_characters(visit, run):
     p = gpt.forward(run.params, run.cfg, np.array(writer.encode(run.prompt)), temperature=LIVE_TEMPERATURE)["p"][-1]
     best = int(np.argmax(p))
     assert rows[0][:2] == [{" ": "␣", "\n": "↵"}.get(run.vocab[best], run.vocab[best]), f"{p[best]:.3f}"]
+
+
+# a helper that starts, then fails at its first window
+FAILING_HELPER = """addEventListener("message", ({ data }) => {
+  if (data.type === "model") postMessage({ type: "ready" });
+  else if (data.type === "pass") postMessage({ type: "failed", message: "a test's helper" });
+});"""
+
+
+@pytest.mark.parametrize("case", ["one core", "a failing helper"])
+def test_without_a_working_helper_the_page_writes_the_same(visit, run, case):
+    """On one core the page starts no helper; a helper that fails is left
+    and the page writes on alone: the chapter's sample either way."""
+    page = started(visit, one_core=case == "one core", worker=FAILING_HELPER if case == "a failing helper" else None)
+    if case == "one core":
+        page.wait_for_timeout(500)
+        assert not helpers(page) and not page.locator("[data-writer][data-helper]").count()
+    else:
+        page.wait_for_selector("[data-writer][data-helper]", timeout=60000)
+    assert written_by_write(page) == run.sample_text(LIVE_TEMPERATURE)
 
 
 def test_the_top_10_follows_the_text_and_a_foreign_character_gets_its_message(visit, run):

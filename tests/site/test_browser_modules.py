@@ -38,7 +38,8 @@ def test_every_file_is_an_es_module_with_no_globals_of_ours():
     assert len(files) > 20
     for name, source in files.items():
         assert not OLD.search(source), f"{name}: {OLD.search(source).group(0)!r} (an ES module imports and exports)"
-        assert exported(source) or name in ("book.js", "train_worker.js"), f"{name} exports nothing"   # the two entries
+        entry = name == "book.js" or source.startswith(f"// {name}: a Web Worker")   # the page's entry, and the workers'
+        assert exported(source) or entry, f"{name} exports nothing"
     # Node reads the folder's .js files as ES modules, as a page does
     assert (JS / "package.json").read_text(encoding="utf-8").replace(" ", "").replace("\n", "") == '{"type":"module"}'
 
@@ -152,9 +153,9 @@ def test_no_two_modules_import_each_other():
 
 def test_one_loader_of_kernels_wasm():
     """kernels.js is the one place kernels.wasm is fetched, read and made
-    an instance of; its users (batched.js, writer.js) call its loader."""
+    an instance of; its users (batched.js, writer_pass.js) call its loader."""
     files = sources()
     assert [name for name, source in files.items() if "WebAssembly." in source] == ["kernels.js"]
     assert [name for name, source in files.items() if re.search(r"""["']kernels\.wasm["']""", source)] == ["kernels.js"]
-    for name in ("batched.js", "writer.js"):
+    for name in ("batched.js", "writer_pass.js"):
         assert 'import { loader } from "./kernels.js"' in files[name] and "loader(" in files[name], name

@@ -174,7 +174,7 @@ def test_the_numbers_the_issue_names(executed):
 
 
 def test_the_writer_s_notebooks_write_the_chapter_s_samples(executed):
-    """numpy's write, in the notebooks, draws the characters writer.js in
+    """numpy's write, in the notebooks, draws the characters writer_pass.js in
     Node wrote into the Introduction at build (on this machine), and each
     notebook says so; "Type, it writes" draws from the weights the page
     fetches and finds them the package's."""

@@ -1,5 +1,5 @@
 """The build's sampler of the writer (toycalc/site/writer_sampler.py):
-writer.js in Node writes what the page writes (tests/browser/
+writer_pass.js in Node writes what the page writes (tests/browser/
 test_writer_browser.py holds it to chromium), and a Node that fails or
 hangs stops the build in one line, its process group ended."""
 from __future__ import annotations
@@ -21,12 +21,12 @@ def loaded():
 
 
 def broken_js(tmp_path, body: str):
-    """A copy of docs/javascripts whose writer.js is `body`."""
+    """A copy of docs/javascripts whose writer_pass.js is `body`."""
     js = tmp_path / "javascripts"
     js.mkdir()
     shutil.copy(ROOT / "docs" / "javascripts" / "gpt.js", js)
     (js / "package.json").write_text('{"type": "module"}')
-    (js / "writer.js").write_text(body)
+    (js / "writer_pass.js").write_text(body)
     return js
 
 

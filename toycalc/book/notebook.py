@@ -213,11 +213,11 @@ def same_as_page(temperature, written):
     print("  the same characters as the Introduction's" if same else "  NOT the Introduction's characters (see above)")'''
 
 # What the writer's notebooks can and cannot repeat of the page: said
-# where they write a sample (the chapter's samples are writer.js's, in Node)
+# where they write a sample (the chapter's samples are writer_pass.js's, in Node)
 SAMPLED_IN_NODE = (
-    "The chapter's samples, on its Introduction, were written when the site was built by writer.js, the "
+    "The chapter's samples, on its Introduction, were written when the site was built by writer_pass.js, the "
     "code your browser runs on \"Type, it writes\" (in Node, in float32), not by this numpy. The cell "
-    "below draws with numpy's `write` above, the reference the book's tests hold writer.js to: on the "
+    "below draws with numpy's `write` above, the reference the book's tests hold writer_pass.js to: on the "
     "machine that built the book both draw the same characters. On another processor numpy may add its "
     "float32 numbers in another order; where a draw falls within a rounding of the edge between two "
     "characters, another one is drawn, and the text parts from the Introduction's there. After each "

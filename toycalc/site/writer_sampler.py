@@ -1,13 +1,14 @@
 """The chapter's samples written at build by the code the browser runs:
-docs/javascripts/writer.js (its forward pass in float32 on kernels.wasm,
-its draws) in Node, through writer_sampler.mjs, so that the chapter's
+docs/javascripts/writer_pass.js (its forward pass in float32 on
+kernels.wasm, its draws; the page's writer.js calls them) in Node, through
+writer_sampler.mjs, so that the chapter's
 sample and the page's are the same characters on any machine (numpy's
 sums may round otherwise on another CPU). Node gets the weights as the
 page holds them, each a float16 value (sent as float32 bytes), from the
 loaded model, not from the weights file. One Node a call, in a session
 of its own: past SECONDS, or on any failure, its process group is ended
 and the build stops with one line. toycalc.book.writer.shared.write, the
-numpy sampler, stays the reference the parity tests hold writer.js to."""
+numpy sampler, stays the reference the parity tests hold writer_pass.js to."""
 from __future__ import annotations
 
 import base64
@@ -46,13 +47,13 @@ def browser_model(params: dict, cfg, vocab) -> dict:
 
 
 def node_write(params: dict, cfg, vocab, ids: list[int], runs: list[tuple]) -> list[list[int]]:
-    """Each run (n, temperature, k, seed): the n ids writer.js's write()
+    """Each run (n, temperature, k, seed): the n ids writer_pass.js's write()
     draws after ids, in Node. A failure is one BookError line."""
-    what = "the writer's samples (writer.js in Node, toycalc/site/writer_sampler.py)"
+    what = "the writer's samples (writer_pass.js in Node, toycalc/site/writer_sampler.py)"
     if node.node_or_none() is None:
         raise BookError(f"{what}: Node.js is needed: {node.INSTALL}")
-    if not (JS / "writer.js").is_file():
-        raise BookError(f"{what}: no writer.js in {JS}")
+    if not (JS / "writer_pass.js").is_file():
+        raise BookError(f"{what}: no writer_pass.js in {JS}")
     job = json.dumps({"model": browser_model(params, cfg, vocab),
                       "runs": [{"ids": list(map(int, ids)), "n": n, "temperature": t, "k": k, "seed": seed}
                                for n, t, k, seed in runs]})

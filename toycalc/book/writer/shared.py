@@ -1,7 +1,7 @@
 """What every page of the writer's chapter shares: its part (writer_table,
 writer_number, writer_figure), the run of the loaded weights that the
 pages read (the held-out line's trace, the samples), and the sampling
-the browser repeats (docs/javascripts/writer.js): mulberry32, top-k, the
+the browser repeats (docs/javascripts/writer_pass.js): mulberry32, top-k, the
 draw, over a window of the last n_ctx characters."""
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ FOLLOWED_HEAD = (1, 2)
 
 
 
-# ---------------------------------------------------------------- sampling (writer.js)
+# ---------------------------------------------------------------- sampling (writer_pass.js)
 
 def published_kib(run) -> str:
     """What the browser fetches of the weights, in KiB: the weights file
@@ -84,7 +84,7 @@ def write(params, ids, n: int, temperature: float, k: int, seed: int,
     """n characters after ids: each drawn from p (at temperature, cut to
     top-k) of the last n_ctx characters; returns the new ids and the
     distribution each was drawn from. The passes run in float32, as the
-    browser's (writer.js: batched.js on kernels.wasm), in half the time
+    browser's (writer_pass.js, on kernels.wasm), in half the time
     of float64 (the shipped weights are float16 values, exact in both)."""
     params = {name: np.asarray(value, dtype=np.float32) for name, value in params.items()}
     draw, ids, out, dists = mulberry32(seed), list(ids), [], []
@@ -113,7 +113,7 @@ def numpy_sampler(params, cfg, vocab, ids, runs) -> list[list[int]]:
 class WriterRun:
     """The writer's weights and what the chapter computes from them, each
     once. sampler(params, cfg, vocab, ids, runs) writes the samples: numpy's
-    write by default; the build's is the browser's own code, writer.js in
+    write by default; the build's is the browser's own code, writer_pass.js in
     Node (toycalc/site/writer_sampler.py)."""
 
     def __init__(self, loaded: model.Writer, sampler=numpy_sampler):
