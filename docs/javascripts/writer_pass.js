@@ -271,35 +271,34 @@ function topK(p, k) {
  *  attention of the row that drew it, as nextWithWeights gives them);
  *  when it answers false, the writing stops there (the page's Stop). kv:
  *  the KV cache to write with (by default one of the model's own; null:
- *  none, every window computed whole). */
-
-/** n characters after ids, drawn as shared.write draws them: returns the
- *  new ids and the distribution each was drawn from. onStep(k, id, q,
- *  weights) is called after each (the page draws it; weights: the
- *  attention of the row that drew it, as nextWithWeights gives them);
- *  when it answers false, the writing stops there (the page's Stop). kv:
- *  the KV cache to write with (by default one of the model's own; null:
  *  none, every window computed whole). helper (startHelper's, or none):
- *  once the window is full, it takes the later half of each window's
- *  rows; the same numbers (split), so the same characters. */
+ *  computes the first half of each full window's rows ahead, on its own
+ *  thread; the same numbers, so the same characters. */
 async function write(model, ids, n, temperature, k, seed, onStep, kv, helper = null) {
   if (kv === undefined) kv = layout(model).writing || (layout(model).writing = kvCache(model));
   const draw = gpt.rng(seed);
   ids = ids.slice();
   if (kv) kv.ids = [];                     // its rows may be another text's
   const out = [], dists = [];
-  for (let s = 0; s < n; s++) {
-    let got = null;
-    if (helper && helper.ok && ids.length >= model.nCtx) {
-      got = await split(helper, ids.slice(-model.nCtx), temperature).catch(() => null);   // a failed helper: this thread alone
+  const helped = !!(helper && helper.ok && ids.length + n > model.nCtx);    // some window will be full
+  if (helped) helper.begin(ids, ids.length + n - 1);
+  try {
+    for (let s = 0; s < n; s++) {
+      let got = null;
+      if (helped && helper.ok && ids.length >= model.nCtx) {
+        got = await helper.next(ids, temperature).catch(() => null);   // a failed helper: this thread alone
+      }
+      const { p, weights } = got || nextWithWeights(model, ids, temperature, kv);
+      const q = topK(p, k);
+      const id = gpt.sample(q, draw());
+      ids.push(id);
+      if (helped) helper.add(id);
+      out.push(id);
+      dists.push(q);
+      if (onStep && (await onStep(s, id, q, weights)) === false) break;
     }
-    const { p, weights } = got || nextWithWeights(model, ids, temperature, kv);
-    const q = topK(p, k);
-    const id = gpt.sample(q, draw());
-    ids.push(id);
-    out.push(id);
-    dists.push(q);
-    if (onStep && (await onStep(s, id, q, weights)) === false) break;
+  } finally {
+    if (helped) helper.end();
   }
   return { ids: out, dists };
 }
@@ -307,11 +306,13 @@ async function write(model, ids, n, temperature, k, seed, onStep, kv, helper = n
 // ------------------------------------------------------------ two threads
 
 // Once the window slides, each character is a whole window's pass. A row
-// reads only the keys at or before its own position, so the window's
-// first rows never wait on its later ones: this thread takes them, and a
-// helper (a Worker, writer_worker.js) the later ones, given the first
-// rows' keys and values block by block, as each block makes them. Each
-// row's numbers are the ones a whole pass gives it (pass).
+// reads only the keys at or before its own position, so a window's first
+// half of rows never waits on its later half, and its characters were
+// written long before the window's last one: a helper (a Worker,
+// writer_worker.js) computes the first half of each window ahead, as soon
+// as its characters are there (firstRows), and this thread the later
+// half, given the first half's keys and values (laterRows). Each row's
+// numbers are the ones a whole pass gives it (pass).
 
 /** The keys and values of block k at positions 0 to n - 1, from the cache: K^T's columns, then each head's rows of V. */
 function keysOf(kv, k, n) {
@@ -328,28 +329,27 @@ function keysIn(kv, k, n, keys) {
   for (let h = 0; h < H; h++) F.set(keys.subarray((d + h * dh) * n, (d + (h + 1) * dh) * n), V + h * T * dh);
 }
 
-/** The next character's p and attention weights after a full window, as
- *  nextWithWeights gives them: its first helper.half rows here, the rest
- *  on the helper (laterRows), which answers. */
-function split(helper, window, temperature) {
-  const kv = helper.kv, L = layout(kv.model).L, half = helper.half;
-  const answer = helper.ask(window, temperature);
-  const s = rowsIn(kv, window.slice(0, half), 0);
+/** The first rows of a window (ids, at positions 0 on) through every
+ *  block (the last: their keys and values alone): every block's keysOf,
+ *  one after the other in one array. */
+function firstRows(kv, ids) {
+  const s = rowsIn(kv, ids, 0), { L, d } = s.m, n = ids.length, keys = new Float32Array(L * 2 * d * n);
   for (let k = 0; k < L; k++) {
     blockKeys(s, k);
-    helper.keys(k, keysOf(kv, k, half));
-    if (k < L - 1) blockRest(s, k);               // the last block: the helper's last row alone reads on
+    keys.set(keysOf(kv, k, n), k * 2 * d * n);
+    if (k < L - 1) blockRest(s, k);               // the last block: the later rows alone read on
   }
-  return answer;
+  return keys;
 }
 
-/** The helper's part of split: the rows from `half` on of the window,
- *  with keys(k) the first rows' keys and values of block k (a promise). */
-async function laterRows(kv, window, half, temperature, keys) {
-  const s = rowsIn(kv, window, half);
-  for (let k = 0; k < s.m.L; k++) {
+/** The next character's p and attention weights after a full window, as
+ *  nextWithWeights gives them, from its rows from `half` on and keys,
+ *  firstRows's of the rows before. */
+function laterRows(kv, window, half, temperature, keys) {
+  const s = rowsIn(kv, window, half), { L, d } = s.m, size = 2 * d * half;
+  for (let k = 0; k < L; k++) {
     blockKeys(s, k);
-    keysIn(kv, k, half, await keys(k));
+    keysIn(kv, k, half, keys.subarray(k * size, (k + 1) * size));
     blockRest(s, k);
   }
   return pOut(s, temperature);
@@ -369,30 +369,83 @@ function startHelper(model, setup, bytes) {
       resolve(null);
       return;
     }
-    const T = model.nCtx, helper = { ok: true, kv: kvCache(model), half: 4 * Math.round(T / 8), answer: null, worker };
+    const h = helper(model, (message, transfer) => worker.postMessage(message, transfer));
     const fail = () => {
-      helper.ok = false;
+      h.failed();
       worker.terminate();
-      if (helper.answer) helper.answer.reject(new Error("the writer's helper stopped"));
       resolve(null);
     };
+    h.worker = worker;
     worker.onerror = fail;
     worker.onmessageerror = fail;
     worker.onmessage = ({ data }) => {
-      if (data.type === "ready") resolve(helper);
-      else if (data.type === "p" && helper.answer) {
-        const { resolve: done } = helper.answer;
-        helper.answer = null;
-        done({ p: data.p, weights: data.weights });
-      } else if (data.type === "failed") fail();
+      if (data.type === "ready") resolve(h);
+      else if (data.type === "failed") fail();
+      else h.receive(data);
     };
-    helper.ask = (window, temperature) => new Promise((done, reject) => {
-      helper.answer = { resolve: done, reject };
-      worker.postMessage({ type: "pass", window, half: helper.half, temperature });
-    });
-    helper.keys = (k, keys) => worker.postMessage({ type: "keys", k, keys }, [keys.buffer]);
     worker.postMessage({ type: "model", setup, bytes: bytes.slice(0) });
   });
 }
 
-export { modelFromBytes, ready, kvCache, next, nextWithWeights, topK, write, laterRows, startHelper };
+/** write's side of a helper that post(message) reaches (startHelper's
+ *  Worker; a test's function): begin a writing (the ids so far, the
+ *  last length whose window it needs), add each new character, ask for
+ *  the next p (next), end; receive the helper's messages. */
+function helper(model, post) {
+  const T = model.nCtx, half = T >> 1;
+  const h = { ok: true, kv: kvCache(model), half, gen: 0, halves: new Map(), waiting: null };
+  h.begin = (ids, last) => {
+    h.gen += 1;
+    h.halves.clear();
+    post({ type: "begin", gen: h.gen, ids, last, T, half });
+  };
+  h.add = (id) => post({ type: "add", gen: h.gen, id });
+  h.end = () => post({ type: "end", gen: h.gen });
+  h.receive = (data) => {
+    if (data.type !== "half" || data.gen !== h.gen) return;          // an earlier writing's
+    h.halves.set(data.w, data.keys);
+    if (h.waiting && h.waiting.w === data.w) h.waiting.resolve();
+  };
+  h.failed = () => {
+    h.ok = false;
+    if (h.waiting) h.waiting.reject(new Error("the writer's helper stopped"));
+  };
+  h.next = async (ids, temperature) => {
+    const w = ids.length;                       // the window: ids[w - T] to ids[w - 1]
+    if (!h.halves.has(w)) await new Promise((resolve, reject) => { h.waiting = { w, resolve, reject }; });
+    h.waiting = null;
+    const keys = h.halves.get(w);
+    h.halves.delete(w);
+    return laterRows(h.kv, ids.slice(w - T), half, temperature, keys);
+  };
+  return h;
+}
+
+/** The helper's side (writer_worker.js): a function of write's messages
+ *  (begin, add, end) that computes each window's first half with kv's
+ *  model as soon as its characters are there, up to the last, and
+ *  post(message, transfer)s its keys and values. */
+function helperSide(kv, post) {
+  let job = null;      // the writing: gen, its ids so far, the next window w, the last, T, half
+  const work = () => {
+    while (job && job.w <= job.last && job.ids.length >= job.w - job.T + job.half) {
+      const from = job.w - job.T, keys = firstRows(kv, job.ids.slice(from, from + job.half));
+      post({ type: "half", gen: job.gen, w: job.w, keys }, [keys.buffer]);
+      job.w += 1;
+    }
+  };
+  return (data) => {
+    if (data.type === "begin") {
+      job = { gen: data.gen, ids: data.ids.slice(), w: Math.max(data.T, data.ids.length), last: data.last, T: data.T, half: data.half };
+    } else if (!job || data.gen !== job.gen) {
+      return;                                      // an earlier writing's
+    } else if (data.type === "add") {
+      job.ids.push(data.id);
+    } else if (data.type === "end") {
+      job = null;
+    }
+    work();
+  };
+}
+
+export { modelFromBytes, ready, kvCache, next, nextWithWeights, topK, write, helper, helperSide, startHelper };

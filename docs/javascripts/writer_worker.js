@@ -1,37 +1,23 @@
 // writer_worker.js: a Web Worker (a module): the writer's helper on "Type,
 // it writes" (docs/writer/write.md). writer_pass.js's startHelper starts
-// it and its split asks it, once the window slides, for the later half of
-// each window's rows (laterRows), while the page's thread computes the
-// first half and sends their keys and values block by block. It holds its
-// own copy of the model (the bytes the page fetched) and its own
-// kernels.wasm; its rows' numbers are the ones a whole pass gives them.
-import { ready, modelFromBytes, kvCache, laterRows } from "./writer_pass.js";
+// it; while the page writes, it computes the first half of the rows of
+// each full window ahead, as soon as their characters are written, and
+// sends their keys and values (helperSide); the page's thread computes
+// each window's later half from them. It holds its own copy of the model
+// (the bytes the page fetched) and its own kernels.wasm; its rows'
+// numbers are the ones a whole pass gives them.
+import { ready, modelFromBytes, kvCache, helperSide } from "./writer_pass.js";
 
-let kv = null;
-let arrived = [], waiting = null;     // this pass's blocks' keys: those come, the one awaited
-
-/** Block k's keys from the page's thread: at once if they came, else when they do. */
-function keys(k) {
-  if (arrived[k]) return Promise.resolve(arrived[k]);
-  return new Promise((resolve) => { waiting = { k, resolve }; });
-}
+let side = null;
 
 addEventListener("message", async ({ data }) => {
   try {
     if (data.type === "model") {
       await ready();
-      kv = kvCache(modelFromBytes(data.setup, data.bytes));
+      side = helperSide(kvCache(modelFromBytes(data.setup, data.bytes)), (message, transfer) => postMessage(message, transfer));
       postMessage({ type: "ready" });
-    } else if (data.type === "keys") {
-      arrived[data.k] = data.keys;
-      if (waiting && waiting.k === data.k) {
-        waiting.resolve(data.keys);
-        waiting = null;
-      }
-    } else if (data.type === "pass") {
-      arrived = [];
-      const { p, weights } = await laterRows(kv, data.window, data.half, data.temperature, keys);
-      postMessage({ type: "p", p, weights }, [weights.buffer]);
+    } else if (side) {
+      side(data);
     }
   } catch (e) {
     postMessage({ type: "failed", message: String(e && e.message) });

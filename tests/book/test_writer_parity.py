@@ -4,7 +4,7 @@ next-character probabilities on three held-out lines (to 1e-5), the same
 top-k, the same 200 characters for a seed as the chapter's sample; and
 its KV cache against no cache: the same characters, the same
 probabilities, within the context and once the window slides; and two
-threads (the helper's half of each full window) against one, to the bit."""
+threads (the helper's first half of each full window) against one, to the bit."""
 from __future__ import annotations
 
 import numpy as np
@@ -31,15 +31,17 @@ const out = {
   cached: await w.write(model, job.prompt, job.n, job.temperature, job.k, job.seed),
   uncached: await w.write(model, job.prompt, job.n, job.temperature, job.k, job.seed, null, null),
 };
-// two threads in one: a helper whose laterRows runs here, on a model of its
-// own (its own rows of kernels.wasm's memory, as a Worker's would be)
+// two threads in one: the helper's side (writer_worker.js's) runs here a
+// turn after each message (a copy of it), on a model of its own (its own rows of
+// kernels.wasm's memory, as a Worker's would be)
 const pass = await js("writer_pass");
 const theirs = pass.kvCache(w.modelFromBytes(job.setup, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
-let arrived = [], waiting = null;
-const helper = { ok: true, kv: pass.kvCache(model), half: job.half, asked: 0,
-  ask: (window, t) => { helper.asked++; arrived = []; return pass.laterRows(theirs, window, job.half, t,
-    (k) => (arrived[k] ? Promise.resolve(arrived[k]) : new Promise((resolve) => { waiting = { k, resolve }; }))); },
-  keys: (k, keys) => { arrived[k] = keys; if (waiting && waiting.k === k) waiting.resolve(keys); } };
+let halves = 0;
+const helper = pass.helper(model, (message) => {      // a copy, as postMessage sends
+  const sent = structuredClone(message);
+  setImmediate(() => side(sent));
+});
+const side = pass.helperSide(theirs, (message) => { halves++; helper.receive(message); });
 const steps = (helped) => {
   const weights = [];
   return pass.write(model, job.prompt, job.n, job.temperature, job.k, job.seed,
@@ -48,7 +50,7 @@ const steps = (helped) => {
 };
 out.one = await steps(null);
 out.two = await steps(helper);
-out.asked = helper.asked;
+out.asked = halves;
 // one cache, read by a line, then by the next with the first one's start: only the new rows computed
 const kv = w.kvCache(model), [a, b] = job.lines, shared = a.slice(0, 10).concat(b.slice(10));
 w.nextWithWeights(model, a, 1, kv);
@@ -75,7 +77,7 @@ def node(run):
            "lines": lines, "topk": [[p.tolist(), 5], [p.tolist(), 0], [p.tolist(), 64]],
            "texts": ["To be", "To be\u2014or", "caf\u00e9 au lait", ""],
            "prompt": writer.encode(run.prompt), "n": 200, "temperature": 0.8, "k": 0, "seed": SAMPLE_SEED,
-           "half": run.cfg.n_ctx // 2}
+}
     return lines, p, run_json(RUNNER, job, timeout=600)
 
 
@@ -139,11 +141,11 @@ def test_the_kv_cache_writes_what_the_whole_window_writes(run, node):
 
 
 def test_two_threads_write_what_one_writes(run, node):
-    """write() with a helper (writer_worker.js's part, laterRows, run here)
+    """write() with a helper (writer_worker.js's side, helperSide, run here)
     against write() alone: once the window is full, each window's first
-    half here and its later half on the helper, and the same numbers to
-    the bit: every character, its distribution and the attention weights
-    the page shows for it."""
+    half computed ahead by the helper and its later half here, and the
+    same numbers to the bit: every character, its distribution and the
+    attention weights the page shows for it."""
     *_, out = node
     one, two = out["one"], out["two"]
     full = len(writer.encode(run.prompt)) + 200 - run.cfg.n_ctx     # the steps whose window is full

@@ -84,10 +84,11 @@ def test_a_seed_writes_the_chapters_200_characters(visit, run):
     assert rows[0][:2] == [{" ": "␣", "\n": "↵"}.get(run.vocab[best], run.vocab[best]), f"{p[best]:.3f}"]
 
 
-# a helper that starts, then fails at its first window
+# a helper that starts, sends nothing while the page writes, and fails a
+# moment later (by then the page waits for its first window)
 FAILING_HELPER = """addEventListener("message", ({ data }) => {
   if (data.type === "model") postMessage({ type: "ready" });
-  else if (data.type === "pass") postMessage({ type: "failed", message: "a test's helper" });
+  else if (data.type === "begin") setTimeout(() => postMessage({ type: "failed", message: "a test's helper" }), 300);
 });"""
 
 
