@@ -141,7 +141,7 @@ function layernorm(x, out, gamma, beta, n, d, eps) {
  *  order for any number of rows (kernels.wat), and a query reads its
  *  keys alone (a weight of 0 adds a 0 to the rest). A pass is its steps
  *  in turn (rowsIn, then each block's keys and the rest, then pOut), so
- *  that a helper can take the later rows (split, writer_worker.js). */
+ *  that two threads can share a window's rows (firstRows, laterRows). */
 function pass(kv, ids, from, temperature) {
   const s = rowsIn(kv, ids, from);
   for (let k = 0; k < s.m.L; k++) {
@@ -392,6 +392,7 @@ function startHelper(model, setup, bytes) {
  *  last length whose window it needs), add each new character, ask for
  *  the next p (next), end; receive the helper's messages. */
 function helper(model, post) {
+  // the helper's share: half the rows (40 or 44 of 64 were slower: it can work fewer windows ahead)
   const T = model.nCtx, half = T >> 1;
   const h = { ok: true, kv: kvCache(model), half, gen: 0, halves: new Map(), waiting: null };
   h.begin = (ids, last) => {
