@@ -42,15 +42,19 @@ const helper = pass.helper(model, (message) => {      // a copy, as postMessage 
   setImmediate(() => side(sent));
 });
 const side = pass.helperSide(theirs, (message) => { halves++; helper.receive(message); });
-const steps = (helped) => {
+const steps = (helped, prompt = job.prompt, stop = job.n) => {
   const weights = [];
-  return pass.write(model, job.prompt, job.n, job.temperature, job.k, job.seed,
-                    (s, id, q, wt) => { weights.push(Array.from(wt)); }, undefined, helped)
+  return pass.write(model, prompt, job.n, job.temperature, job.k, job.seed,
+                    (s, id, q, wt) => { weights.push(Array.from(wt)); return s + 1 < stop; }, undefined, helped)
     .then((r) => ({ ...r, weights }));
 };
 out.one = await steps(null);
 out.two = await steps(helper);
 out.asked = halves;
+// the same helper again: stopped after 40 characters, then a text longer than the context
+out.stopped = await steps(helper, job.prompt, 40);
+const long = job.lines.flat();
+out.long = { one: await steps(null, long), two: await steps(helper, long) };
 // one cache, read by a line, then by the next with the first one's start: only the new rows computed
 const kv = w.kvCache(model), [a, b] = job.lines, shared = a.slice(0, 10).concat(b.slice(10));
 w.nextWithWeights(model, a, 1, kv);
@@ -146,10 +150,16 @@ def test_two_threads_write_what_one_writes(run, node):
     half computed ahead by the helper and its later half here, and the
     same numbers to the bit: every character, its distribution and the
     attention weights the page shows for it."""
-    *_, out = node
+    lines, _, out = node
     one, two = out["one"], out["two"]
     full = len(writer.encode(run.prompt)) + 200 - run.cfg.n_ctx     # the steps whose window is full
     assert out["asked"] == full > 100
     assert one["ids"] == two["ids"] == out["written"]
     assert one["dists"] == two["dists"]
     assert one["weights"] == two["weights"] and len(two["weights"]) == 200
+    # the helper again, after a writing stopped early, from a text longer than the context
+    assert out["stopped"]["ids"] == one["ids"][:40]
+    long_one, long_two = out["long"]["one"], out["long"]["two"]
+    assert sum(map(len, lines)) > run.cfg.n_ctx
+    assert long_one["ids"] == long_two["ids"] and long_one["dists"] == long_two["dists"]
+    assert long_one["weights"] == long_two["weights"]
