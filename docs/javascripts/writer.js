@@ -4,10 +4,11 @@
 // build publishes as a safetensors file (toycalc/book/writer/live.py) and this
 // page fetches only when the reader presses Start. Each next character's
 // distribution is writer_pass.js's forward pass (float32, kernels.wasm,
-// a KV cache), its later rows on a second thread where there is one
-// (writer_worker.js); the build writes the chapter's samples with this
-// very file in Node (toycalc/site/writer_sampler.py), so a seed writes
-// here what the chapter printed, on any machine.
+// a KV cache), each full window's first rows computed ahead on a second
+// thread where there is one (writer_worker.js); the build writes the
+// chapter's samples with writer_pass.js in Node
+// (toycalc/site/writer_sampler.py), so a seed writes here what the
+// chapter printed, on any machine.
 import { strength } from "./draw.js";
 import { modelFromBytes, ready, kvCache, next, nextWithWeights, topK, write, startHelper } from "./writer_pass.js";
 
@@ -434,4 +435,4 @@ function start() {
   });
 }
 
-export { modelFromBytes, outside, encode, ready, kvCache, next, nextWithWeights, topK, write, start };
+export { outside, encode, start };

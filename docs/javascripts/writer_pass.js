@@ -4,8 +4,9 @@
 // context costs one row, not the whole window), and its draws, which
 // repeat toycalc/book/writer/shared.py's (mulberry32, top-k, a window of
 // the last n_ctx characters). Its users: writer.js (the page Type, it
-// writes, and the build's samples, in Node: toycalc/site/writer_sampler.py)
-// and writer_worker.js, the helper that takes half of a window's rows.
+// writes), writer_worker.js (its helper thread, which computes the first
+// half of each full window's rows ahead) and the build's samples, in Node
+// (toycalc/site/writer_sampler.mjs).
 import * as gpt from "./gpt.js";
 import * as safetensors from "./safetensors.js";
 import { loader } from "./kernels.js";

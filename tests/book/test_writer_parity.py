@@ -18,14 +18,14 @@ from toycalc.book.writer.shared import SAMPLE_SEED, top_k, write
 from toycalc.model import gpt, writer
 
 RUNNER = r"""
-const w = await js("writer");
+const w = await js("writer_pass"), page = await js("writer");
 const bytes = Buffer.from(job.bytes, "base64");
 const model = w.modelFromBytes(job.setup, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
 const out = {
   next: job.lines.map((ids) => w.next(model, ids, 1)),
   hot: job.lines.map((ids) => w.next(model, ids, 0.5)),
   topk: job.topk.map(([p, k]) => w.topK(p, k)),
-  outside: job.texts.map((t) => w.outside(t, job.setup.vocab)),
+  outside: job.texts.map((t) => page.outside(t, job.setup.vocab)),
   written: (await w.write(model, job.prompt, job.n, job.temperature, job.k, job.seed)).ids,
   written_k: (await w.write(model, job.prompt, 50, 1.0, 5, 7)).ids,
   cached: await w.write(model, job.prompt, job.n, job.temperature, job.k, job.seed),
@@ -34,17 +34,16 @@ const out = {
 // two threads in one: the helper's side (writer_worker.js's) runs here a
 // turn after each message (a copy of it), on a model of its own (its own rows of
 // kernels.wasm's memory, as a Worker's would be)
-const pass = await js("writer_pass");
-const theirs = pass.kvCache(w.modelFromBytes(job.setup, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
+const theirs = w.kvCache(w.modelFromBytes(job.setup, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
 let halves = 0;
-const helper = pass.helper(model, (message) => {      // a copy, as postMessage sends
+const helper = w.helper(model, (message) => {      // a copy, as postMessage sends
   const sent = structuredClone(message);
   setImmediate(() => side(sent));
 });
-const side = pass.helperSide(theirs, (message) => { halves++; helper.receive(message); });
+const side = w.helperSide(theirs, (message) => { halves++; helper.receive(message); });
 const steps = (helped, prompt = job.prompt, stop = job.n) => {
   const weights = [];
-  return pass.write(model, prompt, job.n, job.temperature, job.k, job.seed,
+  return w.write(model, prompt, job.n, job.temperature, job.k, job.seed,
                     (s, id, q, wt) => { weights.push(Array.from(wt)); return s + 1 < stop; }, undefined, helped)
     .then((r) => ({ ...r, weights }));
 };
