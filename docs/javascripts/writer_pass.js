@@ -388,6 +388,10 @@ function startHelper(model, setup, bytes) {
   });
 }
 
+// the longest write waits for a window the helper owes (it works up to
+// 32 windows ahead; a window takes it a few ms)
+const SILENT_MS = 2000;
+
 /** write's side of a helper that post(message) reaches (startHelper's
  *  Worker; a test's function): begin a writing (the ids so far, the
  *  last length whose window it needs), add each new character, ask for
@@ -414,7 +418,14 @@ function helper(model, post) {
   };
   h.next = async (ids, temperature) => {
     const w = ids.length;                       // the window: ids[w - T] to ids[w - 1]
-    if (!h.halves.has(w)) await new Promise((resolve, reject) => { h.waiting = { w, resolve, reject }; });
+    if (!h.halves.has(w)) {
+      let timer;
+      await new Promise((resolve, reject) => {
+        h.waiting = { w, resolve, reject };
+        // a helper that goes silent is dropped: this thread writes on alone
+        timer = setTimeout(() => h.failed(), SILENT_MS);
+      }).finally(() => clearTimeout(timer));
+    }
     h.waiting = null;
     const keys = h.halves.get(w);
     h.halves.delete(w);

@@ -92,11 +92,19 @@ FAILING_HELPER = """addEventListener("message", ({ data }) => {
 });"""
 
 
-@pytest.mark.parametrize("case", ["one core", "a failing helper"])
+# a helper that starts and then never sends a window
+SILENT_HELPER = """addEventListener("message", ({ data }) => {
+  if (data.type === "model") postMessage({ type: "ready" });
+});"""
+
+
+@pytest.mark.parametrize("case", ["one core", "a failing helper", "a silent helper"])
 def test_without_a_working_helper_the_page_writes_the_same(visit, run, case):
-    """On one core the page starts no helper; a helper that fails is left
-    and the page writes on alone: the chapter's sample either way."""
-    page = started(visit, one_core=case == "one core", worker=FAILING_HELPER if case == "a failing helper" else None)
+    """On one core the page starts no helper; a helper that fails, or
+    says nothing for two seconds while the page waits, is left and the
+    page writes on alone: the chapter's sample each way."""
+    worker = {"a failing helper": FAILING_HELPER, "a silent helper": SILENT_HELPER}.get(case)
+    page = started(visit, one_core=case == "one core", worker=worker)
     if case == "one core":
         page.wait_for_timeout(500)
         assert not helpers(page) and not page.locator("[data-writer][data-helper]").count()
