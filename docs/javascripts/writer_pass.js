@@ -373,7 +373,6 @@ function startHelper(model, setup, bytes) {
     const h = helper(model, (message, transfer) => worker.postMessage(message, transfer));
     const fail = () => {
       h.failed();
-      worker.terminate();
       resolve(null);
     };
     h.worker = worker;
@@ -389,7 +388,7 @@ function startHelper(model, setup, bytes) {
 }
 
 // the longest write waits for a window the helper owes (it works up to
-// 32 windows ahead; a window takes it a few ms)
+// n_ctx / 2 windows ahead, a few ms each)
 const SILENT_MS = 2000;
 
 /** write's side of a helper that post(message) reaches (startHelper's
@@ -414,6 +413,7 @@ function helper(model, post) {
   };
   h.failed = () => {
     h.ok = false;
+    if (h.worker) h.worker.terminate();
     if (h.waiting) h.waiting.reject(new Error("the writer's helper stopped"));
   };
   h.next = async (ids, temperature) => {

@@ -111,6 +111,11 @@ def test_without_a_working_helper_the_page_writes_the_same(visit, run, case):
     else:
         page.wait_for_selector("[data-writer][data-helper]", timeout=60000)
     assert written_by_write(page) == run.sample_text(LIVE_TEMPERATURE)
+    for _ in range(50):                  # a dropped helper is ended, not left running
+        if not helpers(page):
+            break
+        page.wait_for_timeout(100)
+    assert helpers(page) == []
 
 
 def test_the_top_10_follows_the_text_and_a_foreign_character_gets_its_message(visit, run):
