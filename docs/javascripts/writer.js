@@ -33,6 +33,7 @@ function encode(text, vocab) {
 // ------------------------------------------------------------ the page
 
 const SHOWN = { " ": "␣", "\n": "↵" };
+let helper = null;      // the page's one helper thread (startHelper), Write's: a new Start replaces it
 const shown = (ch) => SHOWN[ch] || ch;
 
 function el(tag, attrs = {}, text = "") {
@@ -336,7 +337,7 @@ async function writeOut(root, t, setup, model) {
       turnAt = performance.now();
     }
     return !t.stopped;
-  }, undefined, t.helper);
+  }, undefined, helper);
   t.stop.hidden = true;
   delete root.dataset.writing;
   root.dataset.done = "";
@@ -363,8 +364,6 @@ function followPointer(t, setup) {
     }
   });
 }
-
-let helper = null;      // the page's one helper thread (startHelper): a new Start replaces it
 
 function setUp(root) {
   const setup = JSON.parse(root.dataset.writer);
@@ -407,7 +406,7 @@ function setUp(root) {
       // a second thread for Write, once it has the model laid out (until then, this one alone)
       if (helper) helper.worker.terminate();
       startHelper(model, setup, bytes).then((h) => {
-        t.helper = helper = h;
+        helper = h;
         if (h) root.dataset.helper = "";
       });
       t.typedKv = kvCache(model);        // the typed characters' readouts: a row each while the text fits the context

@@ -315,12 +315,12 @@ async function write(model, ids, n, temperature, k, seed, onStep, kv, helper = n
 // half, given the first half's keys and values (laterRows). Each row's
 // numbers are the ones a whole pass gives it (pass).
 
-/** The keys and values of block k at positions 0 to n - 1, from the cache: K^T's columns, then each head's rows of V. */
-function keysOf(kv, k, n) {
-  const { d, T, H, dh } = layout(kv.model), { K, V } = kv.blocks[k], out = new Float32Array(2 * d * n);
-  for (let c = 0; c < d; c++) out.set(F.subarray(K + c * T, K + c * T + n), c * n);
-  for (let h = 0; h < H; h++) out.set(F.subarray(V + h * T * dh, V + (h * T + n) * dh), (d + h * dh) * n);
-  return out;
+/** The keys and values of block k at positions 0 to n - 1, from the cache,
+ *  into out from `at` on (2 d n floats): K^T's columns, then each head's rows of V. */
+function keysOf(kv, k, n, out, at) {
+  const { d, T, H, dh } = layout(kv.model), { K, V } = kv.blocks[k];
+  for (let c = 0; c < d; c++) out.set(F.subarray(K + c * T, K + c * T + n), at + c * n);
+  for (let h = 0; h < H; h++) out.set(F.subarray(V + h * T * dh, V + (h * T + n) * dh), at + (d + h * dh) * n);
 }
 
 /** keysOf's numbers into the cache, at positions 0 to n - 1. */
@@ -337,7 +337,7 @@ function firstRows(kv, ids) {
   const s = rowsIn(kv, ids, 0), { L, d } = s.m, n = ids.length, keys = new Float32Array(L * 2 * d * n);
   for (let k = 0; k < L; k++) {
     blockKeys(s, k);
-    keys.set(keysOf(kv, k, n), k * 2 * d * n);
+    keysOf(kv, k, n, keys, k * 2 * d * n);
     if (k < L - 1) blockRest(s, k);               // the last block: the later rows alone read on
   }
   return keys;
