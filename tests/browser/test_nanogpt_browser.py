@@ -14,6 +14,10 @@ def test_a_cell_says_its_value_on_focus(visit):
     page.wait_for_selector("body[data-started]")   # tips.js listens once the page's code runs
     # the page follows block 1's head 2 (the head that finds the smallest letter)
     cell = page.locator("#nano-attention-1-2 td.nano-cell[tabindex='0']").first
+    # in view first, the scroll over: tips.js hides its box on a scroll, and
+    # focus() scrolling the page there fired one after the ArrowDown's box
+    cell.scroll_into_view_if_needed()
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     cell.focus()
     said = page.evaluate("document.activeElement.getAttribute('aria-label')")
     text = cell.inner_text().strip()
