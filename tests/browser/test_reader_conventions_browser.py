@@ -245,8 +245,13 @@ def test_search_suggests_and_highlights(visit, width):
         page.locator("label.md-header__button[for=__search]").click()
     page.locator("input.md-search__input").click()
     page.keyboard.type("softm")
-    page.locator(".md-search-result__item").first.wait_for()
-    assert page.locator(".md-search__suggest").inner_text().strip().startswith("softmax")
+    # the worker answers each keystroke in turn: wait for the answer to the
+    # whole word, not to "s" or "so" (a race that failed once in .ci/run)
+    page.wait_for_function("""() => {
+        const link = document.querySelector('.md-search-result__item a');
+        return link !== null && new URL(link.href).searchParams.get('h') === 'softm'
+            && document.querySelector('.md-search__suggest').textContent.trim().startsWith('softmax');
+    }""")
     page.locator(".md-search-result__item a").first.click()
     page.wait_for_url(re.compile(r"\?h=softm"))
     page.wait_for_selector("body[data-mathjax=done][data-started]")
