@@ -7,14 +7,15 @@
 // small box beside the mark, the same box however the mark is reached: a
 // mouse pointing at it (at once, in the same frame, until the pointer
 // leaves it), a tap (until the next tap, a scroll or another page), the
-// keyboard's focus. While a mouse points at a mark, the mark and the
-// elements around it hold no title (each <title> is taken out, each title
-// attribute set aside, and put back when the pointer leaves): the
-// browser's own tooltip, which reads them after its delay, would show the
-// words a second time, over the box. A glossary term (an <abbr>, its line
-// in its title) shows its line in the same box when a mouse points at it,
-// a tap, or the keyboard's focus (its first use on a page is a tab stop),
-// as the glossary page says; its title then moves to data-title for good.
+// keyboard's focus (the box follows its mark as the page scrolls). While a
+// mouse points at a mark, the mark and the elements around it hold no
+// title (each <title> is taken out, each title attribute set aside, and
+// put back when the pointer leaves): the browser's own tooltip, which
+// reads them after its delay, would show the words a second time, over the
+// box. A glossary term (an <abbr>, its line in its title) shows its line
+// in the same box when a mouse points at it, a tap, or the keyboard's
+// focus (its first use on a page is a tab stop), as the glossary page
+// says; its title then moves to data-title for good.
 // No number is made here: the words are the title's.
 //
 // The listeners are the document's: nothing is set up per mark or term at a
@@ -91,7 +92,7 @@ function hide() {
   tip = null;
 }
 
-/** The words in a box under the mark (above it when the screen ends there). */
+/** The words in a box beside the mark. */
 function show(mark) {
   if (tip && tip.mark === mark.node) {   // already shown: it stays
     clearTimeout(leaving);
@@ -112,7 +113,12 @@ function show(mark) {
   tip.textContent = mark.text;
   // in the page's main landmark, as the words it shows are
   (document.querySelector("main") || document.body).append(tip);
-  const r = mark.node.getBoundingClientRect(), w = tip.offsetWidth, h = tip.offsetHeight;
+  place();
+}
+
+/** The box under its mark (above it when the screen ends there). */
+function place() {
+  const r = tip.mark.getBoundingClientRect(), w = tip.offsetWidth, h = tip.offsetHeight;
   const left = Math.max(4, Math.min(r.left + r.width / 2 - w / 2, document.documentElement.clientWidth - w - 4));
   const below = r.bottom + 6 + h < innerHeight;
   // placed from the box it is positioned in (the page's, if none of main's ancestors is)
@@ -171,7 +177,17 @@ document.addEventListener("focusout", (event) => {
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape") hide();
 });
-addEventListener("scroll", hide, { passive: true });
+// A scroll takes a tap's or a mouse's box away. The keyboard's box stays
+// with its mark while the mark is on the screen: moving the focus with the
+// arrow keys to a mark out of view scrolls the page to it.
+addEventListener("scroll", () => {
+  if (!tip) return;
+  const focused = document.activeElement;
+  const r = tip.mark.getBoundingClientRect();
+  if (focused && tip.mark.contains(focused) && focused.matches(":focus-visible")
+      && r.bottom > 0 && r.top < innerHeight) place();
+  else hide();
+}, { passive: true });
 
 // The listeners above are the document's, set once (a module runs once);
 // each page view (book.js) takes the last page's tip away.

@@ -33,6 +33,40 @@ def test_a_cell_says_its_value_on_focus(visit):
     assert page.evaluate("document.activeElement.getAttribute('aria-describedby')") is None
 
 
+def test_the_keyboards_box_follows_its_cell_as_the_page_scrolls(visit):
+    """An arrow key that moves the focus to a cell out of view scrolls the
+    page there: the box stays beside the focused cell (it was hidden by
+    that scroll), and goes once a scroll takes the cell off the screen."""
+    page = visit(own_context=True).open("/nano-gpt/self-attention/")
+    page.wait_for_selector("body[data-started]")
+    cell = page.locator("#nano-attention-1-2 td.nano-cell[tabindex='0']").first
+    cell.scroll_into_view_if_needed()
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    cell.focus()
+    page.keyboard.press("ArrowDown")
+    page.locator(".fig-tip").wait_for()
+    # the focused cell at the screen's foot: the next ArrowDown scrolls to the one under it
+    page.evaluate("""() => { const r = document.activeElement.getBoundingClientRect();
+        window.scrollBy(0, r.bottom - innerHeight + 2); }""")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function("""() => { const tip = document.querySelector('.fig-tip');
+        return tip !== null && tip.textContent === document.activeElement.getAttribute('title'); }""")
+    scrolled = page.evaluate("scrollY")
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate("scrollY") == scrolled
+    gap = page.evaluate("""() => { const tip = document.querySelector('.fig-tip').getBoundingClientRect(),
+        cell = document.activeElement.getBoundingClientRect();
+        return Math.min(Math.abs(tip.top - cell.bottom), Math.abs(cell.top - tip.bottom)); }""")
+    assert gap <= 7, f"the box is {gap:.0f} px from its cell"
+    page.mouse.wheel(0, 40)     # a small scroll: the box follows the cell
+    page.wait_for_function("""() => { const tip = document.querySelector('.fig-tip'),
+        cell = document.activeElement.getBoundingClientRect();
+        if (!tip) return false; const r = tip.getBoundingClientRect();
+        return Math.min(Math.abs(r.top - cell.bottom), Math.abs(cell.top - r.bottom)) <= 7; }""")
+    page.mouse.wheel(0, 3000)   # the cell off the screen: its box goes
+    page.locator(".fig-tip").wait_for(state="detached")
+
+
 @pytest.mark.parametrize("width", [1280, 375])
 def test_matrix_captions_are_as_wide_as_the_column(visit, width):
     """A matrix's caption runs the width of the text column, not the width
