@@ -287,6 +287,32 @@ CLIPPED_FORMULAS = r"""() => {
 SHOWN = 'figure[data-figure="minimap"] svg.map-band'   # the map's drawing; hidden variants have no boxes
 
 
+# Two animation frames: a scroll's event, dispatched in the rendering
+# steps of the next frame, has fired by then. tips.js takes a mouse's or a
+# tap's box away on a scroll: a test that scrolls a mark into view waits
+# for these before it moves the pointer onto the mark (a scroll event
+# after the pointer came took the box away).
+FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+# Material's instant navigation: a click on a link of the site changes the
+# address at once and swaps the new page's article in once its file has
+# come; until then the old page stays, and its body keeps its
+# data-started and data-mathjax=done. A test marks the article it leaves
+# (LEAVING, before the click), then waits for another, started (arrived):
+# the new article and book.js's start (which drops data-started) come in
+# one task.
+ARTICLE = "article.md-content__inner"
+LEAVING = f"() => {{ document.querySelector('{ARTICLE}').dataset.left = ''; }}"
+
+
+def arrived(page, timeout: float = 60000) -> None:
+    """The page a link was followed to (LEAVING marked the one left): its
+    article in place, its formulas set and its code started."""
+    page.wait_for_selector(f"{ARTICLE}:not([data-left])", timeout=timeout)
+    page.wait_for_selector("body[data-mathjax=done][data-started]", timeout=timeout)
+
+
 # what the map shows, read in the page (its drawing of the heads chosen):
 # the parts drawn, the page's ones and their marks ("you are here": shaded
 # and underlined, in ink), every mark outlined in the accent colour (the

@@ -93,6 +93,9 @@ def test_an_open_step_leaves_the_drawing_in_view(visit, heads):
     page.set_viewport_size({"width": 1280, "height": 800})
     page.wait_for_selector("#sim-text")
     page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
+    # another choice than the build's is drawn once model_drawing.js has come
+    # (path.js): drawn after a step opened, it moved the step's panel
+    page.wait_for_function(f"document.querySelectorAll('#path [data-part=\"heads\"]').length === {heads}")
     for n in (1, 9, 6, 2, 8, 3, 7, 4, 5):
         page.locator(f"#path-step-{n}").click()
         page.wait_for_timeout(50)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import axe_violations
-from tests.browser.probes import MATHJAX_ERRORS, SHOWN_TEXT, our_module
+from tests.browser.probes import LEAVING, MATHJAX_ERRORS, SHOWN_TEXT, arrived, our_module
 
 from toycalc.book.example import Example
 from toycalc.book import end_to_end
@@ -98,7 +98,8 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
         o = Example(toy, heads=other)
         if fixed(o.p_last.max()) != p:
             assert f"with p = {fixed(o.p_last.max())}" not in text
-    # the diagram follows too
+    # the diagram follows too (another choice than the build's once model_drawing.js has come)
+    page.wait_for_function(f"document.querySelectorAll('#path [data-part=\"heads\"]').length === {heads}")
     page.locator("#path-step-9").click()
     assert p in page.locator("#step-9").inner_text()
     # both choosers agree, and the choice survives a reload
@@ -131,6 +132,9 @@ def test_every_formula_is_typeset(visit):
     page = v.open()
     for heads in (1, 2, 4):
         page.locator(f'.heads-chooser[data-ready] input[value="{heads}"]').first.check()
+        # the drawing, the steps' buttons in it, drawn again for another choice than the
+        # build's once model_drawing.js has come (path.js): not while a step is clicked
+        page.wait_for_function(f"document.querySelectorAll('#path [data-part=\"heads\"]').length === {heads}")
         for n in range(1, 10):
             page.locator(f"#path-step-{n}").click()
             assert page.locator(f"#step-{n}").is_visible()
@@ -174,9 +178,10 @@ def test_gpt2s_normal_distribution_keeps_its_calligraphic_n(visit):
 def test_mathjax_after_instant_navigation(visit):
     v = visit()
     page = v.open("/")
+    page.evaluate(LEAVING)
     page.locator("article a[href$='end-to-end/']").first.click()
     page.wait_for_url("**/end-to-end/")
-    page.wait_for_selector("body[data-mathjax=done][data-started]", timeout=60000)
+    arrived(page)      # the address changes before the page does: Home's marks until then
     page.locator("#path-step-4").click()
     assert page.locator("#step-4").is_visible()
     v.typeset_shown("#step-4")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import axe_violations
-from tests.browser.probes import CONTRASTS
+from tests.browser.probes import CONTRASTS, LEAVING, arrived
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 from toycalc.model.tokenizer import show
@@ -19,6 +19,20 @@ def drawn_titles(page, selector) -> list[str]:
     return page.locator(selector).evaluate_all(
         "marks => marks.filter(m => m.getClientRects().length || m.closest('svg').getClientRects().length)"
         ".map(m => m.textContent)")
+
+
+# the titles drawn_titles reads, read in the page (a wait's condition)
+DRAWN = ("(selector) => [...document.querySelectorAll(selector)]"
+         ".filter(m => m.getClientRects().length || m.closest('svg').getClientRects().length).map(m => m.textContent)")
+
+
+def wait_for_drawing(page, ex: Example) -> None:
+    """End to End's drawing of ex's run, once path.js has drawn it: a run
+    other than the book's is drawn by model_drawing.js, fetched the first
+    time, so the drawing comes a moment after the run's tables. (Every
+    title: no mark under a resting mouse, whose title tips.js sets aside.)"""
+    page.wait_for_function(f"([selector, want]) => JSON.stringify(({DRAWN})(selector)) === JSON.stringify(want)",
+                           arg=["#path .path-figure title", model_titles(ex)])
 
 
 def attention_want(ex: Example) -> set[str]:
@@ -62,6 +76,7 @@ def test_the_path_redraws_with_the_readers_sentence(visit, toy, heads):
     assert drawn_titles(page, '#step-9 .path-live figure[data-figure="probabilities"] rect title') == \
         probabilities_want(ex)
     # the drawing follows: every title of every part is toycalc's, for this run
+    wait_for_drawing(page, ex)
     assert drawn_titles(page, "#path .path-figure title") == model_titles(ex)
     assert page.locator('#path .path-figure g[data-part="heads"]').count() == heads
     answer = page.locator("#path .path-figure text.answer").evaluate("t => t.firstChild.textContent")
@@ -166,19 +181,21 @@ def test_home_follows_the_heads_choice(visit, toy):
 
 def test_each_parts_name_on_home_opens_its_page(visit):
     page = visit().open("/")
+    page.evaluate(LEAVING)
     page.locator(f'{SHOWN_MODEL} g[data-part="heads"] a').first.click()
     page.wait_for_url("**/toy/attention/")
-    page.wait_for_selector("body[data-mathjax=done][data-started]", timeout=60000)
+    arrived(page)      # the address changes before the page does: Home's h1 until then
     assert "Attention" in page.locator("h1").first.text_content()
 
 
-def test_live_tables_and_figures_print_the_books_notation(visit):
+def test_live_tables_and_figures_print_the_books_notation(visit, toy):
     """After a typed sentence, the live tables keep the built tables'
     headers (c₁, not c1), and no figure or live table of End to End shows
     a _ or ^ standing for a subscript or a power."""
     page = visit().open("/end-to-end/")
     page.wait_for_selector("#sim-text")
     type_sentence(page, DOG)
+    wait_for_drawing(page, Example(toy, text=DOG))      # the drawing of the typed sentence, not the book's
     seen = []
     for n in range(1, 10):
         page.locator(f"#path-step-{n}").click()
@@ -191,13 +208,14 @@ def test_live_tables_and_figures_print_the_books_notation(visit):
     assert leaks == []
 
 
-def test_the_playgrounds_live_figures_and_tables_print_the_books_notation(visit):
+def test_the_playgrounds_live_figures_and_tables_print_the_books_notation(visit, toy):
     """After a typed sentence, no figure or live table of End to End's
     steps, nor its drawing, shows a _ or ^ standing for a subscript or a
     power (its drawn texts, captions, keys, <title>s and table headers)."""
     page = visit().open("/end-to-end/")
     page.wait_for_selector("#live-simulator[data-live]")
     type_sentence(page, DOG)
+    wait_for_drawing(page, Example(toy, text=DOG))      # the drawing of the typed sentence, not the book's
     for n in range(1, 10):
         page.locator(f"#path-step-{n}").click()
     page.wait_for_function("!document.querySelector('.sim-pending')")

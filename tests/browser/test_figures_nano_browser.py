@@ -5,6 +5,8 @@ and a phone, with axe content: the tour of every page,
 test_every_page_browser.py. Fixtures chromium, server and visit: conftest.py."""
 import pytest
 
+from tests.browser.probes import FRAMES
+
 
 def test_a_dot_says_its_value_on_hover(visit):
     """The loss curve: pointing at a dot shows its step and loss, its
@@ -12,6 +14,7 @@ def test_a_dot_says_its_value_on_hover(visit):
     page = visit().open("/nano-gpt/preliminaries/")
     dot = page.locator('figure[data-figure="nano-loss"] circle.dot').nth(9)
     dot.scroll_into_view_if_needed()
+    page.evaluate(FRAMES)   # the scroll's event fired: tips.js takes a mouse's box away on a scroll
     # at the dot's exact centre: the dots are 2 px wide, and Playwright's
     # hover point, rounded, can fall just outside one, onto the line under it
     box = dot.bounding_box()

@@ -15,6 +15,15 @@ PAGES = {
     "/nano-gpt/train/": None,
     "/writer/write/": ".writer-live button >> nth=0",
 }
+# what shows once every field of the page is there: those its scripts build
+# after the page's code has started (the Training page's trainer, once its
+# weights have come; the playground's drawers, once their modules have; the
+# writer's tool, once its weights have)
+READY = {
+    "/end-to-end/": ["#sim-edit-E", "[data-toy-trainer][data-ready]:not([hidden]) #toy-training-one"],
+    "/toy/training/": ["[data-toy-trainer][data-ready]:not([hidden]) #toy-training-one"],
+    "/writer/write/": ["[data-writer][data-ready]"],
+}
 
 FIELDS = """() => [...document.querySelectorAll('article input, article textarea')]
   .filter((f) => !['radio', 'checkbox', 'range', 'hidden'].includes(f.type) && f.checkVisibility())
@@ -34,10 +43,10 @@ def test_every_field_reads_as_one_and_does_not_zoom_a_phone(visit, path):
     if PAGES[path]:
         for opener in PAGES[path].split(", "):
             page.locator(opener).click()
-        page.wait_for_timeout(500)
-        if path == "/end-to-end/":
-            page.wait_for_selector("#sim-edit-E", state="attached")
-            page.evaluate("document.querySelectorAll('.sim-matrix').forEach((d) => { d.open = true; })")
+    for ready in READY.get(path, []):
+        page.wait_for_selector(ready, state="attached", timeout=60000)
+    if path == "/end-to-end/":
+        page.evaluate("document.querySelectorAll('.sim-matrix').forEach((d) => { d.open = true; })")
     fields = page.evaluate(FIELDS)
     assert fields, path
     bad = [f for f in fields if f["px"] < 16 or f["border"] < 1 or not f["named"]]

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.browser.probes import CHAPTERS, MAP_READING, READ, SHOWN
+from tests.browser.probes import CHAPTERS, LEAVING, MAP_READING, READ, SHOWN, arrived
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 from toycalc.model.tokenizer import show
@@ -154,9 +154,10 @@ def test_the_toys_map_follows_the_heads_choice_on_every_page(visit, toy):
 def test_a_click_on_a_parts_name_opens_its_page(visit, start, part, target, title):
     """On a phone, the name scrolled to inside the map, as a finger would."""
     page = visit(375).open(start)
+    page.evaluate(LEAVING)
     page.locator(f'{SHOWN} g[data-part="{part}"] a').first.click()
     page.wait_for_url(f"**{target}")
-    page.wait_for_selector("body[data-mathjax=done][data-started]", timeout=60000)
+    arrived(page)      # the address changes before the page does: the h1 left until then
     assert title.lower() in page.locator("article h1").first.text_content().lower()
 
 

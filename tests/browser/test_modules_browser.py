@@ -92,7 +92,11 @@ def test_mathjax_comes_only_for_the_formulas_a_script_makes(visit):
     field = page.get_by_label("Letters for this chapter to follow", exact=True)
     field.fill("cccaab")
     field.press("Enter")
-    page.wait_for_selector("body[data-mathjax=done] .nano-followed")
+    # the letters followed, then MathJax done with their formulas (before them,
+    # .nano-followed names the book's example and data-mathjax is done: a
+    # wait for those two alone ended at once, the page not yet drawn again)
+    page.wait_for_function("() => document.querySelector('.nano-followed')?.textContent === 'C C C A A B'")
+    page.wait_for_selector("body[data-mathjax=done]")
     page.wait_for_function(f"""() => [...document.querySelectorAll('{live}')]
         .every((el) => el.querySelector('mjx-container'))""")
     assert page.locator(live).first.inner_html() != before

@@ -17,6 +17,7 @@ import re
 import pytest
 
 from conftest import axe_violations
+from tests.browser.probes import LEAVING, arrived
 from bs4 import BeautifulSoup
 
 from toycalc.book.nano_gpt import nano_gpt
@@ -140,8 +141,10 @@ def test_the_choice_holds_on_the_next_pages_until_undone(visit, nano):
     follow(page, "bbacac")
     wait_following(page, readers.text)
     # by the page's own link (instant navigation), then by a new visit
+    page.evaluate(LEAVING)
     page.get_by_role("link", name="Layer Norm").last.click()
     page.wait_for_url(re.compile(r"/nano-gpt/layer-norm/$"))
+    arrived(page)      # Embedding, which follows the same letters, stays until the page has come
     wait_following(page, readers.text)
     assert_shows(page, readers)
     page.goto(page.url.replace("layer-norm", "mlp"))

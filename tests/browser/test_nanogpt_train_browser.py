@@ -9,8 +9,10 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from conftest import build_site, page as built_page
+from tests.browser.probes import LEAVING, arrived
 from toycalc.book.nano_example import Run
 from toycalc.book.nano_gpt.transformer import lean_number
 from toycalc.model import nanogpt, train
@@ -222,8 +224,10 @@ def test_a_run_goes_on_while_the_reader_reads_another_page(visit):
     page.wait_for_function("() => /^Step [2-9]/.test(document.querySelector('.nano-train-detail').textContent)",
                            timeout=120_000)
     left_at = int(page.locator(".nano-train-detail").text_content().split()[1].rstrip(":"))
+    page.evaluate(LEAVING)
     page.evaluate(LEAVE_BY, "/nano-gpt/output/")
     page.wait_for_url("**/nano-gpt/output/")
+    arrived(page)                                          # Output in place (the address changes first)
     page.wait_for_timeout(3000)                            # reading another page
     page.evaluate(LEAVE_BY, "/nano-gpt/train/")
     page.wait_for_url("**/nano-gpt/train/")
@@ -234,7 +238,9 @@ def test_a_run_goes_on_while_the_reader_reads_another_page(visit):
     if detail.startswith("Step "):
         assert int(detail.split()[1].rstrip(":")) > left_at       # it went on meanwhile
     assert page.get_by_label("Step limit").input_value() == "60"
-    assert page.locator(".nano-train-loss svg").count() == 1 and page.locator(".nano-train-heads svg").count() == 3
+    assert page.locator(".nano-train-loss svg").count() == 1
+    # each head's map is drawn in a task of its own after the page's view (train_page.js's headsInto)
+    expect(page.locator(".nano-train-heads svg")).to_have_count(3)
     page.wait_for_function("() => document.querySelector('[data-nano-train]').dataset.state === 'idle'",
                            timeout=300_000)
     assert re.match(r"\d+ of 729 sorted after 60 steps, ", page.locator(".nano-train-status").text_content())

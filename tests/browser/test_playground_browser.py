@@ -73,6 +73,10 @@ def test_a_weight_edited_in_its_drawer_moves_the_prediction(visit, toy):
         page.get_by_label(f"W_U, ␣wall, c{r + 1}".translate(sub), exact=True).fill(repr(float(value)))
     want = f"Next token: ␣wall with p = {fixed(edited.p_last.max())}"
     assert page.locator("#sim-next").text_content() == want
+    # the drawing follows the run once path.js has model_drawing.js, which it
+    # fetches for the first run other than the book's: the answer it draws then
+    page.wait_for_function("(want) => document.querySelector('#path .path-figure text.answer')"
+                           ".firstChild.textContent === want", arg=f"␣wall, p = {fixed(edited.p_last.max())}")
     answer = page.locator("#path .path-figure text.answer").evaluate("t => t.firstChild.textContent")
     assert answer == f"␣wall, p = {fixed(edited.p_last.max())}"
     # edited weights are not the book's: the way back to its sentence is offered

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.probes import FRAMES
+
 # Where each kind of mark is, and the marks (the shown ones; the first
 # taken, or at 375 px the one furthest right in the screen, where the box
 # is likeliest to run off it).
@@ -73,6 +75,7 @@ def test_a_mouse_over_a_mark_shows_its_number_at_once_without_the_browsers_toolt
     if width == 375:
         mark = found.nth(found.evaluate_all(RIGHTMOST))
         mark.scroll_into_view_if_needed()
+    page.evaluate(FRAMES)   # the scroll's event fired: tips.js takes a mouse's box away on a scroll
     words = mark.evaluate(WORDS)
     assert words and any(ch.isdigit() for ch in words), words
     box = mark.bounding_box()
@@ -100,6 +103,7 @@ def test_a_mouse_moving_from_mark_to_mark_reads_each(visit):
     cells = page.locator('.home-figure svg.model-band g[data-part="softmax"] rect[class^="v-"]:has(> title)')
     cells = cells.locator("visible=true").element_handles()[:4]
     cells[0].scroll_into_view_if_needed()
+    page.evaluate(FRAMES)   # the scroll's event fired: tips.js takes a mouse's box away on a scroll
     for cell in cells:
         words = cell.evaluate(WORDS)
         box = cell.bounding_box()
@@ -120,6 +124,7 @@ def test_a_drawing_redrawn_under_the_pointer_leaves_no_stale_box(visit):
     cell = page.locator('.home-figure svg.model-band g[data-part="softmax"] rect[class^="v-"]:has(> title)')
     cell = cell.locator("visible=true").element_handles()[5]
     cell.scroll_into_view_if_needed()
+    page.evaluate(FRAMES)   # the scroll's event fired: tips.js takes a mouse's box away on a scroll
     box = cell.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     assert page.locator(".fig-tip").count() == 1

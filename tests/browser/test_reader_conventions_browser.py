@@ -10,6 +10,7 @@ import re
 import pytest
 
 from conftest import FORK, axe_violations
+from tests.browser.probes import ARTICLE, LEAVING, arrived
 
 from toycalc.book.example import Example
 
@@ -252,10 +253,15 @@ def test_search_suggests_and_highlights(visit, width):
         return link !== null && new URL(link.href).searchParams.get('h') === 'softm'
             && document.querySelector('.md-search__suggest').textContent.trim().startsWith('softmax');
     }""")
+    page.evaluate(LEAVING)
     page.locator(".md-search-result__item a").first.click()
     page.wait_for_url(re.compile(r"\?h=softm"))
-    page.wait_for_selector("body[data-mathjax=done][data-started]")
-    assert page.locator("article mark[data-md-highlight]").count() > 0
+    # the address changes at the click, the page once it has come (instant
+    # navigation): its article, then the search's marks in it (the search's
+    # results, <article>s too, mark the words as well)
+    arrived(page)
+    page.wait_for_selector(f"{ARTICLE} mark[data-md-highlight]")
+    assert page.locator(f"{ARTICLE} mark[data-md-highlight]").count() > 0
     # once the new page is laid out, nothing is wider than the screen
     page.wait_for_function("w => document.documentElement.scrollWidth <= w", arg=width)
 

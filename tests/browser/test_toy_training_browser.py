@@ -428,6 +428,8 @@ def test_after_a_long_run_the_outcome_never_reports_a_change_from_a_number_to_it
     page = open_training(visit)
     page.locator("#toy-training-steps").fill("200")
     page.get_by_role("button", name="Train", exact=True).click()
+    # the sentence is written again after each frame's steps: the run's end (its last frame)
+    page.wait_for_selector("[data-toy-trainer][data-ready]:not([data-busy])", timeout=60000)
     page.wait_for_function("() => /^From your weights/.test(document.querySelector('#toy-step-outcome').textContent.trim())",
                            timeout=60000)
     said = " ".join(page.locator("#toy-step-outcome").inner_text().split())
