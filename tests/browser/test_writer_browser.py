@@ -209,7 +209,9 @@ def test_a_written_character_shows_its_readout_beside_it_and_the_arrows_move_it(
     assert 0 <= box["y"] - (at["y"] + at["height"]) < 12, (box, at)       # right under it, not under the output
     caption = readout.locator("caption").first.inner_text()
     ch = third.get_attribute("data-char")
-    assert caption.startswith(f"Character 3, “{ {' ': '␣', chr(10): '↵'}.get(ch, ch) }”: p = ") and "rank " in caption
+    typed = len(page.locator("#writer-text").input_value())
+    assert caption.startswith(f"Written character 3 (character {typed + 3} of the text), "
+                              f"“{ {' ': '␣', chr(10): '↵'}.get(ch, ch) }”: p = ") and "rank " in caption
     assert f"temperature {LIVE_TEMPERATURE}" in caption
     chosen = readout.locator("tr.is-chosen td").first.inner_text()
     assert chosen == { " ": "␣", "\n": "↵"}.get(ch, ch)
@@ -218,7 +220,7 @@ def test_a_written_character_shows_its_readout_beside_it_and_the_arrows_move_it(
     page.keyboard.press("ArrowRight")
     assert page.evaluate("document.activeElement.dataset.step") == "4"
     assert chars.nth(3).evaluate("b => b.classList.contains('is-marked')")
-    assert readout.locator("caption").first.inner_text().startswith("Character 4,")
+    assert readout.locator("caption").first.inner_text().startswith("Written character 4 (")
     page.keyboard.press("ArrowLeft")
     assert page.evaluate("document.activeElement.dataset.step") == "3"
 
@@ -381,7 +383,7 @@ def test_a_typed_character_shows_what_the_model_predicted_there(visit, run):
     typed.last.focus()                                  # the last typed character, then the first written
     page.keyboard.press("ArrowRight")
     assert page.evaluate("document.activeElement.dataset.step") == "1"
-    assert readout.locator("caption").first.inner_text().startswith("Character 1,")
+    assert readout.locator("caption").first.inner_text().startswith(f"Written character 1 (character {len(run.prompt) + 1} of")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
