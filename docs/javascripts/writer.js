@@ -77,6 +77,17 @@ function distTable(p, vocab, count, caption, chosen = -1) {
   return table;
 }
 
+const LISTED = 10;   // the likeliest characters a table lists
+
+/** What a table of a distribution lists, and how its caption says so:
+ *  the ten likeliest, or, when top-k keeps fewer, the k it keeps (the
+ *  others' p is 0: they could not be drawn). */
+function listing(k) {
+  return k > 0 && k < LISTED
+    ? { count: k, words: `${k} likeliest, all that top-k ${k} keeps`, kept: "" }
+    : { count: LISTED, words: "ten likeliest", kept: `, top-k ${k}${k ? "" : ": all kept"}` };
+}
+
 /** A probability's rank in p (1: the likeliest; a tie goes to the earlier). */
 const rankOf = (p, i) => 1 + p.filter((v, j) => v > p[i] || (v === p[i] && j < i)).length;
 
@@ -181,9 +192,10 @@ function showPicked(t, b, setup) {
   if (!b.writer) b.writer = typedReadout(t, b, setup);
   const { q, name, ch, temperature, k } = b.writer;
   const id = setup.vocab.indexOf(ch);
-  t.picked.replaceChildren(distTable(q, setup.vocab, 10,
-    `${name}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length} ` +
-    `(temperature ${temperature}, top-k ${k}${k ? "" : ": all kept"})`, id), readTable(t, b, setup));
+  const list = listing(k);
+  t.picked.replaceChildren(distTable(q, setup.vocab, list.count,
+    `${name}, “${shown(ch)}”: p = ${q[id].toFixed(3)}, rank ${rankOf(q, id)} of ${setup.vocab.length}; ` +
+    `the ${list.words} (temperature ${temperature}${list.kept})`, id), readTable(t, b, setup));
   t.picked.hidden = false;
   // writer.css places it: over the text below on a wide page, in the text on a narrow one
   if (getComputedStyle(t.picked).position === "absolute") besideIt(t, b);
@@ -390,8 +402,9 @@ function setUp(root) {
     t.earlier.textContent = fromEarlier ? "Written after an earlier text: Write continues the one above." : "";
     if (unread) return;
     const p = topK(next(model, x, set.temperature), set.k);
-    t.top.replaceChildren(distTable(p, setup.vocab, 10,
-      `The next character's ten likeliest (temperature ${set.temperature}, top-k ${set.k}${set.k ? "" : ": all kept"})`));
+    const list = listing(set.k);
+    t.top.replaceChildren(distTable(p, setup.vocab, list.count,
+      `The next character's ${list.words} (temperature ${set.temperature}${list.kept})`));
   };
   t.write.addEventListener("click", () => { if (!t.write.disabled) writeOut(root, t, setup, model); });
   t.stop.addEventListener("click", () => { t.stopped = true; });

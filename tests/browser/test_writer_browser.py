@@ -134,6 +134,18 @@ def test_the_top_10_follows_the_text_and_a_foreign_character_gets_its_message(vi
     caption = page.locator("[data-writer-next] caption").inner_text()
     assert f"temperature {LIVE_TEMPERATURE}" in caption and "top-k 0" in caption, caption
     assert page.locator("[data-writer-next] td.writer-bar span").count() == 10      # each p with its bar
+    # a top-k under ten: the table lists the k kept, their p summing to 1, and says so
+    page.locator("#writer-top-k").fill("3")
+    page.wait_for_function("() => document.querySelector('[data-writer-next] caption').textContent.includes('top-k 3')")
+    kept = page.locator("[data-writer-next] tbody tr").evaluate_all(
+        "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+    q = np.where(np.isin(np.arange(65), order[:3]), p, 0.0)
+    assert [r[:2] for r in kept] == [[{" ": "␣", "\n": "↵"}.get(run.vocab[i], run.vocab[i]), fixed(q[i] / q.sum())]
+                                     for i in order[:3]]
+    assert page.locator("[data-writer-next] caption").inner_text() == (
+        f"The next character's 3 likeliest, all that top-k 3 keeps (temperature {LIVE_TEMPERATURE})")
+    page.locator("#writer-top-k").fill("0")
+    page.wait_for_function("() => document.querySelectorAll('[data-writer-next] tbody tr').length === 10")
     field.fill("To be\u2014or not")
     message = page.locator("[data-writer-message]")
     assert message.inner_text() == ("Character 6 (“\u2014”, U+2014) is not one of the writer's 65 characters.")
@@ -363,7 +375,8 @@ def test_a_typed_character_shows_what_the_model_predicted_there(visit, run):
         rank = 1 + sum(1 for j, v in enumerate(p) if v > p[i] or (v == p[i] and j < i))
         caption = readout.locator("caption").first.inner_text()
         assert caption.startswith(f"Your character {at + 1}, “{ {' ': '␣', chr(10): '↵'}.get(ch, ch) }”: "
-                                  f"p = {p[i]:.3f}, rank {rank} of 65 (temperature {LIVE_TEMPERATURE}"), caption
+                                  f"p = {p[i]:.3f}, rank {rank} of 65; the ten likeliest "
+                                  f"(temperature {LIVE_TEMPERATURE}"), caption
         rows = readout.locator("table").first.locator("tbody tr").evaluate_all(
             "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
         best = int(np.argmax(p))
