@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.browser.probes import CHAPTERS, LEAVING, MAP_READING, READ, SHOWN, arrived
+from tests.browser.probes import CHAPTERS, FRAMES, LEAVING, MAP_READING, READ, SHOWN, arrived
 from toycalc.book.example import Example
 from toycalc.book.render import fixed
 from toycalc.model.tokenizer import show
@@ -72,7 +72,7 @@ def test_the_toys_map_keeps_one_block_at_every_heads_choice(visit, width):
     page = visit(width).open("/toy/attention/")
     for heads in (1, 2, 4):
         page.locator(f'.heads-chooser input[value="{heads}"]').first.check()
-        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.evaluate(FRAMES)
         seen = page.evaluate(MAP_READING)
         check_reading(seen, heads, heads)
         if width == 1280:

@@ -5,6 +5,7 @@ with its answers open (formulas typeset, axe, no overflow): the tour of
 every page, test_every_page_browser.py. Fixtures: conftest.py."""
 import pytest
 
+from tests.browser.probes import FRAMES
 from toycalc.book.nano_example import Run
 from toycalc.model import nanogpt
 
@@ -17,7 +18,7 @@ def test_a_cell_says_its_value_on_focus(visit):
     # in view first, the scroll over: tips.js hides its box on a scroll, and
     # focus() scrolling the page there fired one after the ArrowDown's box
     cell.scroll_into_view_if_needed()
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(FRAMES)
     cell.focus()
     said = page.evaluate("document.activeElement.getAttribute('aria-label')")
     text = cell.inner_text().strip()
@@ -41,7 +42,7 @@ def test_the_keyboards_box_follows_its_cell_as_the_page_scrolls(visit):
     page.wait_for_selector("body[data-started]")
     cell = page.locator("#nano-attention-1-2 td.nano-cell[tabindex='0']").first
     cell.scroll_into_view_if_needed()
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(FRAMES)
     cell.focus()
     page.keyboard.press("ArrowDown")
     page.locator(".fig-tip").wait_for()
@@ -52,7 +53,7 @@ def test_the_keyboards_box_follows_its_cell_as_the_page_scrolls(visit):
     page.wait_for_function("""() => { const tip = document.querySelector('.fig-tip');
         return tip !== null && tip.textContent === document.activeElement.getAttribute('title'); }""")
     scrolled = page.evaluate("scrollY")
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(FRAMES)
     assert page.evaluate("scrollY") == scrolled
     gap = page.evaluate("""() => { const tip = document.querySelector('.fig-tip').getBoundingClientRect(),
         cell = document.activeElement.getBoundingClientRect();
