@@ -112,6 +112,9 @@ function makeTool(root, setup) {
   t.seed = field(settings, "Seed", { name: "seed", type: "number", min: "0", max: "4294967295", value: String(setup.seed) });
   t.write = el("button", { type: "button", class: "md-button", "data-writer-write": "" }, "Write");
   t.stop = el("button", { type: "button", class: "md-button", "data-writer-stop": "", hidden: "" }, "Stop");
+  // the whole text written, as text: its line breaks as line breaks, not the ↵ the page shows
+  t.copy = el("button", { type: "button", class: "md-button", "data-writer-copy": "", hidden: "" }, "Copy the text");
+  t.copied = el("span", { class: "writer-copied", role: "status", "data-writer-copied": "" });
   // whose attention shades the text behind a marked character: a block and a head (from 1)
   t.look = el("div", { class: "writer-look", "data-writer-look": "" });
   const choose = (name, label, count, chosen) => {
@@ -132,7 +135,7 @@ function makeTool(root, setup) {
   t.picked = el("div", { class: "writer-picked", "aria-live": "polite", "data-writer-picked": "", hidden: "" });
   t.output.append(t.earlier, t.written, t.picked);
   t.tool = el("div", { class: "writer-tool", hidden: "" });
-  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.stop, t.look, t.output);
+  t.tool.append(textLabel, t.text, t.message, settings, t.topEarlier, t.top, t.write, t.stop, t.copy, t.copied, t.look, t.output);
   root.append(t.tool);
   return t;
 }
@@ -328,6 +331,8 @@ async function writeOut(root, t, setup, model) {
   delete root.dataset.done;
   t.stopped = false;
   t.stop.hidden = false;
+  t.copy.hidden = true;
+  t.copied.textContent = "";
   // the typed text: each character after the first a button too, its
   // readout what the model predicted there (computed when marked)
   t.typed = { ids: x, temperature: set.temperature, k: set.k };
@@ -352,6 +357,7 @@ async function writeOut(root, t, setup, model) {
     return !t.stopped;
   }, undefined, helper);
   t.stop.hidden = true;
+  t.copy.hidden = false;
   delete root.dataset.writing;
   root.dataset.done = "";
   t.write.disabled = false;
@@ -408,6 +414,12 @@ function setUp(root) {
   };
   t.write.addEventListener("click", () => { if (!t.write.disabled) writeOut(root, t, setup, model); });
   t.stop.addEventListener("click", () => { t.stopped = true; });
+  t.copy.addEventListener("click", () => {
+    const text = t.chars.map((c) => c.dataset.char).join("");
+    (navigator.clipboard ? navigator.clipboard.writeText(text) : Promise.reject(new Error("no clipboard"))).then(
+      () => { t.copied.textContent = `Copied: ${text.length} characters.`; },
+      () => { t.copied.textContent = "The browser did not let the page copy: select the text instead."; });
+  });
   t.start.addEventListener("click", async () => {
     t.start.disabled = true;
     t.note.textContent = "Fetching the weights…";

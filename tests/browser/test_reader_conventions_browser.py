@@ -10,7 +10,7 @@ import re
 import pytest
 
 from conftest import FORK, axe_violations
-from tests.browser.probes import ARTICLE, LEAVING, arrived
+from tests.browser.probes import ARTICLE, FRAMES, LEAVING, arrived
 
 from toycalc.book.example import Example
 
@@ -342,3 +342,47 @@ def test_the_permalink_sign_never_wraps_a_heading_on_a_phone(visit, path):
     page = visit(375).open(path)
     assert page.evaluate(PERMALINK_ALONE) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+# a button's label against what is behind it (its own fill, else the
+# nearest ancestor's), as WCAG reckons contrast
+BUTTON_CONTRAST = r"""(b) => {
+  const rgba = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, bl]) => [r, g, bl].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  let e = b, fill = rgba(getComputedStyle(e).backgroundColor);
+  while (e.parentElement && (fill.length === 4 && fill[3] === 0)) {
+    e = e.parentElement;
+    fill = rgba(getComputedStyle(e).backgroundColor);
+  }
+  const [x, y] = [lum(rgba(getComputedStyle(b).color)), lum(fill)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path, opener, button", [
+    ("/", None, ".home-answer .md-button:not(.md-button--primary)"),
+    ("/", None, ".home-answer .md-button--primary"),
+    ("/writer/write/", "[data-writer-start]", "[data-writer-write]"),
+])
+def test_a_buttons_label_reads_at_rest_under_the_pointer_and_focused(visit, scheme, path, opener, button):
+    """Material fills a button under the pointer or the focus in the accent
+    colour and writes on it in white (4.3:1); the book's plain buttons, in
+    the links' colour at rest, even wrote that colour on the fill (1.2:1)."""
+    page = visit(scheme=scheme).open(path)
+    page.wait_for_selector("body[data-started]")
+    if opener:
+        page.locator(opener).click()
+    target = page.locator(button).first
+    target.wait_for()
+    target.scroll_into_view_if_needed()
+    page.evaluate(FRAMES)
+    assert target.evaluate(BUTTON_CONTRAST) >= 4.5
+    target.hover()
+    page.wait_for_function(f"(b) => ({BUTTON_CONTRAST})(b) >= 4.5 && getComputedStyle(b).backgroundColor "
+                           "!== 'rgba(0, 0, 0, 0)'", arg=target.element_handle(), timeout=5000)
+    page.mouse.move(0, 0)
+    target.focus()
+    page.wait_for_function(f"(b) => ({BUTTON_CONTRAST})(b) >= 4.5 && getComputedStyle(b).backgroundColor "
+                           "!== 'rgba(0, 0, 0, 0)'", arg=target.element_handle(), timeout=5000)

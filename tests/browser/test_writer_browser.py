@@ -33,11 +33,14 @@ def run():
     return WriterRun(writer.load(), sampler=node_write)
 
 
-def started(visit, one_core=False, worker=None):
+def started(visit, one_core=False, worker=None, clipboard=False):
     """The page with the writer started; one_core: on a machine of one
-    core, as the page is told; worker: the source served as its helper
-    (either in a context of the test's own)."""
-    v = visit(own_context=bool(one_core or worker))
+    core, as the page is told; worker: the source served as its helper;
+    clipboard: the page may write and read the clipboard (each in a
+    context of the test's own)."""
+    v = visit(own_context=bool(one_core or worker or clipboard))
+    if clipboard:
+        v.context.grant_permissions(["clipboard-read", "clipboard-write"])
     if one_core:
         v.page.add_init_script("Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => 1 });")
     if worker:
@@ -63,6 +66,22 @@ def written_by_write(page):
     page.wait_for_selector("[data-writer][data-done]", timeout=300000)
     return page.locator("[data-writer-out]").evaluate(
         "o => [...o.querySelectorAll('button.writer-char')].map(b => b.dataset.char).join('')")
+
+
+def test_copy_puts_the_text_and_what_it_wrote_on_the_clipboard(visit, run):
+    """Line breaks as line breaks (the page shows ↵); offered once a writing ends."""
+    page = started(visit, clipboard=True)
+    copy = page.get_by_role("button", name="Copy the text")
+    assert not copy.is_visible()
+    page.locator("#writer-length").fill("40")
+    written = written_by_write(page)
+    copy.click()
+    page.wait_for_function("() => document.querySelector('[data-writer-copied]').textContent !== ''")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == run.prompt + written and len(written) == 40 and "↵" not in copied
+    assert page.locator("[data-writer-copied]").inner_text() == f"Copied: {len(copied)} characters."
+    page.get_by_role("button", name="Write", exact=True).click()       # a new writing: not yet the text to copy
+    assert page.locator("[data-writer-copied]").inner_text() == ""
 
 
 def test_a_seed_writes_the_chapters_200_characters(visit, run):
