@@ -347,7 +347,8 @@ async function writeOut(root, t, setup, model) {
     const b = el("button", { type: "button", class: "writer-char", "data-step": String(step + 1), "data-char": ch,
       "aria-label": `written character ${step + 1}: ${shown(ch)}` }, ch === "\n" ? "↵" : ch);
     // counted among those written, and in the whole text (as the readout's places are)
-    b.writer = { q, name: `Written character ${step + 1} (character ${at + 1} of the text)`, verb: "write", ch, temperature: set.temperature, k: set.k, weights,
+    b.writer = { q, name: `Written character ${step + 1} (character ${at + 1} of the text)`, verb: "write", ch,
+                 temperature: set.temperature, k: set.k, weights,
                  at, from: Math.max(0, at - setup.n_ctx) };   // the window it was drawn from: from to at - 1
     place(t, b);
     if (performance.now() - turnAt > FRAME_MS) {    // let the page draw what is written, and hear Stop
