@@ -412,14 +412,20 @@ MAP_READING = r"""() => {
 }"""
 
 
-# The contrast of every visible text of every figure with what is behind
-# its centre: the first filled shape under it (a bar, a cell, blended over
-# the page by its opacity), else the page. WCAG's relative luminance.
-CONTRASTS = r"""() => {
+# WCAG's contrast of two CSS colours: rgb() reads one (its alpha the
+# fourth number, if any), lum() is its relative luminance.
+WCAG = r"""
   const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
   const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
       .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
   const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+"""
+
+
+# The contrast of every visible text of every figure with what is behind
+# its centre: the first filled shape under it (a bar, a cell, blended over
+# the page by its opacity), else the page.
+CONTRASTS = r"""() => {""" + WCAG + r"""
   const page = rgb(getComputedStyle(document.body).backgroundColor);
   const alpha = (e) => {     // how much of its fill covers what is behind: 0 for none or transparent
     const s = getComputedStyle(e);
@@ -445,6 +451,18 @@ CONTRASTS = r"""() => {
     out.push({text: text.textContent, ratio: ratio(fill, back)});
   }
   return out;
+}"""
+
+
+# A button's label against what is behind it: its own fill, else the
+# nearest ancestor's.
+BUTTON_CONTRAST = r"""(b) => {""" + WCAG + r"""
+  let e = b, fill = rgb(getComputedStyle(e).backgroundColor);
+  while (e.parentElement && fill.length === 4 && fill[3] === 0) {
+    e = e.parentElement;
+    fill = rgb(getComputedStyle(e).backgroundColor);
+  }
+  return ratio(rgb(getComputedStyle(b).color), fill);
 }"""
 
 

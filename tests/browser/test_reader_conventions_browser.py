@@ -10,7 +10,7 @@ import re
 import pytest
 
 from conftest import FORK, axe_violations
-from tests.browser.probes import ARTICLE, FRAMES, LEAVING, arrived
+from tests.browser.probes import ARTICLE, BUTTON_CONTRAST, FRAMES, LEAVING, arrived
 
 from toycalc.book.example import Example
 
@@ -342,22 +342,6 @@ def test_the_permalink_sign_never_wraps_a_heading_on_a_phone(visit, path):
     page = visit(375).open(path)
     assert page.evaluate(PERMALINK_ALONE) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
-
-
-# a button's label against what is behind it (its own fill, else the
-# nearest ancestor's), as WCAG reckons contrast
-BUTTON_CONTRAST = r"""(b) => {
-  const rgba = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-  const lum = ([r, g, bl]) => [r, g, bl].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
-      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
-  let e = b, fill = rgba(getComputedStyle(e).backgroundColor);
-  while (e.parentElement && (fill.length === 4 && fill[3] === 0)) {
-    e = e.parentElement;
-    fill = rgba(getComputedStyle(e).backgroundColor);
-  }
-  const [x, y] = [lum(rgba(getComputedStyle(b).color)), lum(fill)].sort((p, q) => q - p);
-  return (x + 0.05) / (y + 0.05);
-}"""
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
