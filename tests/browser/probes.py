@@ -295,6 +295,11 @@ SHOWN = 'figure[data-figure="minimap"] svg.map-band'   # the map's drawing; hidd
 FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
+# End to End's drawing shows `heads` heads: path.js has drawn it again for
+# a heads choice other than the build's (once model_drawing.js has come)
+DRAWN_HEADS = """(heads) => document.querySelectorAll('#path [data-part="heads"]').length === heads"""
+
+
 # Material's instant navigation: a click on a link of the site changes the
 # address at once and swaps the new page's article in once its file has
 # come; until then the old page stays, and its body keeps its

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from tests.browser.probes import DRAWN_HEADS
 from toycalc.book.example import Example
 
 # What the drawing shown shows: its words, the block's frame against every
@@ -58,7 +59,7 @@ def test_end_to_ends_drawing_reads_in_words_with_one_block(visit, width, toy):
         page.locator("#sim-text").fill(text)
         for heads in (4, 1, 2):
             page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
-            page.wait_for_function(f"document.querySelectorAll('#path [data-part=\"heads\"]').length === {heads}")
+            page.wait_for_function(DRAWN_HEADS, arg=heads)
             seen = page.evaluate(SEEN, "#path")
             assert_reads(seen, heads, steps=True)
             rows = page.locator('#path g[data-part="tokens"]').first.locator("text.lbl").count()
@@ -95,7 +96,7 @@ def test_an_open_step_leaves_the_drawing_in_view(visit, heads):
     page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
     # another choice than the build's is drawn once model_drawing.js has come
     # (path.js): drawn after a step opened, it moved the step's panel
-    page.wait_for_function(f"document.querySelectorAll('#path [data-part=\"heads\"]').length === {heads}")
+    page.wait_for_function(DRAWN_HEADS, arg=heads)
     for n in (1, 9, 6, 2, 8, 3, 7, 4, 5):
         page.locator(f"#path-step-{n}").click()
         page.wait_for_timeout(50)
@@ -132,7 +133,7 @@ def test_every_step_says_what_it_is(visit, width):
     for heads in (2, 4, 1):
         page.locator(f'.heads-chooser input[name=path][value="{heads}"]').check()
         # another choice than the build's waits for model_drawing.js, fetched then
-        page.wait_for_function(f"document.querySelectorAll('#path [data-part=\"heads\"]').length === {heads}")
+        page.wait_for_function(DRAWN_HEADS, arg=heads)
         labels = page.locator("#path g.path-step[role=button] text").all_text_contents()
         assert len(labels) == 9
         bare = [t for t in labels if not re.match(r"^\d\s+\S", t)]

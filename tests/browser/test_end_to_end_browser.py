@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import axe_violations
-from tests.browser.probes import LEAVING, MATHJAX_ERRORS, SHOWN_TEXT, arrived, our_module
+from tests.browser.probes import DRAWN_HEADS, LEAVING, MATHJAX_ERRORS, SHOWN_TEXT, arrived, our_module
 
 from toycalc.book.example import Example
 from toycalc.book import end_to_end
@@ -99,7 +99,7 @@ def test_heads_choice_changes_every_number(visit, toy, heads):
         if fixed(o.p_last.max()) != p:
             assert f"with p = {fixed(o.p_last.max())}" not in text
     # the diagram follows too (another choice than the build's once model_drawing.js has come)
-    page.wait_for_function(f"document.querySelectorAll('#path [data-part=\"heads\"]').length === {heads}")
+    page.wait_for_function(DRAWN_HEADS, arg=heads)
     page.locator("#path-step-9").click()
     assert p in page.locator("#step-9").inner_text()
     # both choosers agree, and the choice survives a reload
@@ -134,7 +134,7 @@ def test_every_formula_is_typeset(visit):
         page.locator(f'.heads-chooser[data-ready] input[value="{heads}"]').first.check()
         # the drawing, the steps' buttons in it, drawn again for another choice than the
         # build's once model_drawing.js has come (path.js): not while a step is clicked
-        page.wait_for_function(f"document.querySelectorAll('#path [data-part=\"heads\"]').length === {heads}")
+        page.wait_for_function(DRAWN_HEADS, arg=heads)
         for n in range(1, 10):
             page.locator(f"#path-step-{n}").click()
             assert page.locator(f"#step-{n}").is_visible()
